@@ -1,0 +1,49 @@
+// Writes prisma/postgres/schema.prisma from schema.prisma (the one source of truth for the models).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+export const sqliteSchemaPath = join(root, 'schema.prisma');
+export const postgresSchemaPath = join(root, 'prisma/postgres/schema.prisma');
+
+const postgresClientOutput = posix.relative('prisma/postgres', 'src/generated/postgres');
+
+/** Replaces one top-level block (`kind name { ... }`); throws if it is missing so a reshaped schema is noticed. */
+function editBlock(schema: string, kind: string, name: string, edit: (block: string) => string): string {
+  const pattern = new RegExp(`^${kind}\\s+${name}\\s*\\{[^}]*^\\}\\n*`, 'm');
+  if (!pattern.test(schema)) throw new Error(`schema.prisma has no \`${kind} ${name}\` block`);
+  return schema.replace(pattern, edit);
+}
+
+function setField(block: string, field: string, value: string): string {
+  const pattern = new RegExp(`^(\\s*${field}\\s*=\\s*)"[^"]*"`, 'm');
+  if (!pattern.test(block)) throw new Error(`schema.prisma: no \`${field}\` in\n${block}`);
+  return block.replace(pattern, `$1"${value}"`);
+}
+
+/** Pure text transformation: same input, same output. */
+export function derivePostgresSchema(source: string): string {
+  let schema = source.replace(/\r\n/g, '\n');
+  // The leading comment addresses editors of the source file; the header below replaces it.
+  schema = schema.replace(/^(?:\/\/[^\n]*\n|\s*\n)*/, '');
+  schema = editBlock(schema, 'generator', 'pothos', () => ''); // Pothos types come from the SQLite client
+  schema = editBlock(schema, 'generator', 'client', (block) => setField(block, 'output', postgresClientOutput));
+  schema = editBlock(schema, 'datasource', 'db', (block) => setField(block, 'provider', 'postgresql'));
+  return `// generated from ../../schema.prisma, do not edit\n\n${schema}`;
+}
+
+export function readSchema(provider: 'sqlite' | 'postgresql'): string {
+  const source = readFileSync(sqliteSchemaPath, 'utf8');
+  return provider === 'sqlite' ? source : derivePostgresSchema(source);
+}
+
+export function writeDerivedSchema(): string {
+  mkdirSync(dirname(postgresSchemaPath), { recursive: true });
+  writeFileSync(postgresSchemaPath, readSchema('postgresql'));
+  return postgresSchemaPath;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(`wrote ${writeDerivedSchema()}`);
+}

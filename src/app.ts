@@ -1,0 +1,75 @@
+import { Readable } from 'node:stream';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { createYoga } from 'graphql-yoga';
+import Koa, { type Context as KoaContext } from 'koa';
+import { restRoutes } from '../rest-map/routes.js';
+import type { Config } from './config.js';
+import { type Context, createContext } from './context.js';
+import type { Db } from './db/client.js';
+import { exposeErrorStatusPlugin } from './graphql-errors.js';
+import type { Logger } from './logger.js';
+import { INTERNAL_ERROR, sendError } from './rest/errors.js';
+import { createRestRouter } from './rest/adapter.js';
+import { publicSchema, restSchema } from './schema/index.js';
+
+export interface AppOptions {
+  db: Db;
+  config: Config;
+  logger: Logger;
+}
+
+/** The whole service as a Koa app that does not listen: `server.ts` listens, tests call it in-process. */
+export function buildApp({ db, config, logger }: AppOptions): Koa {
+  const deps = { db, config };
+  const app = new Koa();
+  app.proxy = true;
+
+  const yoga = createYoga<{ koa: KoaContext }, Context>({
+    schema: publicSchema,
+    graphqlEndpoint: '/graphql',
+    context: () => createContext(deps),
+    renderGraphiQL,
+    graphiql: { title: 'Calendar GraphQL', defaultQuery: '{ events(perPage: 5) { pageInfo { total } items { id title startDate venues { name } } } }' },
+    logging: {
+      debug: (...args) => logger.debug(args.join(' ')),
+      info: (...args) => logger.info(args.join(' ')),
+      warn: (...args) => logger.warn(args.join(' ')),
+      error: (...args) => logger.error(args.join(' ')),
+    },
+    plugins: [
+      maxDepthPlugin({ n: config.graphqlMaxDepth }),
+      costLimitPlugin({ maxCost: 20000 }),
+      exposeErrorStatusPlugin(),
+    ],
+  });
+
+  const rest = createRestRouter({
+    schema: restSchema,
+    routes: restRoutes,
+    createContext: (language) => createContext(deps, language),
+    logger,
+  });
+
+  // Last line of defence: nothing escapes as a stack trace or an HTML page.
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      logger.error({ err: error, method: ctx.method, url: ctx.url }, 'unhandled error');
+      sendError(ctx, INTERNAL_ERROR());
+    }
+  });
+
+  app.use(async (ctx, next) => {
+    if (ctx.path !== '/graphql') return next();
+    const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, { koa: ctx });
+    ctx.status = response.status;
+    response.headers.forEach((value, key) => ctx.append(key, value));
+    ctx.body = response.body ? Readable.from(response.body as unknown as AsyncIterable<Uint8Array>) : null;
+  });
+
+  app.use(rest.routes());
+  return app;
+}

@@ -1,0 +1,61 @@
+import { IANAZone } from 'luxon';
+import { z } from 'zod';
+
+// Every setting the service reads from the environment, validated once at start-up.
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().min(1).default('file:./data/calendar.db'),
+  CALENDAR_SITE_URL: z.url().optional(),
+  CALENDAR_TIMEZONE: z
+    .string()
+    .default('UTC')
+    .refine((zone) => IANAZone.isValidZone(zone), { message: 'must be an IANA time zone such as Europe/Paris' }),
+  CALENDAR_ADMIN_USER: z.string().min(1).optional(),
+  CALENDAR_ADMIN_PASSWORD: z.string().min(8).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(10),
+});
+
+export type DatabaseProvider = 'sqlite' | 'postgresql';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  databaseProvider: DatabaseProvider;
+  /** Public origin used to build every URL in responses, without a trailing slash. */
+  siteUrl: string;
+  siteTimezone: string;
+  adminUser?: string;
+  adminPassword?: string;
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  graphqlMaxDepth: number;
+}
+
+export function databaseProviderOf(url: string): DatabaseProvider {
+  return /^postgres(ql)?:\/\//i.test(url) ? 'postgresql' : 'sqlite';
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    databaseProvider: databaseProviderOf(e.DATABASE_URL),
+    siteUrl: (e.CALENDAR_SITE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    siteTimezone: e.CALENDAR_TIMEZONE,
+    adminUser: e.CALENDAR_ADMIN_USER,
+    adminPassword: e.CALENDAR_ADMIN_PASSWORD,
+    logLevel: e.LOG_LEVEL,
+    graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
+  };
+}

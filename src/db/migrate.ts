@@ -1,0 +1,51 @@
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { databaseProviderOf } from '../config.js';
+import { sqliteFilePath } from './client.js';
+import { type EngineTarget, noFilter, readMigrationList, withSchemaEngine } from './schema-engine.js';
+
+// The engine takes pg_advisory_lock(72707369) itself but gives up after 10 s, so an instance starting
+// while another applies a long migration would fail. This lock waits as long as it takes; its key
+// must differ from the engine's, which runs on another session and would otherwise wait on ours.
+const MIGRATION_LOCK_KEY = 4_242_001;
+
+async function applyPending(target: EngineTarget): Promise<{ applied: string[] }> {
+  const migrationsList = readMigrationList(target.provider);
+  const { appliedMigrationNames } = await withSchemaEngine(target, (engine) =>
+    engine.applyMigrations({ migrationsList, filters: noFilter }),
+  );
+  return { applied: appliedMigrationNames };
+}
+
+/**
+ * Applies the committed migrations the database lacks, recording them in `_prisma_migrations` as
+ * `prisma migrate deploy` would. Idempotent: meant to run at every start.
+ */
+export async function migrateDatabase(databaseUrl: string): Promise<{ applied: string[] }> {
+  if (databaseProviderOf(databaseUrl) === 'sqlite') {
+    const file = sqliteFilePath(databaseUrl);
+    // WAL is stored in the file itself, so setting it here covers every later connection.
+    const db = new Database(file);
+    try {
+      db.pragma('journal_mode = WAL');
+    } finally {
+      db.close();
+    }
+    return applyPending({ provider: 'sqlite', url: `file:${file}` });
+  }
+
+  // Instances starting together would race to apply the same migration. The session-level lock
+  // makes the others wait, then find nothing left to apply; it is released if this process dies.
+  const lock = new pg.Client({ connectionString: databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      return await applyPending({ provider: 'postgresql', url: databaseUrl });
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    await lock.end();
+  }
+}

@@ -1,0 +1,37 @@
+import { ApiError } from './errors.js';
+import type { PostType } from './urls.js';
+
+interface ReadablePost {
+  status: string;
+  password: string | null;
+}
+
+const NOT_FOUND: Record<PostType, (id: number | string) => ApiError> = {
+  event: (id) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`),
+  venue: () => new ApiError(404, 'venue-not-found', 'The requested post ID does not exist or is not an venue'),
+  organizer: () =>
+    new ApiError(404, 'organizer-not-found', 'The requested post ID does not exist or is not an organizer'),
+};
+
+/**
+ * The reference's single-read checks, in its order: missing → 404, trashed → 403, not public → 403,
+ * password without the right `password` → 403. Until users land, only published posts are public.
+ */
+export function assertReadable<T extends ReadablePost>(
+  type: PostType,
+  post: T | null,
+  key: number | string,
+  password?: string | null,
+): T {
+  if (!post) throw NOT_FOUND[type](key);
+  if (type === 'event' && post.status === 'trash') {
+    throw new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
+  }
+  if (post.status !== 'publish') {
+    throw new ApiError(403, `${type}-not-accessible`, `The requested ${type} is not accessible`);
+  }
+  if (type === 'event' && post.password && post.password !== password) {
+    throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+  }
+  return post;
+}

@@ -1,0 +1,42 @@
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+/**
+ * Errors carry the REST status in `extensions.http.status` so clients can branch on it, but a GraphQL
+ * response with field errors is still a 200 (it may hold partial data). Yoga would do the opposite —
+ * use the status for the response and strip it from the body — so the status is set aside before
+ * Yoga sees the errors and written back when the body is serialised.
+ */
+export function exposeErrorStatusPlugin(): Plugin {
+  return {
+    onExecutionResult({ result, setResult }) {
+      if (!result || Symbol.asyncIterator in result || !result.errors?.length) return;
+      const statuses = result.errors.map((error) => (error.extensions?.http as { status?: number } | undefined)?.status);
+      if (!statuses.some(Boolean)) return;
+      const errors = result.errors.map((error) => {
+        const { http: _http, ...extensions } = error.extensions ?? {};
+        return new GraphQLError(error.message, {
+          nodes: error.nodes,
+          source: error.source,
+          positions: error.positions,
+          path: error.path,
+          originalError: error.originalError,
+          extensions,
+        });
+      });
+      setResult({
+        ...result,
+        errors,
+        stringify: (sanitized: ExecutionResult) =>
+          JSON.stringify({
+            ...sanitized,
+            errors: sanitized.errors?.map((error, i) => {
+              const json = error.toJSON();
+              const status = statuses[i];
+              return status ? { ...json, extensions: { ...json.extensions, http: { status } } } : json;
+            }),
+          }),
+      });
+    },
+  };
+}

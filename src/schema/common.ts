@@ -1,0 +1,56 @@
+import { builder } from './builder.js';
+import { zoneAbbreviation } from '../domain/dates.js';
+import { costValues, formatCost, type StoredCost } from '../domain/cost.js';
+
+export const PostStatus = builder.enumType('PostStatus', {
+  values: ['publish', 'draft', 'pending', 'private', 'future', 'trash'] as const,
+});
+export type PostStatusValue = (typeof PostStatus)['$inferType'];
+
+export const CurrencyPosition = builder.enumType('CurrencyPosition', { values: ['prefix', 'postfix'] as const });
+
+export const EventCost = builder.objectRef<StoredCost>('EventCost').implement({
+  fields: (t) => ({
+    formatted: t.string({ description: 'Display form, e.g. "$23" or "Free – 30$"', resolve: formatCost }),
+    values: t.floatList({ resolve: (cost) => costValues(cost.cost).map(Number) }),
+    currencySymbol: t.string({ nullable: true, resolve: (cost) => cost.currencySymbol || null }),
+    currencyPosition: t.field({
+      type: CurrencyPosition,
+      nullable: true,
+      resolve: (cost) => (cost.currencyPosition === 'postfix' ? 'postfix' : cost.currencyPosition ? 'prefix' : null),
+    }),
+  }),
+});
+
+export const PageInfo = builder
+  .objectRef<{ page: number; perPage: number; total: number; totalPages: number }>('PageInfo')
+  .implement({
+    fields: (t) => ({
+      page: t.exposeInt('page'),
+      perPage: t.exposeInt('perPage'),
+      total: t.exposeInt('total'),
+      totalPages: t.exposeInt('totalPages'),
+    }),
+  });
+
+export const Author = builder.prismaObject('User', {
+  name: 'Author',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.string({ resolve: (user) => user.displayName || user.login }),
+  }),
+});
+
+export const Image = builder.prismaObject('Media', {
+  name: 'Image',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    url: t.exposeString('url'),
+    width: t.exposeInt('width', { nullable: true }),
+    height: t.exposeInt('height', { nullable: true }),
+  }),
+});
+
+export function timezoneAbbr(post: { startsAt: Date; timezone: string }): string {
+  return zoneAbbreviation(post.startsAt, post.timezone);
+}

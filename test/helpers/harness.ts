@@ -1,0 +1,46 @@
+import supertest from 'supertest';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { type Db, createDb } from '../../src/db/client.js';
+import { migrateDatabase } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/logger.js';
+import { freshDatabase } from './database.js';
+
+export const SITE_URL = 'http://calendar.test:8080';
+export const API = '/calendar/events/v1';
+export const API_ROOT = `${SITE_URL}${API}`;
+
+export interface Harness {
+  db: Db;
+  config: Config;
+  http: ReturnType<typeof supertest>;
+  /** Every SQL statement since the last `queries.length = 0`. */
+  queries: string[];
+  close(): Promise<void>;
+}
+
+/** The app in-process (no port) on a database of its own, migrated. */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const database = await freshDatabase();
+  await migrateDatabase(database.url);
+  const queries: string[] = [];
+  const db = await createDb(database.url, { onQuery: (sql) => queries.push(sql) });
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    CALENDAR_SITE_URL: SITE_URL,
+    CALENDAR_TIMEZONE: 'UTC',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const app = buildApp({ db, config, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
+  return {
+    db,
+    config,
+    http: supertest(app.callback()),
+    queries,
+    close: async () => {
+      await db.$disconnect();
+      await database.drop();
+    },
+  };
+}
