@@ -73,6 +73,10 @@ export function createRestRouter(options: {
   logger: Logger;
 }): Router {
   const { schema, routes, logger } = options;
+  const operations = routes.map((route) => route.operation);
+  const repeated = operations.find((operation, i) => operations.indexOf(operation) !== i);
+  if (repeated) throw new Error(`rest-map: ${repeated} serves two routes; SOFA maps each operation to one route`);
+  for (const route of routes) argumentsOf(schema, route.operation);
   const logUnexpected = (error: unknown) => logger.error({ err: error }, 'unexpected error in a REST request');
 
   const sofa = useSofa({

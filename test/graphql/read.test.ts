@@ -7,7 +7,8 @@ const ids: Record<string, number> = {};
 
 async function gql(query: string, variables: Record<string, unknown> = {}) {
   const res = await h.http.post('/graphql').send({ query, variables }).expect('content-type', /json/).expect(200);
-  return res.body as { data?: Record<string, any>; errors?: Array<{ message: string; extensions: Record<string, any> }> };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test reads arbitrary response paths
+  return res.body as { data?: Record<string, any>; errors?: Array<{ message: string; extensions: Record<string, unknown> }> };
 }
 
 beforeAll(async () => {
