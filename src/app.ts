@@ -48,7 +48,7 @@ export function buildApp({ db, config, logger }: AppOptions): Koa {
   const rest = createRestRouter({
     schema: restSchema,
     routes: restRoutes,
-    createContext: (language) => createContext(deps, language),
+    createContext: (_koa, languageSegment) => createContext(deps, { languageSegment }),
     logger,
   });
 

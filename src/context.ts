@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
+import { ANONYMOUS, type Viewer } from './domain/permissions.js';
 import { type SiteUrls, siteUrls } from './domain/urls.js';
 
 export interface Loaders {
@@ -14,6 +15,8 @@ export interface Context {
   config: Config;
   urls: SiteUrls;
   loaders: Loaders;
+  /** Who is asking (from HTTP Basic with an application password); anonymous by default. */
+  viewer: Viewer;
 }
 
 export interface AppDeps {
@@ -21,11 +24,17 @@ export interface AppDeps {
   config: Config;
 }
 
-export function createContext({ db, config }: AppDeps, languageSegment?: string): Context {
+export interface RequestInfo {
+  languageSegment?: string;
+  viewer?: Viewer;
+}
+
+export function createContext({ db, config }: AppDeps, request: RequestInfo = {}): Context {
   return {
     db,
     config,
-    urls: siteUrls(config.siteUrl, languageSegment),
+    viewer: request.viewer ?? ANONYMOUS,
+    urls: siteUrls(config.siteUrl, request.languageSegment),
     loaders: {
       termEventCount: new DataLoader(async (termIds) => {
         const rows = await db.eventTerm.groupBy({

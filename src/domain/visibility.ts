@@ -1,9 +1,11 @@
 import { ApiError } from './errors.js';
+import { type Viewer, canEdit, canRead } from './permissions.js';
 import type { PostType } from './urls.js';
 
 interface ReadablePost {
   status: string;
   password: string | null;
+  authorId: number | null;
 }
 
 const NOT_FOUND: Record<PostType, (id: number | string) => ApiError> = {
@@ -15,22 +17,23 @@ const NOT_FOUND: Record<PostType, (id: number | string) => ApiError> = {
 
 /**
  * The reference's single-read checks, in its order: missing → 404, trashed → 403, not public → 403,
- * password without the right `password` → 403. Until users land, only published posts are public.
+ * password without the right `password` → 403 (unless the viewer may edit it).
  */
 export function assertReadable<T extends ReadablePost>(
   type: PostType,
   post: T | null,
   key: number | string,
+  viewer: Viewer,
   password?: string | null,
 ): T {
   if (!post) throw NOT_FOUND[type](key);
   if (type === 'event' && post.status === 'trash') {
     throw new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
   }
-  if (post.status !== 'publish') {
+  if (!canRead(viewer, post)) {
     throw new ApiError(403, `${type}-not-accessible`, `The requested ${type} is not accessible`);
   }
-  if (type === 'event' && post.password && post.password !== password) {
+  if (type === 'event' && post.password && post.password !== password && !canEdit(viewer, post)) {
     throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
   }
   return post;

@@ -69,7 +69,7 @@ function shapeSuccess(ctx: KoaContext, route: RestRoute, result: unknown, allow:
 export function createRestRouter(options: {
   schema: GraphQLSchema;
   routes: RestRoute[];
-  createContext: (languageSegment: string | undefined) => Context;
+  createContext: (koa: KoaContext, languageSegment: string | undefined) => Context;
   logger: Logger;
 }): Router {
   const { schema, routes, logger } = options;
@@ -136,7 +136,7 @@ export function createRestRouter(options: {
           ? { method: sofaMethod, body: JSON.stringify(variables), headers: { 'content-type': 'application/json' } }
           : { method: sofaMethod },
       );
-      const response = await sofa.fetch(request, { appContext: options.createContext(language) });
+      const response = await sofa.fetch(request, { appContext: options.createContext(ctx, language) });
       const payload: unknown = await response.json();
       if (!response.ok) {
         ctx.status = response.status;

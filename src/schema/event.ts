@@ -97,7 +97,7 @@ export async function eventArchive(
   perPage: number | null | undefined,
 ) {
   const paging = normalizePaging(page, perPage);
-  const query = resolveEventListFilter(filter, ctx.config.siteTimezone);
+  const query = resolveEventListFilter(filter, ctx.viewer, ctx.config.siteTimezone);
   const archive = await archivePage(query, paging, (where) => ctx.db.event.count({ where }), () =>
     new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist'),
   );
@@ -109,13 +109,13 @@ builder.queryFields((t) => ({
     type: Event,
     args: { id: t.arg.int({ required: true }), password: t.arg.string() },
     resolve: async (query, _root, { id, password }, ctx) =>
-      assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { id } }), id, password),
+      assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { id } }), id, ctx.viewer, password),
   }),
   eventBySlug: t.prismaField({
     type: Event,
     args: { slug: t.arg.string({ required: true }), password: t.arg.string() },
     resolve: async (query, _root, { slug, password }, ctx) =>
-      assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { slug } }), slug, password),
+      assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { slug } }), slug, ctx.viewer, password),
   }),
   events: t.field({
     type: EventPage,

@@ -56,13 +56,13 @@ builder.queryFields((t) => ({
     type: Organizer,
     args: { id: t.arg.int({ required: true }) },
     resolve: async (query, _root, { id }, ctx) =>
-      assertReadable('organizer', await ctx.db.organizer.findUnique({ ...query, where: { id } }), id),
+      assertReadable('organizer', await ctx.db.organizer.findUnique({ ...query, where: { id } }), id, ctx.viewer),
   }),
   organizerBySlug: t.prismaField({
     type: Organizer,
     args: { slug: t.arg.string({ required: true }) },
     resolve: async (query, _root, { slug }, ctx) =>
-      assertReadable('organizer', await ctx.db.organizer.findUnique({ ...query, where: { slug } }), slug),
+      assertReadable('organizer', await ctx.db.organizer.findUnique({ ...query, where: { slug } }), slug, ctx.viewer),
   }),
   organizers: t.field({
     type: OrganizerPage,

@@ -66,13 +66,13 @@ builder.queryFields((t) => ({
     type: Venue,
     args: { id: t.arg.int({ required: true }) },
     resolve: async (query, _root, { id }, ctx) =>
-      assertReadable('venue', await ctx.db.venue.findUnique({ ...query, where: { id } }), id),
+      assertReadable('venue', await ctx.db.venue.findUnique({ ...query, where: { id } }), id, ctx.viewer),
   }),
   venueBySlug: t.prismaField({
     type: Venue,
     args: { slug: t.arg.string({ required: true }) },
     resolve: async (query, _root, { slug }, ctx) =>
-      assertReadable('venue', await ctx.db.venue.findUnique({ ...query, where: { slug } }), slug),
+      assertReadable('venue', await ctx.db.venue.findUnique({ ...query, where: { slug } }), slug, ctx.viewer),
   }),
   venues: t.field({
     type: VenuePage,

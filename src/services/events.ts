@@ -2,11 +2,13 @@ import { DateTime } from 'luxon';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { WALL_CLOCK, endOfDayWall, startOfDayWall } from '../domain/dates.js';
 import { invalidParams } from '../domain/errors.js';
+import { type Viewer, listableStatuses } from '../domain/permissions.js';
 
 /** The list filters both APIs share (REST names them in snake_case, GraphQL in camelCase). */
 export interface EventListFilter {
   startDate?: string | null;
   endDate?: string | null;
+  status?: string[] | null;
 }
 
 /** The filters as the list actually applied them: echoed in `rest_url` and the paging links. */
@@ -33,6 +35,7 @@ function dayBound(input: string, zone: string, bound: 'start' | 'end'): string |
 
 export function resolveEventListFilter(
   filter: EventListFilter,
+  viewer: Viewer,
   siteZone: string,
   now: Date = new Date(),
 ): { where: Prisma.EventWhereInput; orderBy: Prisma.EventOrderByWithRelationInput[]; effective: EffectiveEventFilter } {
@@ -45,9 +48,10 @@ export function resolveEventListFilter(
   if (endDate === null) bad.end_date = 'Invalid parameter.';
   if (Object.keys(bad).length) throw invalidParams(bad);
 
-  const status = ['publish'];
+  const { statuses: status, ownOnlyBeyondPublish } = listableStatuses(viewer, filter.status);
   const where: Prisma.EventWhereInput = {
     status: { in: status },
+    ...(ownOnlyBeyondPublish ? { OR: [{ status: 'publish' }, { authorId: viewer.userId }] } : {}),
     hideFromListings: false,
     localStart: { gte: startDate as string },
     localEnd: { lte: endDate as string },

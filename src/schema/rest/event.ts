@@ -215,6 +215,6 @@ builder.queryFields((t) => ({
     type: TecSingleEvent,
     args: { id: t.arg.int({ required: true }), password: t.arg.string() },
     resolve: async (query, _root, { id, password }, ctx) =>
-      assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { id } }), id, password),
+      assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { id } }), id, ctx.viewer, password),
   }),
 }));
