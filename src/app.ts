@@ -7,10 +7,13 @@ import Koa, { type Context as KoaContext } from 'koa';
 import { restRoutes } from '../rest-map/routes.js';
 import type { Config } from './config.js';
 import { type Context, createContext } from './context.js';
+import { Authenticator } from './auth/authenticate.js';
 import type { Db } from './db/client.js';
+import { isApiError } from './domain/errors.js';
+import type { Viewer } from './domain/permissions.js';
 import { exposeErrorStatusPlugin } from './graphql-errors.js';
 import type { Logger } from './logger.js';
-import { INTERNAL_ERROR, sendError } from './rest/errors.js';
+import { INTERNAL_ERROR, sendError, wordPressError } from './rest/errors.js';
 import { createRestRouter } from './rest/adapter.js';
 import { publicSchema, restSchema } from './schema/index.js';
 
@@ -18,6 +21,10 @@ export interface AppOptions {
   db: Db;
   config: Config;
   logger: Logger;
+}
+
+function viewerOf(koa: KoaContext): Viewer | undefined {
+  return koa.state.viewer as Viewer | undefined;
 }
 
 /** The whole service as a Koa app that does not listen: `server.ts` listens, tests call it in-process. */
@@ -29,7 +36,7 @@ export function buildApp({ db, config, logger }: AppOptions): Koa {
   const yoga = createYoga<{ koa: KoaContext }, Context>({
     schema: publicSchema,
     graphqlEndpoint: '/graphql',
-    context: () => createContext(deps),
+    context: ({ koa }) => createContext(deps, { viewer: viewerOf(koa) }),
     renderGraphiQL,
     graphiql: { title: 'Calendar GraphQL', defaultQuery: '{ events(perPage: 5) { pageInfo { total } items { id title startDate venues { name } } } }' },
     logging: {
@@ -48,7 +55,7 @@ export function buildApp({ db, config, logger }: AppOptions): Koa {
   const rest = createRestRouter({
     schema: restSchema,
     routes: restRoutes,
-    createContext: (_koa, languageSegment) => createContext(deps, { languageSegment }),
+    createContext: (koa, languageSegment) => createContext(deps, { languageSegment, viewer: viewerOf(koa) }),
     logger,
   });
 
@@ -60,6 +67,22 @@ export function buildApp({ db, config, logger }: AppOptions): Koa {
       logger.error({ err: error, method: ctx.method, url: ctx.url }, 'unhandled error');
       sendError(ctx, INTERNAL_ERROR());
     }
+  });
+
+  // Every request is anonymous or authenticated here, once, for REST and GraphQL alike.
+  const authenticator = new Authenticator(db);
+  app.use(async (ctx, next) => {
+    try {
+      ctx.state.viewer = await authenticator.viewerFor(ctx.get('authorization') || undefined);
+    } catch (error) {
+      if (!isApiError(error)) throw error;
+      if (ctx.path !== '/graphql') return sendError(ctx, wordPressError(error.status, error.code, error.message));
+      ctx.status = error.status;
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code, http: { status: error.status } } }] });
+      return;
+    }
+    await next();
   });
 
   app.use(async (ctx, next) => {

@@ -41,3 +41,4 @@ builder.addScalarType('DateTime', DateTimeResolver, { subGraphs: ['public', 'res
 builder.addScalarType('JSON', JSONResolver, { subGraphs: ['public', 'rest'] });
 
 builder.queryType({ subGraphs: ['public', 'rest'] });
+builder.mutationType({ subGraphs: ['public', 'rest'] });

@@ -1,17 +1,25 @@
-import { lexicographicSortSchema } from 'graphql';
+import { GraphQLSchema, lexicographicSortSchema } from 'graphql';
 import { builder } from './builder.js';
 import './common.js';
 import './event.js';
 import './venue.js';
 import './organizer.js';
 import './term.js';
+import './user.js';
 import './rest/event.js';
 
 /** The idiomatic GraphQL API (yoga). */
 export const publicSchema = builder.toSchema({ subGraph: 'public' });
 
-/** The TEC-shaped operations SOFA serves as REST routes. */
-export const restSchema = builder.toSchema({ subGraph: 'rest', sortSchema: false });
+/** The TEC-shaped operations SOFA serves as REST routes (a sub-graph may have no mutations yet). */
+export const restSchema = withoutEmptyMutation(builder.toSchema({ subGraph: 'rest', sortSchema: false }));
+
+function withoutEmptyMutation(schema: GraphQLSchema): GraphQLSchema {
+  const mutation = schema.getMutationType();
+  if (!mutation || Object.keys(mutation.getFields()).length > 0) return schema;
+  const config = schema.toConfig();
+  return new GraphQLSchema({ ...config, mutation: null, types: config.types.filter((type) => type !== mutation) });
+}
 
 export function printableSchema() {
   return lexicographicSortSchema(publicSchema);

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/client.js';
+import { ApiError } from '../domain/errors.js';
+import { ANONYMOUS, type Viewer, isRole } from '../domain/permissions.js';
+import { verifyApplicationPassword } from './application-passwords.js';
+
+// HTTP Basic with application passwords, as WordPress clients send it. argon2 makes every check cost
+// ~15 ms, so a successful check is remembered (by a SHA-256 of the credential, never the credential)
+// for a minute; the password row is still read on every request, so a revocation or a role change
+// takes effect at once on every instance.
+
+const REMEMBER_MS = 60_000;
+const REMEMBER_MAX = 10_000;
+const LAST_USED_EVERY_MS = 60_000;
+
+const INCORRECT_PASSWORD = () =>
+  new ApiError(401, 'incorrect_password', 'The provided password is an invalid application password.');
+const INVALID_USERNAME = () =>
+  new ApiError(401, 'invalid_username', 'Unknown username. Check again or try your email address.');
+const MALFORMED = () =>
+  new ApiError(401, 'invalid_authorization_header', 'The Authorization header must be "Basic base64(login:password)".');
+
+interface Remembered {
+  passwordId: number;
+  expiresAt: number;
+}
+
+export class Authenticator {
+  private readonly verified = new Map<string, Remembered>();
+  private readonly lastUsedWritten = new Map<number, number>();
+
+  constructor(private readonly db: Db) {}
+
+  /** The viewer behind an `Authorization` header; no header → anonymous; bad credentials → 401. */
+  async viewerFor(authorization: string | undefined): Promise<Viewer> {
+    if (!authorization) return ANONYMOUS;
+    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+    if (!match) throw MALFORMED();
+    const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon <= 0) throw MALFORMED();
+    const login = decoded.slice(0, colon);
+    const password = decoded.slice(colon + 1);
+
+    const key = createHash('sha256').update(decoded).digest('base64');
+    const remembered = this.verified.get(key);
+    if (remembered && remembered.expiresAt > Date.now()) {
+      const viewer = await this.activeViewer(remembered.passwordId, login);
+      if (viewer) return viewer;
+      this.verified.delete(key);
+    }
+
+    const user = await this.db.user.findUnique({
+      where: { login },
+      select: { applicationPasswords: { where: { revokedAt: null }, select: { id: true, hash: true } } },
+    });
+    if (!user) throw INVALID_USERNAME();
+    for (const candidate of user.applicationPasswords) {
+      if (await verifyApplicationPassword(candidate.hash, password)) {
+        this.remember(key, candidate.id);
+        const viewer = await this.activeViewer(candidate.id, login);
+        if (viewer) return viewer;
+      }
+    }
+    throw INCORRECT_PASSWORD();
+  }
+
+  private async activeViewer(passwordId: number, login: string): Promise<Viewer | null> {
+    const row = await this.db.applicationPassword.findUnique({
+      where: { id: passwordId },
+      select: { revokedAt: true, user: { select: { id: true, login: true, role: true } } },
+    });
+    if (!row || row.revokedAt || row.user.login !== login || !isRole(row.user.role)) return null;
+    this.touch(passwordId);
+    return { userId: row.user.id, login: row.user.login, role: row.user.role };
+  }
+
+  private remember(key: string, passwordId: number): void {
+    if (this.verified.size >= REMEMBER_MAX) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(key, { passwordId, expiresAt: Date.now() + REMEMBER_MS });
+  }
+
+  /** Records the last use at most once a minute per password, off the request's critical path. */
+  private touch(passwordId: number): void {
+    const now = Date.now();
+    if ((this.lastUsedWritten.get(passwordId) ?? 0) > now - LAST_USED_EVERY_MS) return;
+    this.lastUsedWritten.set(passwordId, now);
+    void this.db.applicationPassword
+      .update({ where: { id: passwordId }, data: { lastUsedAt: new Date(now) } })
+      .catch(() => this.lastUsedWritten.delete(passwordId));
+  }
+}
