@@ -69,6 +69,13 @@ export function buildApp({ db, config, logger }: AppOptions): Koa {
     }
   });
 
+  // Access log without the query string: it may carry an event `password`.
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    await next();
+    logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+  });
+
   // Every request is anonymous or authenticated here, once, for REST and GraphQL alike.
   const authenticator = new Authenticator(db);
   app.use(async (ctx, next) => {

@@ -1,3 +1,4 @@
+import { bootstrapAdministrator } from './auth/users.js';
 import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createDb } from './db/client.js';
@@ -9,6 +10,9 @@ const logger = createLogger(config.logLevel);
 const { applied } = await migrateDatabase(config.databaseUrl);
 if (applied.length) logger.info({ applied }, 'database migrated');
 const db = await createDb(config.databaseUrl);
+if (await bootstrapAdministrator(db, config.adminUser, config.adminPassword)) {
+  logger.info({ login: config.adminUser }, 'created the first administrator from CALENDAR_ADMIN_USER');
+}
 const server = buildApp({ db, config, logger }).listen(config.port, config.host, () => {
   logger.info({ port: config.port, provider: config.databaseProvider }, `listening on http://${config.host}:${config.port}`);
 });

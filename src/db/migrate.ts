@@ -17,6 +17,26 @@ async function applyPending(target: EngineTarget): Promise<{ applied: string[] }
   return { applied: appliedMigrationNames };
 }
 
+interface AppliedRow {
+  migration_name: string;
+}
+
+const APPLIED_SQL =
+  'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL';
+
+/** Names recorded as applied; none when the bookkeeping table does not exist yet. */
+function appliedIn(read: () => AppliedRow[]): Set<string> {
+  try {
+    return new Set(read().map((row) => row.migration_name));
+  } catch {
+    return new Set();
+  }
+}
+
+function hasAll(applied: Set<string>, provider: 'sqlite' | 'postgresql'): boolean {
+  return readMigrationList(provider).migrationDirectories.every((dir) => applied.has(dir.path));
+}
+
 /**
  * Applies the committed migrations the database lacks, recording them in `_prisma_migrations` as
  * `prisma migrate deploy` would. Idempotent: meant to run at every start.
@@ -26,11 +46,16 @@ export async function migrateDatabase(databaseUrl: string): Promise<{ applied: s
     const file = sqliteFilePath(databaseUrl);
     // WAL is stored in the file itself, so setting it here covers every later connection.
     const db = new Database(file);
+    let upToDate: boolean;
     try {
       db.pragma('journal_mode = WAL');
+      upToDate = hasAll(appliedIn(() => db.prepare(APPLIED_SQL).all() as AppliedRow[]), 'sqlite');
     } finally {
       db.close();
     }
+    // The engine takes write locks even when nothing is pending; skipping it keeps the CLI and
+    // extra instances from waiting on a busy database.
+    if (upToDate) return { applied: [] };
     return applyPending({ provider: 'sqlite', url: `file:${file}` });
   }
 

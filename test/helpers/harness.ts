@@ -3,7 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Db, createDb } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
-import { createLogger } from '../../src/logger.js';
+import { type Logger, createLogger } from '../../src/logger.js';
 import { freshDatabase } from './database.js';
 
 export const SITE_URL = 'http://calendar.test:8080';
@@ -20,7 +20,7 @@ export interface Harness {
 }
 
 /** The app in-process (no port) on a database of its own, migrated. */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, logger?: Logger): Promise<Harness> {
   const database = await freshDatabase();
   await migrateDatabase(database.url);
   const queries: string[] = [];
@@ -32,7 +32,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const app = buildApp({ db, config, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
+  const app = buildApp({ db, config, logger: logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
   return {
     db,
     config,

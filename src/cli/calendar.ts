@@ -1,0 +1,93 @@
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError, loadConfig } from '../config.js';
+import { createDb, type Db } from '../db/client.js';
+import { migrateDatabase } from '../db/migrate.js';
+import { ROLES } from '../domain/permissions.js';
+import { UserAdminError, addPasswordFor, createUser, deleteUser, listUsers, revokePasswords } from '../auth/users.js';
+
+// `calendar users ...`: user and application-password administration against DATABASE_URL.
+// New passwords are printed alone on the last line of stdout, so scripts can `| tail -n 1`.
+
+async function withDb<T>(run: (db: Db) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  await migrateDatabase(config.databaseUrl);
+  const db = await createDb(config.databaseUrl);
+  try {
+    return await run(db);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+const program = new Command('calendar')
+  .description('Administer the calendar service (uses DATABASE_URL, default ./data/calendar.db)')
+  .exitOverride();
+
+const users = program.command('users').description('Users and their application passwords');
+
+users
+  .command('create <login>')
+  .description('Create a user and print a new application password (shown once)')
+  .addOption(new Option('--role <role>', 'WordPress role').choices(ROLES).makeOptionMandatory())
+  .option('--email <email>', 'e-mail address')
+  .option('--name <displayName>', 'display name (default: the login)')
+  .action(async (login: string, options: { role: string; email?: string; name?: string }) => {
+    const created = await withDb((db) => createUser(db, { login, role: options.role, email: options.email, displayName: options.name }));
+    console.log(`Created ${options.role} "${login}" (id ${created.user.id}). Application password (shown once):`);
+    console.log(created.password);
+  });
+
+users
+  .command('list')
+  .description('List users with their role and active application passwords')
+  .action(async () => {
+    const rows = await withDb(listUsers);
+    if (rows.length === 0) return console.log('No users.');
+    console.table(rows.map((row) => ({ ...row, lastUsedAt: row.lastUsedAt?.toISOString() ?? 'never' })));
+  });
+
+users
+  .command('passwords')
+  .description('Application passwords of a user')
+  .command('add <login>')
+  .description('Add an application password and print it (shown once)')
+  .option('--name <name>', 'a label to recognise it by', 'cli')
+  .action(async (login: string, options: { name: string }) => {
+    const added = await withDb((db) => addPasswordFor(db, login, options.name));
+    console.log(`Added application password ${added.id} ("${added.name}") for "${login}" (shown once):`);
+    console.log(added.password);
+  });
+
+users
+  .command('revoke <login>')
+  .description("Revoke the user's application passwords (all, or one with --password-id)")
+  .option('--password-id <id>', 'revoke only this one', (value) => Number.parseInt(value, 10))
+  .action(async (login: string, options: { passwordId?: number }) => {
+    const count = await withDb((db) => revokePasswords(db, login, options.passwordId));
+    console.log(`Revoked ${count} application password(s) of "${login}".`);
+  });
+
+users
+  .command('delete <login>')
+  .description(
+    'Delete a user. Their events, venues, organizers and media are kept and moved to --reassign; ' +
+      'without --reassign the command refuses if the user owns any.',
+  )
+  .option('--reassign <login>', 'the user who takes over their records')
+  .action(async (login: string, options: { reassign?: string }) => {
+    const { reassigned } = await withDb((db) => deleteUser(db, login, options.reassign));
+    console.log(`Deleted "${login}"${reassigned ? `; ${reassigned} record(s) now belong to "${options.reassign}"` : ''}.`);
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) process.exitCode = error.exitCode;
+  else if (error instanceof UserAdminError || error instanceof ConfigError) {
+    console.error(`calendar: ${error.message}`);
+    process.exitCode = 1;
+  } else {
+    console.error('calendar: unexpected failure:', error instanceof Error ? error.message : error);
+    process.exitCode = 2;
+  }
+}
