@@ -5,7 +5,7 @@ import { ANONYMOUS, type Viewer } from './domain/permissions.js';
 import { type SiteUrls, siteUrls } from './domain/urls.js';
 
 export interface Loaders {
-  /** Number of published events carrying each term (the reference's term `count`). */
+  /** Number of published events carrying each term (the reference's term `count`, stored on the term). */
   termEventCount: DataLoader<number, number>;
 }
 
@@ -37,12 +37,8 @@ export function createContext({ db, config }: AppDeps, request: RequestInfo = {}
     urls: siteUrls(config.siteUrl, request.languageSegment),
     loaders: {
       termEventCount: new DataLoader(async (termIds) => {
-        const rows = await db.eventTerm.groupBy({
-          by: ['termId'],
-          where: { termId: { in: [...termIds] }, event: { status: 'publish' } },
-          _count: { _all: true },
-        });
-        const counts = new Map(rows.map((row) => [row.termId, row._count._all]));
+        const rows = await db.term.findMany({ where: { id: { in: [...termIds] } }, select: { id: true, eventCount: true } });
+        const counts = new Map(rows.map((row) => [row.id, row.eventCount]));
         return termIds.map((id) => counts.get(id) ?? 0);
       }),
     },

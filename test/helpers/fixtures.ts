@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../../src/db/client.js';
 import { eventSchedule } from '../../src/domain/dates.js';
+import { refreshTermCounts } from '../../src/services/term-counts.js';
 
 let sequence = 0;
 const next = () => ++sequence;
@@ -39,6 +40,12 @@ export interface EventFixture {
 }
 
 export async function createEvent(db: Db, fixture: EventFixture = {}) {
+  const event = await insertEvent(db, fixture);
+  await refreshTermCounts(db, fixture.termIds ?? []);
+  return event;
+}
+
+async function insertEvent(db: Db, fixture: EventFixture) {
   const n = next();
   const timezone = fixture.timezone ?? 'UTC';
   const start = fixture.start
