@@ -1,4 +1,5 @@
-import type { RestRoute } from './types.js';
+import { CATEGORY_FIELDS, EVENT_FIELDS, EVENT_PASSWORD, ORGANIZER_FIELDS, POST_PASSWORD, TAG_FIELDS, VENUE_FIELDS, optional } from './fields.js';
+import type { RestField, RestRoute } from './types.js';
 
 export const API_NAMESPACE = 'calendar/events/v1';
 
@@ -21,4 +22,149 @@ export const restRoutes: RestRoute[] = [
     operation: 'Query.tecEvent',
     description: 'One event, with its JSON-LD',
   },
+  {
+    methods: ['GET'],
+    path: '/events/by-slug/:slug',
+    operation: 'Query.tecEventBySlug',
+    description: 'One event by its slug, with its JSON-LD',
+  },
+  // Event writes (seed §4.2): create, update and delete by id or slug; DELETE trashes unless `force=true` (D4).
+  {
+    methods: ['POST'],
+    path: '/events',
+    operation: 'Mutation.tecCreateEvent',
+    status: 201,
+    bodyArgument: 'input',
+    bodyFields: { ...EVENT_FIELDS, ...EVENT_PASSWORD },
+    locationFrom: 'rest_url',
+    description: 'Creates an event (contributors: as a draft or pending)',
+  },
+  {
+    methods: ['POST', 'PUT', 'PATCH'],
+    path: '/events/:id',
+    operation: 'Mutation.tecUpdateEvent',
+    bodyArgument: 'input',
+    bodyFields: { ...optional(EVENT_FIELDS), ...EVENT_PASSWORD },
+    description: 'Updates an event; only the fields sent change',
+  },
+  {
+    methods: ['DELETE'],
+    path: '/events/:id',
+    operation: 'Mutation.tecDeleteEvent',
+    description: 'Moves the event to the trash and returns it; force=true deletes it for good (editors)',
+  },
+  {
+    methods: ['POST', 'PUT', 'PATCH'],
+    path: '/events/by-slug/:slug',
+    operation: 'Mutation.tecUpdateEventBySlug',
+    bodyArgument: 'input',
+    bodyFields: optional(EVENT_FIELDS),
+    description: 'Updates an event by its slug (`slug` renames it); only the fields sent change',
+  },
+  {
+    methods: ['DELETE'],
+    path: '/events/by-slug/:slug',
+    operation: 'Mutation.tecDeleteEventBySlug',
+    description: 'Moves the event to the trash and returns it; force=true deletes it for good (editors)',
+  },
+  // Venues and organizers (seed §4.3–4.4): by id or slug; DELETE trashes unless `force=true` (D4).
+  ...linkedPostRoutes('venues', 'Venue', 'venue', VENUE_FIELDS),
+  ...linkedPostRoutes('organizers', 'Organizer', 'organizer', ORGANIZER_FIELDS),
+  // Categories and tags (seed §4.5–4.6): by numeric term id only; DELETE is permanent.
+  ...termRoutes('categories', 'Category', 'Categories', CATEGORY_FIELDS),
+  ...termRoutes('tags', 'Tag', 'Tags', TAG_FIELDS),
 ];
+
+function termRoutes(path: string, one: string, many: string, fields: Record<string, RestField>): RestRoute[] {
+  const kind = one.toLowerCase();
+  return [
+    {
+      methods: ['GET'],
+      path: `/${path}`,
+      operation: `Query.tec${many}`,
+      headers: ARCHIVE_HEADERS,
+      omitWhenNull: ARCHIVE_LINKS,
+      nonEmpty: ['search', 'order', 'orderby', 'slug'],
+      description: `Event ${many.toLowerCase()}, filtered and paged (empty ones hidden by default)`,
+    },
+    {
+      methods: ['POST'],
+      path: `/${path}`,
+      operation: `Mutation.tecCreate${one}`,
+      status: 201,
+      bodyArgument: 'input',
+      bodyFields: fields,
+      locationFrom: 'urls.self',
+      description: `Creates an event ${kind} (editors and administrators)`,
+    },
+    {
+      methods: ['GET'],
+      path: `/${path}/:id`,
+      operation: `Query.tec${one}`,
+      description: `One event ${kind}`,
+    },
+    {
+      methods: ['POST', 'PUT', 'PATCH'],
+      path: `/${path}/:id`,
+      operation: `Mutation.tecUpdate${one}`,
+      bodyArgument: 'input',
+      bodyFields: optional(fields),
+      description: `Updates an event ${kind} (editors and administrators)`,
+    },
+    {
+      methods: ['DELETE'],
+      path: `/${path}/:id`,
+      operation: `Mutation.tecDelete${one}`,
+      description: `Deletes an event ${kind} for good and returns it (editors and administrators)`,
+    },
+  ];
+}
+
+function linkedPostRoutes(path: string, one: string, kind: string, fields: Record<string, RestField>): RestRoute[] {
+  const many = `${one}s`;
+  const removal = `Moves the ${kind} to the trash and returns it (unlinked from its events); force=true deletes it for good (editors)`;
+  return [
+    {
+      methods: ['GET'],
+      path: `/${path}`,
+      operation: `Query.tec${many}`,
+      headers: ARCHIVE_HEADERS,
+      omitWhenNull: ARCHIVE_LINKS,
+      description: `${many}, filtered and paged, newest first`,
+    },
+    {
+      methods: ['POST'],
+      path: `/${path}`,
+      operation: `Mutation.tecCreate${one}`,
+      status: 201,
+      bodyArgument: 'input',
+      bodyFields: fields,
+      description: `Creates a ${kind}, or returns the existing one with the same name (and description, when given)`,
+    },
+    { methods: ['GET'], path: `/${path}/:id`, operation: `Query.tec${one}`, description: `One ${kind}, with its JSON-LD` },
+    {
+      methods: ['POST', 'PUT', 'PATCH'],
+      path: `/${path}/:id`,
+      operation: `Mutation.tecUpdate${one}`,
+      bodyArgument: 'input',
+      bodyFields: { ...optional(fields), ...POST_PASSWORD },
+      description: `Updates a ${kind}; empty strings clear fields`,
+    },
+    { methods: ['DELETE'], path: `/${path}/:id`, operation: `Mutation.tecDelete${one}`, description: removal },
+    {
+      methods: ['GET'],
+      path: `/${path}/by-slug/:slug`,
+      operation: `Query.tec${one}BySlug`,
+      description: `One ${kind} by its slug, with its JSON-LD`,
+    },
+    {
+      methods: ['POST', 'PUT', 'PATCH'],
+      path: `/${path}/by-slug/:slug`,
+      operation: `Mutation.tecUpdate${one}BySlug`,
+      bodyArgument: 'input',
+      bodyFields: optional(fields),
+      description: `Updates a ${kind} by its slug; empty strings clear fields`,
+    },
+    { methods: ['DELETE'], path: `/${path}/by-slug/:slug`, operation: `Mutation.tecDelete${one}BySlug`, description: removal },
+  ];
+}

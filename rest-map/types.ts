@@ -1,5 +1,22 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+export type RestFieldType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+
+/**
+ * One field of a flat request body, as WordPress documents a route argument (JSON-schema keywords):
+ * the namespace index lists it under the endpoint's `args`, `/doc` puts it in the request body.
+ * Several types (e.g. a venue id or an object of venue fields) are given as a list; none means any.
+ */
+export interface RestField {
+  type?: RestFieldType | RestFieldType[];
+  items?: { type: RestFieldType };
+  format?: string;
+  enum?: string[];
+  description: string;
+  default?: unknown;
+  required?: boolean;
+}
+
 /**
  * One REST route of the reference API, served by one root field of the `rest` GraphQL sub-graph.
  * Everything here is data; `src/rest/adapter.ts` is the one engine that interprets it.
@@ -19,7 +36,11 @@ export interface RestRoute {
   omitWhenNull?: string[];
   /** The argument that receives the flat request body (mutations), e.g. `input`. */
   bodyArgument?: string;
-  /** Header `Location` is set to this key of the result. */
+  /** The fields of the flat body `bodyArgument` receives, for the namespace index and `/doc`. */
+  bodyFields?: Record<string, RestField>;
+  /** Query parameters an empty value makes invalid (400), as the reference's `is_string` validators. */
+  nonEmpty?: string[];
+  /** Header `Location` is set to this key of the result (a dotted path reaches nested keys: `urls.self`). */
   locationFrom?: string;
   description: string;
 }

@@ -13,9 +13,11 @@ import { isApiError } from './domain/errors.js';
 import type { Viewer } from './domain/permissions.js';
 import { exposeErrorStatusPlugin } from './graphql-errors.js';
 import type { Logger } from './logger.js';
-import { INTERNAL_ERROR, sendError, wordPressError } from './rest/errors.js';
+import { INTERNAL_ERROR, JSON_CONTENT_TYPE, NO_ROUTE, sendError, wordPressError } from './rest/errors.js';
 import { createRestRouter } from './rest/adapter.js';
+import { NAMESPACE } from './rest/discovery.js';
 import { publicSchema, restSchema } from './schema/index.js';
+import { SERVICE } from './version.js';
 
 export interface AppOptions {
   db: Db;
@@ -25,6 +27,39 @@ export interface AppOptions {
 
 function viewerOf(koa: KoaContext): Viewer | undefined {
   return koa.state.viewer as Viewer | undefined;
+}
+
+const HEALTH_TIMEOUT_MS = 2000;
+
+/** Whether the database answers a trivial query within the time limit. */
+async function databaseHealth(db: Db, logger: Logger): Promise<{ reachable: boolean; latency_ms: number }> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      db.$queryRawUnsafe('SELECT 1'),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS);
+      }),
+    ]);
+    return { reachable: true, latency_ms: Math.round(performance.now() - started) };
+  } catch (error) {
+    logger.warn({ err: error }, 'health check: database unreachable');
+    return { reachable: false, latency_ms: Math.round(performance.now() - started) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function versionInfo(config: Config) {
+  return {
+    name: SERVICE.name,
+    version: SERVICE.version,
+    rest: { namespace: NAMESPACE, openapi: `/${NAMESPACE}/doc` },
+    graphql: '/graphql',
+    database: config.databaseProvider,
+    node: process.version,
+  };
 }
 
 /** The whole service as a Koa app that does not listen: `server.ts` listens, tests call it in-process. */
@@ -67,6 +102,21 @@ export function buildApp({ db, config, logger }: AppOptions): Koa {
       logger.error({ err: error, method: ctx.method, url: ctx.url }, 'unhandled error');
       sendError(ctx, INTERNAL_ERROR());
     }
+  });
+
+  // Operations endpoints, before the access log and authentication: probes need neither.
+  app.use(async (ctx, next) => {
+    if (ctx.path !== '/healthz' && ctx.path !== '/version') return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return sendError(ctx, NO_ROUTE(405), { Allow: 'GET' });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = JSON_CONTENT_TYPE;
+    if (ctx.path === '/version') {
+      ctx.body = JSON.stringify(versionInfo(config));
+      return;
+    }
+    const database = await databaseHealth(db, logger);
+    ctx.status = database.reachable ? 200 : 503;
+    ctx.body = JSON.stringify({ status: database.reachable ? 'ok' : 'unavailable', database: { provider: config.databaseProvider, ...database } });
   });
 
   // Access log without the query string: it may carry an event `password`.

@@ -8,7 +8,7 @@ let h: Harness;
 
 beforeAll(async () => {
   h = await startHarness();
-  const venues = await Promise.all([1, 2, 3].map(() => createVenue(h.db)));
+  const venues = await Promise.all([1, 2, 3].map((n) => createVenue(h.db, { geoLat: 48.85 + n / 100, geoLng: 2.35 })));
   const organizers = await Promise.all([1, 2, 3].map(() => createOrganizer(h.db)));
   const terms = [
     await createTerm(h.db, 'tribe_events_cat'),
@@ -21,7 +21,7 @@ beforeAll(async () => {
       venueIds: [venues[i % 3]!.id],
       organizerIds: [organizers[i % 3]!.id, organizers[(i + 1) % 3]!.id],
       termIds: terms.map((term) => term.id),
-      fields: { imageId: media.id },
+      fields: { imageId: media.id, title: `Event ${i} music`, ...(i % 7 === 0 ? { password: 'pw' } : {}) },
     });
   }
 });
@@ -58,5 +58,43 @@ describe('SQL statements per list request', () => {
     expect(fifty).toBe(ten);
     // one per relation level the query asks for (13 here), never one per event
     expect(ten).toBeLessThanOrEqual(14);
+  });
+});
+
+describe('SQL statements per filtered list request', () => {
+  // Each filter adds at most one lookup (terms, venues, organizers, parent, venues in range), never one per event.
+  const FILTERED = [
+    'categories=1,2&tags=3',
+    'venue=1,2&organizer=1,2,3',
+    'search=music%20event&featured=false',
+    'geoloc=1',
+    'geoloc_lat=48.86&geoloc_lng=2.35&geoloc_radius=20',
+    'password=pw&include=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60',
+  ];
+
+  it.each(FILTERED)('REST /events?%s: the same for per_page 10 and 50', async (query) => {
+    const run = (perPage: number) => async () => {
+      const res = await h.http.get(`${API}/events?${query}&per_page=${perPage}`).expect(200);
+      expect(res.body.events.length).toBeGreaterThanOrEqual(Math.min(perPage, 40));
+    };
+    const ten = await countQueries(run(10));
+    const fifty = await countQueries(run(50));
+    expect(fifty).toBe(ten);
+    expect(ten).toBeLessThanOrEqual(14);
+  });
+
+  it('GraphQL events(filter): the same for perPage 10 and 50', async () => {
+    const query = `query($perPage: Int) { events(perPage: $perPage, filter: { categories: ["1"], venues: [1, 2, 3], near: { lat: 48.86, lng: 2.35 } }) {
+      pageInfo { total } items { id contentWithheld image { url } venues { name } organizers { name } categories { name } tags { name } }
+    } }`;
+    const run = (perPage: number) => async () => {
+      const res = await h.http.post('/graphql').send({ query, variables: { perPage } }).expect(200);
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data.events.items).toHaveLength(perPage);
+    };
+    const ten = await countQueries(run(10));
+    const fifty = await countQueries(run(50));
+    expect(fifty).toBe(ten);
+    expect(ten).toBeLessThanOrEqual(16);
   });
 });

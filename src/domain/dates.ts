@@ -1,12 +1,28 @@
-import { DateTime } from 'luxon';
+import * as chrono from 'chrono-node';
+import { DateTime, IANAZone, type Zone } from 'luxon';
 
 // Dates leave the service in the reference's formats: `Y-m-d H:i:s` wall-clock strings in a given zone,
 // zero-padded string details, ISO 8601 with offset in JSON-LD.
 
 export const WALL_CLOCK = 'yyyy-MM-dd HH:mm:ss';
 
+const zones = new Map<string, Zone>();
+
+/** luxon's zone object for a name (IANA or `UTC±H`), made once: formatting is on every list's hot path. */
+function zoneNamed(name: string): Zone {
+  let zone = zones.get(name);
+  if (!zone) {
+    zone = DateTime.now().setZone(name).zone;
+    zones.set(name, zone);
+  }
+  return zone;
+}
+
 export function wallClock(instant: Date, zone: string): string {
-  return DateTime.fromJSDate(instant, { zone }).toFormat(WALL_CLOCK);
+  const offset = zoneNamed(zone).offset(instant.getTime());
+  if (!Number.isFinite(offset)) return DateTime.fromJSDate(instant, { zone }).toFormat(WALL_CLOCK);
+  // The instant shifted by the zone's offset, read as UTC, is the wall-clock (much cheaper than toFormat).
+  return new Date(instant.getTime() + offset * 60_000).toISOString().slice(0, 19).replace('T', ' ');
 }
 
 export interface DateDetails {
@@ -24,9 +40,35 @@ export function dateDetails(wall: string): DateDetails {
   return { year, month, day, hour, minutes, seconds };
 }
 
+// English locales whose short zone names are the tz database abbreviations PHP prints (EST, CEST, AEDT…).
+const ABBREVIATION_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-NZ', 'en-IN', 'en-ZA'];
+
+/** The zone's abbreviation at that instant, as PHP's `T` format: `EST`/`EDT`, `CET`/`CEST`, else `+03`. */
+const abbreviations = new Map<string, string>();
+
+/** The abbreviation depends only on the zone and its offset at the instant (EST vs EDT), so it is memoised. */
 export function zoneAbbreviation(instant: Date, zone: string): string {
   if (zone === 'UTC') return 'UTC';
-  return DateTime.fromJSDate(instant, { zone }).setLocale('en-US').offsetNameShort ?? '';
+  const key = `${zone}|${zoneNamed(zone).offset(instant.getTime())}`;
+  let abbreviation = abbreviations.get(key);
+  if (abbreviation === undefined) {
+    abbreviation = computeZoneAbbreviation(instant, zone);
+    abbreviations.set(key, abbreviation);
+  }
+  return abbreviation;
+}
+
+function computeZoneAbbreviation(instant: Date, zone: string): string {
+  const local = DateTime.fromJSDate(instant, { zone });
+  if (!local.isValid) return '';
+  // Fixed offsets (`UTC+2`) are named as given.
+  if (local.zone.isUniversal) return local.zone.name;
+  for (const locale of ABBREVIATION_LOCALES) {
+    const name = local.setLocale(locale).offsetNameShort;
+    if (name && /^[A-Z]{2,5}$/.test(name)) return name;
+  }
+  const numeric = local.toFormat('ZZZ');
+  return local.offset % 60 === 0 ? numeric.slice(0, 3) : numeric;
 }
 
 export function isoWithOffset(instant: Date, zone: string): string {
@@ -49,4 +91,71 @@ export function endOfDayWall(instant: Date, zone: string, offsetMonths = 0): str
 /** The stored form of an event's schedule: UTC instants plus the wall-clock in its own zone. */
 export function eventSchedule(startsAt: Date, endsAt: Date, timezone: string) {
   return { startsAt, endsAt, timezone, localStart: wallClock(startsAt, timezone), localEnd: wallClock(endsAt, timezone) };
+}
+
+// ---- Date input (behavior.md "Dates") -------------------------------------------------------------
+// What clients of the reference send: Unix timestamps, ISO 8601 with or without offset, `Y-m-d H:i:s`,
+// `Y-m-d`, and English phrases PHP's strtotime() understands (`tomorrow`, `+5 weeks`,
+// `next wednesday 4pm`). Phrases go through chrono; the whole input must be understood.
+
+const UTC_OFFSET_ZONE = /^UTC[+-](\d{1,2})(?::([0-5]\d))?$/;
+const MAX_DATE_INPUT = 100;
+
+/** IANA names (`America/New_York`) and `UTC±H[:MM]` offsets (`UTC+2`, `UTC-3:30`); nothing else. */
+export function isValidTimezone(zone: string): boolean {
+  if (zone === 'UTC') return true;
+  const offset = UTC_OFFSET_ZONE.exec(zone);
+  if (offset) return Number(offset[1]) <= 14;
+  return zone.includes('/') && IANAZone.isValidZone(zone);
+}
+
+function fromPhrase(text: string, zone: string, now: Date): DateTime | null {
+  const reference = DateTime.fromJSDate(now, { zone });
+  const [result] = chrono.en.parse(text, { instant: now, timezone: reference.offset });
+  if (!result || result.index !== 0 || result.text.length !== text.length || result.end) return null;
+  const start = result.start;
+  // An explicit zone ("10:00 EST") or an exact duration ("+2 hours") names an instant.
+  if (start.isCertain('timezoneOffset')) return DateTime.fromJSDate(start.date(), { zone });
+  const tags = start.tags();
+  let wall = DateTime.fromObject(
+    {
+      year: start.get('year') ?? reference.year,
+      month: start.get('month') ?? reference.month,
+      day: start.get('day') ?? reference.day,
+      hour: start.get('hour') ?? 0,
+      minute: start.get('minute') ?? 0,
+      second: start.get('second') ?? 0,
+    },
+    { zone },
+  );
+  if (tags.has('casualReference/midnight')) wall = reference.startOf('day');
+  // PHP: relative units keep the time of day; days named without a time ("tomorrow", "next monday",
+  // "May 5 2025") start at midnight.
+  else if (!tags.has('result/relativeDate') && !start.isCertain('hour') && !tags.has('casualReference/now')) {
+    wall = wall.startOf('day');
+  }
+  return wall.isValid ? wall : null;
+}
+
+/**
+ * A date input → that moment in `zone`, or null when it is not a date. Inputs without an offset are
+ * wall-clock times in `zone`; relative phrases count from `now` as seen in `zone` (DST-aware).
+ */
+export function parseDateInput(input: string | number, zone: string, now: Date = new Date()): DateTime | null {
+  if (typeof input === 'number') {
+    return Number.isFinite(input) ? DateTime.fromSeconds(Math.trunc(input), { zone }) : null;
+  }
+  const text = input.trim().replace(/\s+/g, ' ');
+  if (text === '' || text.length > MAX_DATE_INPUT) return null;
+  if (/^[+-]?\d+$/.test(text)) {
+    const seconds = Number(text);
+    return Number.isSafeInteger(seconds) ? DateTime.fromSeconds(seconds, { zone }) : null;
+  }
+  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    const iso = DateTime.fromISO(text, { zone });
+    if (iso.isValid) return iso;
+    const sql = DateTime.fromSQL(text, { zone });
+    if (sql.isValid) return sql;
+  }
+  return fromPhrase(text, zone, now);
 }

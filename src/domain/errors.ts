@@ -18,13 +18,24 @@ export class ApiError extends GraphQLError {
   }
 }
 
-/** WordPress' `rest_invalid_param`: every bad parameter is named, with a reason. */
-export function invalidParams(reasons: Record<string, string>): ApiError {
+/**
+ * WordPress' `rest_invalid_param`: every bad parameter is named, with a reason. A validator's own error
+ * goes in `details[param]` as `{code, message, data}` (e.g. `ticketed` → `event-tickets-not-active`).
+ */
+export function invalidParams(
+  reasons: Record<string, string>,
+  details: Record<string, { code: string; message: string; data: unknown }> = {},
+): ApiError {
   const names = Object.keys(reasons);
   return new ApiError(400, 'rest_invalid_param', `Invalid parameter(s): ${names.join(', ')}`, {
     params: reasons,
-    details: [],
+    details: Object.keys(details).length ? details : [],
   });
+}
+
+/** WordPress' `rest_missing_callback_param`: required parameters that were not sent. */
+export function missingParams(names: string[]): ApiError {
+  return new ApiError(400, 'rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, { params: names });
 }
 
 export function isApiError(error: unknown): error is ApiError {

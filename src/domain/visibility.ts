@@ -8,8 +8,9 @@ interface ReadablePost {
   authorId: number | null;
 }
 
-const NOT_FOUND: Record<PostType, (id: number | string) => ApiError> = {
-  event: (id) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`),
+export const NOT_FOUND: Record<PostType, (id: number | string) => ApiError> = {
+  event: (id) =>
+    new ApiError(404, 'rest-event-not-found', `Event with ${typeof id === 'number' ? 'ID' : 'slug'} ${id} does not exist.`),
   venue: () => new ApiError(404, 'venue-not-found', 'The requested post ID does not exist or is not an venue'),
   organizer: () =>
     new ApiError(404, 'organizer-not-found', 'The requested post ID does not exist or is not an organizer'),
@@ -33,8 +34,24 @@ export function assertReadable<T extends ReadablePost>(
   if (!canRead(viewer, post)) {
     throw new ApiError(403, `${type}-not-accessible`, `The requested ${type} is not accessible`);
   }
-  if (type === 'event' && post.password && post.password !== password && !canEdit(viewer, post)) {
+  if (type === 'event' && passwordWithheld(post, viewer, password)) {
     throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
   }
   return post;
+}
+
+/**
+ * A password-protected post whose content this request may not see: no right `password` and no right to
+ * edit it. Single reads refuse it; lists show it with its content blanked (tec-reference §4.3).
+ */
+export function passwordWithheld(post: ReadablePost, viewer: Viewer, password?: string | null): boolean {
+  return Boolean(post.password) && post.password !== password && !canEdit(viewer, post);
+}
+
+/**
+ * Whether a password-protected venue or organizer is shown scrubbed to this viewer (reference §4.3):
+ * everyone but those who may edit it sees its content blanked.
+ */
+export function passwordHides(viewer: Viewer, post: ReadablePost): boolean {
+  return Boolean(post.password) && !canEdit(viewer, post);
 }

@@ -10,6 +10,7 @@ import type { Context } from '../context.js';
 import { API_PREFIX } from '../domain/urls.js';
 import { invalidParams } from '../domain/errors.js';
 import type { HttpMethod, RestRoute } from '../../rest-map/types.js';
+import { createDiscovery, serviceRoot, swaggerUiAsset, swaggerUiPage, type SofaDocument } from './discovery.js';
 import { JSON_CONTENT_TYPE, NO_ROUTE, fromGraphQLError, sendError, wordPressError } from './errors.js';
 import { argumentsFromRequest, toSofaQuery } from './params.js';
 
@@ -58,7 +59,8 @@ function shapeSuccess(ctx: KoaContext, route: RestRoute, result: unknown, allow:
   if (record) {
     for (const [header, key] of Object.entries(route.headers ?? {})) ctx.set(header, String(record[key]));
     for (const key of route.omitWhenNull ?? []) if (record[key] === null) delete record[key];
-    if (route.locationFrom && typeof record[route.locationFrom] === 'string') ctx.set('Location', record[route.locationFrom] as string);
+    const location = route.locationFrom?.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), record);
+    if (typeof location === 'string') ctx.set('Location', location);
   }
   ctx.status = route.status ?? 200;
   ctx.set('Allow', allow);
@@ -88,6 +90,8 @@ export function createRestRouter(options: {
     ),
     // SOFA would otherwise reduce nested records that have an `id` to `{id}`.
     ignore: routes.map((route) => route.operation),
+    // What SOFA writes into its OpenAPI document (`discovery.ts` extends it into `/doc`).
+    customScalars: { JSON: {}, DateTime: { type: 'string', format: 'date-time' } },
     context: (serverContext: SofaServerContext) => serverContext.appContext,
     errorHandler: (errors) => {
       const error = fromGraphQLError(errors[0], logUnexpected);
@@ -95,24 +99,77 @@ export function createRestRouter(options: {
     },
   });
 
+  const discovery = createDiscovery({ schema, routes, sofaDocument: sofa.openAPIDocument as SofaDocument });
   const router = new Router();
   const byPath = new Map<string, RestRoute[]>();
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
 
-  for (const [path, pathRoutes] of byPath) {
-    const allow = pathRoutes.flatMap((route) => route.methods).join(', ');
-    const handler = async (ctx: KoaContext) => {
+  const urlsOf = (ctx: KoaContext) => options.createContext(ctx, ctx.params.lang as string | undefined).urls;
+  const sendJson = (ctx: KoaContext, body: unknown, allow: string) => {
+    ctx.status = 200;
+    ctx.set('Allow', allow);
+    ctx.type = JSON_CONTENT_TYPE;
+    ctx.body = JSON.stringify(body);
+  };
+  /**
+   * Both spellings of a path (with and without a language segment), for every method: an invalid
+   * segment is no route; HEAD is GET; OPTIONS describes the route as WordPress does; any other
+   * method the path does not serve is a 405 naming the ones it does.
+   */
+  const serve = (path: string, methods: HttpMethod[], handler: (ctx: KoaContext, method: HttpMethod) => unknown) => {
+    const allow = methods.join(', ');
+    const dispatch = async (ctx: KoaContext) => {
       const language = ctx.params.lang as string | undefined;
       if (language !== undefined && !isLanguageTag(language)) return sendError(ctx, NO_ROUTE());
-      const method = ctx.method as HttpMethod;
-      const route = pathRoutes.find((candidate) => candidate.methods.includes(method));
-      if (!route) return sendError(ctx, NO_ROUTE(405), { Allow: allow });
+      // `:id` is `\d+` in the reference: anything else matches no route at all.
+      if (ctx.params.id !== undefined && !/^\d+$/.test(ctx.params.id)) return sendError(ctx, NO_ROUTE());
+      const method = (ctx.method === 'HEAD' ? 'GET' : ctx.method) as HttpMethod;
+      if (ctx.method === 'OPTIONS') {
+        const described = discovery.route(path, urlsOf(ctx).api);
+        if (described) return sendJson(ctx, described, allow);
+      }
+      if (!methods.includes(method)) return sendError(ctx, NO_ROUTE(405), { Allow: allow });
+      return handler(ctx, method);
+    };
+    router.all(`${API_PREFIX}${path}`, dispatch);
+    router.all(`/:lang${API_PREFIX}${path}`, dispatch);
+  };
+
+  serve('', ['GET'], (ctx) => sendJson(ctx, discovery.index(urlsOf(ctx)), 'GET'));
+  serve('/doc', ['GET'], (ctx) => sendJson(ctx, discovery.openApi(urlsOf(ctx).api), 'GET'));
+  serve('/docs', ['GET'], (ctx) => {
+    const page = ctx.path.replace(/\/+$/, '');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = swaggerUiPage(page, `${page.slice(0, -'/docs'.length)}/doc`);
+  });
+  serve('/docs/:asset', ['GET'], (ctx) => {
+    const asset = swaggerUiAsset(ctx.params.asset as string);
+    if (!asset) return sendError(ctx, NO_ROUTE());
+    ctx.type = asset.type;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = asset.body;
+  });
+
+  // The service root, which the index's `up` link names.
+  const root = async (ctx: KoaContext, next: () => Promise<unknown>) => {
+    const language = ctx.params.lang as string | undefined;
+    if (language !== undefined && !isLanguageTag(language)) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return sendError(ctx, NO_ROUTE(405), { Allow: 'GET' });
+    const urls = urlsOf(ctx);
+    sendJson(ctx, serviceRoot(urls, language ? urls.site.slice(0, -language.length - 1) : urls.site), 'GET');
+  };
+  router.all('/', root);
+  router.all('/:lang', root);
+
+  for (const [path, pathRoutes] of byPath) {
+    const allow = pathRoutes.flatMap((route) => route.methods).join(', ');
+    serve(path, pathRoutes.flatMap((route) => route.methods), async (ctx, method) => {
+      const language = ctx.params.lang as string | undefined;
+      const route = pathRoutes.find((candidate) => candidate.methods.includes(method))!;
 
       const args = argumentsOf(schema, route.operation);
       const pathParams: Record<string, string> = { ...ctx.params };
       delete pathParams.lang;
-      // `:id` is `\d+` in the reference: anything else matches no route at all.
-      if (pathParams.id !== undefined && !/^\d+$/.test(pathParams.id)) return sendError(ctx, NO_ROUTE());
 
       let body: Record<string, unknown>;
       try {
@@ -122,6 +179,11 @@ export function createRestRouter(options: {
       }
       const query = parseQuery(ctx.querystring, { depth: 2, arrayLimit: 100 }) as Record<string, unknown>;
       const { variables, invalid } = argumentsFromRequest(args, { path: pathParams, query, body }, route.bodyArgument);
+      // SOFA reads an empty query value as absent: the route names those an empty value makes invalid.
+      for (const name of route.nonEmpty ?? []) {
+        const value = variables[name];
+        if (typeof value === 'string' && value.trim() === '') invalid[name] = 'Invalid parameter.';
+      }
       if (Object.keys(invalid).length) {
         const error = invalidParams(invalid);
         return sendError(ctx, wordPressError(400, error.code, error.message, error.data));
@@ -145,15 +207,10 @@ export function createRestRouter(options: {
         return;
       }
       shapeSuccess(ctx, route, payload, allow);
-    };
-    router.all(`${API_PREFIX}${path}`, handler);
-    router.all(`/:lang${API_PREFIX}${path}`, handler);
+    });
   }
 
   const noRoute = (ctx: KoaContext) => sendError(ctx, NO_ROUTE());
-  for (const prefix of [API_PREFIX, `/:lang${API_PREFIX}`]) {
-    router.all(prefix, noRoute);
-    router.all(`${prefix}/{*rest}`, noRoute);
-  }
+  for (const prefix of [API_PREFIX, `/:lang${API_PREFIX}`]) router.all(`${prefix}/{*rest}`, noRoute);
   return router;
 }

@@ -54,3 +54,7 @@ export const Image = builder.prismaObject('Media', {
 export function timezoneAbbr(post: { startsAt: Date; timezone: string }): string {
   return zoneAbbreviation(post.startsAt, post.timezone);
 }
+
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
+/** The `t` of an input type's `fields`, for helpers that declare fields shared by several inputs. */
+export type InputFieldBuilder = PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>;

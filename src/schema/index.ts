@@ -7,6 +7,10 @@ import './organizer.js';
 import './term.js';
 import './user.js';
 import './rest/event.js';
+import './event-mutations.js';
+import './rest/venue.js';
+import './rest/organizer.js';
+import './rest/term.js';
 
 /** The idiomatic GraphQL API (yoga). */
 export const publicSchema = builder.toSchema({ subGraph: 'public' });

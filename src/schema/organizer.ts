@@ -1,28 +1,44 @@
 import { builder } from './builder.js';
-import { Image, PageInfo, PostStatus, type PostStatusValue } from './common.js';
-import { ApiError } from '../domain/errors.js';
-import { normalizePaging } from '../domain/paging.js';
+import { Author, Image, type InputFieldBuilder, PageInfo, PostStatus, type PostStatusValue } from './common.js';
 import { permalink } from '../domain/urls.js';
-import { assertReadable } from '../domain/visibility.js';
-import { archivePage } from '../services/archive.js';
+import { assertReadable, passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
+import type { Organizer as OrganizerRow } from '../generated/sqlite/client.js';
+import { createOrMatchOrganizer, deleteOrganizer, organizerArchive, updateOrganizer } from '../services/organizers.js';
+
+/** A password-protected organizer shows only its name and ids to those who may not edit it (D6). */
+const hides = (organizer: OrganizerRow, ctx: Context) => passwordHides(ctx.viewer, organizer);
 
 export const Organizer = builder.prismaObject('Organizer', {
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    slug: t.exposeString('slug'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
-    excerpt: t.exposeString('excerpt'),
-    status: t.field({ type: PostStatus, resolve: (organizer) => organizer.status as PostStatusValue }),
-    url: t.string({ resolve: (organizer, _args, ctx) => permalink(ctx.urls, 'organizer', organizer) }),
-    phone: t.exposeString('phone'),
-    website: t.string({ nullable: true, resolve: (organizer) => organizer.website || null }),
-    email: t.exposeString('email'),
-    image: t.relation('image', { nullable: true, type: Image }),
-    publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
-  }),
+  fields: (t) => {
+    const text = (field: 'description' | 'excerpt' | 'phone' | 'email') =>
+      t.string({ resolve: (organizer, _a, ctx) => (hides(organizer, ctx) ? '' : organizer[field]) });
+    return {
+      id: t.exposeInt('id'),
+      slug: t.exposeString('slug'),
+      name: t.exposeString('name'),
+      description: text('description'),
+      excerpt: text('excerpt'),
+      status: t.field({ type: PostStatus, resolve: (organizer) => organizer.status as PostStatusValue }),
+      url: t.string({ resolve: (organizer, _args, ctx) => permalink(ctx.urls, 'organizer', organizer) }),
+      phone: text('phone'),
+      website: t.string({
+        nullable: true,
+        resolve: (organizer, _a, ctx) => (hides(organizer, ctx) ? null : organizer.website || null),
+      }),
+      email: text('email'),
+      passwordProtected: t.boolean({ resolve: (organizer) => Boolean(organizer.password) }),
+      image: t.field({
+        type: Image,
+        nullable: true,
+        select: (_args, _ctx, nested) => ({ image: nested(true) }),
+        resolve: (organizer, _a, ctx) => (hides(organizer, ctx) ? null : organizer.image),
+      }),
+      author: t.relation('author', { nullable: true, type: Author }),
+      publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
+      modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
+    };
+  },
 });
 
 type OrganizerArchive = Awaited<ReturnType<typeof organizerArchive>>;
@@ -41,14 +57,74 @@ const OrganizerPage = builder.objectRef<OrganizerArchive>('OrganizerPage').imple
   }),
 });
 
-export function organizerArchive(ctx: Context, page: number | null | undefined, perPage: number | null | undefined) {
-  const query = {
-    where: { status: 'publish' },
-    orderBy: [{ publishedAt: 'desc' as const }, { id: 'desc' as const }],
+const OrganizerFilter = builder.inputType('OrganizerFilter', {
+  fields: (t) => ({
+    search: t.string({ description: 'Text in the name, description, excerpt, phone, e-mail or website (any case)' }),
+    event: t.int({ description: 'Organizers of this event (it must exist)' }),
+    hasEvents: t.boolean({ description: 'true: linked to an event that is not a draft or pending; false: to none' }),
+    onlyWithUpcoming: t.boolean({ description: 'true: linked to an event starting now or later' }),
+    status: t.field({ type: [PostStatus], description: 'Only editors may ask for other statuses than publish' }),
+  }),
+});
+
+/** The organizer fields of the write inputs; `organizerBody` names them as REST does, for the one validation. */
+function organizerInputFields(t: InputFieldBuilder, create: boolean) {
+  return {
+    name: t.string({ required: create, description: 'Not empty' }),
+    description: t.string({ description: '"" clears it' }),
+    status: t.field({ type: PostStatus, description: 'Scaled back to pending (or draft) for those who may not publish' }),
+    authorId: t.int({ description: 'An existing user; only editors may name someone else' }),
+    date: t.string({ description: 'Publication date in the site time zone (any accepted date format)' }),
+    dateUtc: t.string({ description: 'Publication date in UTC' }),
+    phone: t.string(),
+    website: t.string({ description: 'A URL; "" clears it' }),
+    email: t.string({ description: 'Kept as given (not validated, as the reference)' }),
+    image: t.string({ description: 'An image media id, or an http(s) image URL (needs the upload capability); "" removes it' }),
   };
-  return archivePage(query, normalizePaging(page, perPage), (where) => ctx.db.organizer.count({ where }), () =>
-    new ApiError(404, 'organizer-archive-page-not-found', 'The requested organizer archive page does not exist'),
-  );
+}
+
+export const CreateOrganizerInput = builder.inputType('CreateOrganizerInput', { fields: (t) => organizerInputFields(t, true) });
+
+const UpdateOrganizerInput = builder.inputType('UpdateOrganizerInput', {
+  fields: (t) => ({
+    ...organizerInputFields(t, false),
+    password: t.string({ description: 'Hides the organizer content from those who may not edit it; "" removes it' }),
+  }),
+});
+
+const UpdateOrganizerBySlugInput = builder.inputType('UpdateOrganizerBySlugInput', {
+  fields: (t) => organizerInputFields(t, false),
+});
+
+interface OrganizerInput {
+  name?: string | null;
+  description?: string | null;
+  status?: PostStatusValue | null;
+  authorId?: number | null;
+  date?: string | null;
+  dateUtc?: string | null;
+  phone?: string | null;
+  website?: string | null;
+  email?: string | null;
+  image?: string | null;
+  password?: string | null;
+}
+
+/** GraphQL input → the flat body the REST routes receive (null means unchanged). */
+export function organizerBody(input: OrganizerInput): Record<string, unknown> {
+  return {
+    organizer: input.name,
+    description: input.description,
+    status: input.status,
+    author: input.authorId,
+    date: input.date,
+    date_utc: input.dateUtc,
+    phone: input.phone,
+    website: input.website,
+    email: input.email,
+    image: input.image,
+    password: input.password,
+  };
 }
 
 builder.queryFields((t) => ({
@@ -66,7 +142,58 @@ builder.queryFields((t) => ({
   }),
   organizers: t.field({
     type: OrganizerPage,
-    args: { page: t.arg.int(), perPage: t.arg.int() },
-    resolve: (_root, { page, perPage }, ctx) => organizerArchive(ctx, page, perPage),
+    description: 'Organizers, newest first',
+    args: { filter: t.arg({ type: OrganizerFilter }), page: t.arg.int(), perPage: t.arg.int() },
+    resolve: (_root, { filter, page, perPage }, ctx) => organizerArchive(ctx.db, ctx, filter ?? {}, page, perPage),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createOrganizer: t.prismaField({
+    type: Organizer,
+    description: 'Creates an organizer, or returns the existing one with the same name (and description, when given)',
+    args: { input: t.arg({ type: CreateOrganizerInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const { record } = await ctx.db.$transaction((tx) => createOrMatchOrganizer(tx, ctx, organizerBody(input)));
+      return ctx.db.organizer.findUniqueOrThrow({ ...query, where: { id: record.id } });
+    },
+  }),
+  updateOrganizer: t.prismaField({
+    type: Organizer,
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateOrganizerInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      await ctx.db.$transaction((tx) => updateOrganizer(tx, ctx, { id }, organizerBody(input), { passwordAllowed: true }));
+      return ctx.db.organizer.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  updateOrganizerBySlug: t.prismaField({
+    type: Organizer,
+    args: { slug: t.arg.string({ required: true }), input: t.arg({ type: UpdateOrganizerBySlugInput, required: true }) },
+    resolve: async (query, _root, { slug, input }, ctx) => {
+      const organizer = await ctx.db.$transaction((tx) => updateOrganizer(tx, ctx, { slug }, organizerBody(input)));
+      return ctx.db.organizer.findUniqueOrThrow({ ...query, where: { id: organizer.id } });
+    },
+  }),
+  deleteOrganizer: t.prismaField({
+    type: Organizer,
+    description: 'Moves the organizer to the trash (unlinking it from its events); force: deletes it for good (editors)',
+    args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
+    resolve: (query, _root, { id, force }, ctx) =>
+      ctx.db.$transaction((tx) =>
+        deleteOrganizer(tx, ctx, { id }, force ?? false, (db, organizerId) =>
+          db.organizer.findUniqueOrThrow({ ...query, where: { id: organizerId } }),
+        ),
+      ),
+  }),
+  deleteOrganizerBySlug: t.prismaField({
+    type: Organizer,
+    description: 'As deleteOrganizer, by slug',
+    args: { slug: t.arg.string({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
+    resolve: (query, _root, { slug, force }, ctx) =>
+      ctx.db.$transaction((tx) =>
+        deleteOrganizer(tx, ctx, { slug }, force ?? false, (db, organizerId) =>
+          db.organizer.findUniqueOrThrow({ ...query, where: { id: organizerId } }),
+        ),
+      ),
   }),
 }));

@@ -1,14 +1,22 @@
 import { builder } from './builder.js';
 import { PageInfo } from './common.js';
-import { ApiError } from '../domain/errors.js';
 import { normalizePaging } from '../domain/paging.js';
 import { TAXONOMY_PATH, type Taxonomy } from '../domain/urls.js';
-import { archivePage } from '../services/archive.js';
+import {
+  CATEGORY,
+  TAG,
+  type TermListFilter,
+  createTerm,
+  deleteTerm,
+  findTerm,
+  listTerms,
+  updateTerm,
+} from '../services/terms.js';
 import type { Context } from '../context.js';
 
 // Categories and tags are one table (WordPress terms) exposed as two GraphQL types.
 
-function termUrl(ctx: Context, term: { taxonomy: string; slug: string }): string {
+export function termUrl(ctx: Context, term: { taxonomy: string; slug: string }): string {
   return `${ctx.urls.site}/${TAXONOMY_PATH[term.taxonomy as Taxonomy].site}/${term.slug}/`;
 }
 
@@ -20,10 +28,7 @@ export const Category = builder.prismaObject('Term', {
     slug: t.exposeString('slug'),
     description: t.exposeString('description'),
     url: t.string({ resolve: (term, _args, ctx) => termUrl(ctx, term) }),
-    count: t.int({
-      description: 'Published events in this category',
-      resolve: (term, _args, ctx) => ctx.loaders.termEventCount.load(term.id),
-    }),
+    count: t.exposeInt('eventCount', { description: 'Published events in this category' }),
   }),
 });
 
@@ -37,37 +42,39 @@ export const Tag = builder.prismaObject('Term', {
     slug: t.exposeString('slug'),
     description: t.exposeString('description'),
     url: t.string({ resolve: (term, _args, ctx) => termUrl(ctx, term) }),
-    count: t.int({
-      description: 'Published events with this tag',
-      resolve: (term, _args, ctx) => ctx.loaders.termEventCount.load(term.id),
-    }),
+    count: t.exposeInt('eventCount', { description: 'Published events with this tag' }),
   }),
 });
 
+/** One page of categories or tags for either API. */
 export function termArchive(
   ctx: Context,
   taxonomy: Taxonomy,
+  filter: TermListFilter,
   page: number | null | undefined,
   perPage: number | null | undefined,
 ) {
-  const query = { where: { taxonomy }, orderBy: [{ name: 'asc' as const }, { id: 'asc' as const }] };
-  return archivePage(query, normalizePaging(page, perPage), (where) => ctx.db.term.count({ where }));
+  return listTerms(ctx, taxonomy, filter, normalizePaging(page, perPage));
 }
 
-async function findTerm(ctx: Context, taxonomy: Taxonomy, id: number, query: object) {
-  const term = await ctx.db.term.findFirst({ ...query, where: { id, taxonomy } });
-  if (!term) throw new ApiError(404, 'term-not-found', 'The requested term does not exist');
-  return term;
-}
+export type TermArchive = Awaited<ReturnType<typeof termArchive>>;
 
-type TermArchive = Awaited<ReturnType<typeof termArchive>>;
+/** The page's terms in list order, loaded with the selection GraphQL asks for. */
+export async function termsOfPage<T extends { id: number }>(
+  archive: TermArchive,
+  load: (ids: number[]) => Promise<T[]>,
+): Promise<T[]> {
+  if (!archive.ids.length) return [];
+  const byId = new Map((await load(archive.ids)).map((term) => [term.id, term]));
+  return archive.ids.flatMap((id) => byId.get(id) ?? []);
+}
 
 const CategoryPage = builder.objectRef<TermArchive>('CategoryPage').implement({
   fields: (t) => ({
     items: t.prismaField({
       type: [Category],
       resolve: (query, page, _args, ctx) =>
-        ctx.db.term.findMany({ ...query, where: page.where, orderBy: page.orderBy, skip: page.skip, take: page.take }),
+        termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
     }),
     pageInfo: t.field({
       type: PageInfo,
@@ -81,7 +88,7 @@ const TagPage = builder.objectRef<TermArchive>('TagPage').implement({
     items: t.prismaField({
       type: [Tag],
       resolve: (query, page, _args, ctx) =>
-        ctx.db.term.findMany({ ...query, where: page.where, orderBy: page.orderBy, skip: page.skip, take: page.take }),
+        termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
     }),
     pageInfo: t.field({
       type: PageInfo,
@@ -90,25 +97,164 @@ const TagPage = builder.objectRef<TermArchive>('TagPage').implement({
   }),
 });
 
+export const SortOrder = builder.enumType('SortOrder', { values: ['asc', 'desc'] as const });
+
+export const TermOrderField = builder.enumType('TermOrderField', {
+  values: {
+    id: { value: 'id' },
+    name: { value: 'name' },
+    slug: { value: 'slug' },
+    count: { value: 'count', description: 'Published events carrying the term' },
+    termGroup: { value: 'term_group', description: 'WordPress term group (always 0: id order)' },
+    description: { value: 'description' },
+  } as const,
+});
+
+const CategoryFilter = builder.inputType('CategoryFilter', {
+  fields: (t) => ({
+    search: t.string({ description: 'Categories whose name contains this text (any case)' }),
+    include: t.intList({ description: 'Only these category ids (each must exist)' }),
+    exclude: t.intList({ description: 'Not these category ids (each must exist)' }),
+    parent: t.int({ description: 'Children of this category; 0 for top-level categories' }),
+    event: t.int({ description: 'Categories of this event' }),
+    slug: t.string({ description: 'The category with this slug' }),
+    hideEmpty: t.boolean({
+      defaultValue: true,
+      description: 'Hide categories without published events (and without descendants that have some)',
+    }),
+  }),
+});
+
+const TagFilter = builder.inputType('TagFilter', {
+  fields: (t) => ({
+    search: t.string({ description: 'Tags whose name contains this text (any case)' }),
+    include: t.intList({ description: 'Only these tag ids (each must exist)' }),
+    exclude: t.intList({ description: 'Not these tag ids (each must exist)' }),
+    event: t.int({ description: 'Tags of this event' }),
+    slug: t.string({ description: 'The tag with this slug' }),
+    hideEmpty: t.boolean({ defaultValue: true, description: 'Hide tags without published events' }),
+  }),
+});
+
+const CreateCategoryInput = builder.inputType('CreateCategoryInput', {
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'Unique among the categories of the same parent' }),
+    description: t.string(),
+    slug: t.string({ description: 'Unique among categories; derived from the name when absent' }),
+    parentId: t.int({ description: 'An existing category; null or 0 for a top-level category' }),
+  }),
+});
+
+const UpdateCategoryInput = builder.inputType('UpdateCategoryInput', {
+  fields: (t) => ({
+    name: t.string(),
+    description: t.string(),
+    slug: t.string({ description: 'Must not be used by another category' }),
+    parentId: t.int({ description: 'An existing category that is not a descendant; null or 0 moves it to the top level' }),
+  }),
+});
+
+const CreateTagInput = builder.inputType('CreateTagInput', {
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'Unique among tags' }),
+    description: t.string(),
+    slug: t.string({ description: 'Unique among tags; derived from the name when absent' }),
+  }),
+});
+
+const UpdateTagInput = builder.inputType('UpdateTagInput', {
+  fields: (t) => ({
+    name: t.string(),
+    description: t.string(),
+    slug: t.string({ description: 'Must not be used by another tag' }),
+  }),
+});
+
+/** GraphQL input → the flat body the REST routes receive (one validation for both APIs). */
+function termBody(input: { name?: string | null; description?: string | null; slug?: string | null; parentId?: number | null }) {
+  return { name: input.name, description: input.description, slug: input.slug, parent: input.parentId };
+}
+
 builder.queryFields((t) => ({
   category: t.prismaField({
     type: Category,
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, { id }, ctx) => findTerm(ctx, 'tribe_events_cat', id, query),
+    resolve: (query, _root, { id }, ctx) => findTerm(ctx.db, CATEGORY, id, query),
   }),
   categories: t.field({
     type: CategoryPage,
-    args: { page: t.arg.int(), perPage: t.arg.int() },
-    resolve: (_root, { page, perPage }, ctx) => termArchive(ctx, 'tribe_events_cat', page, perPage),
+    description: 'Categories, by name unless ordered otherwise',
+    args: {
+      filter: t.arg({ type: CategoryFilter }),
+      orderBy: t.arg({ type: TermOrderField, defaultValue: 'name' }),
+      order: t.arg({ type: SortOrder, defaultValue: 'asc' }),
+      page: t.arg.int(),
+      perPage: t.arg.int(),
+    },
+    resolve: (_root, { filter, orderBy, order, page, perPage }, ctx) =>
+      termArchive(ctx, CATEGORY, { ...filter, orderby: orderBy, order }, page, perPage),
   }),
   tag: t.prismaField({
     type: Tag,
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, { id }, ctx) => findTerm(ctx, 'post_tag', id, query),
+    resolve: (query, _root, { id }, ctx) => findTerm(ctx.db, TAG, id, query),
   }),
   tags: t.field({
     type: TagPage,
-    args: { page: t.arg.int(), perPage: t.arg.int() },
-    resolve: (_root, { page, perPage }, ctx) => termArchive(ctx, 'post_tag', page, perPage),
+    description: 'Tags, by name unless ordered otherwise',
+    args: {
+      filter: t.arg({ type: TagFilter }),
+      orderBy: t.arg({ type: TermOrderField, defaultValue: 'name' }),
+      order: t.arg({ type: SortOrder, defaultValue: 'asc' }),
+      page: t.arg.int(),
+      perPage: t.arg.int(),
+    },
+    resolve: (_root, { filter, orderBy, order, page, perPage }, ctx) =>
+      termArchive(ctx, TAG, { ...filter, orderby: orderBy, order }, page, perPage),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createCategory: t.prismaField({
+    type: Category,
+    description: 'Editors and administrators',
+    args: { input: t.arg({ type: CreateCategoryInput, required: true }) },
+    resolve: (query, _root, { input }, ctx) =>
+      createTerm(ctx, CATEGORY, termBody(input), (tx, id) => tx.term.findUniqueOrThrow({ ...query, where: { id } })),
+  }),
+  updateCategory: t.prismaField({
+    type: Category,
+    description: 'Editors and administrators',
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateCategoryInput, required: true }) },
+    resolve: (query, _root, { id, input }, ctx) =>
+      updateTerm(ctx, CATEGORY, id, termBody(input), (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
+  }),
+  deleteCategory: t.prismaField({
+    type: Category,
+    description: 'Deletes for good and returns the category as it was; its children move up to its parent',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, { id }, ctx) =>
+      deleteTerm(ctx, CATEGORY, id, (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
+  }),
+  createTag: t.prismaField({
+    type: Tag,
+    description: 'Editors and administrators',
+    args: { input: t.arg({ type: CreateTagInput, required: true }) },
+    resolve: (query, _root, { input }, ctx) =>
+      createTerm(ctx, TAG, termBody(input), (tx, id) => tx.term.findUniqueOrThrow({ ...query, where: { id } })),
+  }),
+  updateTag: t.prismaField({
+    type: Tag,
+    description: 'Editors and administrators',
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateTagInput, required: true }) },
+    resolve: (query, _root, { id, input }, ctx) =>
+      updateTerm(ctx, TAG, id, termBody(input), (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
+  }),
+  deleteTag: t.prismaField({
+    type: Tag,
+    description: 'Deletes for good and returns the tag as it was',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, { id }, ctx) =>
+      deleteTerm(ctx, TAG, id, (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
   }),
 }));

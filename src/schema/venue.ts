@@ -1,38 +1,70 @@
 import { builder } from './builder.js';
-import { Image, PageInfo, PostStatus, type PostStatusValue } from './common.js';
-import { ApiError } from '../domain/errors.js';
-import { normalizePaging } from '../domain/paging.js';
+import { Author, Image, type InputFieldBuilder, PageInfo, PostStatus, type PostStatusValue } from './common.js';
 import { permalink } from '../domain/urls.js';
-import { assertReadable } from '../domain/visibility.js';
-import { archivePage } from '../services/archive.js';
+import { assertReadable, passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
+import type { Venue as VenueRow } from '../generated/sqlite/client.js';
+import { createOrMatchVenue, deleteVenue, updateVenue, venueArchive } from '../services/venues.js';
+
+/** A password-protected venue shows only its name and ids to those who may not edit it (D6). */
+const hides = (venue: VenueRow, ctx: Context) => passwordHides(ctx.viewer, venue);
+
+type VenueText =
+  | 'description'
+  | 'excerpt'
+  | 'address'
+  | 'city'
+  | 'country'
+  | 'province'
+  | 'state'
+  | 'stateprovince'
+  | 'zip'
+  | 'phone';
 
 export const Venue = builder.prismaObject('Venue', {
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    slug: t.exposeString('slug'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
-    excerpt: t.exposeString('excerpt'),
-    status: t.field({ type: PostStatus, resolve: (venue) => venue.status as PostStatusValue }),
-    url: t.string({ resolve: (venue, _args, ctx) => permalink(ctx.urls, 'venue', venue) }),
-    address: t.exposeString('address'),
-    city: t.exposeString('city'),
-    country: t.exposeString('country'),
-    province: t.exposeString('province'),
-    state: t.exposeString('state'),
-    stateProvince: t.exposeString('stateprovince'),
-    zip: t.exposeString('zip'),
-    phone: t.exposeString('phone'),
-    website: t.string({ nullable: true, resolve: (venue) => venue.website || null }),
-    showMap: t.exposeBoolean('showMap'),
-    showMapLink: t.exposeBoolean('showMapLink'),
-    geoLat: t.exposeFloat('geoLat', { nullable: true }),
-    geoLng: t.exposeFloat('geoLng', { nullable: true }),
-    image: t.relation('image', { nullable: true, type: Image }),
-    publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
-  }),
+  fields: (t) => {
+    const text = (field: VenueText) => t.string({ resolve: (venue, _a, ctx) => (hides(venue, ctx) ? '' : venue[field]) });
+    const coordinate = (field: 'geoLat' | 'geoLng') =>
+      t.float({ nullable: true, resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue[field]) });
+    const flag = (field: 'showMap' | 'showMapLink') =>
+      t.boolean({
+        nullable: true,
+        description: 'null while password-protected',
+        resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue[field]),
+      });
+    return {
+      id: t.exposeInt('id'),
+      slug: t.exposeString('slug'),
+      name: t.exposeString('name'),
+      description: text('description'),
+      excerpt: text('excerpt'),
+      status: t.field({ type: PostStatus, resolve: (venue) => venue.status as PostStatusValue }),
+      url: t.string({ resolve: (venue, _args, ctx) => permalink(ctx.urls, 'venue', venue) }),
+      address: text('address'),
+      city: text('city'),
+      country: text('country'),
+      province: text('province'),
+      state: text('state'),
+      stateProvince: text('stateprovince'),
+      zip: text('zip'),
+      phone: text('phone'),
+      website: t.string({ nullable: true, resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue.website || null) }),
+      showMap: flag('showMap'),
+      showMapLink: flag('showMapLink'),
+      geoLat: coordinate('geoLat'),
+      geoLng: coordinate('geoLng'),
+      passwordProtected: t.boolean({ resolve: (venue) => Boolean(venue.password) }),
+      image: t.field({
+        type: Image,
+        nullable: true,
+        select: (_args, _ctx, nested) => ({ image: nested(true) }),
+        resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue.image),
+      }),
+      author: t.relation('author', { nullable: true, type: Author }),
+      publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
+      modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
+    };
+  },
 });
 
 type VenueArchive = Awaited<ReturnType<typeof venueArchive>>;
@@ -51,14 +83,103 @@ const VenuePage = builder.objectRef<VenueArchive>('VenuePage').implement({
   }),
 });
 
-export function venueArchive(ctx: Context, page: number | null | undefined, perPage: number | null | undefined) {
-  const query = {
-    where: { status: 'publish' },
-    orderBy: [{ publishedAt: 'desc' as const }, { id: 'desc' as const }],
+const VenueFilter = builder.inputType('VenueFilter', {
+  fields: (t) => ({
+    search: t.string({ description: 'Text in the name, description, excerpt or address fields (any case)' }),
+    event: t.int({ description: 'Venues of this event (it must exist)' }),
+    hasEvents: t.boolean({ description: 'true: linked to an event that is not a draft or pending; false: to none' }),
+    onlyWithUpcoming: t.boolean({ description: 'true: linked to an event starting now or later' }),
+    status: t.field({ type: [PostStatus], description: 'Only editors may ask for other statuses than publish' }),
+  }),
+});
+
+/** The venue fields of the write inputs; `venueBody` names them as REST does, for the one validation. */
+function venueInputFields(t: InputFieldBuilder, create: boolean) {
+  return {
+    name: t.string({ required: create, description: 'Not empty' }),
+    description: t.string({ description: '"" clears it' }),
+    status: t.field({ type: PostStatus, description: 'Scaled back to pending (or draft) for those who may not publish' }),
+    authorId: t.int({ description: 'An existing user; only editors may name someone else' }),
+    date: t.string({ description: 'Publication date in the site time zone (any accepted date format)' }),
+    dateUtc: t.string({ description: 'Publication date in UTC' }),
+    address: t.string(),
+    city: t.string(),
+    country: t.string(),
+    province: t.string(),
+    state: t.string(),
+    stateProvince: t.string(),
+    zip: t.string(),
+    phone: t.string(),
+    website: t.string({ description: 'A URL; "" clears it' }),
+    showMap: t.boolean(),
+    showMapLink: t.boolean(),
+    geoLat: t.float({ description: 'Latitude, -90 to 90; null clears it' }),
+    geoLng: t.float({ description: 'Longitude, -180 to 180; null clears it' }),
+    image: t.string({ description: 'An image media id, or an http(s) image URL (needs the upload capability); "" removes it' }),
   };
-  return archivePage(query, normalizePaging(page, perPage), (where) => ctx.db.venue.count({ where }), () =>
-    new ApiError(404, 'venue-archive-page-not-found', 'The requested venue archive page does not exist'),
-  );
+}
+
+export const CreateVenueInput = builder.inputType('CreateVenueInput', { fields: (t) => venueInputFields(t, true) });
+
+const UpdateVenueInput = builder.inputType('UpdateVenueInput', {
+  fields: (t) => ({
+    ...venueInputFields(t, false),
+    password: t.string({ description: 'Hides the venue content from those who may not edit it; "" removes it' }),
+  }),
+});
+
+const UpdateVenueBySlugInput = builder.inputType('UpdateVenueBySlugInput', { fields: (t) => venueInputFields(t, false) });
+
+interface VenueInput {
+  name?: string | null;
+  description?: string | null;
+  status?: PostStatusValue | null;
+  authorId?: number | null;
+  date?: string | null;
+  dateUtc?: string | null;
+  address?: string | null;
+  city?: string | null;
+  country?: string | null;
+  province?: string | null;
+  state?: string | null;
+  stateProvince?: string | null;
+  zip?: string | null;
+  phone?: string | null;
+  website?: string | null;
+  showMap?: boolean | null;
+  showMapLink?: boolean | null;
+  geoLat?: number | null;
+  geoLng?: number | null;
+  image?: string | null;
+  password?: string | null;
+}
+
+/** GraphQL input → the flat body the REST routes receive (null means unchanged, but clears coordinates). */
+export function venueBody(input: VenueInput): Record<string, unknown> {
+  const coordinate = (value: number | null | undefined) => (value === null ? '' : value);
+  return {
+    venue: input.name,
+    description: input.description,
+    status: input.status,
+    author: input.authorId,
+    date: input.date,
+    date_utc: input.dateUtc,
+    address: input.address,
+    city: input.city,
+    country: input.country,
+    province: input.province,
+    state: input.state,
+    stateprovince: input.stateProvince,
+    zip: input.zip,
+    phone: input.phone,
+    website: input.website,
+    show_map: input.showMap,
+    show_map_link: input.showMapLink,
+    geo_lat: coordinate(input.geoLat),
+    geo_lng: coordinate(input.geoLng),
+    image: input.image,
+    password: input.password,
+  };
 }
 
 builder.queryFields((t) => ({
@@ -76,7 +197,54 @@ builder.queryFields((t) => ({
   }),
   venues: t.field({
     type: VenuePage,
-    args: { page: t.arg.int(), perPage: t.arg.int() },
-    resolve: (_root, { page, perPage }, ctx) => venueArchive(ctx, page, perPage),
+    description: 'Venues, newest first',
+    args: { filter: t.arg({ type: VenueFilter }), page: t.arg.int(), perPage: t.arg.int() },
+    resolve: (_root, { filter, page, perPage }, ctx) => venueArchive(ctx.db, ctx, filter ?? {}, page, perPage),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createVenue: t.prismaField({
+    type: Venue,
+    description: 'Creates a venue, or returns the existing one with the same name (and description, when given)',
+    args: { input: t.arg({ type: CreateVenueInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const { record } = await ctx.db.$transaction((tx) => createOrMatchVenue(tx, ctx, venueBody(input)));
+      return ctx.db.venue.findUniqueOrThrow({ ...query, where: { id: record.id } });
+    },
+  }),
+  updateVenue: t.prismaField({
+    type: Venue,
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateVenueInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      await ctx.db.$transaction((tx) => updateVenue(tx, ctx, { id }, venueBody(input), { passwordAllowed: true }));
+      return ctx.db.venue.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  updateVenueBySlug: t.prismaField({
+    type: Venue,
+    args: { slug: t.arg.string({ required: true }), input: t.arg({ type: UpdateVenueBySlugInput, required: true }) },
+    resolve: async (query, _root, { slug, input }, ctx) => {
+      const venue = await ctx.db.$transaction((tx) => updateVenue(tx, ctx, { slug }, venueBody(input)));
+      return ctx.db.venue.findUniqueOrThrow({ ...query, where: { id: venue.id } });
+    },
+  }),
+  deleteVenue: t.prismaField({
+    type: Venue,
+    description: 'Moves the venue to the trash (unlinking it from its events); force: deletes it for good (editors)',
+    args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
+    resolve: (query, _root, { id, force }, ctx) =>
+      ctx.db.$transaction((tx) =>
+        deleteVenue(tx, ctx, { id }, force ?? false, (db, venueId) => db.venue.findUniqueOrThrow({ ...query, where: { id: venueId } })),
+      ),
+  }),
+  deleteVenueBySlug: t.prismaField({
+    type: Venue,
+    description: 'As deleteVenue, by slug',
+    args: { slug: t.arg.string({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
+    resolve: (query, _root, { slug, force }, ctx) =>
+      ctx.db.$transaction((tx) =>
+        deleteVenue(tx, ctx, { slug }, force ?? false, (db, venueId) => db.venue.findUniqueOrThrow({ ...query, where: { id: venueId } })),
+      ),
   }),
 }));

@@ -1,64 +1,506 @@
-import { DateTime } from 'luxon';
+import type { DateTime } from 'luxon';
+import type { Context } from '../context.js';
+import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
+import { ApiError, invalidParams, isApiError } from '../domain/errors.js';
+import { normalizePaging } from '../domain/paging.js';
+import { type Viewer, canRead, listableStatuses } from '../domain/permissions.js';
+import { passwordWithheld } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import { WALL_CLOCK, endOfDayWall, startOfDayWall } from '../domain/dates.js';
-import { invalidParams } from '../domain/errors.js';
-import { type Viewer, listableStatuses } from '../domain/permissions.js';
+import { archivePage } from './archive.js';
+
+// The event list (`GET /events`, GraphQL `events`): the reference's filters (tec-reference §5) turned
+// into one Prisma `where`, then paged. Dates compare the filter's wall-clock in the site zone with each
+// event's own local wall-clock (`localStart`/`localEnd`), the reference's default "event time zone" mode.
 
 /** The list filters both APIs share (REST names them in snake_case, GraphQL in camelCase). */
 export interface EventListFilter {
   startDate?: string | null;
   endDate?: string | null;
-  status?: string[] | null;
+  startsBefore?: string | null;
+  startsAfter?: string | null;
+  endsBefore?: string | null;
+  endsAfter?: string | null;
+  strictDates?: boolean | null;
+  search?: string | null;
+  categories?: readonly string[] | null;
+  tags?: readonly string[] | null;
+  venues?: readonly number[] | null;
+  organizers?: readonly number[] | null;
+  featured?: boolean | null;
+  status?: readonly string[] | null;
+  include?: readonly number[] | null;
+  postParent?: number | null;
+  geoloc?: boolean | null;
+  near?: { lat?: number | null; lng?: number | null; radius?: number | null } | null;
+  ticketed?: boolean | null;
 }
 
-/** The filters as the list actually applied them: echoed in `rest_url` and the paging links. */
+/** The filters as the list applied them: REST echoes them in `rest_url` and the paging links (D2). */
 export interface EffectiveEventFilter {
   startDate: string | null;
   endDate: string | null;
+  startsBefore: string | null;
+  startsAfter: string | null;
+  endsBefore: string | null;
+  endsAfter: string | null;
+  strictDates: boolean;
+  search: string | null;
   status: string[];
+  postParent: number | null;
+  include: number[] | null;
+  ticketed: boolean | null;
+  venues: number[] | null;
+  organizers: number[] | null;
+  featured: boolean | null;
+  categories: string[] | null;
+  tags: string[] | null;
+  geoloc: boolean | null;
+  near: { lat: number; lng: number; radius: number } | null;
 }
 
-const DATE_FORMATS = [WALL_CLOCK, 'yyyy-MM-dd HH:mm', 'yyyy-MM-dd'];
+/** Error messages name the parameters as the API the request came through spells them. */
+export type ParamStyle = 'rest' | 'graphql';
 
-/** Parses a date filter in the site zone; whole-day rounding as the reference's non-strict mode. */
-function dayBound(input: string, zone: string, bound: 'start' | 'end'): string | null {
-  const trimmed = input.trim();
-  let parsed = DateTime.fromISO(trimmed, { zone });
-  for (const format of DATE_FORMATS) {
-    if (parsed.isValid) break;
-    parsed = DateTime.fromFormat(trimmed, format, { zone });
+const PARAM_NAMES = {
+  startDate: ['start_date', 'startDate'],
+  endDate: ['end_date', 'endDate'],
+  startsBefore: ['starts_before', 'startsBefore'],
+  startsAfter: ['starts_after', 'startsAfter'],
+  endsBefore: ['ends_before', 'endsBefore'],
+  endsAfter: ['ends_after', 'endsAfter'],
+  search: ['search', 'search'],
+  categories: ['categories', 'categories'],
+  tags: ['tags', 'tags'],
+  venues: ['venue', 'venues'],
+  organizers: ['organizer', 'organizers'],
+  status: ['status', 'status'],
+  lat: ['geoloc_lat', 'near.lat'],
+  lng: ['geoloc_lng', 'near.lng'],
+  radius: ['geoloc_radius', 'near.radius'],
+  ticketed: ['ticketed', 'ticketed'],
+  postParent: ['post_parent', 'postParent'],
+} as const satisfies Record<string, readonly [string, string]>;
+
+type Param = keyof typeof PARAM_NAMES;
+
+const INVALID = 'Invalid parameter.';
+const DATE_FILTERS = ['startDate', 'endDate', 'startsBefore', 'startsAfter', 'endsBefore', 'endsAfter'] as const;
+type DateFilter = (typeof DATE_FILTERS)[number];
+
+/** Geo lists: default radius (km), and the most events a radius may hold (they are sorted in memory). */
+export const DEFAULT_GEO_RADIUS_KM = 50;
+export const GEO_MAX_EVENTS = 10_000;
+const GEO_MAX_VENUES = 10_000;
+const EARTH_RADIUS_KM = 6371.0088;
+const KM_PER_DEGREE = (Math.PI * EARTH_RADIUS_KM) / 180;
+/** WordPress turns a search of more terms than this into one phrase. */
+const MAX_SEARCH_TERMS = 9;
+
+export interface EventListOptions {
+  style: ParamStyle;
+  now?: Date;
+}
+
+export interface EventQuery {
+  where: Prisma.EventWhereInput;
+  orderBy: Prisma.EventOrderByWithRelationInput[];
+  effective: EffectiveEventFilter;
+  /** Geo lists only: the venues in range, with their distance in km. */
+  distances: Map<number, number> | null;
+}
+
+class ParamErrors {
+  readonly reasons: Record<string, string> = {};
+  readonly details: Record<string, { code: string; message: string; data: unknown }> = {};
+  constructor(private readonly style: ParamStyle) {}
+
+  name(param: Param): string {
+    return PARAM_NAMES[param][this.style === 'rest' ? 0 : 1];
   }
-  if (!parsed.isValid && /^\d+$/.test(trimmed)) parsed = DateTime.fromSeconds(Number(trimmed), { zone });
-  if (!parsed.isValid) return null;
-  return (bound === 'start' ? parsed.startOf('day') : parsed.endOf('day')).toFormat(WALL_CLOCK);
+
+  add(param: Param, reason = INVALID, detail?: { code: string; message: string }): void {
+    const name = this.name(param);
+    this.reasons[name] = reason;
+    if (detail) this.details[name] = { ...detail, data: { status: 400 } };
+  }
+
+  /** Folds an error a shared rule threw (e.g. the status rules) into this request's list. */
+  absorb(error: unknown, param: Param): void {
+    if (!isApiError(error) || error.code !== 'rest_invalid_param') throw error;
+    this.add(param);
+  }
+
+  throwIfAny(): void {
+    if (Object.keys(this.reasons).length) throw invalidParams(this.reasons, this.details);
+  }
 }
 
-export function resolveEventListFilter(
-  filter: EventListFilter,
-  viewer: Viewer,
-  siteZone: string,
-  now: Date = new Date(),
-): { where: Prisma.EventWhereInput; orderBy: Prisma.EventOrderByWithRelationInput[]; effective: EffectiveEventFilter } {
-  const bad: Record<string, string> = {};
-  const startDate = filter.startDate
-    ? dayBound(filter.startDate, siteZone, 'start')
-    : startOfDayWall(now, siteZone, -1);
-  const endDate = filter.endDate ? dayBound(filter.endDate, siteZone, 'end') : endOfDayWall(now, siteZone, 24);
-  if (startDate === null) bad.start_date = 'Invalid parameter.';
-  if (endDate === null) bad.end_date = 'Invalid parameter.';
-  if (Object.keys(bad).length) throw invalidParams(bad);
+/**
+ * A date filter → the site-zone wall-clock it compares with. Inclusive mode (the default) rounds
+ * `start_date` to 00:00:00 and every other bound to 23:59:59 of its day (tec-reference §5.5).
+ */
+function dateBound(parsed: DateTime, filter: DateFilter, strict: boolean): string {
+  if (strict) return parsed.toFormat(WALL_CLOCK);
+  return (filter === 'startDate' ? parsed.startOf('day') : parsed.endOf('day')).toFormat(WALL_CLOCK);
+}
 
-  const { statuses: status, ownOnlyBeyondPublish } = listableStatuses(viewer, filter.status);
-  const where: Prisma.EventWhereInput = {
-    status: { in: status },
-    ...(ownOnlyBeyondPublish ? { OR: [{ status: 'publish' }, { authorId: viewer.userId }] } : {}),
-    hideFromListings: false,
-    localStart: { gte: startDate as string },
-    localEnd: { lte: endDate as string },
+/** Words and "quoted phrases", as WordPress splits a search. */
+export function searchTerms(search: string): string[] {
+  const terms = [...search.matchAll(/"([^"]+)"|(\S+)/g)]
+    .map((match) => (match[1] ?? match[2] ?? '').trim())
+    .filter((term) => term !== '');
+  return terms.length > MAX_SEARCH_TERMS ? [search] : terms;
+}
+
+function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
+  const rad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * rad;
+  const dLng = (lng2 - lng1) * rad;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLng / 2) ** 2;
+  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+/** A lat/lng box around the circle, for SQL; longitudes wrap at ±180, and near a pole every longitude counts. */
+function boundingBox(lat: number, lng: number, radius: number): Prisma.VenueWhereInput {
+  const dLat = radius / KM_PER_DEGREE;
+  const box: Prisma.VenueWhereInput = { geoLat: { gte: lat - dLat, lte: lat + dLat }, geoLng: { not: null } };
+  const cos = Math.cos((Math.max(Math.abs(lat - dLat), Math.abs(lat + dLat)) * Math.PI) / 180);
+  if (lat + dLat >= 90 || lat - dLat <= -90 || cos <= 0) return box;
+  const dLng = radius / (KM_PER_DEGREE * cos);
+  if (dLng >= 180) return box;
+  const [west, east] = [lng - dLng, lng + dLng];
+  if (west < -180) return { ...box, OR: [{ geoLng: { gte: west + 360 } }, { geoLng: { lte: east } }] };
+  if (east > 180) return { ...box, OR: [{ geoLng: { gte: west } }, { geoLng: { lte: east - 360 } }] };
+  return { ...box, geoLng: { gte: west, lte: east } };
+}
+
+/**
+ * Case-insensitive `contains` on both databases: PostgreSQL needs ILIKE (`mode: 'insensitive'`, which
+ * the SQLite client does not know), SQLite's LIKE already ignores ASCII case. Prisma does not escape
+ * LIKE wildcards: PostgreSQL's default escape character is the backslash; SQLite has none, so there a
+ * `%` or `_` in a search term matches any text/character (a known, harmless widening).
+ */
+function containsInsensitive(term: string, provider: string): Prisma.StringFilter {
+  if (provider !== 'postgresql') return { contains: term };
+  return { contains: term.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' } as Prisma.StringFilter;
+}
+
+/** Resolves category/tag tokens (slug first, then numeric id, as the reference) to term ids. */
+async function resolveTerms(
+  ctx: Context,
+  wanted: Array<{ param: 'categories' | 'tags'; taxonomy: string; tokens: readonly string[] }>,
+  errors: ParamErrors,
+): Promise<Record<'categories' | 'tags', number[]>> {
+  const resolved: Record<'categories' | 'tags', number[]> = { categories: [], tags: [] };
+  const active = wanted.filter((w) => w.tokens.length);
+  if (!active.length) return resolved;
+  const numeric = (tokens: readonly string[]) => tokens.filter((t) => /^\d+$/.test(t)).map(Number).filter(Number.isSafeInteger);
+  const terms = await ctx.db.term.findMany({
+    where: {
+      OR: active.flatMap(({ taxonomy, tokens }) => [
+        { taxonomy, slug: { in: tokens.map((token) => token.toLowerCase()) } },
+        { taxonomy, id: { in: numeric(tokens) } },
+      ]),
+    },
+    select: { id: true, slug: true, taxonomy: true },
+  });
+  for (const { param, taxonomy, tokens } of active) {
+    const ofTaxonomy = terms.filter((term) => term.taxonomy === taxonomy);
+    for (const token of tokens) {
+      const term =
+        ofTaxonomy.find((t) => t.slug === token.toLowerCase()) ??
+        (/^\d+$/.test(token) ? ofTaxonomy.find((t) => t.id === Number(token)) : undefined);
+      if (term) resolved[param].push(term.id);
+      else errors.add(param);
+    }
+  }
+  return resolved;
+}
+
+/**
+ * Validates the filters and builds the query. All parameter errors of a request are reported together
+ * (400 `rest_invalid_param`), as WordPress validates every argument before answering.
+ */
+export async function resolveEventQuery(
+  ctx: Context,
+  filter: EventListFilter,
+  options: EventListOptions,
+): Promise<EventQuery> {
+  const viewer: Viewer = ctx.viewer;
+  const siteZone = ctx.config.siteTimezone;
+  const now = options.now ?? new Date();
+  const errors = new ParamErrors(options.style);
+  const and: Prisma.EventWhereInput[] = [{ hideFromListings: false }];
+
+  // Dates
+  const strict = filter.strictDates === true;
+  const bounds: Record<DateFilter, string | null> = {
+    startDate: null,
+    endDate: null,
+    startsBefore: null,
+    startsAfter: null,
+    endsBefore: null,
+    endsAfter: null,
   };
+  for (const key of DATE_FILTERS) {
+    const raw = filter[key];
+    if (raw === null || raw === undefined) continue;
+    const parsed = parseDateInput(raw, siteZone, now);
+    if (parsed) bounds[key] = dateBound(parsed, key, strict);
+    else errors.add(key);
+  }
+  const include = filter.include?.length ? [...new Set(filter.include)] : null;
+  const relative = bounds.startsBefore ?? bounds.startsAfter ?? bounds.endsBefore ?? bounds.endsAfter;
+  if (include) {
+    // D15: `include` ignores every date filter.
+    for (const key of DATE_FILTERS) bounds[key] = null;
+  } else if (relative === null) {
+    bounds.startDate ??= startOfDayWall(now, siteZone, -1);
+    bounds.endDate ??= endOfDayWall(now, siteZone, 24);
+  }
+  const localStart: Prisma.StringFilter = {};
+  const localEnd: Prisma.StringFilter = {};
+  if (bounds.startDate) localStart.gte = bounds.startDate;
+  if (bounds.startsAfter) localStart.gt = bounds.startsAfter;
+  if (bounds.startsBefore) localStart.lt = bounds.startsBefore;
+  if (bounds.endDate) localEnd.lte = bounds.endDate;
+  if (bounds.endsAfter) localEnd.gt = bounds.endsAfter;
+  if (bounds.endsBefore) localEnd.lt = bounds.endsBefore;
+  if (Object.keys(localStart).length) and.push({ localStart });
+  if (Object.keys(localEnd).length) and.push({ localEnd });
+
+  // Search: every word in the title, excerpt or description. An empty search is no search (the REST
+  // adapter cannot tell `search=` from no search, so GraphQL does the same).
+  const search = filter.search?.trim() || null;
+  if (search) {
+    for (const term of searchTerms(search)) {
+      const contains = containsInsensitive(term, ctx.config.databaseProvider);
+      and.push({ OR: [{ title: contains }, { excerpt: contains }, { description: contains }] });
+    }
+    // Kept from the reference: an anonymous search never finds password-protected events.
+    if (viewer.userId === null) and.push({ OR: [{ password: null }, { password: '' }] });
+  }
+
+  // Status (the capability rules decide what each viewer may list).
+  let status: string[] = [];
+  try {
+    const listable = listableStatuses(viewer, filter.status ? [...filter.status] : null);
+    status = listable.statuses;
+    and.push({ status: { in: status } });
+    if (listable.ownOnlyBeyondPublish) and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId ?? -1 }] });
+  } catch (error) {
+    errors.absorb(error, 'status');
+  }
+
+  // Geo
+  let near: EffectiveEventFilter['near'] = null;
+  const { lat, lng, radius } = filter.near ?? {};
+  const hasLat = lat !== null && lat !== undefined;
+  const hasLng = lng !== null && lng !== undefined;
+  if (hasLat !== hasLng) errors.add(hasLat ? 'lng' : 'lat', `${errors.name('lat')} and ${errors.name('lng')} go together.`);
+  if (hasLat && (!Number.isFinite(lat) || lat < -90 || lat > 90)) errors.add('lat');
+  if (hasLng && (!Number.isFinite(lng) || lng < -180 || lng > 180)) errors.add('lng');
+  const km = radius ?? DEFAULT_GEO_RADIUS_KM;
+  if (!Number.isFinite(km) || km <= 0 || km > Math.PI * EARTH_RADIUS_KM) errors.add('radius');
+  if (hasLat && hasLng) near = { lat, lng, radius: km };
+  if (filter.geoloc === true || near) {
+    and.push({ venues: { some: { venue: { geoLat: { not: null }, geoLng: { not: null } } } } });
+  }
+
+  if (filter.ticketed === true) {
+    const message = 'Event Tickets plugin is not activated.';
+    errors.add('ticketed', message, { code: 'event-tickets-not-active', message });
+  }
+
+  // Lookups that need the database: every id and slug must exist.
+  const categories = filter.categories?.length ? [...filter.categories] : null;
+  const tags = filter.tags?.length ? [...filter.tags] : null;
+  const venues = filter.venues?.length ? [...new Set(filter.venues)] : null;
+  const organizers = filter.organizers?.length ? [...new Set(filter.organizers)] : null;
+  const [terms, knownVenues, knownOrganizers, parent, inRange] = await Promise.all([
+    resolveTerms(
+      ctx,
+      [
+        { param: 'categories', taxonomy: 'tribe_events_cat', tokens: categories ?? [] },
+        { param: 'tags', taxonomy: 'post_tag', tokens: tags ?? [] },
+      ],
+      errors,
+    ),
+    venues ? ctx.db.venue.findMany({ where: { id: { in: venues } }, select: { id: true } }) : null,
+    organizers ? ctx.db.organizer.findMany({ where: { id: { in: organizers } }, select: { id: true } }) : null,
+    filter.postParent !== null && filter.postParent !== undefined
+      ? ctx.db.event.findUnique({ where: { id: filter.postParent }, select: { id: true } })
+      : undefined,
+    near ? venuesInRange(ctx, near, options.style) : null,
+  ]);
+  if (venues && knownVenues!.length !== venues.length) errors.add('venues');
+  if (organizers && knownOrganizers!.length !== organizers.length) errors.add('organizers');
+  errors.throwIfAny();
+  if (parent === null) {
+    throw new ApiError(
+      400,
+      'rest-invalid-event-id',
+      `The specified ID for the "${errors.name('postParent')}" parameter is not a valid event.`,
+    );
+  }
+
+  if (categories) and.push({ terms: { some: { termId: { in: terms.categories } } } });
+  if (tags) and.push({ terms: { some: { termId: { in: terms.tags } } } });
+  if (venues) and.push({ venues: { some: { venueId: { in: venues } } } });
+  if (organizers) and.push({ organizers: { some: { organizerId: { in: organizers } } } });
+  if (filter.featured !== null && filter.featured !== undefined) and.push({ featured: filter.featured });
+  if (include) and.push({ id: { in: include } });
+  if (parent) and.push({ postParentId: parent.id });
+  if (inRange) and.push({ venues: { some: { venueId: { in: [...inRange.keys()] } } } });
+
   return {
-    where,
-    orderBy: [{ localStart: 'asc' }, { id: 'asc' }],
-    effective: { startDate, endDate, status },
+    where: { AND: and },
+    orderBy: include ? [{ publishedAt: 'asc' }, { id: 'asc' }] : [{ localStart: 'asc' }, { id: 'asc' }],
+    distances: inRange,
+    effective: {
+      ...bounds,
+      strictDates: strict,
+      search,
+      status,
+      postParent: parent?.id ?? null,
+      include,
+      ticketed: filter.ticketed ?? null,
+      venues,
+      organizers,
+      featured: filter.featured ?? null,
+      categories,
+      tags,
+      geoloc: filter.geoloc ?? null,
+      near,
+    },
   };
+}
+
+/**
+ * Venues within the radius, with their distance: a bounding box in SQL (a bounded scan of the venues
+ * with coordinates), then the exact great-circle distance here.
+ */
+async function venuesInRange(
+  ctx: Context,
+  { lat, lng, radius }: { lat: number; lng: number; radius: number },
+  style: ParamStyle,
+): Promise<Map<number, number>> {
+  const candidates = await ctx.db.venue.findMany({
+    where: boundingBox(lat, lng, radius),
+    select: { id: true, geoLat: true, geoLng: true },
+    take: GEO_MAX_VENUES + 1,
+  });
+  if (candidates.length > GEO_MAX_VENUES) throw tooManyInRange(style, 'venues', GEO_MAX_VENUES);
+  const distances = new Map<number, number>();
+  for (const venue of candidates) {
+    const distance = haversineKm(lat, lng, venue.geoLat as number, venue.geoLng as number);
+    if (distance <= radius) distances.set(venue.id, distance);
+  }
+  return distances;
+}
+
+function tooManyInRange(style: ParamStyle, what: string, max: number): ApiError {
+  const errors = new ParamErrors(style);
+  errors.add('radius', `More than ${max} ${what} lie within this radius; use a smaller radius or narrower dates.`);
+  return invalidParams(errors.reasons);
+}
+
+/** One page of the list, with what the envelope, the headers and the links need. */
+export async function eventArchive(
+  ctx: Context,
+  filter: EventListFilter,
+  page: number | null | undefined,
+  perPage: number | null | undefined,
+  options: EventListOptions & { password?: string | null },
+) {
+  const paging = normalizePaging(page, perPage);
+  const query = await resolveEventQuery(ctx, filter, options);
+  const pageNotFound = () =>
+    new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
+  let ordered: number[] | null = null;
+  if (query.distances) ordered = await nearestFirst(ctx, query.where, query.distances, options.style);
+  const count = ordered ? async () => (ordered as number[]).length : (where: Prisma.EventWhereInput) => ctx.db.event.count({ where });
+  const archive = await archivePage(query, paging, count, pageNotFound);
+  return {
+    ...archive,
+    effective: query.effective,
+    password: options.password ?? null,
+    /** Geo lists: the ids of this page, nearest first (the page is fetched by id). */
+    ids: ordered ? ordered.slice(archive.skip, archive.skip + archive.take) : null,
+  };
+}
+
+export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
+
+/**
+ * Geo lists are ordered by distance (an event with several venues counts its nearest one), then start
+ * and id. The matching events are read narrowly (ids, start, venue ids) and sorted here; a radius
+ * holding more than GEO_MAX_EVENTS of them is refused rather than answered out of order.
+ */
+async function nearestFirst(
+  ctx: Context,
+  where: Prisma.EventWhereInput,
+  distances: Map<number, number>,
+  style: ParamStyle,
+) {
+  const rows = await ctx.db.event.findMany({
+    where,
+    select: { id: true, localStart: true, venues: { select: { venueId: true } } },
+    take: GEO_MAX_EVENTS + 1,
+  });
+  if (rows.length > GEO_MAX_EVENTS) throw tooManyInRange(style, 'events', GEO_MAX_EVENTS);
+  const keyed = rows.map((row) => ({
+    id: row.id,
+    localStart: row.localStart,
+    distance: Math.min(...row.venues.map((link) => distances.get(link.venueId) ?? Infinity)),
+  }));
+  keyed.sort((a, b) => a.distance - b.distance || a.localStart.localeCompare(b.localStart) || a.id - b.id);
+  return keyed.map((row) => row.id);
+}
+
+// Password-protected events a list may show only blanked (tec-reference §4.3). The list marks them;
+// the fields of both APIs read the mark.
+const withheld = new WeakSet<object>();
+
+export function contentWithheld(event: object): boolean {
+  return withheld.has(event);
+}
+
+interface ListedEvent {
+  id: number;
+  status: string;
+  password: string | null;
+  authorId: number | null;
+}
+
+/** Fetches the page (by id for geo lists, keeping their order) and marks what must be blanked. */
+export async function eventPageItems<T extends ListedEvent>(
+  ctx: Context,
+  archive: EventArchive,
+  find: (args: {
+    where: Prisma.EventWhereInput;
+    orderBy?: Prisma.EventOrderByWithRelationInput[];
+    skip?: number;
+    take?: number;
+  }) => Promise<T[]>,
+): Promise<T[]> {
+  let rows: T[];
+  if (archive.ids) {
+    const byId = new Map((await find({ where: { id: { in: archive.ids } } })).map((row) => [row.id, row]));
+    rows = archive.ids.map((id) => byId.get(id)).filter((row): row is T => row !== undefined);
+  } else {
+    rows = await find({ where: archive.where, orderBy: archive.orderBy, skip: archive.skip, take: archive.take });
+  }
+  for (const row of rows) if (passwordWithheld(row, ctx.viewer, archive.password)) withheld.add(row);
+  return rows;
+}
+
+/**
+ * An event reached through another one (its parent): hidden when the viewer may not read it, blanked
+ * when it is password-protected.
+ */
+export function linkedEvent<T extends ListedEvent>(event: T | null, viewer: Viewer): T | null {
+  if (!event || !canRead(viewer, event)) return null;
+  if (passwordWithheld(event, viewer)) withheld.add(event);
+  return event;
 }

@@ -48,7 +48,7 @@ describe('GraphQL reads', () => {
       startDate: '2031-07-01T18:00:00.000Z',
       localStartDate: '2031-07-01 20:00:00',
       timezone: 'Europe/Paris',
-      timezoneAbbr: 'GMT+2',
+      timezoneAbbr: 'CEST',
       cost: { formatted: 'Free – 30€', values: [0, 20, 30], currencySymbol: '€', currencyPosition: 'postfix' },
       venues: [{ name: 'Opera', geoLat: 48.87 }],
       organizers: [{ name: 'Org' }],

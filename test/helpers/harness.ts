@@ -1,3 +1,4 @@
+import type Koa from 'koa';
 import supertest from 'supertest';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -14,6 +15,8 @@ export interface Harness {
   db: Db;
   config: Config;
   http: ReturnType<typeof supertest>;
+  /** The Koa app itself, for tests that need a real port (`app.listen(0)`). */
+  app: Koa;
   /** Every SQL statement since the last `queries.length = 0`. */
   queries: string[];
   close(): Promise<void>;
@@ -37,6 +40,7 @@ export async function startHarness(env: Record<string, string> = {}, logger?: Lo
     db,
     config,
     http: supertest(app.callback()),
+    app,
     queries,
     close: async () => {
       await db.$disconnect();

@@ -90,4 +90,21 @@ describe('GET /events', () => {
     const res = await h.http.get(`${API}/events`).expect(200);
     expect(Object.keys(res.body.events[0])).toEqual(Object.keys(sample('03-events-list.json').events[0]));
   });
+
+  it('gives list events the JSON types of the reference list sample, without json_ld', async () => {
+    const res = await h.http.get(`${API}/events`).expect(200);
+    const ours = res.body.events[0];
+    const reference = sample('03-events-list.json').events[0];
+    for (const key of Object.keys(reference)) {
+      // venue/organizer key sets depend on which fields are filled (falsy ones are dropped)
+      if (key === 'venue' || key === 'organizer') {
+        expect([key, Array.isArray(ours[key]), typeof ours[key]]).toEqual([key, Array.isArray(reference[key]), typeof reference[key]]);
+        continue;
+      }
+      if (key === 'tags') continue; // none here
+      expect([key, shape(ours[key])]).toEqual([key, shape(reference[key])]);
+    }
+    expect(ours.venue.json_ld).toBeUndefined();
+    expect(ours.organizer[0].json_ld).toBeUndefined();
+  });
 });

@@ -1,10 +1,10 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { type SubGraph, builder } from '../builder.js';
-import { eventArchive } from '../event.js';
 import { eventJsonLd, presentEmbeddedTerm, presentImage, presentOrganizer, presentVenue, type Representation } from './present.js';
 import { dateDetails, wallClock, zoneAbbreviation } from '../../domain/dates.js';
 import { costValues, formatCost } from '../../domain/cost.js';
 import { archiveLinks } from '../../domain/paging.js';
+import { type EventArchive, contentWithheld, eventArchive, eventPageItems } from '../../services/events.js';
 import { globalId, permalink } from '../../domain/urls.js';
 import { assertReadable } from '../../domain/visibility.js';
 import type { Term } from '../../generated/sqlite/client.js';
@@ -62,6 +62,9 @@ const TecEventFields = builder.prismaInterface('Event', {
   const local = (instant: 'startsAt' | 'endsAt') => (e: { startsAt: Date; endsAt: Date; timezone: string }) =>
     wallClock(e[instant], e.timezone);
   const utc = (instant: 'startsAt' | 'endsAt') => (e: { startsAt: Date; endsAt: Date }) => wallClock(e[instant], 'UTC');
+  // Blanked (null) in lists for a password-protected event without its password (reference §4.3).
+  const flag = (key: 'allDay' | 'showMap' | 'showMapLink' | 'hideFromListings' | 'sticky' | 'featured') =>
+    t.boolean({ nullable: true, resolve: (e) => (contentWithheld(e) ? null : e[key]) });
   return {
     id: t.exposeInt('id'),
     global_id: t.string({ resolve: (e, _a, ctx) => globalId(ctx.urls, e.id) }),
@@ -75,11 +78,15 @@ const TecEventFields = builder.prismaInterface('Event', {
     url: t.string({ resolve: (e, _a, ctx) => permalink(ctx.urls, 'event', e) }),
     rest_url: t.string({ resolve: (e, _a, ctx) => `${ctx.urls.api}/events/${e.id}` }),
     title: t.exposeString('title'),
-    description: t.exposeString('description'),
-    excerpt: t.exposeString('excerpt'),
+    description: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.description) }),
+    excerpt: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.excerpt) }),
     slug: t.exposeString('slug'),
-    image: t.field({ type: 'JSON', select: { image: true }, resolve: (e) => presentImage(e.image) }),
-    all_day: t.exposeBoolean('allDay'),
+    image: t.field({
+      type: 'JSON',
+      select: { image: true },
+      resolve: (e) => (contentWithheld(e) ? false : presentImage(e.image)),
+    }),
+    all_day: flag('allDay'),
     start_date: t.string({ resolve: local('startsAt') }),
     start_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(local('startsAt')(e)) }),
     end_date: t.string({ resolve: local('endsAt') }),
@@ -90,39 +97,45 @@ const TecEventFields = builder.prismaInterface('Event', {
     utc_end_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(utc('endsAt')(e)) }),
     timezone: t.exposeString('timezone'),
     timezone_abbr: t.string({ resolve: (e) => zoneAbbreviation(e.startsAt, e.timezone) }),
-    cost: t.string({ resolve: formatCost }),
+    cost: t.string({ resolve: (e) => (contentWithheld(e) ? '' : formatCost(e)) }),
     cost_details: t.field({
       type: CostDetails,
-      resolve: (e) => ({
-        currency_symbol: e.currencySymbol,
-        currency_code: e.currencyCode,
-        currency_position: e.currencyPosition,
-        values: costValues(e.cost),
-      }),
+      resolve: (e) =>
+        contentWithheld(e)
+          ? { currency_symbol: '', currency_code: '', currency_position: '', values: [] }
+          : {
+              currency_symbol: e.currencySymbol,
+              currency_code: e.currencyCode,
+              currency_position: e.currencyPosition,
+              values: costValues(e.cost),
+            },
     }),
-    website: t.string({ resolve: (e, _a, ctx) => e.website || permalink(ctx.urls, 'event', e) }),
-    show_map: t.exposeBoolean('showMap'),
-    show_map_link: t.exposeBoolean('showMapLink'),
-    hide_from_listings: t.exposeBoolean('hideFromListings'),
-    sticky: t.exposeBoolean('sticky'),
-    featured: t.exposeBoolean('featured'),
+    website: t.string({
+      resolve: (e, _a, ctx) => (contentWithheld(e) ? '' : e.website || permalink(ctx.urls, 'event', e)),
+    }),
+    show_map: flag('showMap'),
+    show_map_link: flag('showMapLink'),
+    hide_from_listings: flag('hideFromListings'),
+    sticky: flag('sticky'),
+    featured: flag('featured'),
     categories: t.field({
       type: 'JSON',
       select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
-      resolve: (e, _a, ctx) => embeddedTerms(e.terms, 'tribe_events_cat', ctx),
+      resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'tribe_events_cat', ctx)),
     }),
     tags: t.field({
       type: 'JSON',
       select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
-      resolve: (e, _a, ctx) => embeddedTerms(e.terms, 'post_tag', ctx),
+      resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'post_tag', ctx)),
     }),
     venue: t.field({
       type: 'JSON',
       description: 'One venue → object; several → array; none → []',
       select: { venues: linkedRecords.venues },
       resolve: (e, _a, ctx, info) => {
+        if (contentWithheld(e)) return [];
         const as = representationOf(info);
-        const venues = e.venues.map((link) => presentVenue(link.venue, ctx.urls, ctx.config.siteTimezone, as));
+        const venues = e.venues.map((link) => presentVenue(link.venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer));
         return venues.length === 1 ? venues[0] : venues;
       },
     }),
@@ -130,9 +143,11 @@ const TecEventFields = builder.prismaInterface('Event', {
       type: 'JSON',
       select: { organizers: linkedRecords.organizers },
       resolve: (e, _a, ctx, info) =>
-        e.organizers.map((link) =>
-          presentOrganizer(link.organizer, ctx.urls, ctx.config.siteTimezone, representationOf(info)),
-        ),
+        contentWithheld(e)
+          ? []
+          : e.organizers.map((link) =>
+              presentOrganizer(link.organizer, ctx.urls, ctx.config.siteTimezone, representationOf(info), ctx.viewer),
+            ),
     }),
     custom_fields: t.field({ type: 'JSON', resolve: () => [] }),
   };
@@ -170,15 +185,12 @@ export const TecSingleEvent = builder.prismaObject('Event', {
   }),
 });
 
-type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
-
 const TecEventList = builder.objectRef<EventArchive>('TecEventList').implement({
   ...REST,
   fields: (t) => ({
     events: t.prismaField({
       type: [TecEvent],
-      resolve: (query, page, _args, ctx) =>
-        ctx.db.event.findMany({ ...query, where: page.where, orderBy: page.orderBy, skip: page.skip, take: page.take }),
+      resolve: (query, page, _args, ctx) => eventPageItems(ctx, page, (args) => ctx.db.event.findMany({ ...query, ...args })),
     }),
     rest_url: t.string({ resolve: (page, _a, ctx) => eventLinks(page, ctx).restUrl }),
     next_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => eventLinks(page, ctx).nextRestUrl }),
@@ -188,12 +200,43 @@ const TecEventList = builder.objectRef<EventArchive>('TecEventList').implement({
   }),
 });
 
+const flagParam = (value: boolean) => (value ? '1' : '0');
+
+/**
+ * The effective query, in the reference's order (§2.2); then, per D2, what the reference forgets
+ * (categories, tags, geo, strict dates) so that `next_rest_url` pages the same query. Never the password.
+ */
 function eventLinks(page: EventArchive, ctx: Context) {
-  const { effective, paging } = page;
+  const { effective: f, paging } = page;
   const params: Array<[string, string]> = [['per_page', String(paging.perPage)]];
-  if (effective.startDate) params.push(['start_date', effective.startDate]);
-  if (effective.endDate) params.push(['end_date', effective.endDate]);
-  params.push(['status', effective.status.join(',')]);
+  const add = (name: string, value: string | number | boolean | readonly (string | number)[] | null) => {
+    if (value === null) return;
+    if (typeof value === 'boolean') params.push([name, flagParam(value)]);
+    else params.push([name, Array.isArray(value) ? value.join(',') : String(value)]);
+  };
+  add('start_date', f.startDate);
+  add('end_date', f.endDate);
+  add('search', f.search);
+  add('status', f.status);
+  add('post_parent', f.postParent);
+  add('include', f.include);
+  add('starts_before', f.startsBefore);
+  add('starts_after', f.startsAfter);
+  add('ends_before', f.endsBefore);
+  add('ends_after', f.endsAfter);
+  add('ticketed', f.ticketed);
+  add('venue', f.venues);
+  add('organizer', f.organizers);
+  add('featured', f.featured);
+  add('categories', f.categories);
+  add('tags', f.tags);
+  add('geoloc', f.geoloc);
+  if (f.near) {
+    add('geoloc_lat', f.near.lat);
+    add('geoloc_lng', f.near.lng);
+    add('geoloc_radius', f.near.radius);
+  }
+  if (f.strictDates) add('strict_dates', true);
   return archiveLinks(`${ctx.urls.api}/events/`, params, paging.page, page.totalPages);
 }
 
@@ -202,19 +245,78 @@ builder.queryFields((t) => ({
     ...REST,
     type: TecEventList,
     args: {
-      page: t.arg.int(),
-      per_page: t.arg.int(),
-      start_date: t.arg.string(),
-      end_date: t.arg.string(),
+      page: t.arg.int({ description: 'The archive page to return', defaultValue: 1 }),
+      per_page: t.arg.int({ description: 'The number of events to return on each page (at most 50)', defaultValue: 10 }),
+      start_date: t.arg.string({ description: 'Events that start on or after the date (default: yesterday 00:00, site time zone); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase' }),
+      end_date: t.arg.string({ description: 'Events that end on or before the date (default: in 24 months, 23:59:59); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase' }),
+      starts_before: t.arg.string({ description: 'Events that start before the specified date' }),
+      starts_after: t.arg.string({ description: 'Events that start after the specified date' }),
+      ends_before: t.arg.string({ description: 'Events that end before the specified date' }),
+      ends_after: t.arg.string({ description: 'Events that end after the specified date' }),
+      strict_dates: t.arg.boolean({ description: 'Dates are compared at the given times; by default whole days are included', defaultValue: false }),
+      search: t.arg.string({ description: 'Events whose title, excerpt or description contain every word' }),
+      categories: t.arg.stringList({ description: 'Events should be assigned one of the specified categories slugs or IDs' }),
+      tags: t.arg.stringList({ description: 'Events should be assigned one of the specified tags slugs or IDs' }),
+      venue: t.arg.intList({ description: 'Events should be assigned one of the specified venue IDs' }),
+      organizer: t.arg.intList({ description: 'Events should be assigned one of the specified organizer IDs' }),
+      featured: t.arg.boolean({ description: 'Events should be filtered by their featured status' }),
+      status: t.arg.stringList({ description: 'The event post status(es); other than publish needs the right to read them' }),
+      geoloc: t.arg.boolean({ description: 'Events should be filtered by whether their venue has geolocation data' }),
+      geoloc_lat: t.arg.float({ description: 'Venue latitude to search near; needs geoloc_lng' }),
+      geoloc_lng: t.arg.float({ description: 'Venue longitude to search near; needs geoloc_lat' }),
+      geoloc_radius: t.arg.float({ description: 'Search radius around geoloc_lat/geoloc_lng in km (default 50); nearest events first' }),
+      include: t.arg.intList({ description: 'Include events with one of the post IDs specified in the array or CSV list; date filters are ignored' }),
+      post_parent: t.arg.int({ description: 'Events should be filtered by their post_parent being the specified one' }),
+      ticketed: t.arg.boolean({ description: 'Filter events with or without tickets' }),
+      password: t.arg.string({ description: 'Shows password-protected events it unlocks' }),
     },
     resolve: (_root, args, ctx) =>
-      eventArchive(ctx, { startDate: args.start_date, endDate: args.end_date }, args.page, args.per_page),
+      eventArchive(
+        ctx,
+        {
+          startDate: args.start_date,
+          endDate: args.end_date,
+          startsBefore: args.starts_before,
+          startsAfter: args.starts_after,
+          endsBefore: args.ends_before,
+          endsAfter: args.ends_after,
+          strictDates: args.strict_dates,
+          search: args.search,
+          categories: args.categories,
+          tags: args.tags,
+          venues: args.venue,
+          organizers: args.organizer,
+          featured: args.featured,
+          status: args.status,
+          include: args.include,
+          postParent: args.post_parent,
+          geoloc: args.geoloc,
+          near: { lat: args.geoloc_lat, lng: args.geoloc_lng, radius: args.geoloc_radius },
+          ticketed: args.ticketed,
+        },
+        args.page,
+        args.per_page,
+        { style: 'rest', password: args.password },
+      ),
   }),
   tecEvent: t.prismaField({
     ...REST,
     type: TecSingleEvent,
-    args: { id: t.arg.int({ required: true }), password: t.arg.string() },
+    args: {
+      id: t.arg.int({ required: true, description: 'the event post ID' }),
+      password: t.arg.string({ description: 'The event password' }),
+    },
     resolve: async (query, _root, { id, password }, ctx) =>
       assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { id } }), id, ctx.viewer, password),
+  }),
+  tecEventBySlug: t.prismaField({
+    ...REST,
+    type: TecSingleEvent,
+    args: {
+      slug: t.arg.string({ required: true, description: 'the event post name' }),
+      password: t.arg.string({ description: 'The event password' }),
+    },
+    resolve: async (query, _root, { slug, password }, ctx) =>
+      assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { slug } }), slug, ctx.viewer, password),
   }),
 }));

@@ -1,7 +1,9 @@
 import type { Event, Media, Organizer, Term, Venue } from '../../generated/sqlite/client.js';
-import { isoWithOffset, wallClock } from '../../domain/dates.js';
+import { instantFromWallClock, isoWithOffset, startOfDayWall, wallClock } from '../../domain/dates.js';
 import { costValues } from '../../domain/cost.js';
 import { type SiteUrls, TAXONOMY_PATH, type Taxonomy, globalId, permalink } from '../../domain/urls.js';
+import { ANONYMOUS, type Viewer } from '../../domain/permissions.js';
+import { passwordHides } from '../../domain/visibility.js';
 
 // The reference's embedded objects. Venues and organizers drop falsy values (TEC filters them);
 // events never drop keys. Key order is the reference's, so JSON.stringify reproduces it.
@@ -29,22 +31,49 @@ export function presentImage(media: Media | null): Record<string, unknown> | fal
   return dropFalsy({ url: media.url, id: media.id, extension, width: media.width, height: media.height, filesize: media.filesize });
 }
 
-function venueJsonLd(venue: Venue) {
+/** Blanks a password-protected venue's or organizer's content (reference §4.3); its name stays (D6). */
+const HIDDEN_VALUES: Record<string, unknown> = {
+  description: '',
+  excerpt: '',
+  image: false,
+  address: '',
+  city: '',
+  country: '',
+  province: '',
+  state: '',
+  zip: '',
+  stateprovince: '',
+  phone: '',
+  email: '',
+  website: '',
+  geo_lat: 0,
+  geo_lng: 0,
+  show_map: null,
+  show_map_link: null,
+};
+
+function scrub(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, key in HIDDEN_VALUES ? HIDDEN_VALUES[key] : value]));
+}
+
+/** schema.org Place; blank but for its name when `hidden` (by default whenever it has a password). */
+function venueJsonLd(venue: Venue, hidden = Boolean(venue.password)) {
+  const shown = (value: string) => (hidden ? '' : value);
   return {
     '@type': 'Place',
     name: venue.name,
-    description: venue.excerpt,
+    description: shown(venue.excerpt),
     url: '',
     address: {
       '@type': 'PostalAddress',
-      streetAddress: venue.address,
-      addressLocality: venue.city,
-      addressRegion: venue.stateprovince || venue.state || venue.province,
-      postalCode: venue.zip,
-      addressCountry: venue.country,
+      streetAddress: shown(venue.address),
+      addressLocality: shown(venue.city),
+      addressRegion: shown(venue.stateprovince || venue.state || venue.province),
+      postalCode: shown(venue.zip),
+      addressCountry: shown(venue.country),
     },
-    telephone: venue.phone,
-    sameAs: venue.website,
+    telephone: shown(venue.phone),
+    sameAs: shown(venue.website),
   };
 }
 
@@ -53,20 +82,34 @@ function obfuscateEmail(email: string): string {
   return [...email].map((char, i) => (i % 2 === 0 || char === '@' || char === '.' ? `&#${char.charCodeAt(0)};` : char)).join('');
 }
 
-function organizerJsonLd(organizer: Organizer) {
+/** schema.org Person; blank but for its name when `hidden` (by default whenever it has a password). */
+function organizerJsonLd(organizer: Organizer, hidden = Boolean(organizer.password)) {
+  const shown = (value: string) => (hidden ? '' : value);
   return {
     '@type': 'Person',
     name: organizer.name,
-    description: organizer.excerpt,
-    url: organizer.website,
-    telephone: organizer.phone,
-    email: organizer.email ? obfuscateEmail(organizer.email) : '',
-    sameAs: organizer.website,
+    description: shown(organizer.excerpt),
+    url: shown(organizer.website),
+    telephone: shown(organizer.phone),
+    email: organizer.email && !hidden ? obfuscateEmail(organizer.email) : '',
+    sameAs: shown(organizer.website),
   };
 }
 
-export function presentVenue(venue: WithImage<Venue>, urls: SiteUrls, siteZone: string, as: Representation) {
-  return {
+/**
+ * The reference's venue (§1.2): falsy fields dropped, coordinates when known, `json_ld` in the single
+ * representation, then `show_map`, `show_map_link` and the global ids. `viewer` decides whether a
+ * password-protected venue is scrubbed (everyone who may not edit it); anonymous by default.
+ */
+export function presentVenue(
+  venue: WithImage<Venue>,
+  urls: SiteUrls,
+  siteZone: string,
+  as: Representation,
+  viewer: Viewer = ANONYMOUS,
+) {
+  const hidden = passwordHides(viewer, venue);
+  const record = {
     ...dropFalsy({
       id: venue.id,
       author: venue.authorId ? String(venue.authorId) : '',
@@ -87,19 +130,27 @@ export function presentVenue(venue: WithImage<Venue>, urls: SiteUrls, siteZone: 
       phone: venue.phone,
       website: venue.website,
       stateprovince: venue.stateprovince,
-      geo_lat: venue.geoLat,
-      geo_lng: venue.geoLng,
-      json_ld: as === 'single' ? venueJsonLd(venue) : null,
     }),
+    ...(venue.geoLat !== null && venue.geoLng !== null ? { geo_lat: venue.geoLat, geo_lng: venue.geoLng } : {}),
+    ...(as === 'single' ? { json_ld: venueJsonLd(venue, hidden) } : {}),
     show_map: venue.showMap,
     show_map_link: venue.showMapLink,
     global_id: globalId(urls, venue.id),
     global_id_lineage: [globalId(urls, venue.id)],
   };
+  return hidden ? scrub(record) : record;
 }
 
-export function presentOrganizer(organizer: WithImage<Organizer>, urls: SiteUrls, siteZone: string, as: Representation) {
-  return dropFalsy({
+/** The reference's organizer (§1.3): every falsy field dropped; `json_ld` in the single representation. */
+export function presentOrganizer(
+  organizer: WithImage<Organizer>,
+  urls: SiteUrls,
+  siteZone: string,
+  as: Representation,
+  viewer: Viewer = ANONYMOUS,
+) {
+  const hidden = passwordHides(viewer, organizer);
+  const record = dropFalsy({
     id: organizer.id,
     author: organizer.authorId ? String(organizer.authorId) : '',
     status: organizer.status,
@@ -113,10 +164,11 @@ export function presentOrganizer(organizer: WithImage<Organizer>, urls: SiteUrls
     phone: organizer.phone,
     website: organizer.website,
     email: organizer.email,
-    json_ld: as === 'single' ? organizerJsonLd(organizer) : null,
+    json_ld: as === 'single' ? organizerJsonLd(organizer, hidden) : null,
     global_id: globalId(urls, organizer.id),
     global_id_lineage: [globalId(urls, organizer.id)],
   });
+  return hidden ? scrub(record) : record;
 }
 
 /** Term shape (a): the WordPress term object embedded in an event. */
@@ -150,7 +202,7 @@ export function eventJsonLd(
   const url = permalink(urls, 'event', event);
   const values = costValues(event.cost);
   const image = presentImage(event.image);
-  const [firstOrganizer] = organizers;
+  const people = organizers.map((organizer) => organizerJsonLd(organizer));
   return {
     '@context': 'http://schema.org',
     '@type': 'Event',
@@ -163,7 +215,8 @@ export function eventJsonLd(
     startDate: isoWithOffset(event.startsAt, event.timezone),
     endDate: isoWithOffset(event.endsAt, event.timezone),
     ...(venues[0] ? { location: venueJsonLd(venues[0]) } : {}),
-    ...(firstOrganizer ? { organizer: organizerJsonLd(firstOrganizer) } : {}),
+    // One organizer is an object, several a list (as TEC's JSON-LD).
+    ...(people.length ? { organizer: people.length === 1 ? people[0] : people } : {}),
     ...(values.length
       ? {
           offers: {
@@ -173,12 +226,17 @@ export function eventJsonLd(
             url,
             category: 'primary',
             availability: 'inStock',
-            validFrom: isoWithOffset(event.publishedAt, event.timezone),
+            validFrom: isoWithOffset(startOfDay(event.publishedAt, event.timezone), event.timezone),
           },
         }
       : {}),
     performer: 'Organization',
   };
+}
+
+/** Offers are valid from the day of publication (the reference prints its midnight). */
+function startOfDay(instant: Date, zone: string): Date {
+  return instantFromWallClock(startOfDayWall(instant, zone), zone);
 }
 
 function escapeHtml(text: string): string {

@@ -1,0 +1,85 @@
+// A small typed GraphQL client built on the documents `npm run codegen` generates from
+// examples/operations/*.graphql: variables and results are checked by TypeScript against schema.graphql.
+//
+//   npm run codegen && npx tsx examples/client.ts http://localhost:4000/graphql
+import { pathToFileURL } from 'node:url';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
+import {
+  type CreateEventInput,
+  CreateEventDocument,
+  EventWithVenueAndOrganizersDocument,
+  type EventFilter,
+  UpcomingEventsDocument,
+} from './generated/graphql.js';
+
+export interface GraphQLErrorPayload {
+  message: string;
+  extensions?: { code?: string; http?: { status?: number } };
+}
+
+/** The service refused the operation; `code` is the REST error code it would have used. */
+export class CalendarError extends Error {
+  readonly code: string | undefined;
+
+  constructor(readonly errors: GraphQLErrorPayload[]) {
+    super(errors.map((error) => error.message).join('; '));
+    this.code = errors[0]?.extensions?.code;
+  }
+}
+
+export class CalendarClient {
+  constructor(
+    private readonly endpoint: string,
+    private readonly credentials?: { login: string; password: string },
+  ) {}
+
+  /** Runs any generated document: the variables and the result are typed by the document. */
+  async request<Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<Result> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' };
+    if (this.credentials) {
+      headers.authorization = `Basic ${Buffer.from(`${this.credentials.login}:${this.credentials.password}`).toString('base64')}`;
+    }
+    const response = await fetch(this.endpoint, { method: 'POST', headers, body: JSON.stringify({ query: print(document), variables }) });
+    const body = (await response.json()) as { data?: Result | null; errors?: GraphQLErrorPayload[] };
+    if (body.errors?.length || !body.data) throw new CalendarError(body.errors ?? [{ message: `HTTP ${response.status}` }]);
+    return body.data;
+  }
+
+  /** One page of upcoming events, filtered. */
+  async upcomingEvents(filter: EventFilter = {}, page = 1, perPage = 10) {
+    const { events } = await this.request(UpcomingEventsDocument, { filter, page, perPage });
+    return events;
+  }
+
+  /** One event with its venues and organizers. */
+  async event(id: number) {
+    const { event } = await this.request(EventWithVenueAndOrganizersDocument, { id });
+    return event;
+  }
+
+  /** Creates an event (needs credentials of a user who may). */
+  async createEvent(input: CreateEventInput) {
+    const { createEvent } = await this.request(CreateEventDocument, { input });
+    return createEvent;
+  }
+}
+
+async function main(endpoint = 'http://localhost:4000/graphql'): Promise<void> {
+  const client = new CalendarClient(endpoint);
+  const { pageInfo, items } = await client.upcomingEvents({}, 1, 5);
+  console.log(`${pageInfo.total} upcoming events; the first ${items.length}:`);
+  for (const item of items) console.log(`  #${item.id} ${item.startDate} ${item.title}${item.cost ? ` (${item.cost.formatted})` : ''}`);
+  const first = items[0];
+  if (first) {
+    const event = await client.event(first.id);
+    console.log(`#${event.id} at ${event.venues.map((venue) => venue.name).join(', ') || 'no venue'}, by ${event.organizers.map((organizer) => organizer.name).join(', ') || 'nobody'}`);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv[2]).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

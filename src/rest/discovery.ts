@@ -1,0 +1,541 @@
+import { createReadStream, type ReadStream } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import {
+  type GraphQLArgument,
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+} from 'graphql';
+import type { OpenAPIV3 } from 'openapi-types';
+import type { HttpMethod, RestField, RestFieldType, RestRoute } from '../../rest-map/types.js';
+import { API_PREFIX } from '../domain/urls.js';
+import { SERVICE } from '../version.js';
+
+// How the REST API describes itself, generated from the rest-map and the rest GraphQL schema (never a
+// hand-kept copy): WordPress' namespace index, the OpenAPI document (SOFA's, extended with what the
+// adapter adds: WordPress parameters, flat bodies, statuses, headers, errors) and a local Swagger UI.
+
+export const NAMESPACE = API_PREFIX.slice(1);
+
+/** One route argument as WordPress lists it: JSON-schema keywords plus `required`. */
+export type IndexArg = Omit<RestField, 'description' | 'required'> & { description?: string; required: boolean };
+
+export interface IndexEndpoint {
+  methods: HttpMethod[];
+  /** WordPress serialises an empty argument list as `[]`. */
+  args: Record<string, IndexArg> | [];
+}
+
+export interface IndexRoute {
+  namespace: string;
+  methods: HttpMethod[];
+  endpoints: IndexEndpoint[];
+  _links?: { self: Array<{ href: string }> };
+}
+
+export interface NamespaceIndex {
+  namespace: string;
+  routes: Record<string, IndexRoute>;
+  _links: { up: Array<{ href: string }> };
+}
+
+/** What `useSofa` generated for its routes (the fets router's `openAPIDocument`). */
+export type SofaDocument = Partial<OpenAPIV3.Document>;
+
+type Location = 'path' | 'query' | 'body';
+
+interface DocumentedArg {
+  name: string;
+  in: Location;
+  arg: IndexArg;
+  /** The OpenAPI schema (SOFA's for GraphQL arguments). */
+  schema: OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject;
+}
+
+interface DocumentedEndpoint {
+  methods: HttpMethod[];
+  args: DocumentedArg[];
+  /** Absent for the discovery endpoints, which are not GraphQL operations. */
+  route?: RestRoute;
+}
+
+interface DocumentedPath {
+  /** In the rest-map's form: `''`, `/doc`, `/events/:id`. */
+  path: string;
+  endpoints: DocumentedEndpoint[];
+}
+
+/** `GET /`: where everything is (WordPress' `/wp-json/` lists its namespaces the same way). */
+export interface ServiceRoot {
+  name: string;
+  description: string;
+  version: string;
+  url: string;
+  namespaces: string[];
+  _links: Record<string, Array<{ href: string }>>;
+}
+
+export function serviceRoot(urls: { site: string; api: string }, origin: string): ServiceRoot {
+  const link = (href: string) => [{ href }];
+  return {
+    name: SERVICE.name,
+    description: 'Events calendar: GraphQL, and a REST API compatible with The Events Calendar REST API v1',
+    version: SERVICE.version,
+    url: urls.site,
+    namespaces: [NAMESPACE],
+    _links: {
+      [NAMESPACE]: link(urls.api),
+      openapi: link(`${urls.api}/doc`),
+      'swagger-ui': link(`${urls.api}/docs`),
+      graphql: link(`${origin}/graphql`),
+      health: link(`${origin}/healthz`),
+      version: link(`${origin}/version`),
+    },
+  };
+}
+
+export interface Discovery {
+  /** `GET {prefix}`: every route, its methods and arguments. */
+  index(urls: { site: string; api: string }): NamespaceIndex;
+  /** One route's entry of the index (WordPress answers `OPTIONS` with it); `path` in the rest-map's form. */
+  route(path: string, apiRoot: string): IndexRoute | undefined;
+  /** `GET {prefix}/doc`: OpenAPI 3.0, `servers[0].url` the API root the request used. */
+  openApi(apiRoot: string): OpenAPIV3.Document;
+}
+
+/** `:id` is `\d+` in the reference; any other parameter is a path segment. */
+export function routeRegex(path: string): string {
+  return path.replace(/:(\w+)/g, (_, name: string) => (name === 'id' ? `(?P<id>\\d+)` : `(?P<${name}>[^/]+)`));
+}
+
+const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}') || '/';
+
+function fieldOf(schema: GraphQLSchema, operation: RestRoute['operation']): GraphQLField<unknown, unknown> {
+  const [kind, name] = operation.split('.') as ['Query' | 'Mutation', string];
+  const field = (kind === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
+  if (!field) throw new Error(`rest-map: ${operation} is not a field of the rest schema`);
+  return field;
+}
+
+const SCALAR_TYPES: Record<string, Pick<IndexArg, 'type' | 'format'>> = {
+  Int: { type: 'integer' },
+  Float: { type: 'number' },
+  Boolean: { type: 'boolean' },
+  String: { type: 'string' },
+  ID: { type: 'string' },
+  DateTime: { type: 'string', format: 'date-time' },
+};
+
+function jsonType(type: GraphQLInputType): Pick<IndexArg, 'type' | 'items' | 'format' | 'enum'> {
+  const nullable = getNullableType(type) as GraphQLInputType;
+  if (isListType(nullable)) {
+    const inner = jsonType(nullable.ofType as GraphQLInputType).type;
+    return { type: 'array', ...(typeof inner === 'string' ? { items: { type: inner } } : {}) };
+  }
+  if (isEnumType(nullable)) return { type: 'string', enum: nullable.getValues().map((value) => value.name) };
+  if (isInputObjectType(nullable)) return { type: 'object' };
+  return SCALAR_TYPES[nullable.name] ?? {};
+}
+
+function indexArg(arg: GraphQLArgument): IndexArg {
+  const entry: IndexArg = { ...jsonType(arg.type), required: isNonNullType(arg.type) && arg.defaultValue === undefined };
+  if (arg.description) entry.description = arg.description;
+  if (arg.defaultValue !== undefined) entry.default = arg.defaultValue;
+  // Key order as WordPress prints them: keywords, description, default, required.
+  const { required, ...keywords } = entry;
+  return { ...keywords, required };
+}
+
+function typeSchema(type: RestFieldType, items: IndexArg['items']): OpenAPIV3.SchemaObject {
+  if (type === 'array') return { type: 'array', items: items ? typeSchema(items.type, undefined) : {} };
+  return { type };
+}
+
+function schemaOfArg(arg: IndexArg): OpenAPIV3.SchemaObject {
+  const { type, items, format, enum: values, description } = arg;
+  const schema: OpenAPIV3.SchemaObject = Array.isArray(type)
+    ? { oneOf: type.map((one) => typeSchema(one, items)) }
+    : type
+      ? typeSchema(type, items)
+      : {};
+  if (format && !Array.isArray(type)) schema.format = format;
+  if (values) schema.enum = values;
+  if (description) schema.description = description;
+  if (arg.default !== undefined) schema.default = arg.default;
+  if (arg.default === null) schema.nullable = true;
+  return schema;
+}
+
+const METHOD_ORDER: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const hasBody = (method: HttpMethod) => method === 'POST' || method === 'PUT' || method === 'PATCH';
+
+function discoveryPaths(): DocumentedPath[] {
+  const text = (description: string, value: string): DocumentedArg['arg'] => ({ type: 'string', description, default: value, required: false });
+  const indexArgs = [
+    { name: 'namespace', arg: text('The namespace to describe', NAMESPACE) },
+    { name: 'context', arg: text('Scope under which the request is made', 'view') },
+  ].map((entry): DocumentedArg => ({ ...entry, in: 'query', schema: schemaOfArg(entry.arg) }));
+  return [
+    { path: '', endpoints: [{ methods: ['GET'], args: indexArgs }] },
+    { path: '/doc', endpoints: [{ methods: ['GET'], args: [] }] },
+  ];
+}
+
+/** The routes of the rest-map, grouped by path in declaration order, with their documented arguments. */
+function documentedPaths(schema: GraphQLSchema, routes: RestRoute[], sofa: SofaDocument): DocumentedPath[] {
+  const paths = discoveryPaths();
+  for (const route of routes) {
+    const field = fieldOf(schema, route.operation);
+    const sofaOperation = sofaOperationOf(sofa, route);
+    const sofaParameters = new Map(
+      ((sofaOperation?.parameters ?? []) as OpenAPIV3.ParameterObject[]).map((parameter) => [parameter.name, parameter.schema]),
+    );
+    const pathNames = [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]);
+    const documented = field.args
+      .filter((arg) => arg.name !== route.bodyArgument)
+      .map((arg): DocumentedArg => {
+        const entry = indexArg(arg);
+        const sofaSchema = sofaParameters.get(arg.name);
+        const where: Location = pathNames.includes(arg.name) ? 'path' : hasBody(route.methods[0]) ? 'body' : 'query';
+        return { name: arg.name, in: where, arg: entry, schema: sofaSchema ? withDefault(sofaSchema, entry.default) : schemaOfArg(entry) };
+      })
+      .sort((a, b) => Number(b.in === 'path') - Number(a.in === 'path'));
+    for (const [name, bodyField] of Object.entries(route.bodyFields ?? {})) {
+      if (documented.some((arg) => arg.name === name)) continue;
+      const { required = false, ...keywords } = bodyField;
+      const entry: IndexArg = { ...keywords, required };
+      documented.push({ name, in: 'body', arg: entry, schema: schemaOfArg(entry) });
+    }
+    const endpoint: DocumentedEndpoint = { methods: [...route.methods], args: documented, route };
+    const existing = paths.find((candidate) => candidate.path === route.path);
+    if (existing) existing.endpoints.push(endpoint);
+    else paths.push({ path: route.path, endpoints: [endpoint] });
+  }
+  return paths;
+}
+
+/** SOFA's schema of an argument, with its GraphQL default (a reference takes no siblings in OpenAPI 3.0). */
+function withDefault(schema: OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject, value: unknown): OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject {
+  if ('$ref' in schema) return value === undefined ? { $ref: schema.$ref } : { allOf: [{ $ref: schema.$ref }], default: value };
+  return value === undefined ? schema : { ...schema, default: value };
+}
+
+function sofaOperationOf(sofa: SofaDocument, route: RestRoute): OpenAPIV3.OperationObject | undefined {
+  const item = sofa.paths?.[openApiPath(route.path)];
+  return item?.[route.methods[0].toLowerCase() as OpenAPIV3.HttpMethods];
+}
+
+function indexRoute(documented: DocumentedPath, apiRoot: string): IndexRoute {
+  const entry: IndexRoute = {
+    namespace: NAMESPACE,
+    methods: [...new Set(documented.endpoints.flatMap((endpoint) => endpoint.methods))],
+    endpoints: documented.endpoints.map((endpoint) => ({
+      methods: endpoint.methods,
+      args: endpoint.args.length ? Object.fromEntries(endpoint.args.map((arg) => [arg.name, arg.arg])) : [],
+    })),
+  };
+  if (!documented.path.includes(':')) entry._links = { self: [{ href: `${apiRoot}${documented.path}` }] };
+  return entry;
+}
+
+// ---- OpenAPI ---------------------------------------------------------------------------------
+
+const json = (schema: OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject) => ({ 'application/json': { schema } });
+const ref = (name: string): OpenAPIV3.ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
+const errorResponse = (description: string): OpenAPIV3.ResponseObject => ({ description, content: json(ref('WordPressError')) });
+
+const ERROR_RESPONSES: Record<string, OpenAPIV3.ResponseObject> = {
+  BadRequest: errorResponse('Invalid or missing parameters (`rest_invalid_param` with `data.params`, `rest_missing_callback_param`, …)'),
+  Unauthorized: errorResponse('Authentication is required, or the credentials were refused (`rest_forbidden`, `incorrect_password`, `invalid_username`)'),
+  Forbidden: errorResponse('The authenticated user may not do this (`rest_forbidden`)'),
+  NotFound: errorResponse('No such record or page (`rest-event-not-found`, `venue-not-found`, `event-archive-page-not-found`, …)'),
+  Gone: errorResponse('The record is already in the trash'),
+  Error: errorResponse('Any other error, in the WordPress error shape (405 wrong method with `Allow`, 413 body too large, 500)'),
+};
+
+const WORDPRESS_ERROR: OpenAPIV3.SchemaObject = {
+  type: 'object',
+  description: 'The WordPress REST error shape',
+  required: ['code', 'message', 'data'],
+  properties: {
+    code: { type: 'string', description: 'Machine-readable error code, e.g. `rest_invalid_param`' },
+    message: { type: 'string', description: 'Human-readable message' },
+    data: {
+      type: 'object',
+      required: ['status'],
+      properties: {
+        status: { type: 'integer', description: 'The HTTP status' },
+        params: { type: 'object', additionalProperties: { type: 'string' }, description: 'Each invalid parameter and why' },
+        details: { description: 'Per-parameter details, when given' },
+      },
+      additionalProperties: true,
+    },
+  },
+};
+
+const NAMESPACE_INDEX: OpenAPIV3.SchemaObject = {
+  type: 'object',
+  description: 'WordPress namespace index: every route of the namespace, its methods and arguments',
+  required: ['namespace', 'routes', '_links'],
+  properties: {
+    namespace: { type: 'string', example: NAMESPACE },
+    routes: {
+      type: 'object',
+      description: 'Keyed by the route regex, in registration order',
+      additionalProperties: {
+        type: 'object',
+        required: ['namespace', 'methods', 'endpoints'],
+        properties: {
+          namespace: { type: 'string' },
+          methods: { type: 'array', items: { type: 'string' } },
+          endpoints: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { methods: { type: 'array', items: { type: 'string' } }, args: { description: 'Argument name → JSON-schema keywords and `required` ([] when none)' } },
+            },
+          },
+          _links: { type: 'object' },
+        },
+      },
+    },
+    _links: { type: 'object' },
+  },
+};
+
+/** SOFA's component schemas with GraphQL nullability made explicit (`nullable`, which SOFA leaves out). */
+function componentSchemas(sofa: SofaDocument, schema: GraphQLSchema): Record<string, OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject> {
+  const roots = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name]);
+  const schemas: Record<string, OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject> = {};
+  for (const [name, component] of Object.entries(sofa.components?.schemas ?? {})) {
+    if (roots.has(name)) continue;
+    const object = component as OpenAPIV3.SchemaObject;
+    if (object.type !== 'object' || !object.properties) {
+      schemas[name] = component;
+      continue;
+    }
+    const required = new Set(object.required ?? []);
+    const properties = Object.fromEntries(
+      Object.entries(object.properties).map(([key, property]) => {
+        if (required.has(key)) return [key, property];
+        // OpenAPI 3.0's `nullable` needs a `type` beside it, so a nullable reference is spelled out.
+        if ('$ref' in property) return [key, { anyOf: [{ $ref: property.$ref }, { type: 'object', nullable: true, enum: [null] }] }];
+        return [key, { ...property, nullable: true }];
+      }),
+    );
+    schemas[name] = { ...object, properties };
+  }
+  return { ...schemas, WordPressError: WORDPRESS_ERROR, NamespaceIndex: NAMESPACE_INDEX };
+}
+
+function headerSchema(field: GraphQLField<unknown, unknown>, key: string): OpenAPIV3.SchemaObject {
+  const type = getNullableType(field.type as GraphQLOutputType);
+  const resultField = isObjectType(type) ? type.getFields()[key] : undefined;
+  const named = resultField ? getNamedType(resultField.type).name : 'String';
+  return { type: (SCALAR_TYPES[named]?.type as OpenAPIV3.NonArraySchemaObjectType | undefined) ?? 'string' };
+}
+
+function restOperation(
+  endpoint: DocumentedEndpoint & { route: RestRoute },
+  method: HttpMethod,
+  schema: GraphQLSchema,
+  sofa: SofaDocument,
+  tag: string,
+): OpenAPIV3.OperationObject {
+  const { route, args } = endpoint;
+  const field = fieldOf(schema, route.operation);
+  const sofaOperation = sofaOperationOf(sofa, route);
+  const isMutation = route.operation.startsWith('Mutation.');
+  const parameters: OpenAPIV3.ParameterObject[] = args
+    .filter((arg) => arg.in !== 'body')
+    .map((arg) => ({
+      name: arg.name,
+      in: arg.in,
+      required: arg.in === 'path' || arg.arg.required,
+      ...(arg.arg.description ? { description: arg.arg.description } : {}),
+      schema: arg.schema,
+      // Lists are accepted as `a=1,2` (documented) as well as `a[]=1&a[]=2`.
+      ...(arg.arg.type === 'array' ? { style: 'form', explode: false } : {}),
+    }));
+  const operation: OpenAPIV3.OperationObject = {
+    operationId: '',
+    summary: route.description,
+    ...(field.description ? { description: field.description } : {}),
+    tags: [tag],
+    parameters,
+    responses: {},
+  };
+  const bodyArgs = args.filter((arg) => arg.in === 'body');
+  if (hasBody(method)) {
+    const body: OpenAPIV3.SchemaObject = {
+      type: 'object',
+      properties: Object.fromEntries(bodyArgs.map((arg) => [arg.name, arg.schema])),
+      // Unknown and read-only fields are ignored, as the reference does.
+      additionalProperties: true,
+    };
+    const required = bodyArgs.filter((arg) => arg.arg.required).map((arg) => arg.name);
+    if (required.length) body.required = required;
+    operation.requestBody = {
+      required: required.length > 0,
+      content: { 'application/json': { schema: body }, 'application/x-www-form-urlencoded': { schema: body } },
+    };
+  }
+  const status = String(route.status ?? 200);
+  const sofaResponse = sofaOperation?.responses?.['200'] as OpenAPIV3.ResponseObject | undefined;
+  const headers: Record<string, OpenAPIV3.HeaderObject> = {};
+  for (const [header, key] of Object.entries(route.headers ?? {})) {
+    headers[header] = { description: `The result's \`${key}\``, schema: headerSchema(field, key) };
+  }
+  if (route.locationFrom) headers.Location = { description: 'The URL of the new record', schema: { type: 'string', format: 'uri' } };
+  operation.responses = {
+    [status]: {
+      description: route.description,
+      ...(Object.keys(headers).length ? { headers } : {}),
+      content: sofaResponse?.content ?? json({}),
+    },
+    '400': { $ref: '#/components/responses/BadRequest' },
+    '401': { $ref: '#/components/responses/Unauthorized' },
+    '403': { $ref: '#/components/responses/Forbidden' },
+    '404': { $ref: '#/components/responses/NotFound' },
+    ...(method === 'DELETE' ? { '410': { $ref: '#/components/responses/Gone' } } : {}),
+    default: { $ref: '#/components/responses/Error' },
+  };
+  operation.security = isMutation ? [{ applicationPassword: [] }] : [{}, { applicationPassword: [] }];
+  operation.operationId = sofaOperation?.operationId ?? `${route.operation.split('.')[1]}_${isMutation ? 'mutation' : 'query'}`;
+  return operation;
+}
+
+function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: DocumentedPath[]) {
+  const paths: OpenAPIV3.PathsObject = {};
+  const tags: string[] = [];
+  const operationIds = new Set<string>();
+  for (const entry of documented) {
+    const tag = entry.path.split('/')[1] && entry.path !== '/doc' ? entry.path.split('/')[1]! : 'discovery';
+    if (!tags.includes(tag)) tags.push(tag);
+    const item: OpenAPIV3.PathItemObject = {};
+    for (const endpoint of entry.endpoints) {
+      for (const method of endpoint.methods) {
+        const key = method.toLowerCase() as OpenAPIV3.HttpMethods;
+        let operation: OpenAPIV3.OperationObject;
+        if (endpoint.route) {
+          operation = restOperation(endpoint as DocumentedEndpoint & { route: RestRoute }, method, schema, sofa, tag);
+        } else if (entry.path === '') {
+          operation = {
+            operationId: 'namespaceIndex',
+            summary: 'The namespace index: every route, its methods and arguments',
+            tags: [tag],
+            parameters: endpoint.args.map((arg) => ({ name: arg.name, in: 'query', required: false, description: arg.arg.description, schema: arg.schema })),
+            responses: { '200': { description: 'The namespace index', content: json(ref('NamespaceIndex')) }, default: { $ref: '#/components/responses/Error' } },
+          };
+        } else {
+          operation = {
+            operationId: 'openApiDocument',
+            summary: 'This document',
+            tags: [tag],
+            responses: { '200': { description: 'The OpenAPI 3.0 document of this API', content: json({ type: 'object' }) }, default: { $ref: '#/components/responses/Error' } },
+          };
+        }
+        let id = operation.operationId!;
+        if (operationIds.has(id)) id = `${id}_${key}`;
+        operationIds.add(id);
+        item[key] = { ...operation, operationId: id };
+      }
+    }
+    const ordered = Object.fromEntries(
+      METHOD_ORDER.map((method) => method.toLowerCase()).filter((key) => key in item).map((key) => [key, item[key as OpenAPIV3.HttpMethods]]),
+    );
+    paths[openApiPath(entry.path)] = ordered;
+  }
+  const info: OpenAPIV3.InfoObject = {
+    title: 'Calendar REST API',
+    version: SERVICE.version,
+    description:
+      'Events, venues, organizers, categories and tags, compatible with The Events Calendar REST API v1 ' +
+      '(namespace `tribe/events/v1`, served here as `calendar/events/v1`). The same data is served by the ' +
+      'GraphQL API at `/graphql`. Write routes authenticate with HTTP Basic and an application password. ' +
+      'Every route is also served under a language segment: `/{lang}/calendar/events/v1/...`.',
+  };
+  return {
+    info,
+    components: {
+      schemas: componentSchemas(sofa, schema),
+      responses: ERROR_RESPONSES,
+      securitySchemes: {
+        applicationPassword: { type: 'http', scheme: 'basic', description: 'A user login and one of their application passwords' },
+      } satisfies Record<string, OpenAPIV3.SecuritySchemeObject>,
+    },
+    tags: tags.map((name) => ({ name })),
+    paths,
+  };
+}
+
+export function createDiscovery(options: { schema: GraphQLSchema; routes: RestRoute[]; sofaDocument: SofaDocument }): Discovery {
+  const { schema, routes, sofaDocument } = options;
+  const documented = documentedPaths(schema, routes, sofaDocument);
+  const openApi = buildOpenApi(schema, sofaDocument, documented);
+  return {
+    index: (urls) => ({
+      namespace: NAMESPACE,
+      routes: Object.fromEntries(documented.map((entry) => [`${API_PREFIX}${routeRegex(entry.path)}`, indexRoute(entry, urls.api)])),
+      _links: { up: [{ href: `${urls.site}/` }] },
+    }),
+    route: (path, apiRoot) => {
+      const entry = documented.find((candidate) => candidate.path === path);
+      return entry && indexRoute(entry, apiRoot);
+    },
+    // Key order as the reference: openapi, info, components, servers, paths.
+    openApi: (apiRoot) => ({
+      openapi: '3.0.3',
+      info: openApi.info,
+      components: openApi.components,
+      servers: [{ url: apiRoot, description: 'This API root (with the language segment of the request, if any)' }],
+      tags: openApi.tags,
+      paths: openApi.paths,
+    }),
+  };
+}
+
+// ---- Swagger UI, served from the local swagger-ui-dist package (no network) ------------------------
+
+const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const SWAGGER_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+/** The Swagger UI page; `base` is the page's own path, `documentUrl` the path of `/doc`. */
+export function swaggerUiPage(base: string, documentUrl: string): string {
+  const options = { url: documentUrl, dom_id: '#swagger-ui', validatorUrl: null, deepLinking: true, tryItOutEnabled: true };
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Calendar REST API</title>
+    <link rel="icon" type="image/png" href="${base}/favicon-32x32.png" />
+    <link rel="stylesheet" href="${base}/swagger-ui.css" />
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="${base}/swagger-ui-bundle.js"></script>
+    <script>window.ui = SwaggerUIBundle(${JSON.stringify(options)});</script>
+  </body>
+</html>
+`;
+}
+
+/** One of Swagger UI's files, or undefined for any other name. */
+export function swaggerUiAsset(name: string): { type: string; body: ReadStream } | undefined {
+  const type = SWAGGER_ASSETS[name];
+  return type ? { type, body: createReadStream(join(SWAGGER_DIR, name)) } : undefined;
+}

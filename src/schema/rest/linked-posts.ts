@@ -1,0 +1,168 @@
+import { type SubGraph, builder } from '../builder.js';
+import type { Representation } from './present.js';
+import { archiveLinks } from '../../domain/paging.js';
+import { assertReadable } from '../../domain/visibility.js';
+import type { Context } from '../../context.js';
+import type { Db } from '../../db/client.js';
+import type { Media } from '../../generated/sqlite/client.js';
+import type { ArchivePage } from '../../services/archive.js';
+import {
+  type EffectiveLinkedFilter,
+  type LinkedKey,
+  type LinkedKind,
+  type LinkedListFilter,
+  type LinkedRow,
+  type Scope,
+  type Tx,
+  linkedArchiveParams,
+} from '../../services/linked-posts.js';
+
+// The REST root fields of venues and organizers (seed §4.3–4.4), one per route: list, read by id and
+// slug, create, update and delete by id and slug. Each answers with the reference's representation
+// (`presentVenue` / `presentOrganizer`, the presenters the event embeds), so every REST field of a
+// venue or organizer is computed in one place; the writes run in one transaction each.
+
+const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
+
+type WithImage<Row> = Row & { image: Media | null };
+
+/** What the envelope needs of a page; each kind's page also carries its typed query. */
+type Archive = Pick<ArchivePage<unknown, unknown>, 'paging' | 'total' | 'totalPages'> & { effective: EffectiveLinkedFilter };
+
+/** A page and its records in the list representation. */
+type ListPage = Archive & { items(): Promise<Array<Record<string, unknown>>> };
+
+export interface LinkedRestResource<Row extends LinkedRow, Page extends Archive> {
+  kind: LinkedKind;
+  /** Type-name stem and collection path: `Venue`, `Venues`, `venues`. */
+  one: string;
+  many: string;
+  path: string;
+  find(db: Db | Tx, key: LinkedKey): Promise<WithImage<Row> | null>;
+  archive(ctx: Context, filter: LinkedListFilter, page: number | null | undefined, perPage: number | null | undefined): Promise<Page>;
+  rows(db: Db, page: Page): Promise<Array<WithImage<Row>>>;
+  present(row: WithImage<Row>, ctx: Context, as: Representation): Record<string, unknown>;
+  create(tx: Tx, scope: Scope, body: unknown): Promise<{ record: Row }>;
+  update(tx: Tx, scope: Scope, key: LinkedKey, body: unknown, options: { passwordAllowed: boolean }): Promise<Row>;
+  remove<T>(tx: Tx, scope: Scope, key: LinkedKey, force: boolean, load: (tx: Tx, id: number) => Promise<T>): Promise<T>;
+}
+
+export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archive>(resource: LinkedRestResource<Row, Page>): void {
+  const { kind, one, many, path } = resource;
+
+  const links = (page: Archive, ctx: Context) =>
+    archiveLinks(`${ctx.urls.api}/${path}/`, linkedArchiveParams(page.paging.perPage, page.effective), page.paging.page, page.totalPages);
+
+  const List = builder.objectRef<ListPage>(`Tec${one}List`).implement({
+    ...REST,
+    fields: (t) => ({
+      [path]: t.field({ type: ['JSON'], resolve: (page) => page.items() }),
+      rest_url: t.string({ resolve: (page, _a, ctx) => links(page, ctx).restUrl }),
+      next_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => links(page, ctx).nextRestUrl }),
+      previous_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => links(page, ctx).previousRestUrl }),
+      total: t.int({ resolve: (page) => page.total }),
+      total_pages: t.int({ resolve: (page) => page.totalPages }),
+    }),
+  });
+
+  /** The record as create, update and delete answer (no `json_ld`), read inside the transaction. */
+  const presented = (ctx: Context) => async (tx: Tx, id: number) => {
+    const row = await resource.find(tx, { id });
+    return resource.present(row!, ctx, 'list');
+  };
+
+  const read = async (ctx: Context, key: LinkedKey) => {
+    const row = assertReadable(kind, await resource.find(ctx.db, key), 'id' in key ? key.id : key.slug, ctx.viewer);
+    return resource.present(row, ctx, 'single');
+  };
+
+  const byId = builder.args((t) => ({ id: t.int({ required: true, description: `the ${kind} post ID` }) }));
+  const bySlug = builder.args((t) => ({ slug: t.string({ required: true, description: `the ${kind} post name` }) }));
+  const body = builder.args((t) => ({ input: t.field({ type: 'JSON', required: true }) }));
+  const force = builder.args((t) => ({
+    force: t.boolean({ description: 'Delete for good instead of trashing (editors)', defaultValue: false }),
+  }));
+
+  builder.queryFields((t) => ({
+    [`tec${many}`]: t.field({
+      ...REST,
+      type: List,
+      args: {
+        page: t.arg.int({ description: 'The archive page to return', defaultValue: 1 }),
+        per_page: t.arg.int({ description: `The number of ${kind}s to return on each page (at most 50)`, defaultValue: 10 }),
+        search: t.arg.string({ description: `${many} should contain the specified string in the title, description or custom fields` }),
+        event: t.arg.int({ description: `${many} should be related to this event` }),
+        has_events: t.arg.boolean({ description: `${many} should (true) or should not (false) have events associated to them` }),
+        only_with_upcoming: t.arg.boolean({ description: `${many} should have upcoming events associated to them`, defaultValue: false }),
+        status: t.arg.stringList({ description: `The ${kind} post status(es)` }),
+      },
+      resolve: async (_root, args, ctx): Promise<ListPage> => {
+        const filter = {
+          search: args.search,
+          event: args.event,
+          hasEvents: args.has_events,
+          onlyWithUpcoming: args.only_with_upcoming,
+          status: args.status,
+        };
+        const page = await resource.archive(ctx, filter, args.page, args.per_page);
+        const items = async () => (await resource.rows(ctx.db, page)).map((row) => resource.present(row, ctx, 'list'));
+        return { ...page, items };
+      },
+    }),
+    [`tec${one}`]: t.field({
+      ...REST,
+      type: 'JSON',
+      args: byId,
+      resolve: (_root, { id }, ctx) => read(ctx, { id }),
+    }),
+    [`tec${one}BySlug`]: t.field({
+      ...REST,
+      type: 'JSON',
+      args: bySlug,
+      resolve: (_root, { slug }, ctx) => read(ctx, { slug }),
+    }),
+  }));
+
+  builder.mutationFields((t) => ({
+    [`tecCreate${one}`]: t.field({
+      ...REST,
+      type: 'JSON',
+      description: 'Returns an existing duplicate unchanged (201 too)',
+      args: body,
+      resolve: (_root, { input }, ctx) =>
+        ctx.db.$transaction(async (tx) => presented(ctx)(tx, (await resource.create(tx, ctx, input)).record.id)),
+    }),
+    [`tecUpdate${one}`]: t.field({
+      ...REST,
+      type: 'JSON',
+      args: { ...byId, ...body },
+      resolve: (_root, { id, input }, ctx) =>
+        ctx.db.$transaction(async (tx) =>
+          presented(ctx)(tx, (await resource.update(tx, ctx, { id }, input, { passwordAllowed: true })).id),
+        ),
+    }),
+    [`tecUpdate${one}BySlug`]: t.field({
+      ...REST,
+      type: 'JSON',
+      args: { ...bySlug, ...body },
+      resolve: (_root, { slug, input }, ctx) =>
+        ctx.db.$transaction(async (tx) =>
+          presented(ctx)(tx, (await resource.update(tx, ctx, { slug }, input, { passwordAllowed: false })).id),
+        ),
+    }),
+    [`tecDelete${one}`]: t.field({
+      ...REST,
+      type: 'JSON',
+      args: { ...byId, ...force },
+      resolve: (_root, { id, force }, ctx) =>
+        ctx.db.$transaction((tx) => resource.remove(tx, ctx, { id }, force ?? false, presented(ctx))),
+    }),
+    [`tecDelete${one}BySlug`]: t.field({
+      ...REST,
+      type: 'JSON',
+      args: { ...bySlug, ...force },
+      resolve: (_root, { slug, force }, ctx) =>
+        ctx.db.$transaction((tx) => resource.remove(tx, ctx, { slug }, force ?? false, presented(ctx))),
+    }),
+  }));
+}

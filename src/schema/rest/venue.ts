@@ -1,0 +1,20 @@
+import { defineLinkedRestFields } from './linked-posts.js';
+import { presentVenue } from './present.js';
+import { createOrMatchVenue, deleteVenue, updateVenue, venueArchive } from '../../services/venues.js';
+
+// `/venues`, `/venues/{id}`, `/venues/by-slug/{slug}` (seed §4.3) as The Events Calendar answers them.
+
+defineLinkedRestFields({
+  kind: 'venue',
+  one: 'Venue',
+  many: 'Venues',
+  path: 'venues',
+  find: (db, key) => db.venue.findUnique({ where: key, include: { image: true } }),
+  archive: (ctx, filter, page, perPage) => venueArchive(ctx.db, ctx, filter, page, perPage),
+  rows: (db, page) =>
+    db.venue.findMany({ where: page.where, orderBy: page.orderBy, skip: page.skip, take: page.take, include: { image: true } }),
+  present: (venue, ctx, as) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
+  create: createOrMatchVenue,
+  update: updateVenue,
+  remove: deleteVenue,
+});

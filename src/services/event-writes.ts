@@ -1,0 +1,851 @@
+import type { DateTime } from 'luxon';
+import { DateTime as LuxonDateTime } from 'luxon';
+import { z } from 'zod';
+import type { Context } from '../context.js';
+import { CostInputError, type StoredCost, parseCostInput } from '../domain/cost.js';
+import { WALL_CLOCK, eventSchedule, isValidTimezone, parseDateInput } from '../domain/dates.js';
+import { ApiError, invalidParams, isApiError, missingParams } from '../domain/errors.js';
+import { autoParagraphs } from '../domain/html.js';
+import {
+  type Viewer,
+  can,
+  canCreate,
+  canDelete,
+  canDeletePermanently,
+  canEdit,
+  effectiveStatus,
+  forbidden,
+} from '../domain/permissions.js';
+import { toSlug, uniqueSlug } from '../domain/slugs.js';
+import type { Taxonomy } from '../domain/urls.js';
+import { NOT_FOUND } from '../domain/visibility.js';
+import { Prisma } from '../generated/sqlite/client.js';
+import { type ImageChoice, checkImage, recordImage } from './media.js';
+import { WRITABLE_STATUSES, urlField } from './linked-posts.js';
+import { createOrMatchOrganizer } from './organizers.js';
+import { refreshTermCounts } from './term-counts.js';
+import { CATEGORY, TAG, insertTerm } from './terms.js';
+import { createOrMatchVenue } from './venues.js';
+
+// Event writes (seed §2.1/§4.2, reference §3.2, §6, behavior.md D4, D9–D14, D17): the flat TEC body
+// (REST names; GraphQL inputs are mapped onto it) is read into a domain input, checked against the
+// database (400s), then the capability rules apply (401/403), then one transaction writes the event,
+// its venues, organizers and terms. An update writes only the fields it was given, with the event row
+// locked, so concurrent updates of one event never undo each other.
+
+export type Tx = Prisma.TransactionClient;
+export type Writer = Pick<Context, 'db' | 'viewer' | 'config'>;
+export type EventKey = { id: number } | { slug: string };
+/** Reads the written event inside the transaction (GraphQL selects what it needs). */
+export type EventLoader<T> = (tx: Tx, id: number) => Promise<T>;
+
+/** Error parameters are named as the API the request came through spells them. */
+export type ParamStyle = 'rest' | 'graphql';
+
+export interface WriteOptions {
+  style?: ParamStyle;
+  /** `password` is accepted on create and on the by-id update route (seed §2.1), not by slug. */
+  passwordAllowed?: boolean;
+  /** The clock relative dates ("tomorrow 9am") and scheduling count from. */
+  now?: Date;
+}
+
+const INVALID = 'Invalid parameter.';
+const TRANSACTION = { maxWait: 15_000, timeout: 30_000 };
+/** A create racing another for the same slug (or new term) runs again, this many times in all. */
+const ATTEMPTS = 3;
+
+// ---------------------------------------------------------------------------------------------------
+// Reading the body
+
+type WritableStatus = (typeof WRITABLE_STATUSES)[number];
+
+/** A venue or organizer named by id, or given as fields to create (or match, reference §6.4). */
+export type LinkRef = { kind: 'id'; id: number; inObject: boolean } | { kind: 'fields'; body: Record<string, unknown> };
+/** A category or tag named by id or by name (D3). */
+export type TermRef = { kind: 'id'; id: number } | { kind: 'name'; name: string };
+
+/** A validated body: each field is absent when not sent; `[]` for a link list means "remove all". */
+export interface EventInput {
+  title?: string;
+  description?: string;
+  excerpt?: string;
+  slug?: string;
+  status?: WritableStatus;
+  author?: number;
+  /** Publication date (`date_utc` wins over `date`). */
+  publishedAt?: Date;
+  timezone?: string;
+  allDay?: boolean;
+  start?: DateTime;
+  end?: DateTime;
+  image?: unknown;
+  cost?: StoredCost;
+  website?: string;
+  showMap?: boolean;
+  showMapLink?: boolean;
+  hideFromListings?: boolean;
+  sticky?: boolean;
+  featured?: boolean;
+  /** `null` removes the parent. */
+  postParent?: number | null;
+  /** `null` removes the password. */
+  password?: string | null;
+  venues?: LinkRef[];
+  organizers?: LinkRef[];
+  categories?: TermRef[];
+  tags?: TermRef[];
+}
+
+const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
+const FALSE_WORDS = new Set(['false', '0', 'no', 'off', '']);
+
+/** `true/false/1/0/yes/no/on/off` (any case), JSON booleans and 1/0; anything else stays as is (and fails). */
+function toBoolean(value: unknown): unknown {
+  if (typeof value === 'number') return value === 1 ? true : value === 0 ? false : value;
+  if (typeof value !== 'string') return value;
+  const word = value.trim().toLowerCase();
+  return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : value;
+}
+
+/** Strings, and numbers as their string forms (D19). */
+const text = z.union([z.string(), z.number().finite()]).transform(String);
+const nonEmptyText = text.transform((value) => value.trim()).refine((value) => value !== '');
+const flag = z.preprocess(toBoolean, z.boolean());
+const positiveId = z.union([z.number().int().positive(), z.string().trim().regex(/^\d+$/).transform(Number)]).pipe(
+  z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+);
+const status = z.string().trim().pipe(z.enum(WRITABLE_STATUSES));
+/** `0`, `""` remove the parent. */
+const parentId = z.union([z.literal(0), z.literal('0'), z.literal(''), positiveId]).transform((value) =>
+  value === 0 || value === '0' || value === '' ? null : (value as number),
+);
+const dateValue = z.union([z.string(), z.number().finite()]);
+
+function isEmptyValue(value: unknown): boolean {
+  if (value === null || value === undefined || value === false || value === 0) return true;
+  if (typeof value === 'string') return value.trim() === '' || value.trim() === '0';
+  if (Array.isArray(value)) return value.every(isEmptyValue);
+  if (typeof value === 'object') return Object.values(value).every(isEmptyValue);
+  return false;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function idOf(value: unknown): number | null {
+  const parsed = positiveId.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+/** One venue or organizer entry: an id, `{id}`, or an object of fields; null when it is none of them. */
+function linkRef(value: unknown): LinkRef | null {
+  if (isRecord(value)) {
+    if (value.id !== undefined && value.id !== null && value.id !== '') {
+      const id = idOf(value.id);
+      return id === null ? null : { kind: 'id', id, inObject: true };
+    }
+    return { kind: 'fields', body: value };
+  }
+  const id = idOf(value);
+  return id === null ? null : { kind: 'id', id, inObject: false };
+}
+
+/**
+ * `venue` / `organizer`: an id, a comma list of ids (organizers), `{id}`, an object of fields, or a list
+ * of those, in order; an empty value (`""`, `0`, `[]`, `null`, an all-empty object) removes the links (D9).
+ */
+function linkRefs(value: unknown, commaList: boolean): LinkRef[] | null {
+  if (isEmptyValue(value)) return [];
+  const items: unknown[] = Array.isArray(value)
+    ? value
+    : commaList && typeof value === 'string'
+      ? value.split(',').map((item) => item.trim())
+      : [value];
+  const refs: LinkRef[] = [];
+  for (const item of items) {
+    if (isEmptyValue(item)) continue;
+    const ref = linkRef(item);
+    if (!ref) return null;
+    refs.push(ref);
+  }
+  return refs;
+}
+
+function termRef(value: unknown): TermRef | null {
+  if (isRecord(value)) {
+    if (value.id !== undefined && value.id !== null) {
+      const id = idOf(value.id);
+      return id === null ? null : { kind: 'id', id };
+    }
+    return typeof value.name === 'string' && value.name.trim() !== '' ? { kind: 'name', name: value.name.trim() } : null;
+  }
+  if (typeof value === 'number') return Number.isInteger(value) && value > 0 ? { kind: 'id', id: value } : null;
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  const token = value.trim();
+  if (/^\d+$/.test(token)) {
+    const id = idOf(token);
+    return id === null ? null : { kind: 'id', id };
+  }
+  return { kind: 'name', name: token };
+}
+
+/** `categories` / `tags`: ids or names, a comma list or an array, `{id}` / `{name}` objects; `""`/`[]` clear. */
+function termRefs(value: unknown): TermRef[] | null {
+  if (value === '' || (Array.isArray(value) && value.length === 0)) return [];
+  const items = typeof value === 'string' ? value.split(',').filter((item) => item.trim() !== '') : Array.isArray(value) ? value : [value];
+  const refs: TermRef[] = [];
+  for (const item of items) {
+    const ref = termRef(item);
+    if (!ref) return null;
+    refs.push(ref);
+  }
+  return refs;
+}
+
+/** Null means "not sent", as WordPress drops null parameters — except for `venue`/`organizer` (D9). */
+function sentFields(body: unknown): Record<string, unknown> {
+  if (!isRecord(body)) return {};
+  return Object.fromEntries(
+    Object.entries(body).filter(([key, value]) => value !== undefined && (value !== null || key === 'venue' || key === 'organizer')),
+  );
+}
+
+export interface ReadOptions {
+  mode: 'create' | 'update';
+  /** The zone dates are read in when the body names none: the event's own (update) or the site's. */
+  zone: string;
+  siteTimezone: string;
+  passwordAllowed: boolean;
+  now: Date;
+}
+
+/**
+ * The body → a domain input, without touching the database: required fields (create) →
+ * `rest_missing_callback_param`; every malformed value → one `rest_invalid_param` naming them all.
+ * Unknown and read-only fields are ignored.
+ */
+export function readEventBody(body: unknown, options: ReadOptions): EventInput {
+  const { input, bad } = readBody(body, options);
+  if (Object.keys(bad).length) throw invalidParams(bad);
+  return input;
+}
+
+/** `readEventBody` without the throw: what could be read, and the reason for each bad parameter. */
+function readBody(body: unknown, options: ReadOptions): { input: EventInput; bad: Record<string, string> } {
+  const sent = sentFields(body);
+  if (options.mode === 'create') {
+    const missing = ['title', 'start_date', 'end_date'].filter((name) => sent[name] === undefined);
+    if (missing.length) throw missingParams(missing);
+  }
+  const bad: Record<string, string> = {};
+  const input: EventInput = {};
+  const read = <T>(name: string, schema: z.ZodType<T>, assign: (value: T) => void, reason = INVALID) => {
+    if (sent[name] === undefined) return;
+    const parsed = schema.safeParse(sent[name]);
+    if (parsed.success) assign(parsed.data);
+    else bad[name] = reason;
+  };
+
+  read('title', nonEmptyText, (value) => (input.title = value));
+  read('description', text, (value) => (input.description = autoParagraphs(value)));
+  read('excerpt', text, (value) => (input.excerpt = autoParagraphs(value)));
+  read('slug', nonEmptyText, (value) => {
+    const slug = toSlug(value, '');
+    if (slug) input.slug = slug;
+    else bad.slug = INVALID;
+  });
+  read('status', status, (value) => (input.status = value));
+  read('author', positiveId, (value) => (input.author = value));
+
+  let zone = options.zone;
+  read(
+    'timezone',
+    z.string().trim(),
+    (value) => {
+      if (value === '') input.timezone = options.siteTimezone;
+      else if (isValidTimezone(value)) input.timezone = value;
+      else bad.timezone = 'Invalid parameter: a time zone is an IANA name (America/New_York) or UTC±H[:MM].';
+      zone = input.timezone ?? zone;
+    },
+  );
+  const date = (name: string, inZone: string, assign: (value: DateTime) => void) =>
+    read(name, dateValue, (value) => {
+      const parsed = parseDateInput(value, inZone, options.now);
+      if (parsed?.isValid) assign(parsed);
+      else bad[name] = INVALID;
+    });
+  if (!bad.timezone) {
+    date('start_date', zone, (value) => (input.start = value.setZone(zone)));
+    date('end_date', zone, (value) => (input.end = value.setZone(zone)));
+  }
+  date('date', zone, (value) => (input.publishedAt ??= value.toJSDate()));
+  date('date_utc', 'UTC', (value) => (input.publishedAt = value.toJSDate()));
+
+  read('all_day', flag, (value) => (input.allDay = value));
+  read('show_map', flag, (value) => (input.showMap = value));
+  read('show_map_link', flag, (value) => (input.showMapLink = value));
+  read('hide_from_listings', flag, (value) => (input.hideFromListings = value));
+  read('sticky', flag, (value) => (input.sticky = value));
+  read('featured', flag, (value) => (input.featured = value));
+  read('website', urlField, (value) => (input.website = value));
+  read('post_parent', parentId, (value) => (input.postParent = value));
+  if (sent.image !== undefined) input.image = sent.image;
+
+  if (sent.cost !== undefined) {
+    try {
+      input.cost = parseCostInput(sent.cost);
+    } catch (error) {
+      if (!(error instanceof CostInputError)) throw error;
+      bad.cost = error.message;
+    }
+  }
+
+  if (sent.password !== undefined) {
+    if (!options.passwordAllowed) bad.password = 'The password of an event is set through its by-ID route only.';
+    else read('password', text, (value) => (input.password = value === '' ? null : value));
+  }
+
+  const links: Array<[string, 'venues' | 'organizers', boolean]> = [
+    ['venue', 'venues', false],
+    ['organizer', 'organizers', true],
+  ];
+  for (const [name, key, commaList] of links) {
+    if (!(name in sent)) continue;
+    const refs = linkRefs(sent[name], commaList);
+    if (refs) input[key] = refs;
+    else bad[name] = INVALID;
+  }
+  for (const name of ['categories', 'tags'] as const) {
+    if (sent[name] === undefined) continue;
+    const refs = termRefs(sent[name]);
+    if (refs) input[name] = refs;
+    else bad[name] = INVALID;
+  }
+
+  return { input, bad };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The schedule
+
+export interface StoredSchedule {
+  timezone: string;
+  localStart: string;
+  localEnd: string;
+  allDay: boolean;
+}
+
+/**
+ * The stored start, end, zone and all-day flag after a write, or null when the write leaves them alone.
+ * A zone change re-reads the stored wall-clock in the new zone (D10); an update keeps the event's zone
+ * unless it names one (D11); one date alone is applied (D12); all-day stretches to 00:00:00–23:59:59;
+ * an end before the start becomes the start, in local and UTC alike (D14).
+ */
+export function scheduleOf(input: EventInput, existing: StoredSchedule | null, siteTimezone: string) {
+  const touched = input.start || input.end || input.timezone !== undefined || input.allDay !== undefined;
+  if (existing && !touched) return null;
+  const zone = input.timezone ?? existing?.timezone ?? siteTimezone;
+  const stored = (wall: string | undefined) => (wall ? LuxonDateTime.fromFormat(wall, WALL_CLOCK, { zone }) : null);
+  let start = (input.start ?? stored(existing?.localStart))?.setZone(zone).startOf('second');
+  let end = (input.end ?? stored(existing?.localEnd))?.setZone(zone).startOf('second');
+  if (!start || !end) throw missingParams([!start ? 'start_date' : 'end_date']);
+  const allDay = input.allDay ?? existing?.allDay ?? false;
+  if (allDay) {
+    start = start.startOf('day');
+    end = end.endOf('day').startOf('second');
+  }
+  if (end < start) end = start;
+  return { ...eventSchedule(start.toJSDate(), end.toJSDate(), zone), allDay };
+}
+
+/** WordPress' scheduling: a published post dated in the future is `future`; a `future` one due now is published. */
+export function publicationStatus(status: string, publishedAt: Date, now: Date): string {
+  if (status === 'publish' && publishedAt > now) return 'future';
+  if (status === 'future' && publishedAt <= now) return 'publish';
+  return status;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Checks against the database (400s, before the permission checks)
+
+interface EventRow {
+  id: number;
+  slug: string;
+  status: string;
+  authorId: number | null;
+  publishedAt: Date;
+  timezone: string;
+  localStart: string;
+  localEnd: string;
+  allDay: boolean;
+}
+
+const EVENT_ROW = {
+  id: true,
+  slug: true,
+  status: true,
+  authorId: true,
+  publishedAt: true,
+  timezone: true,
+  localStart: true,
+  localEnd: true,
+  allDay: true,
+} as const;
+
+const bareIds = (refs: LinkRef[] | undefined) =>
+  (refs ?? []).flatMap((ref) => (ref.kind === 'id' && !ref.inObject ? [ref.id] : []));
+
+const termIds = (refs: TermRef[] | undefined) => (refs ?? []).flatMap((ref) => (ref.kind === 'id' ? [ref.id] : []));
+
+async function missingIds(ids: number[], find: (ids: number[]) => Promise<Array<{ id: number }>>): Promise<boolean> {
+  if (!ids.length) return false;
+  const found = new Set((await find([...new Set(ids)])).map((row) => row.id));
+  return ids.some((id) => !found.has(id));
+}
+
+/** Whether `parentId` is the event itself or one of its descendants. */
+async function wouldLoop(tx: Tx, eventId: number, parentId: number): Promise<boolean> {
+  const seen = new Set<number>();
+  for (let current: number | null = parentId; current !== null; ) {
+    if (current === eventId) return true;
+    if (seen.has(current)) return false;
+    seen.add(current);
+    const row: { postParentId: number | null } | null = await tx.event.findUnique({ where: { id: current }, select: { postParentId: true } });
+    current = row?.postParentId ?? null;
+  }
+  return false;
+}
+
+/**
+ * The body read and checked against the database — what it names must exist: author, image, parent
+ * event, venues and organizers by id, terms by id. Every bad parameter is named in one 400.
+ */
+async function validate(tx: Tx, viewer: Viewer, body: unknown, options: ReadOptions, eventId: number | null) {
+  const { input, bad } = readBody(body, options);
+  const image = await checkReferences(tx, viewer, input, eventId, bad);
+  if (Object.keys(bad).length) throw invalidParams(bad);
+  return { input, image };
+}
+
+async function checkReferences(
+  tx: Tx,
+  viewer: Viewer,
+  input: EventInput,
+  eventId: number | null,
+  bad: Record<string, string>,
+): Promise<ImageChoice | undefined> {
+  if (input.author !== undefined && !(await tx.user.findUnique({ where: { id: input.author }, select: { id: true } }))) {
+    bad.author = INVALID;
+  }
+  if (input.postParent) {
+    const parent = await tx.event.findUnique({ where: { id: input.postParent }, select: { id: true } });
+    if (!parent || (eventId !== null && (await wouldLoop(tx, eventId, parent.id)))) bad.post_parent = INVALID;
+  }
+  if (await missingIds(bareIds(input.venues), (ids) => tx.venue.findMany({ where: { id: { in: ids } }, select: { id: true } }))) {
+    bad.venue = INVALID;
+  }
+  if (
+    await missingIds(bareIds(input.organizers), (ids) => tx.organizer.findMany({ where: { id: { in: ids } }, select: { id: true } }))
+  ) {
+    bad.organizer = INVALID;
+  }
+  for (const [name, taxonomy] of [['categories', CATEGORY], ['tags', TAG]] as const) {
+    const ids = termIds(input[name]);
+    if (await missingIds(ids, (list) => tx.term.findMany({ where: { id: { in: list }, taxonomy }, select: { id: true } }))) {
+      bad[name] = INVALID;
+    }
+  }
+  let image: ImageChoice | undefined;
+  if (input.image !== undefined) {
+    try {
+      image = await checkImage(tx, viewer, input.image);
+    } catch (error) {
+      if (!isApiError(error)) throw error;
+      bad.image = INVALID;
+    }
+  }
+  return image;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Linked records
+
+const LINKED = {
+  venue: {
+    param: 'venue',
+    exists: async (tx: Tx, id: number) => Boolean(await tx.venue.findUnique({ where: { id }, select: { id: true } })),
+    createOrMatch: createOrMatchVenue,
+  },
+  organizer: {
+    param: 'organizer',
+    exists: async (tx: Tx, id: number) => Boolean(await tx.organizer.findUnique({ where: { id }, select: { id: true } })),
+    createOrMatch: createOrMatchOrganizer,
+  },
+} as const;
+
+function invalidLinkedPostId(param: string): ApiError {
+  return new ApiError(400, 'invalid-linked-post-id', 'The provided linked post ID is not valid', { params: { [param]: INVALID } });
+}
+
+/** The ids to link, in the order given (each once); objects of fields are created or matched (§6.3, §6.4). */
+async function resolveLinked(tx: Tx, writer: Writer, kind: keyof typeof LINKED, refs: LinkRef[]): Promise<number[]> {
+  const { param, exists, createOrMatch } = LINKED[kind];
+  const ids: number[] = [];
+  for (const ref of refs) {
+    if (ref.kind === 'id') {
+      if (ref.inObject && !(await exists(tx, ref.id))) throw invalidLinkedPostId(param);
+      ids.push(ref.id);
+      continue;
+    }
+    try {
+      ids.push((await createOrMatch(tx, writer, ref.body)).record.id);
+    } catch (error) {
+      if (!isApiError(error) || error.status !== 400) throw error;
+      throw invalidParams(
+        { [param]: INVALID },
+        { [param]: { code: `could-not-create-${kind}`, message: `The ${kind} could not be created from the provided data`, data: { status: 400, cause: { code: error.code, message: error.message, ...error.data } } } },
+      );
+    }
+  }
+  return [...new Set(ids)];
+}
+
+/**
+ * PostgreSQL: waits for the other transactions that work on the same keys (a slug, a new term name) to
+ * finish, so that what they committed is seen; keys are taken in order (no deadlocks). SQLite runs one
+ * write transaction at a time.
+ */
+async function serialize(tx: Tx, writer: Writer, keys: string[]): Promise<void> {
+  if (writer.config.databaseProvider !== 'postgresql') return;
+  for (const key of [...new Set(keys)].sort()) {
+    await tx.$queryRaw(Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) AS l`);
+  }
+}
+
+const TERM_LABEL: Record<Taxonomy, { one: string; many: string }> = {
+  tribe_events_cat: { one: 'category', many: 'categories' },
+  post_tag: { one: 'tag', many: 'tags' },
+};
+
+/**
+ * Term ids in the order given: names match a term of the taxonomy by name (any case) or slug, else a
+ * new term is created — which, as every term write (D8), needs an editor.
+ */
+async function resolveTerms(tx: Tx, writer: Writer, taxonomy: Taxonomy, refs: TermRef[]): Promise<number[]> {
+  const { viewer } = writer;
+  const names = refs.flatMap((ref) => (ref.kind === 'name' ? [ref.name] : []));
+  await serialize(tx, writer, names.map((name) => `term:${taxonomy}:${name.toLowerCase()}`));
+  const known = names.length
+    ? await tx.$queryRaw<Array<{ id: number | bigint; name: string; slug: string }>>(
+        Prisma.sql`SELECT "id" AS id, "name" AS name, "slug" AS slug FROM "Term"
+          WHERE "taxonomy" = ${taxonomy}
+            AND (LOWER("name") IN (${Prisma.join(names.map((name) => name.toLowerCase()))})
+              OR "slug" IN (${Prisma.join(names.map((name) => toSlug(name, '-')))}))
+          ORDER BY "id"`,
+      )
+    : [];
+  const ids: number[] = [];
+  for (const ref of refs) {
+    if (ref.kind === 'id') {
+      ids.push(ref.id);
+      continue;
+    }
+    const lower = ref.name.toLowerCase();
+    const match = known.find((term) => term.name.toLowerCase() === lower) ?? known.find((term) => term.slug === toSlug(ref.name, '-'));
+    if (match) {
+      ids.push(Number(match.id));
+      continue;
+    }
+    if (!can(viewer, 'manage_terms')) {
+      const { one, many } = TERM_LABEL[taxonomy];
+      throw new ApiError(403, 'rest_cannot_create_term', `Sorry, you are not allowed to create event ${many}.`, {
+        params: { [many]: `There is no ${one} named "${ref.name}", and only editors may create one.` },
+      });
+    }
+    const created = await insertTerm(tx, taxonomy, { name: ref.name });
+    known.push({ id: created.id, name: created.name, slug: created.slug });
+    ids.push(created.id);
+  }
+  return [...new Set(ids)];
+}
+
+interface ResolvedLinks {
+  venues?: number[];
+  organizers?: number[];
+  categories?: number[];
+  tags?: number[];
+}
+
+async function resolveLinks(tx: Tx, writer: Writer, input: EventInput): Promise<ResolvedLinks> {
+  const links: ResolvedLinks = {};
+  if (input.venues) links.venues = await resolveLinked(tx, writer, 'venue', input.venues);
+  if (input.organizers) links.organizers = await resolveLinked(tx, writer, 'organizer', input.organizers);
+  if (input.categories) links.categories = await resolveTerms(tx, writer, CATEGORY, input.categories);
+  if (input.tags) links.tags = await resolveTerms(tx, writer, TAG, input.tags);
+  return links;
+}
+
+/** Replaces the links of each kind given (and only those); positions keep the order. */
+async function writeLinks(tx: Tx, eventId: number, links: ResolvedLinks, replacing: boolean): Promise<void> {
+  if (links.venues) {
+    if (replacing) await tx.eventVenue.deleteMany({ where: { eventId } });
+    if (links.venues.length) {
+      await tx.eventVenue.createMany({ data: links.venues.map((venueId, position) => ({ eventId, venueId, position })) });
+    }
+  }
+  if (links.organizers) {
+    if (replacing) await tx.eventOrganizer.deleteMany({ where: { eventId } });
+    if (links.organizers.length) {
+      await tx.eventOrganizer.createMany({
+        data: links.organizers.map((organizerId, position) => ({ eventId, organizerId, position })),
+      });
+    }
+  }
+  for (const [key, taxonomy] of [['categories', CATEGORY], ['tags', TAG]] as const) {
+    const ids = links[key];
+    if (!ids) continue;
+    if (replacing) await tx.eventTerm.deleteMany({ where: { eventId, term: { taxonomy } } });
+    if (ids.length) await tx.eventTerm.createMany({ data: ids.map((termId, position) => ({ eventId, termId, position })) });
+  }
+}
+
+async function linkedTermIds(tx: Tx, eventId: number): Promise<number[]> {
+  return (await tx.eventTerm.findMany({ where: { eventId }, select: { termId: true } })).map((link) => link.termId);
+}
+
+/**
+ * Recounts the published events of these terms. On PostgreSQL the term rows are locked first (in id
+ * order), so that concurrent writes touching one term count each other's committed links.
+ */
+async function recount(tx: Tx, writer: Writer, termIds: number[]): Promise<void> {
+  const ids = [...new Set(termIds)].sort((a, b) => a - b);
+  if (!ids.length) return;
+  if (writer.config.databaseProvider === 'postgresql') {
+    await tx.$queryRaw(Prisma.sql`SELECT "id" FROM "Term" WHERE "id" IN (${Prisma.join(ids)}) ORDER BY "id" FOR NO KEY UPDATE`);
+  }
+  await refreshTermCounts(tx, ids);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Writes
+
+/** Only editors may attribute an event to someone else. */
+function assertMayAttribute(viewer: Viewer, authorId: number | undefined): void {
+  if (authorId !== undefined && authorId !== viewer.userId && !can(viewer, 'edit_others_posts')) throw forbidden(viewer);
+}
+
+/** `base` made free among events (but `exceptId`): `party`, else `party-2`, `party-3`, … */
+async function freeSlug(tx: Tx, writer: Writer, base: string, exceptId: number | null): Promise<string> {
+  const root = toSlug(base, 'event');
+  await serialize(tx, writer, [`event-slug:${root}`]);
+  const taken = new Set(
+    (
+      await tx.event.findMany({
+        where: { slug: { startsWith: root }, ...(exceptId !== null ? { id: { not: exceptId } } : {}) },
+        select: { slug: true },
+      })
+    ).map((event) => event.slug),
+  );
+  return uniqueSlug(root, async (slug) => taken.has(slug), 'event');
+}
+
+/** The columns every write may set from the input (absent fields are left out). */
+function plainColumns(input: EventInput) {
+  return {
+    ...(input.title !== undefined ? { title: input.title } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.excerpt !== undefined ? { excerpt: input.excerpt } : {}),
+    ...(input.author !== undefined ? { authorId: input.author } : {}),
+    ...(input.cost !== undefined ? input.cost : {}),
+    ...(input.website !== undefined ? { website: input.website } : {}),
+    ...(input.showMap !== undefined ? { showMap: input.showMap } : {}),
+    ...(input.showMapLink !== undefined ? { showMapLink: input.showMapLink } : {}),
+    ...(input.hideFromListings !== undefined ? { hideFromListings: input.hideFromListings } : {}),
+    ...(input.sticky !== undefined ? { sticky: input.sticky } : {}),
+    ...(input.featured !== undefined ? { featured: input.featured } : {}),
+    ...(input.postParent !== undefined ? { postParentId: input.postParent } : {}),
+    ...(input.password !== undefined ? { password: input.password } : {}),
+  };
+}
+
+/** A unique-constraint race, or a PostgreSQL write conflict or deadlock: the transaction may run again. */
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'P2002' || code === 'P2034';
+}
+
+/** Runs `work` in one transaction; a race with another writer runs it again, then is a 400. */
+async function inTransaction<T>(writer: Writer, work: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await writer.db.$transaction(work, TRANSACTION);
+    } catch (error) {
+      if (!isRetryable(error)) throw error;
+      if (attempt >= ATTEMPTS) {
+        throw new ApiError(400, 'could-not-save-event', 'The event could not be saved: other requests changed the same records at the same time; try again.');
+      }
+    }
+  }
+}
+
+/** Locks the event row for the rest of the transaction (PostgreSQL; SQLite runs one write transaction at a time). */
+async function lockEvent(tx: Tx, writer: Writer, id: number): Promise<void> {
+  if (writer.config.databaseProvider === 'postgresql') {
+    await tx.$queryRaw(Prisma.sql`SELECT "id" FROM "Event" WHERE "id" = ${id} FOR NO KEY UPDATE`);
+  }
+}
+
+async function findEvent(tx: Tx, writer: Writer, key: EventKey): Promise<EventRow> {
+  const found = await tx.event.findUnique({ where: key, select: { id: true } });
+  if (!found) throw NOT_FOUND.event('id' in key ? key.id : key.slug);
+  await lockEvent(tx, writer, found.id);
+  return tx.event.findUniqueOrThrow({ where: { id: found.id }, select: EVENT_ROW });
+}
+
+const GRAPHQL_NAMES: Record<string, string> = {
+  start_date: 'startDate',
+  end_date: 'endDate',
+  all_day: 'allDay',
+  date_utc: 'dateUtc',
+  author: 'authorId',
+  show_map: 'showMap',
+  show_map_link: 'showMapLink',
+  hide_from_listings: 'hideFromListings',
+  venue: 'venues',
+  organizer: 'organizers',
+  post_parent: 'postParentId',
+};
+
+/** A parameter error renamed for GraphQL (`start_date` → `startDate`); other errors pass unchanged. */
+function styled(error: unknown, style: ParamStyle): unknown {
+  if (style === 'rest' || !isApiError(error)) return error;
+  const rename = (name: string) => GRAPHQL_NAMES[name] ?? name;
+  const renameKeys = (record: unknown) =>
+    isRecord(record) ? Object.fromEntries(Object.entries(record).map(([key, value]) => [rename(key), value])) : record;
+  const { params, details, ...rest } = error.data;
+  if (error.code === 'rest_missing_callback_param' && Array.isArray(params)) return missingParams(params.map(String).map(rename));
+  if (params === undefined) return error;
+  const renamed = renameKeys(params) as Record<string, unknown>;
+  const message = error.code === 'rest_invalid_param' ? `Invalid parameter(s): ${Object.keys(renamed).join(', ')}` : error.message;
+  return new ApiError(error.status, error.code, message, { ...rest, params: renamed, ...(details !== undefined ? { details: renameKeys(details) } : {}) });
+}
+
+async function withStyle<T>(style: ParamStyle | undefined, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw styled(error, style ?? 'rest');
+  }
+}
+
+/**
+ * Creates an event (201 on REST): validation → permission → writes, in one transaction, and returns it
+ * as `load` reads it there.
+ */
+export function createEvent<T>(writer: Writer, body: unknown, load: EventLoader<T>, options: WriteOptions = {}): Promise<T> {
+  const { viewer, config } = writer;
+  const now = options.now ?? new Date();
+  return withStyle(options.style, () =>
+    inTransaction(writer, async (tx) => {
+      const read: ReadOptions = {
+        mode: 'create',
+        zone: config.siteTimezone,
+        siteTimezone: config.siteTimezone,
+        passwordAllowed: options.passwordAllowed ?? true,
+        now,
+      };
+      const { input, image } = await validate(tx, viewer, body, read, null);
+      if (!canCreate(viewer)) throw forbidden(viewer);
+      assertMayAttribute(viewer, input.author);
+
+      const schedule = scheduleOf(input, null, config.siteTimezone)!;
+      const links = await resolveLinks(tx, writer, input);
+      const publishedAt = input.publishedAt ?? now;
+      const event = await tx.event.create({
+        data: {
+          title: input.title!,
+          ...plainColumns(input),
+          ...schedule,
+          slug: await freeSlug(tx, writer, input.slug ?? input.title!, null),
+          authorId: input.author ?? viewer.userId,
+          status: publicationStatus(effectiveStatus(viewer, input.status), publishedAt, now),
+          publishedAt,
+          ...(image ? { imageId: await recordImage(tx, viewer, image) } : {}),
+        },
+        select: { id: true },
+      });
+      await writeLinks(tx, event.id, links, false);
+      await recount(tx, writer, [...(links.categories ?? []), ...(links.tags ?? [])]);
+      return load(tx, event.id);
+    }),
+  );
+}
+
+/**
+ * Updates an event by id or slug: only the fields sent are written (an omitted `status` stays, D17),
+ * with the row locked for the transaction.
+ */
+export function updateEvent<T>(writer: Writer, key: EventKey, body: unknown, load: EventLoader<T>, options: WriteOptions = {}): Promise<T> {
+  const { viewer, config } = writer;
+  const now = options.now ?? new Date();
+  return withStyle(options.style, () =>
+    inTransaction(writer, async (tx) => {
+      const existing = await findEvent(tx, writer, key);
+      const read: ReadOptions = {
+        mode: 'update',
+        zone: existing.timezone || config.siteTimezone,
+        siteTimezone: config.siteTimezone,
+        passwordAllowed: options.passwordAllowed ?? 'id' in key,
+        now,
+      };
+      const { input, image } = await validate(tx, viewer, body, read, existing.id);
+      if (!canEdit(viewer, existing)) throw forbidden(viewer);
+      assertMayAttribute(viewer, input.author);
+
+      const schedule = scheduleOf(input, existing, config.siteTimezone);
+      const links = await resolveLinks(tx, writer, input);
+      const data: Prisma.EventUncheckedUpdateInput = { ...plainColumns(input), ...(schedule ?? {}) };
+      if (input.slug !== undefined && input.slug !== existing.slug) data.slug = await freeSlug(tx, writer, input.slug, existing.id);
+      if (input.status !== undefined || input.publishedAt !== undefined) {
+        const publishedAt = input.publishedAt ?? existing.publishedAt;
+        const requested = input.status !== undefined ? effectiveStatus(viewer, input.status) : existing.status;
+        data.status = publicationStatus(requested, publishedAt, now);
+        if (input.publishedAt !== undefined) data.publishedAt = publishedAt;
+      }
+      if (image) data.imageId = await recordImage(tx, viewer, image);
+      const countsChange = data.status !== undefined || links.categories !== undefined || links.tags !== undefined;
+      const termsBefore = countsChange ? await linkedTermIds(tx, existing.id) : [];
+      // Always written, so that `modifiedAt` moves even when only links change.
+      await tx.event.update({ where: { id: existing.id }, data: { ...data, modifiedAt: now } });
+      await writeLinks(tx, existing.id, links, true);
+      if (countsChange) await recount(tx, writer, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
+      return load(tx, existing.id);
+    }),
+  );
+}
+
+/**
+ * Moves an event to the trash and returns it (`status: "trash"`); a trashed one is a 410. `force`
+ * deletes it for good (editors and above, D4) and returns it as it was.
+ */
+export function deleteEvent<T>(writer: Writer, key: EventKey, force: boolean, load: EventLoader<T>, options: WriteOptions = {}): Promise<T> {
+  const { viewer } = writer;
+  return withStyle(options.style, () =>
+    inTransaction(writer, async (tx) => {
+      const existing = await findEvent(tx, writer, key);
+      if (!canDelete(viewer, existing) || (force && !canDeletePermanently(viewer))) throw forbidden(viewer);
+      const terms = await linkedTermIds(tx, existing.id);
+      if (force) {
+        const before = await load(tx, existing.id);
+        await tx.event.delete({ where: { id: existing.id } });
+        await recount(tx, writer, terms);
+        return before;
+      }
+      if (existing.status === 'trash') throw new ApiError(410, 'event-is-in-trash', 'The event is already trashed');
+      await tx.event.update({ where: { id: existing.id }, data: { status: 'trash', modifiedAt: options.now ?? new Date() } });
+      await recount(tx, writer, terms);
+      return load(tx, existing.id);
+    }),
+  );
+}

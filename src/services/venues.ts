@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import type { Db } from '../db/client.js';
+import type { Prisma, Venue } from '../generated/sqlite/client.js';
+import {
+  type LinkedKey,
+  type LinkedListFilter,
+  type LinkedStore,
+  type Scope,
+  type Tx,
+  coordinateField,
+  createOrMatch,
+  deleteLinked,
+  flagField,
+  linkedArchive,
+  linkedListQuery,
+  textField,
+  updateLinked,
+  urlField,
+} from './linked-posts.js';
+
+// Venues (reference §1.2, §6.4, §8): the venue's own fields on top of the shared linked-post rules.
+
+const venueFields = z.object({
+  address: textField.optional(),
+  city: textField.optional(),
+  country: textField.optional(),
+  province: textField.optional(),
+  state: textField.optional(),
+  stateprovince: textField.optional(),
+  zip: textField.optional(),
+  phone: textField.optional(),
+  website: urlField.optional(),
+  show_map: flagField.optional(),
+  show_map_link: flagField.optional(),
+  geo_lat: coordinateField(90).optional(),
+  geo_lng: coordinateField(180).optional(),
+});
+
+export type VenueFields = z.output<typeof venueFields>;
+
+function venueColumns(fields: VenueFields = {}) {
+  return {
+    address: fields.address,
+    city: fields.city,
+    country: fields.country,
+    province: fields.province,
+    state: fields.state,
+    stateprovince: fields.stateprovince,
+    zip: fields.zip,
+    phone: fields.phone,
+    website: fields.website,
+    showMap: fields.show_map,
+    showMapLink: fields.show_map_link,
+    geoLat: fields.geo_lat,
+    geoLng: fields.geo_lng,
+  };
+}
+
+export const venueStore: LinkedStore<Venue, VenueFields> = {
+  kind: 'venue',
+  schema: venueFields,
+  find: (db, key) => db.venue.findUnique({ where: key }),
+  named: (tx, name) => tx.venue.findMany({ where: { name, status: { not: 'trash' } } }),
+  slugTaken: async (tx, slug) => (await tx.venue.count({ where: { slug } })) > 0,
+  create: (tx, data, fields) => tx.venue.create({ data: { ...data, ...venueColumns(fields) } }),
+  update: (tx, id, data, fields) => tx.venue.update({ where: { id }, data: { ...data, ...venueColumns(fields) } }),
+  unlinkEvents: async (tx, id) => {
+    await tx.eventVenue.deleteMany({ where: { venueId: id } });
+  },
+  remove: async (tx, id) => {
+    await tx.venue.delete({ where: { id } });
+  },
+};
+
+/** Creates a venue from a REST-named body (`venue`, `address`, …), or returns its duplicate (`created: false`). */
+export function createOrMatchVenue(tx: Tx, scope: Scope, body: unknown) {
+  return createOrMatch(tx, scope, venueStore, body);
+}
+
+export function updateVenue(tx: Tx, scope: Scope, key: LinkedKey, body: unknown, options = { passwordAllowed: false }) {
+  return updateLinked(tx, scope, venueStore, key, body, options);
+}
+
+export function deleteVenue<T>(tx: Tx, scope: Scope, key: LinkedKey, force: boolean, load: (tx: Tx, id: number) => Promise<T>) {
+  return deleteLinked(tx, scope, venueStore, key, force, load);
+}
+
+/** One page of venues: `search` looks in the name, description, excerpt and the address fields. */
+export async function venueArchive(
+  db: Db,
+  scope: Scope,
+  filter: LinkedListFilter,
+  page: number | null | undefined,
+  perPage: number | null | undefined,
+) {
+  const query = await linkedListQuery(db, scope, filter);
+  const { match } = query;
+  const where: Prisma.VenueWhereInput = match
+    ? {
+        AND: [
+          query.where,
+          {
+            OR: [
+              { name: match },
+              { description: match },
+              { excerpt: match },
+              { address: match },
+              { city: match },
+              { province: match },
+              { state: match },
+              { stateprovince: match },
+              { zip: match },
+              { phone: match },
+            ],
+          },
+        ],
+      }
+    : query.where;
+  const archive = await linkedArchive('venue', where, { page, perPage }, (w) => db.venue.count({ where: w }));
+  return { ...archive, effective: query.effective };
+}

@@ -1,0 +1,230 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLString,
+} from 'graphql';
+import { JSONResolver } from 'graphql-scalars';
+import Koa from 'koa';
+import type { OpenAPIV3 } from 'openapi-types';
+import supertest from 'supertest';
+import { describe, expect, it } from 'vitest';
+import type { RestRoute } from '../rest-map/types.js';
+import type { Context } from '../src/context.js';
+import { siteUrls } from '../src/domain/urls.js';
+import { createLogger } from '../src/logger.js';
+import { createRestRouter } from '../src/rest/adapter.js';
+import { API } from './helpers/harness.js';
+
+// The index and /doc are generated, not written: a throw-away schema and route table come out
+// described exactly as declared (argument types, descriptions, defaults, bodies, statuses, headers).
+
+const Thing = new GraphQLObjectType({
+  name: 'Thing',
+  fields: {
+    id: { type: new GraphQLNonNull(GraphQLInt), description: 'The thing ID' },
+    label: { type: GraphQLString },
+    rest_url: { type: new GraphQLNonNull(GraphQLString) },
+  },
+});
+const Things = new GraphQLObjectType({
+  name: 'ThingList',
+  fields: { things: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Thing))) }, total: { type: new GraphQLNonNull(GraphQLInt) } },
+});
+const Order = new GraphQLEnumType({ name: 'ThingOrder', values: { asc: {}, desc: {} } });
+const thing = { id: 1, label: null, rest_url: 'http://x/things/1' };
+
+const schema = new GraphQLSchema({
+  query: new GraphQLObjectType({
+    name: 'Query',
+    fields: {
+      things: {
+        type: new GraphQLNonNull(Things),
+        description: 'Every thing.',
+        args: {
+          page: { type: GraphQLInt, description: 'The archive page to return', defaultValue: 1 },
+          include: { type: new GraphQLList(new GraphQLNonNull(GraphQLInt)), description: 'Only these IDs' },
+          order: { type: Order, description: 'Sort order', defaultValue: 'asc' },
+          hide_empty: { type: GraphQLBoolean, description: 'Hide empty things' },
+        },
+        resolve: () => ({ things: [thing], total: 1 }),
+      },
+      thing: {
+        type: new GraphQLNonNull(Thing),
+        args: { id: { type: new GraphQLNonNull(GraphQLInt), description: 'the thing ID' } },
+        resolve: () => thing,
+      },
+    },
+  }),
+  mutation: new GraphQLObjectType({
+    name: 'Mutation',
+    fields: {
+      createThing: {
+        type: new GraphQLNonNull(Thing),
+        args: { input: { type: JSONResolver } },
+        resolve: () => thing,
+      },
+      updateThing: {
+        type: new GraphQLNonNull(Thing),
+        args: { id: { type: new GraphQLNonNull(GraphQLInt) }, password: { type: GraphQLString, description: 'The thing password' }, input: { type: JSONResolver } },
+        resolve: () => thing,
+      },
+    },
+  }),
+});
+
+const routes: RestRoute[] = [
+  { methods: ['GET'], path: '/things', operation: 'Query.things', headers: { 'X-Total': 'total' }, description: 'List things' },
+  {
+    methods: ['POST'],
+    path: '/things',
+    operation: 'Mutation.createThing',
+    status: 201,
+    bodyArgument: 'input',
+    locationFrom: 'rest_url',
+    bodyFields: {
+      label: { type: 'string', description: 'The label', required: true },
+      flags: { type: 'array', items: { type: 'integer' }, description: 'Flags', default: null },
+      owner: { type: ['integer', 'object'], description: 'An owner ID or owner fields' },
+    },
+    description: 'Create a thing',
+  },
+  { methods: ['GET'], path: '/things/:id', operation: 'Query.thing', description: 'One thing' },
+  {
+    methods: ['POST', 'PUT', 'PATCH'],
+    path: '/things/:id',
+    operation: 'Mutation.updateThing',
+    bodyArgument: 'input',
+    bodyFields: { label: { type: 'string', description: 'The label' } },
+    description: 'Update a thing',
+  },
+];
+
+const SITE = 'http://things.test:9000';
+const app = new Koa();
+app.use(
+  createRestRouter({
+    schema,
+    routes,
+    createContext: (_koa, language) => ({ urls: siteUrls(SITE, language) }) as Context,
+    logger: createLogger('silent'),
+  }).routes(),
+);
+const http = supertest(app.callback());
+
+describe('the namespace index of any route table', () => {
+  it('lists the declared routes, merged by path, with arguments from the schema and the body fields', async () => {
+    const { body } = await http.get(API).expect(200);
+    expect(Object.keys(body.routes)).toEqual([API, `${API}/doc`, `${API}/things`, `${API}/things/(?P<id>\\d+)`]);
+    expect(body.routes[`${API}/things`]).toEqual({
+      namespace: 'calendar/events/v1',
+      methods: ['GET', 'POST'],
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: {
+            page: { type: 'integer', description: 'The archive page to return', default: 1, required: false },
+            include: { type: 'array', items: { type: 'integer' }, description: 'Only these IDs', required: false },
+            order: { type: 'string', enum: ['asc', 'desc'], description: 'Sort order', default: 'asc', required: false },
+            hide_empty: { type: 'boolean', description: 'Hide empty things', required: false },
+          },
+        },
+        {
+          methods: ['POST'],
+          args: {
+            label: { type: 'string', description: 'The label', required: true },
+            flags: { type: 'array', items: { type: 'integer' }, description: 'Flags', default: null, required: false },
+            owner: { type: ['integer', 'object'], description: 'An owner ID or owner fields', required: false },
+          },
+        },
+      ],
+      _links: { self: [{ href: `${SITE}${API}/things` }] },
+    });
+    expect(body.routes[`${API}/things/(?P<id>\\d+)`]).toEqual({
+      namespace: 'calendar/events/v1',
+      methods: ['GET', 'POST', 'PUT', 'PATCH'],
+      endpoints: [
+        { methods: ['GET'], args: { id: { type: 'integer', description: 'the thing ID', required: true } } },
+        {
+          methods: ['POST', 'PUT', 'PATCH'],
+          args: {
+            id: { type: 'integer', required: true },
+            password: { type: 'string', description: 'The thing password', required: false },
+            label: { type: 'string', description: 'The label', required: false },
+          },
+        },
+      ],
+    });
+  });
+});
+
+describe('the OpenAPI document of any route table', () => {
+  const documentOf = async (path = `${API}/doc`) => (await http.get(path).expect(200)).body as OpenAPIV3.Document;
+
+  it('is valid and rooted at the site the request used', async () => {
+    const doc = await documentOf(`/de-CH${API}/doc`);
+    expect((await new Validator().validate(structuredClone(doc) as never)).valid).toBe(true);
+    expect(doc.servers).toEqual([{ url: `${SITE}/de-CH${API}`, description: expect.any(String) }]);
+    expect(Object.keys(doc.paths)).toEqual(['/', '/doc', '/things', '/things/{id}']);
+    expect(Object.keys(doc.paths['/things/{id}']!)).toEqual(['get', 'post', 'put', 'patch']);
+  });
+
+  it('takes response schemas from SOFA, with nullability and the WordPress error shape added', async () => {
+    const doc = await documentOf();
+    const schemas = doc.components!.schemas! as Record<string, OpenAPIV3.SchemaObject>;
+    expect(schemas.Query).toBeUndefined();
+    expect(schemas.Thing!.required).toEqual(['id', 'rest_url']);
+    expect(schemas.Thing!.properties!.label).toEqual({ type: 'string', nullable: true });
+    expect(schemas.Thing!.properties!.id).toMatchObject({ type: 'integer', description: 'The thing ID' });
+    expect(schemas.WordPressError!.required).toEqual(['code', 'message', 'data']);
+    const list = doc.paths['/things']!.get!;
+    expect(list.summary).toBe('List things');
+    expect(list.description).toBe('Every thing.');
+    expect(list.responses['200']).toMatchObject({
+      headers: { 'X-Total': { schema: { type: 'integer' } } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingList' } } },
+    });
+    expect(list.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
+    expect(doc.components!.responses!.NotFound).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/WordPressError' } } } });
+  });
+
+  it('documents WordPress query parameters: defaults, enums, comma lists', async () => {
+    const parameters = (await documentOf()).paths['/things']!.get!.parameters as OpenAPIV3.ParameterObject[];
+    expect(parameters.map((p) => p.name)).toEqual(['page', 'include', 'order', 'hide_empty']);
+    expect(parameters[0]).toMatchObject({ in: 'query', required: false, description: 'The archive page to return', schema: { type: 'integer', default: 1 } });
+    expect(parameters[1]).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { type: 'integer' } } });
+    expect(parameters[2]).toMatchObject({ schema: { allOf: [{ $ref: '#/components/schemas/ThingOrder' }], default: 'asc' } });
+    expect((await documentOf()).components!.schemas!.ThingOrder).toMatchObject({ type: 'string', enum: ['asc', 'desc'] });
+  });
+
+  it('documents flat bodies (JSON and form), creation statuses, Location and authentication', async () => {
+    const doc = await documentOf();
+    const create = doc.paths['/things']!.post!;
+    expect(create.parameters).toEqual([]);
+    const body = (create.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!.schema as OpenAPIV3.SchemaObject;
+    expect(body.required).toEqual(['label']);
+    expect(body.properties).toEqual({
+      label: { type: 'string', description: 'The label' },
+      flags: { type: 'array', items: { type: 'integer' }, description: 'Flags', default: null, nullable: true },
+      owner: { oneOf: [{ type: 'integer' }, { type: 'object' }], description: 'An owner ID or owner fields' },
+    });
+    expect((create.requestBody as OpenAPIV3.RequestBodyObject).content['application/x-www-form-urlencoded']!.schema).toEqual(body);
+    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '404', 'default']);
+    expect((create.responses['201'] as OpenAPIV3.ResponseObject).headers!.Location).toBeDefined();
+    expect(create.security).toEqual([{ applicationPassword: [] }]);
+    expect(doc.paths['/things']!.get!.security).toEqual([{}, { applicationPassword: [] }]);
+
+    const update = doc.paths['/things/{id}']!;
+    const ids = ['post', 'put', 'patch'].map((method) => update[method as OpenAPIV3.HttpMethods]!.operationId);
+    expect(new Set(ids).size).toBe(3);
+    const updateBody = (update.put!.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!.schema as OpenAPIV3.SchemaObject;
+    expect(Object.keys(updateBody.properties!)).toEqual(['password', 'label']);
+    expect(updateBody.required).toBeUndefined();
+    expect((update.put!.parameters as OpenAPIV3.ParameterObject[]).map((p) => [p.name, p.in])).toEqual([['id', 'path']]);
+  });
+});

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import type { Db } from '../src/db/client.js';
+import { createLogger } from '../src/logger.js';
+import { type Harness, startHarness } from './helpers/harness.js';
+
+// Probes for operators: /healthz says whether the database answers, /version what is running.
+
+const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+describe('GET /healthz', () => {
+  it('is 200 when the database answers', async () => {
+    const res = await h.http.get('/healthz').expect(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toEqual({
+      status: 'ok',
+      database: { provider: h.config.databaseProvider, reachable: true, latency_ms: expect.any(Number) },
+    });
+  });
+
+  it('is 503 when the database does not answer, and says nothing more', async () => {
+    const broken = {
+      $queryRawUnsafe: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432 secret-detail')),
+    } as unknown as Db;
+    const app = buildApp({ db: broken, config: h.config, logger: createLogger('silent') });
+    const res = await supertest(app.callback()).get('/healthz').expect(503);
+    expect(res.body).toEqual({ status: 'unavailable', database: { provider: h.config.databaseProvider, reachable: false, latency_ms: expect.any(Number) } });
+    expect(res.text).not.toContain('secret-detail');
+  });
+
+  it('needs no credentials, even wrong ones', async () => {
+    await h.http.get('/healthz').auth('nobody', 'wrong password').expect(200);
+  });
+});
+
+describe('GET /version', () => {
+  it('names the service, its version and its entry points', async () => {
+    const res = await h.http.get('/version').expect(200);
+    expect(res.body).toEqual({
+      name: manifest.name,
+      version: manifest.version,
+      rest: { namespace: 'calendar/events/v1', openapi: '/calendar/events/v1/doc' },
+      graphql: '/graphql',
+      database: h.config.databaseProvider,
+      node: process.version,
+    });
+  });
+
+  it('refuses other methods with 405 and Allow', async () => {
+    for (const path of ['/version', '/healthz']) {
+      const res = await h.http.post(path).send({}).expect(405);
+      expect(res.headers.allow).toBe('GET');
+      expect(res.body.code).toBe('rest_no_route');
+    }
+  });
+});

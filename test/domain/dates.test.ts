@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { isValidTimezone, parseDateInput, zoneAbbreviation } from '../../src/domain/dates.js';
+
+// Date inputs as behavior.md "Dates" lists them, read in a zone; relative phrases count from `now`.
+
+// Wednesday 2026-03-04 10:30 in New York (EST), four days before DST starts (2026-03-08).
+const NOW = new Date('2026-03-04T15:30:00Z');
+const NY = 'America/New_York';
+const read = (input: string | number, zone = NY) => parseDateInput(input, zone, NOW)?.toFormat('yyyy-MM-dd HH:mm:ss ZZ') ?? null;
+
+describe('parseDateInput', () => {
+  it('reads Y-m-d H:i:s, Y-m-d and ISO 8601 without offset as wall-clock in the zone', () => {
+    expect(read('2026-05-01 10:00:00')).toBe('2026-05-01 10:00:00 -04:00');
+    expect(read('2026-05-01 10:00')).toBe('2026-05-01 10:00:00 -04:00');
+    expect(read('2026-01-15')).toBe('2026-01-15 00:00:00 -05:00');
+    expect(read('2026-05-01T10:00:00')).toBe('2026-05-01 10:00:00 -04:00');
+  });
+
+  it('honours an explicit offset (D13) and Unix timestamps, shown in the zone', () => {
+    expect(read('2026-05-01T10:00:00+02:00')).toBe('2026-05-01 04:00:00 -04:00');
+    expect(read('2026-05-01T10:00:00Z')).toBe('2026-05-01 06:00:00 -04:00');
+    expect(read('1777644000')).toBe('2026-05-01 10:00:00 -04:00');
+    expect(read(1777644000)).toBe('2026-05-01 10:00:00 -04:00');
+  });
+
+  it('reads English phrases as strtotime does: named days at midnight, relative units keeping the time', () => {
+    expect(read('tomorrow')).toBe('2026-03-05 00:00:00 -05:00');
+    expect(read('yesterday')).toBe('2026-03-03 00:00:00 -05:00');
+    expect(read('today')).toBe('2026-03-04 00:00:00 -05:00');
+    expect(read('now')).toBe('2026-03-04 10:30:00 -05:00');
+    expect(read('next wednesday 4pm')).toBe('2026-03-11 16:00:00 -04:00');
+    expect(read('tomorrow 9am')).toBe('2026-03-05 09:00:00 -05:00');
+    expect(read('yesterday 23:59')).toBe('2026-03-03 23:59:00 -05:00');
+    expect(read('-1 week')).toBe('2026-02-25 10:30:00 -05:00');
+  });
+
+  it('keeps the wall-clock across a DST change for day and week units', () => {
+    // 10:30 EST + 5 weeks = 10:30 EDT (the UTC offset changes on 2026-03-08)
+    expect(read('+5 weeks')).toBe('2026-04-08 10:30:00 -04:00');
+    expect(read('+1 day', 'Europe/Paris')).toBe('2026-03-05 16:30:00 +01:00');
+  });
+
+  it('moves a wall-clock time inside a DST gap forward', () => {
+    expect(read('2026-03-08 02:30:00')).toBe('2026-03-08 03:30:00 -04:00');
+  });
+
+  it('reads in fixed-offset zones', () => {
+    expect(read('2026-05-01 10:00:00', 'UTC+2')).toBe('2026-05-01 10:00:00 +02:00');
+    expect(read('tomorrow', 'UTC-3:30')).toBe('2026-03-05 00:00:00 -03:30');
+  });
+
+  it('refuses what is not a date, or only partly one', () => {
+    for (const input of ['before my birthday', 'foo tomorrow', 'tomorrow-ish', '', '   ', '2026-13-45', '2026-05-01 25:00:00', 'x'.repeat(200)]) {
+      expect([input, read(input)]).toEqual([input, null]);
+    }
+    expect(parseDateInput(Number.NaN, NY)).toBeNull();
+  });
+});
+
+describe('time zones', () => {
+  it('accepts IANA names and UTC±H[:MM], nothing else', () => {
+    for (const zone of ['UTC', 'America/New_York', 'Asia/Kolkata', 'UTC+2', 'UTC-3:30', 'UTC+14']) expect([zone, isValidTimezone(zone)]).toEqual([zone, true]);
+    for (const zone of ['EST', 'GMT+2', 'UTC+15', 'UTC+2.5', 'Mars/Olympus', 'utc+2', '']) expect([zone, isValidTimezone(zone)]).toEqual([zone, false]);
+  });
+
+  it('names the abbreviation in force at the instant, as PHP does', () => {
+    const winter = new Date('2026-01-15T12:00:00Z');
+    const summer = new Date('2026-07-15T12:00:00Z');
+    expect([zoneAbbreviation(winter, NY), zoneAbbreviation(summer, NY)]).toEqual(['EST', 'EDT']);
+    expect([zoneAbbreviation(winter, 'Europe/Paris'), zoneAbbreviation(summer, 'Europe/Paris')]).toEqual(['CET', 'CEST']);
+    expect(zoneAbbreviation(summer, 'Europe/London')).toBe('BST');
+    expect(zoneAbbreviation(summer, 'UTC')).toBe('UTC');
+    expect(zoneAbbreviation(summer, 'UTC+2')).toBe('UTC+2');
+    expect(zoneAbbreviation(summer, 'Europe/Istanbul')).toBe('+03');
+    expect(zoneAbbreviation(summer, 'Asia/Kathmandu')).toBe('+0545');
+  });
+});

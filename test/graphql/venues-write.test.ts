@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { createEvent, createVenue } from '../helpers/fixtures.js';
+import { basicAuth, createUser } from '../helpers/users.js';
+
+// The venue mutations: the same validation, permissions, duplicate detection, trash and force rules
+// as the REST routes, with the REST codes in `extensions`.
+
+type Credentials = { id: number; login: string; password: string };
+let h: Harness;
+let editor: Credentials;
+let author: Credentials;
+let contributor: Credentials;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary response paths
+type Result = { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions: Record<string, any> }> };
+
+async function gql(query: string, variables: Record<string, unknown> = {}, as?: Credentials): Promise<Result> {
+  const request = h.http.post('/graphql');
+  if (as) request.set('Authorization', basicAuth(as));
+  const res = await request.send({ query, variables });
+  return res.body as Result;
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+  editor = await createUser(h, 'editor');
+  author = await createUser(h, 'author');
+  contributor = await createUser(h, 'contributor');
+});
+afterAll(() => h.close());
+
+const CREATE = `mutation($input: CreateVenueInput!) { createVenue(input: $input) {
+  id name slug status city stateProvince geoLat geoLng showMap website author { id } } }`;
+
+describe('createVenue', () => {
+  it('refuses anonymous callers with rest_forbidden 401', async () => {
+    const { errors } = await gql(CREATE, { input: { name: 'Anon Hall' } });
+    expect(errors![0]!.extensions).toMatchObject({ code: 'rest_forbidden', http: { status: 401 } });
+  });
+
+  it('creates a venue from camelCase fields', async () => {
+    const { data, errors } = await gql(
+      CREATE,
+      { input: { name: 'Graph Hall', city: 'Turin', stateProvince: 'Piedmont', geoLat: 45.07, geoLng: 7.69, showMap: false, website: 'https://graph.example' } },
+      editor,
+    );
+    expect(errors).toBeUndefined();
+    expect(data!.createVenue).toMatchObject({
+      name: 'Graph Hall',
+      slug: 'graph-hall',
+      status: 'publish',
+      city: 'Turin',
+      stateProvince: 'Piedmont',
+      geoLat: 45.07,
+      geoLng: 7.69,
+      showMap: false,
+      website: 'https://graph.example',
+      author: { id: editor.id },
+    });
+    const rest = await h.http.get(`${API}/venues/${data!.createVenue.id}`).expect(200);
+    expect(rest.body).toMatchObject({ venue: 'Graph Hall', stateprovince: 'Piedmont', geo_lat: 45.07 });
+  });
+
+  it('validates with the REST parameter names and codes', async () => {
+    const { errors } = await gql(CREATE, { input: { name: ' ', website: 'nope', geoLat: 100 } }, editor);
+    expect(errors![0]!.extensions).toMatchObject({
+      code: 'rest_invalid_param',
+      http: { status: 400 },
+      data: { params: { venue: 'Invalid parameter.', website: 'Invalid parameter.', geo_lat: 'Invalid parameter.' } },
+    });
+  });
+
+  it('takes an image URL from those who may upload, a publication date, and an existing author', async () => {
+    const query = `mutation($input: CreateVenueInput!) { createVenue(input: $input) { image { url } publishedAt author { id } } }`;
+    const { data, errors } = await gql(
+      query,
+      { input: { name: 'Pictured', image: 'https://img.example/p.webp', date: '2024-05-01 10:00:00', authorId: author.id } },
+      author,
+    );
+    expect(errors).toBeUndefined();
+    expect(data!.createVenue).toEqual({
+      image: { url: 'https://img.example/p.webp' },
+      publishedAt: '2024-05-01T10:00:00.000Z',
+      author: { id: author.id },
+    });
+    const refused = await gql(query, { input: { name: 'Refused', image: 'https://img.example/q.png' } }, contributor);
+    expect(refused.errors![0]!.extensions.data.params).toEqual({ image: 'Invalid parameter.' });
+    const unknownAuthor = await gql(query, { input: { name: 'Orphan', authorId: 999999 } }, editor);
+    expect(unknownAuthor.errors![0]!.extensions.data.params).toEqual({ author: 'Invalid parameter.' });
+  });
+
+  it('returns the existing duplicate (D18) and scales a contributor status back', async () => {
+    const first = await gql(CREATE, { input: { name: 'Twin Hall', city: 'Kyoto' } }, editor);
+    const again = await gql(CREATE, { input: { name: 'twin hall', city: 'Osaka' } }, editor);
+    expect(again.data!.createVenue).toMatchObject({ id: first.data!.createVenue.id, city: 'Kyoto' });
+    const pending = await gql(CREATE, { input: { name: 'Contrib Hall', status: 'publish' } }, contributor);
+    expect(pending.data!.createVenue.status).toBe('pending');
+  });
+});
+
+describe('updateVenue, updateVenueBySlug', () => {
+  const UPDATE = `mutation($id: Int!, $input: UpdateVenueInput!) { updateVenue(id: $id, input: $input) {
+    name city address geoLat geoLng passwordProtected } }`;
+
+  it('changes the fields given; "" clears text, null clears coordinates, others stay', async () => {
+    const venue = await createVenue(h.db, { geoLat: 3, geoLng: 4 });
+    const { data, errors } = await gql(UPDATE, { id: venue.id, input: { city: 'Nantes', address: '', geoLat: null, geoLng: null } }, editor);
+    expect(errors).toBeUndefined();
+    expect(data!.updateVenue).toEqual({ name: venue.name, city: 'Nantes', address: '', geoLat: null, geoLng: null, passwordProtected: false });
+  });
+
+  it('sets a password by id; the by-slug input has no password field', async () => {
+    const venue = await createVenue(h.db, { slug: 'graph-pw', authorId: author.id });
+    const { data } = await gql(UPDATE, { id: venue.id, input: { password: 'secret' } }, author);
+    expect(data!.updateVenue.passwordProtected).toBe(true);
+    const anonymous = await gql(`{ venue(id: ${venue.id}) { name address } }`);
+    expect(anonymous.data!.venue).toEqual({ name: venue.name, address: '' });
+    const bySlug = await gql('mutation { updateVenueBySlug(slug: "graph-pw", input: { password: "x" }) { id } }', {}, author);
+    expect(bySlug.errors![0]!.message).toMatch(/password/);
+    const renamed = await gql('mutation { updateVenueBySlug(slug: "graph-pw", input: { name: "Renamed" }) { name slug } }', {}, author);
+    expect(renamed.data!.updateVenueBySlug).toEqual({ name: 'Renamed', slug: 'graph-pw' });
+  });
+
+  it('404s unknown venues and 403s those who may not edit them', async () => {
+    const missing = await gql(UPDATE, { id: 999999, input: { city: 'x' } }, editor);
+    expect(missing.errors![0]!.extensions).toMatchObject({ code: 'venue-not-found', http: { status: 404 } });
+    const venue = await createVenue(h.db, { authorId: editor.id });
+    const refused = await gql(UPDATE, { id: venue.id, input: { city: 'x' } }, contributor);
+    expect(refused.errors![0]!.extensions).toMatchObject({ code: 'rest_forbidden', http: { status: 403 } });
+  });
+});
+
+describe('deleteVenue, deleteVenueBySlug', () => {
+  it('trashes (unlinking events), then 410, and force deletes for good for editors', async () => {
+    const venue = await createVenue(h.db, { slug: 'graph-doomed', authorId: author.id });
+    const event = await createEvent(h.db, { venueIds: [venue.id] });
+    const trashed = await gql(`mutation { deleteVenue(id: ${venue.id}) { id status } }`, {}, author);
+    expect(trashed.data!.deleteVenue).toEqual({ id: venue.id, status: 'trash' });
+    expect((await gql(`{ event(id: ${event.id}) { venues { id } } }`)).data!.event.venues).toEqual([]);
+    const again = await gql('mutation { deleteVenueBySlug(slug: "graph-doomed") { id } }', {}, author);
+    expect(again.errors![0]!.extensions).toMatchObject({ code: 'venue-is-in-trash', http: { status: 410 } });
+    const notEditor = await gql(`mutation { deleteVenue(id: ${venue.id}, force: true) { id } }`, {}, author);
+    expect(notEditor.errors![0]!.extensions.code).toBe('rest_forbidden');
+    const purged = await gql('mutation { deleteVenueBySlug(slug: "graph-doomed", force: true) { id name } }', {}, editor);
+    expect(purged.data!.deleteVenueBySlug).toEqual({ id: venue.id, name: venue.name });
+    expect(await h.db.venue.findUnique({ where: { id: venue.id } })).toBeNull();
+  });
+});

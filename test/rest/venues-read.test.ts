@@ -1,0 +1,215 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
+import { createEvent, createVenue } from '../helpers/fixtures.js';
+import { createUser } from '../helpers/users.js';
+
+// GET /venues/{id}, /venues/by-slug/{slug} and /venues (reference §1.2, §2, §3.2, §4.2–4.3, D1, D6):
+// VenueSingleCest, VenueSingleSlugCest and VenueArchiveCest.
+
+const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+
+/** Key order and JSON types, recursively for objects (arrays: first element). */
+function shape(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
+  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, shape(v)]);
+  return value === null ? 'null' : typeof value;
+}
+
+type Credentials = { login: string; password: string };
+let h: Harness;
+let editor: Credentials;
+let author: Credentials & { id: number };
+let contributor: Credentials & { id: number };
+const ids: Record<string, number> = {};
+
+beforeAll(async () => {
+  h = await startHarness();
+  editor = await createUser(h, 'editor');
+  author = await createUser(h, 'author');
+  contributor = await createUser(h, 'contributor');
+  const hall = await createVenue(h.db, { name: 'Main Hall', slug: 'main-hall', authorId: author.id });
+  const draft = await createVenue(h.db, { name: 'Secret Cellar', slug: 'secret-cellar', status: 'draft', authorId: author.id });
+  const own = await createVenue(h.db, { name: 'Own Draft', slug: 'own-draft', status: 'draft', authorId: contributor.id });
+  const trashed = await createVenue(h.db, { name: 'Gone', slug: 'gone', status: 'trash' });
+  const locked = await createVenue(h.db, {
+    name: 'Locked Room',
+    slug: 'locked-room',
+    password: 'sesame',
+    description: 'Behind the door',
+    geoLat: 48.85,
+    geoLng: 2.35,
+    authorId: author.id,
+  });
+  const media = await h.db.media.create({ data: { url: 'http://img.example/hall.jpg', width: 800, height: 600 } });
+  await h.db.venue.update({ where: { id: hall.id }, data: { imageId: media.id, geoLat: 0, geoLng: 0 } });
+  Object.assign(ids, { hall: hall.id, draft: draft.id, own: own.id, trashed: trashed.id, locked: locked.id });
+});
+afterAll(() => h.close());
+
+describe('GET /venues/{id}', () => {
+  it('has the reference key order and types (sample 05), json_ld included', async () => {
+    const plain = await createVenue(h.db, { name: 'Plain', slug: 'plain', authorId: author.id });
+    const res = await h.http.get(`${API}/venues/${plain.id}`).expect(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=UTF-8');
+    expect(shape(res.body)).toEqual(shape(sample('05-venue-single.json')));
+  });
+
+  it('computes the values as the reference does, falsy fields dropped', async () => {
+    const { body } = await h.http.get(`${API}/venues/${ids.hall}`).expect(200);
+    expect(body).toMatchObject({
+      id: ids.hall,
+      author: String(author.id),
+      status: 'publish',
+      url: `${SITE_URL}/venue/main-hall/`,
+      venue: 'Main Hall',
+      slug: 'main-hall',
+      image: { url: 'http://img.example/hall.jpg', id: expect.any(Number), extension: 'jpg', width: 800, height: 600 },
+      address: '1 Main St',
+      stateprovince: 'IL',
+      geo_lat: 0,
+      geo_lng: 0,
+      show_map: true,
+      show_map_link: true,
+      global_id: `calendar.test?id=${ids.hall}`,
+      global_id_lineage: [`calendar.test?id=${ids.hall}`],
+    });
+    expect(body).not.toHaveProperty('description');
+    expect(body).not.toHaveProperty('province');
+    expect(body.json_ld).toMatchObject({ '@type': 'Place', name: 'Main Hall', address: { streetAddress: '1 Main St' } });
+    expect(Object.keys(body).slice(-4)).toEqual(['show_map', 'show_map_link', 'global_id', 'global_id_lineage']);
+  });
+
+  it('answers unknown ids with 404 venue-not-found (D1) and non-numeric ids with rest_no_route', async () => {
+    const missing = await h.http.get(`${API}/venues/999999`).expect(404);
+    expect(missing.body).toEqual({
+      code: 'venue-not-found',
+      message: 'The requested post ID does not exist or is not an venue',
+      data: { status: 404 },
+    });
+    expect((await h.http.get(`${API}/venues/foo`).expect(404)).body.code).toBe('rest_no_route');
+  });
+
+  it('refuses non-public venues with 403 venue-not-accessible unless the viewer may read them', async () => {
+    const anonymous = await h.http.get(`${API}/venues/${ids.draft}`).expect(403);
+    expect(anonymous.body).toEqual({ code: 'venue-not-accessible', message: 'The requested venue is not accessible', data: { status: 403 } });
+    await h.http.get(`${API}/venues/${ids.draft}`).auth(contributor.login, contributor.password).expect(403);
+    const forEditor = await h.http.get(`${API}/venues/${ids.draft}`).auth(editor.login, editor.password).expect(200);
+    expect(forEditor.body.status).toBe('draft');
+    await h.http.get(`${API}/venues/${ids.own}`).auth(contributor.login, contributor.password).expect(200);
+    await h.http.get(`${API}/venues/${ids.trashed}`).auth(editor.login, editor.password).expect(403);
+  });
+
+  it('scrubs password-protected venues for those who may not edit them; the name stays a string (D6)', async () => {
+    const { body } = await h.http.get(`${API}/venues/${ids.locked}`).expect(200);
+    expect(body.venue).toBe('Locked Room');
+    expect(body).toMatchObject({ description: '', address: '', city: '', phone: '', website: '', geo_lat: 0, geo_lng: 0, show_map: null, show_map_link: null });
+    expect(body.json_ld.address.streetAddress).toBe('');
+    expect(body.json_ld.name).toBe('Locked Room');
+    const forEditor = await h.http.get(`${API}/venues/${ids.locked}`).auth(editor.login, editor.password).expect(200);
+    expect(forEditor.body).toMatchObject({ description: 'Behind the door', address: '1 Main St', geo_lat: 48.85, show_map: true });
+    const forAuthor = await h.http.get(`${API}/venues/${ids.locked}`).auth(author.login, author.password).expect(200);
+    expect(forAuthor.body.address).toBe('1 Main St');
+  });
+
+  it('scrubs a password-protected venue embedded in an event too', async () => {
+    const event = await createEvent(h.db, { venueIds: [ids.locked!] });
+    const { body } = await h.http.get(`${API}/events/${event.id}`).expect(200);
+    expect(body.venue).toMatchObject({ venue: 'Locked Room', address: '' });
+  });
+});
+
+describe('GET /venues/by-slug/{slug}', () => {
+  it('reads the same representation as by id', async () => {
+    const bySlug = await h.http.get(`${API}/venues/by-slug/main-hall`).expect(200);
+    const byId = await h.http.get(`${API}/venues/${ids.hall}`).expect(200);
+    expect(bySlug.body).toEqual(byId.body);
+  });
+
+  it('404s an unknown slug, 403s a draft for anonymous and reads it for an editor', async () => {
+    expect((await h.http.get(`${API}/venues/by-slug/nope`).expect(404)).body.code).toBe('venue-not-found');
+    expect((await h.http.get(`${API}/venues/by-slug/secret-cellar`).expect(403)).body.code).toBe('venue-not-accessible');
+    await h.http.get(`${API}/venues/by-slug/secret-cellar`).auth(editor.login, editor.password).expect(200);
+  });
+});
+
+describe('GET /venues', () => {
+  let fresh: Harness;
+  beforeAll(async () => {
+    fresh = await startHarness();
+  });
+  afterAll(() => fresh.close());
+
+  it('answers an empty site with 200, [] and zero totals, without paging links', async () => {
+    const res = await fresh.http.get(`${API}/venues`).expect(200);
+    expect(res.body).toEqual({ venues: [], rest_url: `${API_ROOT}/venues/?page=1&per_page=10&status=publish`, total: 0, total_pages: 0 });
+    expect(res.headers['x-tec-total']).toBe('0');
+    expect(res.headers['x-tec-totalpages']).toBe('0');
+  });
+
+  it('pages like the reference (sample 14): envelope, list items without json_ld, links and headers', async () => {
+    for (let i = 1; i <= 11; i++) {
+      await createVenue(fresh.db, { name: `Venue ${i}`, slug: `venue-${i}`, publishedAt: new Date(Date.UTC(2026, 0, i)) });
+    }
+    const res = await fresh.http.get(`${API}/venues?per_page=3`).expect(200);
+    const reference = sample('14-venues-list.json');
+    expect(Object.keys(res.body)).toEqual(Object.keys(reference));
+    expect(Object.keys(res.body.venues[0])).toEqual(Object.keys(reference.venues[0]).filter((key) => key !== 'author'));
+    expect(res.body.venues.map((venue: { venue: string }) => venue.venue)).toEqual(['Venue 11', 'Venue 10', 'Venue 9']);
+    expect(res.body.rest_url).toBe(`${API_ROOT}/venues/?page=1&per_page=3&status=publish`);
+    expect(res.body.next_rest_url).toBe(`${API_ROOT}/venues/?per_page=3&status=publish&page=2`);
+    expect(res.body).toMatchObject({ total: 11, total_pages: 4 });
+    expect(res.headers['x-tec-total']).toBe('11');
+    expect(res.headers['x-tec-totalpages']).toBe('4');
+
+    const second = await fresh.http.get(`${API}/venues?per_page=3&page=2`).expect(200);
+    expect(second.body.previous_rest_url).toBe(`${API_ROOT}/venues/?per_page=3&status=publish`);
+    expect(second.body.next_rest_url).toBe(`${API_ROOT}/venues/?per_page=3&status=publish&page=3`);
+    const last = await fresh.http.get(`${API}/venues?per_page=3&page=4`).expect(200);
+    expect(last.body.venues).toHaveLength(2);
+    expect(last.body).not.toHaveProperty('next_rest_url');
+  });
+
+  it('clamps per_page to 50, 404s a page past the end and 400s bad paging', async () => {
+    for (let i = 12; i <= 55; i++) await createVenue(fresh.db, { name: `Venue ${i}`, slug: `venue-${i}` });
+    const clamped = await fresh.http.get(`${API}/venues?per_page=100`).expect(200);
+    expect(clamped.body.venues).toHaveLength(50);
+    const beyond = await fresh.http.get(`${API}/venues?page=7`).expect(404);
+    expect(beyond.body).toEqual({
+      code: 'venue-archive-page-not-found',
+      message: 'The requested venue archive page does not exist',
+      data: { status: 404 },
+    });
+    for (const query of ['page=0', 'page=-1', 'page=foo', 'per_page=0', 'per_page=foo']) {
+      expect((await fresh.http.get(`${API}/venues?${query}`).expect(400)).body.code).toBe('rest_invalid_param');
+    }
+  });
+
+  it('hides drafts from anonymous readers and shows them to editors; status follows the role rules', async () => {
+    const anonymous = await h.http.get(`${API}/venues?per_page=50`).expect(200);
+    const names = anonymous.body.venues.map((venue: { venue: string }) => venue.venue);
+    expect(names).toContain('Main Hall');
+    expect(names).not.toContain('Secret Cellar');
+    expect(names).not.toContain('Gone');
+    expect((await h.http.get(`${API}/venues?status=publish`).expect(200)).body.total).toBe(anonymous.body.total);
+    expect((await h.http.get(`${API}/venues?status=draft`).expect(400)).body.data.params).toEqual({ status: 'Invalid parameter.' });
+    await h.http.get(`${API}/venues?status=publish,draft`).expect(400);
+
+    const asEditor = await h.http.get(`${API}/venues?per_page=50`).auth(editor.login, editor.password).expect(200);
+    expect(asEditor.body.total).toBe(anonymous.body.total + 2);
+    expect(asEditor.body.rest_url).toContain('status=publish,future,draft,pending,private');
+    const drafts = await h.http.get(`${API}/venues?status=draft`).auth(editor.login, editor.password).expect(200);
+    expect(drafts.body.venues.map((venue: { venue: string }) => venue.venue).sort()).toEqual(['Own Draft', 'Secret Cellar']);
+    await h.http.get(`${API}/venues?status=foo`).auth(editor.login, editor.password).expect(400);
+
+    const asContributor = await h.http.get(`${API}/venues?status=draft`).auth(contributor.login, contributor.password).expect(200);
+    expect(asContributor.body.venues.map((venue: { venue: string }) => venue.venue)).toEqual(['Own Draft']);
+  });
+
+  it('lists password-protected venues scrubbed for anonymous readers', async () => {
+    const res = await h.http.get(`${API}/venues?per_page=50`).expect(200);
+    const locked = res.body.venues.find((venue: { id: number }) => venue.id === ids.locked);
+    expect(locked).toMatchObject({ venue: 'Locked Room', address: '', show_map: null });
+    expect(locked).not.toHaveProperty('json_ld');
+  });
+});
