@@ -68,6 +68,8 @@ describe('GET /calendar/events/v1 (namespace index)', () => {
         for (const [name, arg] of Object.entries(endpoint.args as Record<string, Record<string, unknown>>)) {
           expect(Object.keys(arg).every((key) => ARG_KEYWORDS.has(key)), `${path} ${name}`).toBe(true);
           expect(typeof arg.required).toBe('boolean');
+          // Undocumented arguments fail here: give the rest field's argument a `description`.
+          expect(typeof arg.description === 'string' && arg.description.length > 0, `${path} ${name} has no description`).toBe(true);
         }
         for (const name of [...path.matchAll(/:(\w+)/g)].map((match) => match[1]!)) {
           expect((endpoint.args as Record<string, { required: boolean }>)[name]?.required, `${path} ${name}`).toBe(true);
@@ -112,9 +114,10 @@ describe('GET /calendar/events/v1 (namespace index)', () => {
     }
   });
 
-  it('accepts the namespace and context query parameters', async () => {
+  it('accepts the namespace and context query parameters, and a trailing slash', async () => {
     const res = await h.http.get(`${API}?namespace=calendar/events/v1&context=view`).expect(200);
     expect(res.body.namespace).toBe('calendar/events/v1');
+    expect((await h.http.get(`${API}/`).expect(200)).body).toEqual((await h.http.get(API)).body);
   });
 
   it('keeps the language segment in its links', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import DataLoader from 'dataloader';
 import type { Db } from '../db/client.js';
 import { ApiError } from '../domain/errors.js';
 import { ANONYMOUS, type Viewer, isRole } from '../domain/permissions.js';
@@ -25,11 +26,30 @@ interface Remembered {
   expiresAt: number;
 }
 
+type ActivePassword = { id: number; revokedAt: Date | null; user: { id: number; login: string; role: string } };
+
 export class Authenticator {
   private readonly verified = new Map<string, Remembered>();
   private readonly lastUsedWritten = new Map<number, number>();
+  /**
+   * Concurrent requests (a client's connection pool) check their password rows in one query per tick;
+   * nothing is cached across ticks, so a revocation is seen by the next request.
+   */
+  private readonly passwordRows: DataLoader<number, ActivePassword | null>;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.passwordRows = new DataLoader(
+      async (ids) => {
+        const rows = await db.applicationPassword.findMany({
+          where: { id: { in: [...ids] } },
+          select: { id: true, revokedAt: true, user: { select: { id: true, login: true, role: true } } },
+        });
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        return ids.map((id) => byId.get(id) ?? null);
+      },
+      { cache: false },
+    );
+  }
 
   /** The viewer behind an `Authorization` header; no header → anonymous; bad credentials → 401. */
   async viewerFor(authorization: string | undefined): Promise<Viewer> {
@@ -66,10 +86,7 @@ export class Authenticator {
   }
 
   private async activeViewer(passwordId: number, login: string): Promise<Viewer | null> {
-    const row = await this.db.applicationPassword.findUnique({
-      where: { id: passwordId },
-      select: { revokedAt: true, user: { select: { id: true, login: true, role: true } } },
-    });
+    const row = await this.passwordRows.load(passwordId);
     if (!row || row.revokedAt || row.user.login !== login || !isRole(row.user.role)) return null;
     this.touch(passwordId);
     return { userId: row.user.id, login: row.user.login, role: row.user.role };

@@ -220,7 +220,7 @@ builder.mutationFields((t) => ({
   tecUpdateEvent: t.prismaField({
     ...REST,
     type: TecEvent,
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: 'JSON' }) },
+    args: { id: t.arg.int({ required: true, description: 'the event post ID' }), input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { id, input }, ctx) =>
       updateEvent(ctx, { id }, input, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }), {
         passwordAllowed: true,
@@ -229,7 +229,7 @@ builder.mutationFields((t) => ({
   tecUpdateEventBySlug: t.prismaField({
     ...REST,
     type: TecEvent,
-    args: { slug: t.arg.string({ required: true }), input: t.arg({ type: 'JSON' }) },
+    args: { slug: t.arg.string({ required: true, description: 'the event post name' }), input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { slug, input }, ctx) =>
       updateEvent(ctx, { slug }, input, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }), {
         passwordAllowed: false,
@@ -239,7 +239,7 @@ builder.mutationFields((t) => ({
     ...REST,
     type: TecEvent,
     args: {
-      id: t.arg.int({ required: true }),
+      id: t.arg.int({ required: true, description: 'the event post ID' }),
       force: t.arg.boolean({ description: 'Deletes for good instead of trashing (editors and administrators)' }),
       password: t.arg.string({ description: 'Accepted as by the reference, and not needed' }),
     },
@@ -250,7 +250,7 @@ builder.mutationFields((t) => ({
     ...REST,
     type: TecEvent,
     args: {
-      slug: t.arg.string({ required: true }),
+      slug: t.arg.string({ required: true, description: 'the event post name' }),
       force: t.arg.boolean({ description: 'Deletes for good instead of trashing (editors and administrators)' }),
     },
     resolve: (query, _root, { slug, force }, ctx) =>

@@ -112,8 +112,10 @@ function toBoolean(value: unknown): unknown {
 const text = z.union([z.string(), z.number().finite()]).transform(String);
 const nonEmptyText = text.transform((value) => value.trim()).refine((value) => value !== '');
 const flag = z.preprocess(toBoolean, z.boolean());
+/** Ids are 32-bit database integers: anything larger names nothing. */
+const MAX_ID = 2_147_483_647;
 const positiveId = z.union([z.number().int().positive(), z.string().trim().regex(/^\d+$/).transform(Number)]).pipe(
-  z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  z.number().int().positive().max(MAX_ID),
 );
 const status = z.string().trim().pipe(z.enum(WRITABLE_STATUSES));
 /** `0`, `""` remove the parent. */
@@ -180,7 +182,10 @@ function termRef(value: unknown): TermRef | null {
     }
     return typeof value.name === 'string' && value.name.trim() !== '' ? { kind: 'name', name: value.name.trim() } : null;
   }
-  if (typeof value === 'number') return Number.isInteger(value) && value > 0 ? { kind: 'id', id: value } : null;
+  if (typeof value === 'number') {
+    const id = idOf(value);
+    return id === null ? null : { kind: 'id', id };
+  }
   if (typeof value !== 'string' || value.trim() === '') return null;
   const token = value.trim();
   if (/^\d+$/.test(token)) {
@@ -457,7 +462,9 @@ async function checkReferences(
     }
   }
   let image: ImageChoice | undefined;
-  if (input.image !== undefined) {
+  const imageId = typeof input.image === 'number' || typeof input.image === 'string' ? String(input.image).trim() : '';
+  if (/^\d+$/.test(imageId) && Number(imageId) > MAX_ID) bad.image = INVALID;
+  else if (input.image !== undefined) {
     try {
       image = await checkImage(tx, viewer, input.image);
     } catch (error) {

@@ -441,6 +441,36 @@ describe('POST /events', () => {
   });
 });
 
+describe('odd input', () => {
+  const odd: unknown[] = [
+    [],
+    'just a string',
+    { title: ['a'], start_date: { year: 2031 }, end_date: [1, 2] },
+    { ...REQUIRED, start_date: 1e300, end_date: -1 },
+    { ...REQUIRED, start_date: 'x'.repeat(10_000) },
+    { ...REQUIRED, timezone: ['UTC'], all_day: { yes: true }, cost: { amount: 5 }, website: 12 },
+    { ...REQUIRED, venue: [[1]], organizer: [{ id: 'x' }], categories: [[]], tags: { name: {} } },
+    { ...REQUIRED, venue: { id: -4 }, organizer: '9'.repeat(30), categories: ['9'.repeat(30)], post_parent: 1.5 },
+    { ...REQUIRED, slug: '——', author: { id: 1 }, status: ['publish'], image: { url: 'x' }, password: 7 },
+    { ...REQUIRED, date: 'yesterday', date_utc: 'garbage', excerpt: null, description: false },
+    { ...REQUIRED, author: 99_999_999_999, venue: 99_999_999_999, organizer: [{ id: 99_999_999_999 }], post_parent: 99_999_999_999 },
+    { ...REQUIRED, categories: [99_999_999_999], tags: '99999999999', image: '99999999999' },
+  ];
+
+  it.each(odd.map((body, i) => [i, body]))('never answers a 500 (body %i)', async (_i, body) => {
+    const res = await h.http.post(`${API}/events`).auth(admin.login, admin.password).send(body as object);
+    expect(res.status).toBeLessThan(500);
+    const event = await createEvent(h.db, { fields: { authorId: admin.id } });
+    const updated = await update(event.id, body as object, admin, 'patch');
+    expect(updated.status).toBeLessThan(500);
+  });
+
+  it('answers malformed JSON with 400', async () => {
+    const res = await h.http.post(`${API}/events`).auth(admin.login, admin.password).set('content-type', 'application/json').send('{"title": ');
+    expect(res.status).toBe(400);
+  });
+});
+
 describe('POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}', () => {
   it('answers 404 rest-event-not-found for an unknown id or slug', async () => {
     const res = await update(99_999, { title: 'x' }, admin).expect(404);

@@ -154,14 +154,12 @@ const TecEventFields = builder.prismaInterface('Event', {
   },
 });
 
-async function embeddedTerms(
-  links: Array<{ term: Term }>,
-  taxonomy: string,
-  ctx: Context,
-) {
-  const terms = links.map((link) => link.term).filter((term) => term.taxonomy === taxonomy);
-  const counts = await ctx.loaders.termEventCount.loadMany(terms.map((term) => term.id));
-  return terms.map((term, i) => presentEmbeddedTerm(term, typeof counts[i] === 'number' ? counts[i] : 0, ctx.urls));
+/** Term shape (a), in the order the event lists them; counts are stored on the term. */
+function embeddedTerms(links: Array<{ term: Term }>, taxonomy: string, ctx: Context) {
+  return links
+    .map((link) => link.term)
+    .filter((term) => term.taxonomy === taxonomy)
+    .map((term) => presentEmbeddedTerm(term, term.eventCount, ctx.urls));
 }
 
 export const TecEvent = builder.prismaObject('Event', {
