@@ -18,8 +18,26 @@ function zoneNamed(name: string): Zone {
   return zone;
 }
 
+const QUARTER_HOUR_MS = 15 * 60_000;
+const offsets = new Map<string, number>();
+
+/**
+ * The zone's UTC offset (minutes) at an instant. Offsets only change on quarter-hour boundaries, so
+ * they are memoised per zone and quarter hour: luxon computes them with Intl's formatToParts.
+ */
+function offsetAt(zone: string, ms: number): number {
+  const key = `${zone}|${Math.floor(ms / QUARTER_HOUR_MS)}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    offset = zoneNamed(zone).offset(ms);
+    if (offsets.size >= 100_000) offsets.clear();
+    offsets.set(key, offset);
+  }
+  return offset;
+}
+
 export function wallClock(instant: Date, zone: string): string {
-  const offset = zoneNamed(zone).offset(instant.getTime());
+  const offset = offsetAt(zone, instant.getTime());
   if (!Number.isFinite(offset)) return DateTime.fromJSDate(instant, { zone }).toFormat(WALL_CLOCK);
   // The instant shifted by the zone's offset, read as UTC, is the wall-clock (much cheaper than toFormat).
   return new Date(instant.getTime() + offset * 60_000).toISOString().slice(0, 19).replace('T', ' ');
@@ -49,7 +67,7 @@ const abbreviations = new Map<string, string>();
 /** The abbreviation depends only on the zone and its offset at the instant (EST vs EDT), so it is memoised. */
 export function zoneAbbreviation(instant: Date, zone: string): string {
   if (zone === 'UTC') return 'UTC';
-  const key = `${zone}|${zoneNamed(zone).offset(instant.getTime())}`;
+  const key = `${zone}|${offsetAt(zone, instant.getTime())}`;
   let abbreviation = abbreviations.get(key);
   if (abbreviation === undefined) {
     abbreviation = computeZoneAbbreviation(instant, zone);

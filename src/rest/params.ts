@@ -19,13 +19,15 @@ const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
 const FALSE_WORDS = new Set(['false', '0', 'no', 'off', '']);
 
 const INVALID = Symbol('invalid');
+const INT32_MAX = 2_147_483_647;
 
 function normalizeScalar(value: unknown, type: GraphQLInputType): ParamValue | typeof INVALID {
   if (Array.isArray(value) || (value !== null && typeof value === 'object')) {
     return isInputObjectType(type) ? (value as { [key: string]: unknown }) : INVALID;
   }
   const text = typeof value === 'string' ? value.trim() : String(value);
-  if (type === GraphQLInt) return /^[-+]?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : INVALID;
+  // GraphQL's Int is 32-bit: a larger number is a bad parameter here, not an error inside SOFA.
+  if (type === GraphQLInt) return /^[-+]?\d+$/.test(text) && Math.abs(Number(text)) <= INT32_MAX ? Number(text) : INVALID;
   if (type === GraphQLFloat) return text !== '' && Number.isFinite(Number(text)) ? Number(text) : INVALID;
   if (type === GraphQLBoolean) {
     const word = text.toLowerCase();

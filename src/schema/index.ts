@@ -7,7 +7,6 @@ import './organizer.js';
 import './term.js';
 import './user.js';
 import './rest/event.js';
-import './event-mutations.js';
 import './rest/venue.js';
 import './rest/organizer.js';
 import './rest/term.js';

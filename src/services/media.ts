@@ -30,6 +30,8 @@ function httpUrl(text: string): URL | null {
 }
 
 /** Validates an `image` value; `param` names it in the 400 (`image`, or a nested name). */
+const MAX_ID = 2_147_483_647;
+
 export async function checkImage(
   tx: Prisma.TransactionClient,
   viewer: Viewer,
@@ -41,6 +43,8 @@ export async function checkImage(
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : null;
   if (text === null) throw bad();
   if (/^\d+$/.test(text)) {
+    // Ids are 32-bit integers in both databases; a larger number can only be a bad id.
+    if (Number(text) > MAX_ID) throw bad();
     const media = await tx.media.findUnique({ where: { id: Number(text) }, select: { id: true, mimeType: true } });
     if (!media || (media.mimeType !== '' && !media.mimeType.startsWith('image/'))) throw bad();
     return { kind: 'media', id: media.id };

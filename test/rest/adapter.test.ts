@@ -82,6 +82,13 @@ describe('query parameters', () => {
     expect(no.body.args).toEqual({ flag: false, ids: [7] });
   });
 
+  it('refuses integers beyond 32 bits as bad parameters, in the query and in the path', async () => {
+    const res = await http.get(`${API}/echo?id=99999999999`).expect(400);
+    expect(res.body.data.params).toEqual({ id: 'Invalid parameter.' });
+    const path = await http.post(`${API}/echo/99999999999`).send({}).expect(400);
+    expect(path.body.data.params).toEqual({ id: 'Invalid parameter.' });
+  });
+
   it('names every bad parameter in one rest_invalid_param', async () => {
     const res = await http.get(`${API}/echo?flag=maybe&ids=1,x&id=foo`).expect(400);
     expect(res.body).toEqual({

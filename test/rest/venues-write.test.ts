@@ -334,3 +334,10 @@ describe('DELETE /venues/by-slug/{slug}', () => {
     await remove('by-slug/never-was', editor).expect(404);
   });
 });
+
+describe('image ids out of range', () => {
+  it('answers an image id beyond 32 bits with 400 on image, not 500', async () => {
+    const res = await create({ venue: 'Huge image id', image: 99999999999 }, editor).expect(400);
+    expect(res.body.data.params).toEqual({ image: expect.any(String) });
+  });
+});

@@ -5,6 +5,7 @@ import { dateDetails, wallClock, zoneAbbreviation } from '../../domain/dates.js'
 import { costValues, formatCost } from '../../domain/cost.js';
 import { archiveLinks } from '../../domain/paging.js';
 import { type EventArchive, contentWithheld, eventArchive, eventPageItems } from '../../services/events.js';
+import { createEvent, deleteEvent, updateEvent } from '../../services/event-writes.js';
 import { globalId, permalink } from '../../domain/urls.js';
 import { assertReadable } from '../../domain/visibility.js';
 import type { Term } from '../../generated/sqlite/client.js';
@@ -316,5 +317,56 @@ builder.queryFields((t) => ({
     },
     resolve: async (query, _root, { slug, password }, ctx) =>
       assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { slug } }), slug, ctx.viewer, password),
+  }),
+}));
+
+// Writes (POST /events, POST|PUT|PATCH|DELETE /events/{id} and /events/by-slug/{slug}): the flat TEC
+// body as JSON; they answer in the list representation (no json_ld).
+builder.mutationFields((t) => ({
+  tecCreateEvent: t.prismaField({
+    ...REST,
+    type: TecEvent,
+    args: { input: t.arg({ type: 'JSON' }) },
+    resolve: (query, _root, { input }, ctx) =>
+      createEvent(ctx, input, (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }), { passwordAllowed: true }),
+  }),
+  tecUpdateEvent: t.prismaField({
+    ...REST,
+    type: TecEvent,
+    args: { id: t.arg.int({ required: true, description: 'the event post ID' }), input: t.arg({ type: 'JSON' }) },
+    resolve: (query, _root, { id, input }, ctx) =>
+      updateEvent(ctx, { id }, input, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }), {
+        passwordAllowed: true,
+      }),
+  }),
+  tecUpdateEventBySlug: t.prismaField({
+    ...REST,
+    type: TecEvent,
+    args: { slug: t.arg.string({ required: true, description: 'the event post name' }), input: t.arg({ type: 'JSON' }) },
+    resolve: (query, _root, { slug, input }, ctx) =>
+      updateEvent(ctx, { slug }, input, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }), {
+        passwordAllowed: false,
+      }),
+  }),
+  tecDeleteEvent: t.prismaField({
+    ...REST,
+    type: TecEvent,
+    args: {
+      id: t.arg.int({ required: true, description: 'the event post ID' }),
+      force: t.arg.boolean({ description: 'Deletes for good instead of trashing (editors and administrators)' }),
+      password: t.arg.string({ description: 'Accepted as by the reference, and not needed' }),
+    },
+    resolve: (query, _root, { id, force }, ctx) =>
+      deleteEvent(ctx, { id }, force ?? false, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } })),
+  }),
+  tecDeleteEventBySlug: t.prismaField({
+    ...REST,
+    type: TecEvent,
+    args: {
+      slug: t.arg.string({ required: true, description: 'the event post name' }),
+      force: t.arg.boolean({ description: 'Deletes for good instead of trashing (editors and administrators)' }),
+    },
+    resolve: (query, _root, { slug, force }, ctx) =>
+      deleteEvent(ctx, { slug }, force ?? false, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } })),
   }),
 }));
