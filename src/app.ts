@@ -151,5 +151,9 @@ export function buildApp({ db, config, logger }: AppOptions): Koa {
   });
 
   app.use(rest.routes());
+  // Anything no route claimed gets the WordPress JSON 404, not Koa's plain-text one.
+  app.use((ctx) => {
+    if (ctx.body === undefined && ctx.status === 404) sendError(ctx, NO_ROUTE());
+  });
   return app;
 }

@@ -209,3 +209,16 @@ describe('the real event routes', () => {
     expect(res.body).not.toHaveProperty('next_rest_url');
   });
 });
+
+describe('outside the API', () => {
+  it('answers unknown top-level paths with the JSON 404 too', async () => {
+    const h = await startHarness();
+    try {
+      const res = await h.http.get('/favicon.ico').expect(404);
+      expect(res.body.code).toBe('rest_no_route');
+      expect(res.headers['content-type']).toBe('application/json; charset=UTF-8');
+    } finally {
+      await h.close();
+    }
+  });
+});
