@@ -58,6 +58,11 @@ describe('indexes behind the event list filters', () => {
     expect(text).toMatch(/Event_localEnd_idx/);
   });
 
+  it('radius searches read venues by a latitude band', async () => {
+    const text = await plan(q(`SELECT "id" FROM "Venue" WHERE "geoLat" >= ? AND "geoLat" <= ? AND "geoLng" >= ? AND "geoLng" <= ?`), 40, 41, -75, -73);
+    expect(text).toMatch(/Venue_geoLat_geoLng_idx/);
+  });
+
   it('links are found from the venue, organizer and term side', async () => {
     for (const [table, column] of [['EventVenue', 'venueId'], ['EventOrganizer', 'organizerId'], ['EventTerm', 'termId']]) {
       const text = await plan(q(`SELECT "eventId" FROM "${table}" WHERE "${column}" = ?`), 1);
