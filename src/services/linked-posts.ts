@@ -413,7 +413,7 @@ function protectedSearchable(viewer: Viewer): LinkedWhere | null {
 }
 
 /**
- * The list conditions shared by both kinds; the caller adds `searchIn(match)` over its own fields.
+ * The list conditions shared by both kinds; `withSearch` adds `search` over each kind's own fields.
  * `event` must name an existing event (else 400).
  */
 export async function linkedListQuery(
@@ -476,4 +476,14 @@ export function linkedArchiveParams(perPage: number, effective: EffectiveLinkedF
   if (effective.onlyWithUpcoming) params.push(['only_with_upcoming', 'true']);
   params.push(['status', effective.status.join(',')]);
   return params;
+}
+
+/** The list conditions, plus `search` matched against any of `fields` (each kind names its own). */
+export function withSearch<Field extends string>(
+  query: { where: LinkedWhere; match: Prisma.StringFilter | null },
+  fields: readonly Field[],
+): LinkedWhere | { AND: [LinkedWhere, { OR: Array<Record<Field, Prisma.StringFilter>> }] } {
+  const { match } = query;
+  if (!match) return query.where;
+  return { AND: [query.where, { OR: fields.map((field) => ({ [field]: match }) as Record<Field, Prisma.StringFilter>) }] };
 }

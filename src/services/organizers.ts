@@ -14,6 +14,7 @@ import {
   textField,
   updateLinked,
   urlField,
+  withSearch,
 } from './linked-posts.js';
 
 // Organizers (reference §1.3, §6.4, §8): phone, website and e-mail (kept as given, as the reference)
@@ -76,24 +77,7 @@ export async function organizerArchive(
   perPage: number | null | undefined,
 ) {
   const query = await linkedListQuery(db, scope, filter);
-  const { match } = query;
-  const where: Prisma.OrganizerWhereInput = match
-    ? {
-        AND: [
-          query.where,
-          {
-            OR: [
-              { name: match },
-              { description: match },
-              { excerpt: match },
-              { phone: match },
-              { email: match },
-              { website: match },
-            ],
-          },
-        ],
-      }
-    : query.where;
+  const where: Prisma.OrganizerWhereInput = withSearch(query, ['name', 'description', 'excerpt', 'phone', 'email', 'website'] as const);
   const archive = await linkedArchive('organizer', where, { page, perPage }, (w) => db.organizer.count({ where: w }));
   return { ...archive, effective: query.effective };
 }

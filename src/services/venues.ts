@@ -16,6 +16,7 @@ import {
   textField,
   updateLinked,
   urlField,
+  withSearch,
 } from './linked-posts.js';
 
 // Venues (reference §1.2, §6.4, §8): the venue's own fields on top of the shared linked-post rules.
@@ -94,28 +95,9 @@ export async function venueArchive(
   perPage: number | null | undefined,
 ) {
   const query = await linkedListQuery(db, scope, filter);
-  const { match } = query;
-  const where: Prisma.VenueWhereInput = match
-    ? {
-        AND: [
-          query.where,
-          {
-            OR: [
-              { name: match },
-              { description: match },
-              { excerpt: match },
-              { address: match },
-              { city: match },
-              { province: match },
-              { state: match },
-              { stateprovince: match },
-              { zip: match },
-              { phone: match },
-            ],
-          },
-        ],
-      }
-    : query.where;
+  const where: Prisma.VenueWhereInput = withSearch(query, [
+    'name', 'description', 'excerpt', 'address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone',
+  ] as const);
   const archive = await linkedArchive('venue', where, { page, perPage }, (w) => db.venue.count({ where: w }));
   return { ...archive, effective: query.effective };
 }
