@@ -35,14 +35,25 @@ export class CalendarClient {
   ) {}
 
   /** Runs any generated document: the variables and the result are typed by the document. */
-  async request<Result, Variables>(document: TypedDocumentNode<Result, Variables>, variables: Variables): Promise<Result> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' };
+  async request<Result, Variables>(
+    document: TypedDocumentNode<Result, Variables>,
+    variables: Variables,
+  ): Promise<Result> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json, application/json',
+    };
     if (this.credentials) {
       headers.authorization = `Basic ${Buffer.from(`${this.credentials.login}:${this.credentials.password}`).toString('base64')}`;
     }
-    const response = await fetch(this.endpoint, { method: 'POST', headers, body: JSON.stringify({ query: print(document), variables }) });
+    const response = await fetch(this.endpoint, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query: print(document), variables }),
+    });
     const body = (await response.json()) as { data?: Result | null; errors?: GraphQLErrorPayload[] };
-    if (body.errors?.length || !body.data) throw new CalendarError(body.errors ?? [{ message: `HTTP ${response.status}` }]);
+    if (body.errors?.length || !body.data)
+      throw new CalendarError(body.errors ?? [{ message: `HTTP ${response.status}` }]);
     return body.data;
   }
 
@@ -69,11 +80,16 @@ async function main(endpoint = 'http://localhost:4000/graphql'): Promise<void> {
   const client = new CalendarClient(endpoint);
   const { pageInfo, items } = await client.upcomingEvents({}, 1, 5);
   console.log(`${pageInfo.total} upcoming events; the first ${items.length}:`);
-  for (const item of items) console.log(`  #${item.id} ${item.startDate} ${item.title}${item.cost ? ` (${item.cost.formatted})` : ''}`);
+  for (const item of items)
+    console.log(
+      `  #${item.id} ${item.startDate} ${item.title}${item.cost ? ` (${item.cost.formatted})` : ''}`,
+    );
   const first = items[0];
   if (first) {
     const event = await client.event(first.id);
-    console.log(`#${event.id} at ${event.venues.map((venue) => venue.name).join(', ') || 'no venue'}, by ${event.organizers.map((organizer) => organizer.name).join(', ') || 'nobody'}`);
+    console.log(
+      `#${event.id} at ${event.venues.map((venue) => venue.name).join(', ') || 'no venue'}, by ${event.organizers.map((organizer) => organizer.name).join(', ') || 'nobody'}`,
+    );
   }
 }
 

@@ -1,4 +1,13 @@
-import { CATEGORY_FIELDS, EVENT_FIELDS, EVENT_PASSWORD, ORGANIZER_FIELDS, POST_PASSWORD, TAG_FIELDS, VENUE_FIELDS, optional } from './fields.js';
+import {
+  CATEGORY_FIELDS,
+  EVENT_FIELDS,
+  EVENT_PASSWORD,
+  ORGANIZER_FIELDS,
+  POST_PASSWORD,
+  TAG_FIELDS,
+  VENUE_FIELDS,
+  optional,
+} from './fields.js';
 import type { RestField, RestRoute } from './types.js';
 
 export const API_NAMESPACE = 'calendar/events/v1';
@@ -120,7 +129,12 @@ function termRoutes(path: string, one: string, many: string, fields: Record<stri
   ];
 }
 
-function linkedPostRoutes(path: string, one: string, kind: string, fields: Record<string, RestField>): RestRoute[] {
+function linkedPostRoutes(
+  path: string,
+  one: string,
+  kind: string,
+  fields: Record<string, RestField>,
+): RestRoute[] {
   const many = `${one}s`;
   const removal = `Moves the ${kind} to the trash and returns it (unlinked from its events); force=true deletes it for good (editors)`;
   return [
@@ -141,7 +155,12 @@ function linkedPostRoutes(path: string, one: string, kind: string, fields: Recor
       bodyFields: fields,
       description: `Creates a ${kind}, or returns the existing one with the same name (and description, when given)`,
     },
-    { methods: ['GET'], path: `/${path}/:id`, operation: `Query.tec${one}`, description: `One ${kind}, with its JSON-LD` },
+    {
+      methods: ['GET'],
+      path: `/${path}/:id`,
+      operation: `Query.tec${one}`,
+      description: `One ${kind}, with its JSON-LD`,
+    },
     {
       methods: ['POST', 'PUT', 'PATCH'],
       path: `/${path}/:id`,
@@ -150,7 +169,12 @@ function linkedPostRoutes(path: string, one: string, kind: string, fields: Recor
       bodyFields: { ...optional(fields), ...POST_PASSWORD },
       description: `Updates a ${kind}; empty strings clear fields`,
     },
-    { methods: ['DELETE'], path: `/${path}/:id`, operation: `Mutation.tecDelete${one}`, description: removal },
+    {
+      methods: ['DELETE'],
+      path: `/${path}/:id`,
+      operation: `Mutation.tecDelete${one}`,
+      description: removal,
+    },
     {
       methods: ['GET'],
       path: `/${path}/by-slug/:slug`,
@@ -165,6 +189,11 @@ function linkedPostRoutes(path: string, one: string, kind: string, fields: Recor
       bodyFields: optional(fields),
       description: `Updates a ${kind} by its slug; empty strings clear fields`,
     },
-    { methods: ['DELETE'], path: `/${path}/by-slug/:slug`, operation: `Mutation.tecDelete${one}BySlug`, description: removal },
+    {
+      methods: ['DELETE'],
+      path: `/${path}/by-slug/:slug`,
+      operation: `Mutation.tecDelete${one}BySlug`,
+      description: removal,
+    },
   ];
 }

@@ -106,7 +106,11 @@ async function origin(server: Server): Promise<string> {
 
 /** A route that fails would be measured at the speed of its error: check one response first. */
 async function problemWith(target: Target): Promise<string | undefined> {
-  const response = await fetch(target.url, { method: target.method, body: target.body, headers: target.headers });
+  const response = await fetch(target.url, {
+    method: target.method,
+    body: target.body,
+    headers: target.headers,
+  });
   const text = await response.text();
   const graphqlErrors = target.url.endsWith('/graphql') && text.includes('"errors"');
   return response.ok && !graphqlErrors ? undefined : `HTTP ${response.status}: ${text.slice(0, 200)}`;
@@ -117,7 +121,10 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-bench-'));
   const file = join(dir, 'bench.db');
   const url = `file:${file}`;
-  const child = fork(process.argv[1] as string, [CHILD_FLAG], { execArgv: process.execArgv, stdio: 'inherit' });
+  const child = fork(process.argv[1] as string, [CHILD_FLAG], {
+    execArgv: process.execArgv,
+    stdio: 'inherit',
+  });
   const db = await createDb(url);
   const servers: Server[] = [];
   let floorDb: Database.Database | undefined;
@@ -125,7 +132,13 @@ async function main(): Promise<void> {
     const started = performance.now();
     await migrateDatabase(url);
     const today = new Date(new Date().setUTCHours(0, 0, 0, 0));
-    await seedDatabase(db, 'sqlite', { seed: 42, now: today, events, ...defaultCounts(events), reset: false });
+    await seedDatabase(db, 'sqlite', {
+      seed: 42,
+      now: today,
+      events,
+      ...defaultCounts(events),
+      reset: false,
+    });
     console.log(`seeded ${events} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
     const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' });
@@ -152,8 +165,16 @@ async function main(): Promise<void> {
     const graphqlBody = JSON.stringify({ query: GRAPHQL_LIST, variables: { perPage: 10 } });
     const targets: Target[] = [
       { name: 'floor: node:http + better-sqlite3', url: `${floor}/events`, method: 'GET' },
-      { name: 'GET /calendar/events/v1/events?per_page=10', url: `${app}/calendar/events/v1/events?per_page=10`, method: 'GET' },
-      { name: `GET /calendar/events/v1/events/${first.id}`, url: `${app}/calendar/events/v1/events/${first.id}`, method: 'GET' },
+      {
+        name: 'GET /calendar/events/v1/events?per_page=10',
+        url: `${app}/calendar/events/v1/events?per_page=10`,
+        method: 'GET',
+      },
+      {
+        name: `GET /calendar/events/v1/events/${first.id}`,
+        url: `${app}/calendar/events/v1/events/${first.id}`,
+        method: 'GET',
+      },
       {
         name: 'POST /graphql events(perPage: 10)',
         url: `${app}/graphql`,
@@ -175,7 +196,10 @@ async function main(): Promise<void> {
       rows.push({ name, result: await load(child, { ...target, connections, duration }) });
       console.log(`measured ${name}`);
     }
-    printTable(rows, `${events} events, autocannon -c ${connections} -d ${duration} (after ${warmup} s warm-up)`);
+    printTable(
+      rows,
+      `${events} events, autocannon -c ${connections} -d ${duration} (after ${warmup} s warm-up)`,
+    );
   } finally {
     child.kill();
     for (const server of servers) server.close();
@@ -191,7 +215,13 @@ function printTable(rows: Row[], title: string): void {
     const r = row.result;
     if (!r) return [row.name, '-', '-', '-', `not measured: ${row.problem}`];
     const failures = r.non2xx || r.errors ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : '';
-    return [row.name, r.rps.toFixed(0), String(r.p50), String(r.p99), (r.rps / floorRps).toFixed(3) + failures];
+    return [
+      row.name,
+      r.rps.toFixed(0),
+      String(r.p50),
+      String(r.p99),
+      (r.rps / floorRps).toFixed(3) + failures,
+    ];
   };
   const table = [['route', 'req/s', 'p50 ms', 'p99 ms', 'ratio to floor'], ...rows.map(cells)];
   const widths = (table[0] ?? []).map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
@@ -213,7 +243,13 @@ if (process.argv[2] === CHILD_FLAG) {
   const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
   process.on('message', (request: LoadRequest) => {
     void autocannon(request).then(({ requests, latency, non2xx, errors }) => {
-      const result: LoadResult = { rps: requests.average, p50: latency.p50, p99: latency.p99, non2xx, errors };
+      const result: LoadResult = {
+        rps: requests.average,
+        p50: latency.p50,
+        p99: latency.p99,
+        non2xx,
+        errors,
+      };
       process.send?.(result);
     });
   });

@@ -10,7 +10,9 @@ import { seedDatabase } from '../src/sample-data/seed.js';
 
 function usage(message: string): never {
   console.error(message);
-  console.error('usage: npm run seed -- --events N [--venues N] [--organizers N] [--seed N] [--now DATE] [--reset | --if-empty]');
+  console.error(
+    'usage: npm run seed -- --events N [--venues N] [--organizers N] [--seed N] [--now DATE] [--reset | --if-empty]',
+  );
   process.exit(2);
 }
 

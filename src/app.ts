@@ -39,7 +39,10 @@ async function databaseHealth(db: Db, logger: Logger): Promise<{ reachable: bool
     await Promise.race([
       db.$queryRawUnsafe('SELECT 1'),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${HEALTH_TIMEOUT_MS} ms`)),
+          HEALTH_TIMEOUT_MS,
+        );
       }),
     ]);
     return { reachable: true, latency_ms: Math.round(performance.now() - started) };
@@ -73,7 +76,11 @@ export function buildApp({ db, config, logger }: AppOptions): Koa {
     graphqlEndpoint: '/graphql',
     context: ({ koa }) => createContext(deps, { viewer: viewerOf(koa) }),
     renderGraphiQL,
-    graphiql: { title: 'Calendar GraphQL', defaultQuery: '{ events(perPage: 5) { pageInfo { total } items { id title startDate venues { name } } } }' },
+    graphiql: {
+      title: 'Calendar GraphQL',
+      defaultQuery:
+        '{ events(perPage: 5) { pageInfo { total } items { id title startDate venues { name } } } }',
+    },
     logging: {
       debug: (...args) => logger.debug(args.join(' ')),
       info: (...args) => logger.info(args.join(' ')),
@@ -116,14 +123,20 @@ export function buildApp({ db, config, logger }: AppOptions): Koa {
     }
     const database = await databaseHealth(db, logger);
     ctx.status = database.reachable ? 200 : 503;
-    ctx.body = JSON.stringify({ status: database.reachable ? 'ok' : 'unavailable', database: { provider: config.databaseProvider, ...database } });
+    ctx.body = JSON.stringify({
+      status: database.reachable ? 'ok' : 'unavailable',
+      database: { provider: config.databaseProvider, ...database },
+    });
   });
 
   // Access log without the query string: it may carry an event `password`.
   app.use(async (ctx, next) => {
     const started = performance.now();
     await next();
-    logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+    logger.info(
+      { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+      'request',
+    );
   });
 
   // Every request is anonymous or authenticated here, once, for REST and GraphQL alike.
@@ -133,10 +146,15 @@ export function buildApp({ db, config, logger }: AppOptions): Koa {
       ctx.state.viewer = await authenticator.viewerFor(ctx.get('authorization') || undefined);
     } catch (error) {
       if (!isApiError(error)) throw error;
-      if (ctx.path !== '/graphql') return sendError(ctx, wordPressError(error.status, error.code, error.message));
+      if (ctx.path !== '/graphql')
+        return sendError(ctx, wordPressError(error.status, error.code, error.message));
       ctx.status = error.status;
       ctx.type = 'application/json';
-      ctx.body = JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code, http: { status: error.status } } }] });
+      ctx.body = JSON.stringify({
+        errors: [
+          { message: error.message, extensions: { code: error.code, http: { status: error.status } } },
+        ],
+      });
       return;
     }
     await next();

@@ -10,7 +10,9 @@ const EnvSchema = z.object({
   CALENDAR_TIMEZONE: z
     .string()
     .default('UTC')
-    .refine((zone) => IANAZone.isValidZone(zone), { message: 'must be an IANA time zone such as Europe/Paris' }),
+    .refine((zone) => IANAZone.isValidZone(zone), {
+      message: 'must be an IANA time zone such as Europe/Paris',
+    }),
   CALENDAR_ADMIN_USER: z.string().min(1).optional(),
   CALENDAR_ADMIN_PASSWORD: z.string().min(8).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -11,7 +11,9 @@ export function exposeErrorStatusPlugin(): Plugin {
   return {
     onExecutionResult({ result, setResult }) {
       if (!result || Symbol.asyncIterator in result || !result.errors?.length) return;
-      const statuses = result.errors.map((error) => (error.extensions?.http as { status?: number } | undefined)?.status);
+      const statuses = result.errors.map(
+        (error) => (error.extensions?.http as { status?: number } | undefined)?.status,
+      );
       if (!statuses.some(Boolean)) return;
       const errors = result.errors.map((error) => {
         const { http: _http, ...extensions } = error.extensions ?? {};

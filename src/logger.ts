@@ -4,7 +4,10 @@ import { pino, type Logger } from 'pino';
 export function createLogger(level: string): Logger {
   return pino({
     level,
-    redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.password'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', '*.password'],
+      censor: '[redacted]',
+    },
   });
 }
 

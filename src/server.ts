@@ -14,7 +14,10 @@ if (await bootstrapAdministrator(db, config.adminUser, config.adminPassword)) {
   logger.info({ login: config.adminUser }, 'created the first administrator from CALENDAR_ADMIN_USER');
 }
 const server = buildApp({ db, config, logger }).listen(config.port, config.host, () => {
-  logger.info({ port: config.port, provider: config.databaseProvider }, `listening on http://${config.host}:${config.port}`);
+  logger.info(
+    { port: config.port, provider: config.databaseProvider },
+    `listening on http://${config.host}:${config.port}`,
+  );
 });
 
 async function shutdown(signal: string): Promise<void> {

@@ -27,7 +27,9 @@ beforeAll(async () => {
   venueId = venue.id;
   venueName = venue.name;
   const organizer = await createOrganizer(h.db);
-  linkedId = (await createEvent(h.db, { title: 'Harbour Concert', venueIds: [venue.id], organizerIds: [organizer.id] })).id;
+  linkedId = (
+    await createEvent(h.db, { title: 'Harbour Concert', venueIds: [venue.id], organizerIds: [organizer.id] })
+  ).id;
   await createEvent(h.db, { title: 'Quiet Reading' });
   await createEvent(h.db, { title: 'Harbour Market' });
   server = h.app.listen(0, '127.0.0.1');
@@ -67,9 +69,16 @@ describe('the example client against a running server', () => {
       timezone: 'Europe/Paris',
       venues: [{ id: venueId }],
     });
-    expect(created).toMatchObject({ title: 'Codegen Launch', status: 'publish', timezone: 'Europe/Paris', venues: [{ id: venueId, name: venueName }] });
+    expect(created).toMatchObject({
+      title: 'Codegen Launch',
+      status: 'publish',
+      timezone: 'Europe/Paris',
+      venues: [{ id: venueId, name: venueName }],
+    });
     expect((await authenticated.event(created.id)).title).toBe('Codegen Launch');
-    const refused = await client.createEvent({ title: 'Nope', startDate: 'tomorrow', endDate: 'tomorrow' }).catch((caught: unknown) => caught);
+    const refused = await client
+      .createEvent({ title: 'Nope', startDate: 'tomorrow', endDate: 'tomorrow' })
+      .catch((caught: unknown) => caught);
     expect(refused).toBeInstanceOf(CalendarError);
     expect((refused as CalendarError).code).toBe('rest_forbidden');
   });
@@ -98,21 +107,31 @@ describe('the generated types', () => {
   ].join('\n');
 
   it('type-check the client, and refuse what the schema does not allow', () => {
-    const config = ts.readConfigFile(fileURLToPath(new URL('../tsconfig.json', import.meta.url)), (path) => ts.sys.readFile(path));
-    const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, fileURLToPath(new URL('..', import.meta.url)));
+    const config = ts.readConfigFile(fileURLToPath(new URL('../tsconfig.json', import.meta.url)), (path) =>
+      ts.sys.readFile(path),
+    );
+    const { options } = ts.parseJsonConfigFileContent(
+      config.config,
+      ts.sys,
+      fileURLToPath(new URL('..', import.meta.url)),
+    );
     const host = ts.createCompilerHost(options);
     const readFile = host.readFile.bind(host);
     const getSourceFile = host.getSourceFile.bind(host);
     host.fileExists = (path) => path === PROBE || ts.sys.fileExists(path);
     host.readFile = (path) => (path === PROBE ? probeSource : readFile(path));
     host.getSourceFile = (path, language, onError) =>
-      path === PROBE ? ts.createSourceFile(path, probeSource, language) : getSourceFile(path, language, onError);
+      path === PROBE
+        ? ts.createSourceFile(path, probeSource, language)
+        : getSourceFile(path, language, onError);
     const program = ts.createProgram([`${EXAMPLES}client.ts`, PROBE], options, host);
     const diagnostics = ts.getPreEmitDiagnostics(program);
     const show = (d: ts.Diagnostic) =>
       `${d.file ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}` : ''} ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
     expect(diagnostics.filter((d) => d.file?.fileName !== PROBE).map(show)).toEqual([]);
-    const lines = diagnostics.filter((d) => d.file?.fileName === PROBE).map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line + 1);
+    const lines = diagnostics
+      .filter((d) => d.file?.fileName === PROBE)
+      .map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line + 1);
     expect(lines).toEqual([4, 5, 6, 7]);
   }, 60_000);
 });

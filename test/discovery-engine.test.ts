@@ -34,7 +34,10 @@ const Thing = new GraphQLObjectType({
 });
 const Things = new GraphQLObjectType({
   name: 'ThingList',
-  fields: { things: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Thing))) }, total: { type: new GraphQLNonNull(GraphQLInt) } },
+  fields: {
+    things: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Thing))) },
+    total: { type: new GraphQLNonNull(GraphQLInt) },
+  },
 });
 const Order = new GraphQLEnumType({ name: 'ThingOrder', values: { asc: {}, desc: {} } });
 const thing = { id: 1, label: null, rest_url: 'http://x/things/1' };
@@ -71,7 +74,11 @@ const schema = new GraphQLSchema({
       },
       updateThing: {
         type: new GraphQLNonNull(Thing),
-        args: { id: { type: new GraphQLNonNull(GraphQLInt) }, password: { type: GraphQLString, description: 'The thing password' }, input: { type: JSONResolver } },
+        args: {
+          id: { type: new GraphQLNonNull(GraphQLInt) },
+          password: { type: GraphQLString, description: 'The thing password' },
+          input: { type: JSONResolver },
+        },
         resolve: () => thing,
       },
     },
@@ -79,7 +86,13 @@ const schema = new GraphQLSchema({
 });
 
 const routes: RestRoute[] = [
-  { methods: ['GET'], path: '/things', operation: 'Query.things', headers: { 'X-Total': 'total' }, description: 'List things' },
+  {
+    methods: ['GET'],
+    path: '/things',
+    operation: 'Query.things',
+    headers: { 'X-Total': 'total' },
+    description: 'List things',
+  },
   {
     methods: ['POST'],
     path: '/things',
@@ -120,7 +133,12 @@ const http = supertest(app.callback());
 describe('the namespace index of any route table', () => {
   it('lists the declared routes, merged by path, with arguments from the schema and the body fields', async () => {
     const { body } = await http.get(API).expect(200);
-    expect(Object.keys(body.routes)).toEqual([API, `${API}/doc`, `${API}/things`, `${API}/things/(?P<id>\\d+)`]);
+    expect(Object.keys(body.routes)).toEqual([
+      API,
+      `${API}/doc`,
+      `${API}/things`,
+      `${API}/things/(?P<id>\\d+)`,
+    ]);
     expect(body.routes[`${API}/things`]).toEqual({
       namespace: 'calendar/events/v1',
       methods: ['GET', 'POST'],
@@ -129,8 +147,19 @@ describe('the namespace index of any route table', () => {
           methods: ['GET'],
           args: {
             page: { type: 'integer', description: 'The archive page to return', default: 1, required: false },
-            include: { type: 'array', items: { type: 'integer' }, description: 'Only these IDs', required: false },
-            order: { type: 'string', enum: ['asc', 'desc'], description: 'Sort order', default: 'asc', required: false },
+            include: {
+              type: 'array',
+              items: { type: 'integer' },
+              description: 'Only these IDs',
+              required: false,
+            },
+            order: {
+              type: 'string',
+              enum: ['asc', 'desc'],
+              description: 'Sort order',
+              default: 'asc',
+              required: false,
+            },
             hide_empty: { type: 'boolean', description: 'Hide empty things', required: false },
           },
         },
@@ -138,8 +167,18 @@ describe('the namespace index of any route table', () => {
           methods: ['POST'],
           args: {
             label: { type: 'string', description: 'The label', required: true },
-            flags: { type: 'array', items: { type: 'integer' }, description: 'Flags', default: null, required: false },
-            owner: { type: ['integer', 'object'], description: 'An owner ID or owner fields', required: false },
+            flags: {
+              type: 'array',
+              items: { type: 'integer' },
+              description: 'Flags',
+              default: null,
+              required: false,
+            },
+            owner: {
+              type: ['integer', 'object'],
+              description: 'An owner ID or owner fields',
+              required: false,
+            },
           },
         },
       ],
@@ -164,7 +203,8 @@ describe('the namespace index of any route table', () => {
 });
 
 describe('the OpenAPI document of any route table', () => {
-  const documentOf = async (path = `${API}/doc`) => (await http.get(path).expect(200)).body as OpenAPIV3.Document;
+  const documentOf = async (path = `${API}/doc`) =>
+    (await http.get(path).expect(200)).body as OpenAPIV3.Document;
 
   it('is valid and rooted at the site the request used', async () => {
     const doc = await documentOf(`/de-CH${API}/doc`);
@@ -190,41 +230,72 @@ describe('the OpenAPI document of any route table', () => {
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingList' } } },
     });
     expect(list.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
-    expect(doc.components!.responses!.NotFound).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/WordPressError' } } } });
+    expect(doc.components!.responses!.NotFound).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/WordPressError' } } },
+    });
   });
 
   it('documents WordPress query parameters: defaults, enums, comma lists', async () => {
     const parameters = (await documentOf()).paths['/things']!.get!.parameters as OpenAPIV3.ParameterObject[];
     expect(parameters.map((p) => p.name)).toEqual(['page', 'include', 'order', 'hide_empty']);
-    expect(parameters[0]).toMatchObject({ in: 'query', required: false, description: 'The archive page to return', schema: { type: 'integer', default: 1 } });
-    expect(parameters[1]).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { type: 'integer' } } });
-    expect(parameters[2]).toMatchObject({ schema: { allOf: [{ $ref: '#/components/schemas/ThingOrder' }], default: 'asc' } });
-    expect((await documentOf()).components!.schemas!.ThingOrder).toMatchObject({ type: 'string', enum: ['asc', 'desc'] });
+    expect(parameters[0]).toMatchObject({
+      in: 'query',
+      required: false,
+      description: 'The archive page to return',
+      schema: { type: 'integer', default: 1 },
+    });
+    expect(parameters[1]).toMatchObject({
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', items: { type: 'integer' } },
+    });
+    expect(parameters[2]).toMatchObject({
+      schema: { allOf: [{ $ref: '#/components/schemas/ThingOrder' }], default: 'asc' },
+    });
+    expect((await documentOf()).components!.schemas!.ThingOrder).toMatchObject({
+      type: 'string',
+      enum: ['asc', 'desc'],
+    });
   });
 
   it('documents flat bodies (JSON and form), creation statuses, Location and authentication', async () => {
     const doc = await documentOf();
     const create = doc.paths['/things']!.post!;
     expect(create.parameters).toEqual([]);
-    const body = (create.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!.schema as OpenAPIV3.SchemaObject;
+    const body = (create.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!
+      .schema as OpenAPIV3.SchemaObject;
     expect(body.required).toEqual(['label']);
     expect(body.properties).toEqual({
       label: { type: 'string', description: 'The label' },
-      flags: { type: 'array', items: { type: 'integer' }, description: 'Flags', default: null, nullable: true },
+      flags: {
+        type: 'array',
+        items: { type: 'integer' },
+        description: 'Flags',
+        default: null,
+        nullable: true,
+      },
       owner: { oneOf: [{ type: 'integer' }, { type: 'object' }], description: 'An owner ID or owner fields' },
     });
-    expect((create.requestBody as OpenAPIV3.RequestBodyObject).content['application/x-www-form-urlencoded']!.schema).toEqual(body);
+    expect(
+      (create.requestBody as OpenAPIV3.RequestBodyObject).content['application/x-www-form-urlencoded']!
+        .schema,
+    ).toEqual(body);
     expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '404', 'default']);
     expect((create.responses['201'] as OpenAPIV3.ResponseObject).headers!.Location).toBeDefined();
     expect(create.security).toEqual([{ applicationPassword: [] }]);
     expect(doc.paths['/things']!.get!.security).toEqual([{}, { applicationPassword: [] }]);
 
     const update = doc.paths['/things/{id}']!;
-    const ids = ['post', 'put', 'patch'].map((method) => update[method as OpenAPIV3.HttpMethods]!.operationId);
+    const ids = ['post', 'put', 'patch'].map(
+      (method) => update[method as OpenAPIV3.HttpMethods]!.operationId,
+    );
     expect(new Set(ids).size).toBe(3);
-    const updateBody = (update.put!.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!.schema as OpenAPIV3.SchemaObject;
+    const updateBody = (update.put!.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!
+      .schema as OpenAPIV3.SchemaObject;
     expect(Object.keys(updateBody.properties!)).toEqual(['password', 'label']);
     expect(updateBody.required).toBeUndefined();
-    expect((update.put!.parameters as OpenAPIV3.ParameterObject[]).map((p) => [p.name, p.in])).toEqual([['id', 'path']]);
+    expect((update.put!.parameters as OpenAPIV3.ParameterObject[]).map((p) => [p.name, p.in])).toEqual([
+      ['id', 'path'],
+    ]);
   });
 });

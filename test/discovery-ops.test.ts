@@ -8,7 +8,10 @@ import { type Harness, startHarness } from './helpers/harness.js';
 
 // Probes for operators: /healthz says whether the database answers, /version what is running.
 
-const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  version: string;
+};
 
 let h: Harness;
 beforeAll(async () => {
@@ -32,7 +35,10 @@ describe('GET /healthz', () => {
     } as unknown as Db;
     const app = buildApp({ db: broken, config: h.config, logger: createLogger('silent') });
     const res = await supertest(app.callback()).get('/healthz').expect(503);
-    expect(res.body).toEqual({ status: 'unavailable', database: { provider: h.config.databaseProvider, reachable: false, latency_ms: expect.any(Number) } });
+    expect(res.body).toEqual({
+      status: 'unavailable',
+      database: { provider: h.config.databaseProvider, reachable: false, latency_ms: expect.any(Number) },
+    });
     expect(res.text).not.toContain('secret-detail');
   });
 

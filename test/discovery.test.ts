@@ -12,7 +12,9 @@ import { API, API_ROOT, type Harness, SITE_URL, startHarness } from './helpers/h
 // The namespace index, /doc and the Swagger UI of the real app: generated from the rest-map, shaped as the
 // reference's captures, valid OpenAPI 3.0, and true to what the routes actually answer.
 
-const sample = JSON.parse(readFileSync(new URL('../../shared/spec/tec-samples/01-namespace-index.json', import.meta.url), 'utf8'));
+const sample = JSON.parse(
+  readFileSync(new URL('../../shared/spec/tec-samples/01-namespace-index.json', import.meta.url), 'utf8'),
+);
 const SAMPLE_PREFIX = '/tribe/events/v1';
 const ARG_KEYWORDS = new Set(['type', 'items', 'format', 'enum', 'description', 'default', 'required']);
 
@@ -26,16 +28,27 @@ beforeAll(async () => {
   const organizer = await createOrganizer(h.db);
   const category = await createTerm(h.db, 'tribe_events_cat');
   const tag = await createTerm(h.db, 'post_tag');
-  const event = await createEvent(h.db, { venueIds: [venue.id], organizerIds: [organizer.id], termIds: [category.id, tag.id] });
+  const event = await createEvent(h.db, {
+    venueIds: [venue.id],
+    organizerIds: [organizer.id],
+    termIds: [category.id, tag.id],
+  });
   eventId = event.id;
   await createEvent(h.db);
-  Object.assign(records, { events: event, venues: venue, organizers: organizer, categories: category, tags: tag });
+  Object.assign(records, {
+    events: event,
+    venues: venue,
+    organizers: organizer,
+    categories: category,
+    tags: tag,
+  });
 });
 afterAll(() => h.close());
 
 const byPath = () => {
   const paths = new Map<string, Set<string>>();
-  for (const route of restRoutes) paths.set(route.path, new Set([...(paths.get(route.path) ?? []), ...route.methods]));
+  for (const route of restRoutes)
+    paths.set(route.path, new Set([...(paths.get(route.path) ?? []), ...route.methods]));
   return paths;
 };
 
@@ -52,13 +65,24 @@ describe('GET /calendar/events/v1 (namespace index)', () => {
   });
 
   it('lists every rest-map route with its methods, and arguments as WordPress does', async () => {
-    const { routes } = (await h.http.get(API).expect(200)).body as { routes: Record<string, Record<string, unknown>> };
+    const { routes } = (await h.http.get(API).expect(200)).body as {
+      routes: Record<string, Record<string, unknown>>;
+    };
     for (const [path, methods] of byPath()) {
-      const entry = routes[`${API}${routeRegex(path)}`] as { namespace: string; methods: string[]; endpoints: Array<{ methods: string[]; args: unknown }>; _links?: unknown };
+      const entry = routes[`${API}${routeRegex(path)}`] as {
+        namespace: string;
+        methods: string[];
+        endpoints: Array<{ methods: string[]; args: unknown }>;
+        _links?: unknown;
+      };
       expect(entry.namespace).toBe('calendar/events/v1');
       expect(new Set(entry.methods)).toEqual(methods);
       expect(new Set(entry.endpoints.flatMap((endpoint) => endpoint.methods))).toEqual(methods);
-      expect(Object.keys(entry)).toEqual(path.includes(':') ? ['namespace', 'methods', 'endpoints'] : ['namespace', 'methods', 'endpoints', '_links']);
+      expect(Object.keys(entry)).toEqual(
+        path.includes(':')
+          ? ['namespace', 'methods', 'endpoints']
+          : ['namespace', 'methods', 'endpoints', '_links'],
+      );
       for (const endpoint of entry.endpoints) {
         expect(Object.keys(endpoint)).toEqual(['methods', 'args']);
         if (Array.isArray(endpoint.args)) {
@@ -66,34 +90,52 @@ describe('GET /calendar/events/v1 (namespace index)', () => {
           continue;
         }
         for (const [name, arg] of Object.entries(endpoint.args as Record<string, Record<string, unknown>>)) {
-          expect(Object.keys(arg).every((key) => ARG_KEYWORDS.has(key)), `${path} ${name}`).toBe(true);
+          expect(
+            Object.keys(arg).every((key) => ARG_KEYWORDS.has(key)),
+            `${path} ${name}`,
+          ).toBe(true);
           expect(typeof arg.required).toBe('boolean');
           // Undocumented arguments fail here: give the rest field's argument a `description`.
-          expect(typeof arg.description === 'string' && arg.description.length > 0, `${path} ${name} has no description`).toBe(true);
+          expect(
+            typeof arg.description === 'string' && arg.description.length > 0,
+            `${path} ${name} has no description`,
+          ).toBe(true);
         }
         for (const name of [...path.matchAll(/:(\w+)/g)].map((match) => match[1]!)) {
-          expect((endpoint.args as Record<string, { required: boolean }>)[name]?.required, `${path} ${name}`).toBe(true);
+          expect(
+            (endpoint.args as Record<string, { required: boolean }>)[name]?.required,
+            `${path} ${name}`,
+          ).toBe(true);
         }
       }
     }
   });
 
-  it('has the reference\'s routes, in its order, each with the reference\'s methods', async () => {
-    const { routes } = (await h.http.get(API).expect(200)).body as { routes: Record<string, { methods: string[]; endpoints: Array<{ methods: string[] }> }> };
+  it("has the reference's routes, in its order, each with the reference's methods", async () => {
+    const { routes } = (await h.http.get(API).expect(200)).body as {
+      routes: Record<string, { methods: string[]; endpoints: Array<{ methods: string[] }> }>;
+    };
     const ours = Object.keys(routes).map((key) => key.slice(API.length));
     const theirs = Object.keys(sample.routes).map((key) => key.slice(SAMPLE_PREFIX.length));
     expect(ours).toEqual(theirs);
     for (const key of ours) {
-      const reference = sample.routes[`${SAMPLE_PREFIX}${key}`] as { methods: string[]; endpoints: Array<{ methods: string[] }> };
+      const reference = sample.routes[`${SAMPLE_PREFIX}${key}`] as {
+        methods: string[];
+        endpoints: Array<{ methods: string[] }>;
+      };
       expect(new Set(routes[`${API}${key}`]!.methods), key).toEqual(new Set(reference.methods));
-      const endpoints = (entry: { endpoints: Array<{ methods: string[] }> }) => entry.endpoints.map((endpoint) => [...endpoint.methods].sort().join()).sort();
+      const endpoints = (entry: { endpoints: Array<{ methods: string[] }> }) =>
+        entry.endpoints.map((endpoint) => [...endpoint.methods].sort().join()).sort();
       expect(endpoints(routes[`${API}${key}`]!), key).toEqual(endpoints(reference));
     }
     expect(sample.routes[SAMPLE_PREFIX].endpoints[0].args.namespace.default).toBe('tribe/events/v1');
-    expect((routes[API] as unknown as { endpoints: Array<{ args: Record<string, { default: string }> }> }).endpoints[0]!.args.namespace!.default).toBe('calendar/events/v1');
+    expect(
+      (routes[API] as unknown as { endpoints: Array<{ args: Record<string, { default: string }> }> })
+        .endpoints[0]!.args.namespace!.default,
+    ).toBe('calendar/events/v1');
   });
 
-  it('documents each argument of the reference\'s endpoints that this service takes', async () => {
+  it("documents each argument of the reference's endpoints that this service takes", async () => {
     type Args = Record<string, { required: boolean; type?: string | string[] }>;
     type Entry = { endpoints: Array<{ methods: string[]; args: Args | [] }> };
     const { routes } = (await h.http.get(API).expect(200)).body as { routes: Record<string, Entry> };
@@ -102,13 +144,16 @@ describe('GET /calendar/events/v1 (namespace index)', () => {
     for (const [key, reference] of Object.entries(sample.routes as Record<string, Entry>)) {
       const entry = routes[`${API}${key.slice(SAMPLE_PREFIX.length)}`]!;
       for (const endpoint of reference.endpoints) {
-        const ours = entry.endpoints.find((candidate) => candidate.methods.join() === endpoint.methods.join())!;
+        const ours = entry.endpoints.find(
+          (candidate) => candidate.methods.join() === endpoint.methods.join(),
+        )!;
         for (const [name, arg] of Object.entries(endpoint.args)) {
           if (notOurs.has(name) && !(name in ours.args)) continue;
           const documented = (ours.args as Args)[name];
           expect(documented, `${endpoint.methods.join()} ${key} ${name}`).toBeDefined();
           const path = key.includes(`<${name}>`);
-          if (!path) expect(documented!.required, `${endpoint.methods.join()} ${key} ${name}`).toBe(arg.required);
+          if (!path)
+            expect(documented!.required, `${endpoint.methods.join()} ${key} ${name}`).toBe(arg.required);
         }
       }
     }
@@ -126,7 +171,7 @@ describe('GET /calendar/events/v1 (namespace index)', () => {
     expect(res.body.routes[`${API}/doc`]._links.self[0].href).toBe(`${SITE_URL}/fr${API}/doc`);
   });
 
-  it('answers OPTIONS on a route with that route\'s entry, as WordPress does', async () => {
+  it("answers OPTIONS on a route with that route's entry, as WordPress does", async () => {
     const res = await h.http.options(`${API}/events/${eventId}`).expect(200);
     const { routes } = (await h.http.get(API)).body as { routes: Record<string, unknown> };
     expect(res.body).toEqual(routes[`${API}/events/(?P<id>\\d+)`]);
@@ -172,7 +217,9 @@ describe('GET /calendar/events/v1/doc (OpenAPI)', () => {
         expect(ids.has(operation.operationId!)).toBe(false);
         ids.add(operation.operationId!);
         const pathNames = [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]);
-        const inPath = (operation.parameters as OpenAPIV3.ParameterObject[]).filter((p) => p.in === 'path').map((p) => p.name);
+        const inPath = (operation.parameters as OpenAPIV3.ParameterObject[])
+          .filter((p) => p.in === 'path')
+          .map((p) => p.name);
         expect(inPath.sort()).toEqual(pathNames.sort());
         expect(Object.keys(operation.responses)).toContain(String(route.status ?? 200));
         for (const status of ['400', '401', '403', '404', 'default']) {
@@ -180,7 +227,10 @@ describe('GET /calendar/events/v1/doc (OpenAPI)', () => {
         }
         if (['POST', 'PUT', 'PATCH'].includes(method)) {
           const body = operation.requestBody as OpenAPIV3.RequestBodyObject;
-          expect(Object.keys(body.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+          expect(Object.keys(body.content)).toEqual([
+            'application/json',
+            'application/x-www-form-urlencoded',
+          ]);
         }
       }
     }
@@ -199,7 +249,10 @@ describe('GET /calendar/events/v1/doc (OpenAPI)', () => {
     expect(refs.length).toBeGreaterThan(5);
     for (const ref of new Set(refs)) {
       const pointer = ref.slice('"$ref":"#/'.length, -1).split('/');
-      const target = pointer.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], doc);
+      const target = pointer.reduce<unknown>(
+        (node, key) => (node as Record<string, unknown> | undefined)?.[key],
+        doc,
+      );
       expect(target, ref).toBeDefined();
     }
   });
@@ -216,7 +269,8 @@ describe('GET /calendar/events/v1/doc (OpenAPI)', () => {
       return check(data) ? [] : check.errors;
     };
     const successSchema = (path: string, method: 'get' | 'post', status = '200') =>
-      (doc.paths[path]![method as OpenAPIV3.HttpMethods]!.responses[status] as OpenAPIV3.ResponseObject).content!['application/json']!.schema!;
+      (doc.paths[path]![method as OpenAPIV3.HttpMethods]!.responses[status] as OpenAPIV3.ResponseObject)
+        .content!['application/json']!.schema!;
     const errorSchema = { $ref: '#/components/schemas/WordPressError' };
 
     it('the event list and a single event', async () => {
@@ -238,14 +292,18 @@ describe('GET /calendar/events/v1/doc (OpenAPI)', () => {
         const url = route.path.replace(':id', String(record!.id)).replace(':slug', record!.slug);
         const res = await h.http.get(`${API}${url}`);
         expect(res.status, url).toBe(200);
-        expect(validate(successSchema(route.path.replace(/:(\w+)/g, '{$1}'), 'get'), res.body), url).toEqual([]);
+        expect(validate(successSchema(route.path.replace(/:(\w+)/g, '{$1}'), 'get'), res.body), url).toEqual(
+          [],
+        );
       }
     });
 
     it('every create route, from the required body fields it documents', async () => {
       const admin = await createUser(h, 'administrator');
       const samples: Record<string, string> = { start_date: 'tomorrow 10:00', end_date: 'tomorrow 12:00' };
-      const creates = restRoutes.filter((route) => route.methods.includes('POST') && !route.path.includes(':'));
+      const creates = restRoutes.filter(
+        (route) => route.methods.includes('POST') && !route.path.includes(':'),
+      );
       for (const route of creates) {
         const body = Object.fromEntries(
           Object.entries(route.bodyFields ?? {})
@@ -254,7 +312,10 @@ describe('GET /calendar/events/v1/doc (OpenAPI)', () => {
         );
         const res = await h.http.post(`${API}${route.path}`).auth(admin.login, admin.password).send(body);
         expect(res.status, `${route.path} ${JSON.stringify(res.body)}`).toBe(route.status ?? 200);
-        expect(validate(successSchema(route.path, 'post', String(route.status ?? 200)), res.body), route.path).toEqual([]);
+        expect(
+          validate(successSchema(route.path, 'post', String(route.status ?? 200)), res.body),
+          route.path,
+        ).toEqual([]);
       }
     });
 
@@ -275,7 +336,11 @@ describe('routing around the API', () => {
   it('answers unknown routes with the WordPress 404, and wrong methods with 405 and Allow', async () => {
     for (const path of [`${API}/nothing`, `${API}/events/abc`, `${API}/doc/extra`, `/fr${API}/nothing`]) {
       const res = await h.http.get(path).expect(404);
-      expect(res.body).toEqual({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } });
+      expect(res.body).toEqual({
+        code: 'rest_no_route',
+        message: 'No route was found matching the URL and request method.',
+        data: { status: 404 },
+      });
     }
     for (const path of [API, `${API}/doc`, `/fr${API}`]) {
       const res = await h.http.post(path).send({}).expect(405);

@@ -8,7 +8,9 @@ let h: Harness;
 
 beforeAll(async () => {
   h = await startHarness();
-  const venues = await Promise.all([1, 2, 3].map((n) => createVenue(h.db, { geoLat: 48.85 + n / 100, geoLng: 2.35 })));
+  const venues = await Promise.all(
+    [1, 2, 3].map((n) => createVenue(h.db, { geoLat: 48.85 + n / 100, geoLng: 2.35 })),
+  );
   const organizers = await Promise.all([1, 2, 3].map(() => createOrganizer(h.db)));
   const terms = [
     await createTerm(h.db, 'tribe_events_cat'),
@@ -49,7 +51,10 @@ describe('SQL statements per list request', () => {
 
   it('GraphQL events: the same for perPage 10 and 50', async () => {
     const run = (perPage: number) => async () => {
-      const res = await h.http.post('/graphql').send({ query: LIST_QUERY, variables: { perPage } }).expect(200);
+      const res = await h.http
+        .post('/graphql')
+        .send({ query: LIST_QUERY, variables: { perPage } })
+        .expect(200);
       expect(res.body.errors).toBeUndefined();
       expect(res.body.data.events.items).toHaveLength(perPage);
     };

@@ -3,7 +3,13 @@ import { instantFromWallClock, wallClock } from '../src/domain/dates.js';
 import { CATEGORY_TAXONOMY, type SampleOptions, generateSampleData } from '../src/sample-data/generate.js';
 import { ZoneClock } from '../src/sample-data/zone-clock.js';
 
-const options: SampleOptions = { seed: 7, now: new Date('2026-11-22T00:00:00Z'), events: 3000, venues: 60, organizers: 75 };
+const options: SampleOptions = {
+  seed: 7,
+  now: new Date('2026-11-22T00:00:00Z'),
+  events: 3000,
+  venues: 60,
+  organizers: 75,
+};
 const data = generateSampleData(options);
 const events = data.events.map((b) => b.event);
 const DAY_MS = 86_400_000;

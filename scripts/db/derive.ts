@@ -28,7 +28,9 @@ export function derivePostgresSchema(source: string): string {
   // The leading comment addresses editors of the source file; the header below replaces it.
   schema = schema.replace(/^(?:\/\/[^\n]*\n|\s*\n)*/, '');
   schema = editBlock(schema, 'generator', 'pothos', () => ''); // Pothos types come from the SQLite client
-  schema = editBlock(schema, 'generator', 'client', (block) => setField(block, 'output', postgresClientOutput));
+  schema = editBlock(schema, 'generator', 'client', (block) =>
+    setField(block, 'output', postgresClientOutput),
+  );
   schema = editBlock(schema, 'datasource', 'db', (block) => setField(block, 'provider', 'postgresql'));
   return `// generated from ../../schema.prisma, do not edit\n\n${schema}`;
 }

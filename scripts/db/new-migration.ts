@@ -30,7 +30,11 @@ function timestamp(date = new Date()): string {
   return date.toISOString().replace(/\D/g, '').slice(0, 14);
 }
 
-async function diffSince(provider: DatabaseProvider, previous: string | undefined, current: string): Promise<string | null> {
+async function diffSince(
+  provider: DatabaseProvider,
+  previous: string | undefined,
+  current: string,
+): Promise<string | null> {
   // Before the first migration: a schema without models rather than `{ tag: 'empty' }`, which would
   // also emit `CREATE SCHEMA "public"` (needs CREATE on the database, unlike what `migrate dev` writes).
   const start = previous ?? `datasource db {\n  provider = "${provider}"\n}\n`;
@@ -44,12 +48,18 @@ async function diffSince(provider: DatabaseProvider, previous: string | undefine
 }
 
 const rawName = process.argv[2];
-const name = rawName?.trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+const name = rawName
+  ?.trim()
+  .toLowerCase()
+  .replace(/[^a-z0-9]+/g, '_')
+  .replace(/^_+|_+$/g, '');
 if (!name) fail('usage: npm run db:migration -- <name>');
 
 const [sqliteHistory = [], postgresHistory = []] = providers.map(migrationNames);
 if (sqliteHistory.join() !== postgresHistory.join()) {
-  fail('migrations/sqlite and migrations/postgres list different migrations; the histories must stay parallel.');
+  fail(
+    'migrations/sqlite and migrations/postgres list different migrations; the histories must stay parallel.',
+  );
 }
 const last = sqliteHistory.at(-1);
 const folder = `${timestamp()}_${name}`;
@@ -59,12 +69,14 @@ const planned = await Promise.all(
   providers.map(async (provider) => {
     const current = readSchema(provider);
     const snapshotPath = last && join(migrationsDir(provider), last, SNAPSHOT);
-    if (snapshotPath && !existsSync(snapshotPath)) fail(`${snapshotPath} is missing: cannot tell what changed since ${last}`);
+    if (snapshotPath && !existsSync(snapshotPath))
+      fail(`${snapshotPath} is missing: cannot tell what changed since ${last}`);
     const previous = snapshotPath ? readFileSync(snapshotPath, 'utf8') : undefined;
     return { provider, current, sql: await diffSince(provider, previous, current) };
   }),
 );
-if (planned.every(({ sql }) => sql === null)) fail('schema.prisma has not changed since the last migration; nothing to do.');
+if (planned.every(({ sql }) => sql === null))
+  fail('schema.prisma has not changed since the last migration; nothing to do.');
 
 for (const { provider, current, sql } of planned) {
   const base = migrationsDir(provider);

@@ -19,14 +19,22 @@ const INCORRECT_PASSWORD = () =>
 const INVALID_USERNAME = () =>
   new ApiError(401, 'invalid_username', 'Unknown username. Check again or try your email address.');
 const MALFORMED = () =>
-  new ApiError(401, 'invalid_authorization_header', 'The Authorization header must be "Basic base64(login:password)".');
+  new ApiError(
+    401,
+    'invalid_authorization_header',
+    'The Authorization header must be "Basic base64(login:password)".',
+  );
 
 interface Remembered {
   passwordId: number;
   expiresAt: number;
 }
 
-type ActivePassword = { id: number; revokedAt: Date | null; user: { id: number; login: string; role: string } };
+type ActivePassword = {
+  id: number;
+  revokedAt: Date | null;
+  user: { id: number; login: string; role: string };
+};
 
 export class Authenticator {
   private readonly verified = new Map<string, Remembered>();

@@ -9,7 +9,10 @@ export class UserAdminError extends Error {}
 const LOGIN = /^[a-z0-9][a-z0-9._@-]{0,59}$/i;
 
 export function assertRole(role: string): Role {
-  if (!isRole(role)) throw new UserAdminError(`Unknown role "${role}". Use one of: administrator, editor, author, contributor, subscriber.`);
+  if (!isRole(role))
+    throw new UserAdminError(
+      `Unknown role "${role}". Use one of: administrator, editor, author, contributor, subscriber.`,
+    );
   return role;
 }
 
@@ -19,8 +22,15 @@ async function findUser(db: Db, login: string) {
   return user;
 }
 
-export async function addApplicationPassword(db: Db, userId: number, name = 'default', password = generateApplicationPassword()) {
-  const record = await db.applicationPassword.create({ data: { userId, name, hash: await hashApplicationPassword(password) } });
+export async function addApplicationPassword(
+  db: Db,
+  userId: number,
+  name = 'default',
+  password = generateApplicationPassword(),
+) {
+  const record = await db.applicationPassword.create({
+    data: { userId, name, hash: await hashApplicationPassword(password) },
+  });
   return { id: record.id, name: record.name, password };
 }
 
@@ -32,9 +42,15 @@ export async function createUser(
     throw new UserAdminError('A login is 1–60 characters: letters, digits, and . _ @ - (not first).');
   }
   const role = assertRole(input.role);
-  if (await db.user.findUnique({ where: { login: input.login } })) throw new UserAdminError(`User "${input.login}" already exists.`);
+  if (await db.user.findUnique({ where: { login: input.login } }))
+    throw new UserAdminError(`User "${input.login}" already exists.`);
   const user = await db.user.create({
-    data: { login: input.login, role, email: input.email ?? null, displayName: input.displayName ?? input.login },
+    data: {
+      login: input.login,
+      role,
+      email: input.email ?? null,
+      displayName: input.displayName ?? input.login,
+    },
   });
   const credential = await addApplicationPassword(db, user.id, 'initial', input.password);
   return { user, ...credential };
@@ -51,7 +67,11 @@ export async function listUsers(db: Db) {
     role: user.role,
     email: user.email ?? '',
     activePasswords: user.applicationPasswords.length,
-    lastUsedAt: user.applicationPasswords.map((p) => p.lastUsedAt).filter((d): d is Date => d !== null).sort((a, b) => +b - +a)[0] ?? null,
+    lastUsedAt:
+      user.applicationPasswords
+        .map((p) => p.lastUsedAt)
+        .filter((d): d is Date => d !== null)
+        .sort((a, b) => +b - +a)[0] ?? null,
   }));
 }
 
@@ -67,7 +87,8 @@ export async function revokePasswords(db: Db, login: string, passwordId?: number
     where: { userId: user.id, revokedAt: null, ...(passwordId ? { id: passwordId } : {}) },
     data: { revokedAt: new Date() },
   });
-  if (passwordId && count === 0) throw new UserAdminError(`User "${login}" has no active password ${passwordId}.`);
+  if (passwordId && count === 0)
+    throw new UserAdminError(`User "${login}" has no active password ${passwordId}.`);
   return count;
 }
 
@@ -75,16 +96,28 @@ export async function revokePasswords(db: Db, login: string, passwordId?: number
  * Deletes a user. Their events, venues, organizers and media are kept: they move to `reassignTo`,
  * and without it the command refuses when the user owns anything.
  */
-export async function deleteUser(db: Db, login: string, reassignTo?: string): Promise<{ reassigned: number }> {
+export async function deleteUser(
+  db: Db,
+  login: string,
+  reassignTo?: string,
+): Promise<{ reassigned: number }> {
   const user = await findUser(db, login);
   return db.$transaction(async (tx) => {
     const where = { authorId: user.id };
-    const owned = (await tx.event.count({ where })) + (await tx.venue.count({ where })) + (await tx.organizer.count({ where })) + (await tx.media.count({ where }));
+    const owned =
+      (await tx.event.count({ where })) +
+      (await tx.venue.count({ where })) +
+      (await tx.organizer.count({ where })) +
+      (await tx.media.count({ where }));
     let reassigned = 0;
     if (owned > 0) {
-      if (!reassignTo) throw new UserAdminError(`User "${login}" owns ${owned} record(s); pass --reassign <login> to move them to another user.`);
+      if (!reassignTo)
+        throw new UserAdminError(
+          `User "${login}" owns ${owned} record(s); pass --reassign <login> to move them to another user.`,
+        );
       const heir = await tx.user.findUnique({ where: { login: reassignTo } });
-      if (!heir || heir.id === user.id) throw new UserAdminError(`Cannot reassign to "${reassignTo}": no such other user.`);
+      if (!heir || heir.id === user.id)
+        throw new UserAdminError(`Cannot reassign to "${reassignTo}": no such other user.`);
       const data = { authorId: heir.id };
       reassigned += (await tx.event.updateMany({ where, data })).count;
       reassigned += (await tx.venue.updateMany({ where, data })).count;

@@ -3,7 +3,14 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createDb, type Db } from '../db/client.js';
 import { migrateDatabase } from '../db/migrate.js';
 import { ROLES } from '../domain/permissions.js';
-import { UserAdminError, addPasswordFor, createUser, deleteUser, listUsers, revokePasswords } from '../auth/users.js';
+import {
+  UserAdminError,
+  addPasswordFor,
+  createUser,
+  deleteUser,
+  listUsers,
+  revokePasswords,
+} from '../auth/users.js';
 
 // `calendar users ...`: user and application-password administration against DATABASE_URL.
 // New passwords are printed alone on the last line of stdout, so scripts can `| tail -n 1`.
@@ -32,8 +39,12 @@ users
   .option('--email <email>', 'e-mail address')
   .option('--name <displayName>', 'display name (default: the login)')
   .action(async (login: string, options: { role: string; email?: string; name?: string }) => {
-    const created = await withDb((db) => createUser(db, { login, role: options.role, email: options.email, displayName: options.name }));
-    console.log(`Created ${options.role} "${login}" (id ${created.user.id}). Application password (shown once):`);
+    const created = await withDb((db) =>
+      createUser(db, { login, role: options.role, email: options.email, displayName: options.name }),
+    );
+    console.log(
+      `Created ${options.role} "${login}" (id ${created.user.id}). Application password (shown once):`,
+    );
     console.log(created.password);
   });
 
@@ -76,7 +87,9 @@ users
   .option('--reassign <login>', 'the user who takes over their records')
   .action(async (login: string, options: { reassign?: string }) => {
     const { reassigned } = await withDb((db) => deleteUser(db, login, options.reassign));
-    console.log(`Deleted "${login}"${reassigned ? `; ${reassigned} record(s) now belong to "${options.reassign}"` : ''}.`);
+    console.log(
+      `Deleted "${login}"${reassigned ? `; ${reassigned} record(s) now belong to "${options.reassign}"` : ''}.`,
+    );
   });
 
 try {

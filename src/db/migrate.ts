@@ -49,7 +49,10 @@ export async function migrateDatabase(databaseUrl: string): Promise<{ applied: s
     let upToDate: boolean;
     try {
       db.pragma('journal_mode = WAL');
-      upToDate = hasAll(appliedIn(() => db.prepare(APPLIED_SQL).all() as AppliedRow[]), 'sqlite');
+      upToDate = hasAll(
+        appliedIn(() => db.prepare(APPLIED_SQL).all() as AppliedRow[]),
+        'sqlite',
+      );
     } finally {
       db.close();
     }

@@ -31,7 +31,10 @@ let glue: Promise<Glue> | undefined;
 
 // lib is ES2023 without DOM, so the WebAssembly global is untyped here; this is the part we use.
 interface WasmApi {
-  instantiate(bytes: Uint8Array, imports: Record<string, object>): Promise<{ instance: { exports: Record<string, unknown> } }>;
+  instantiate(
+    bytes: Uint8Array,
+    imports: Record<string, object>,
+  ): Promise<{ instance: { exports: Record<string, unknown> } }>;
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
@@ -122,7 +125,8 @@ function readCharAsText(client: pg.PoolClient): void {
     const callback = args.at(-1);
     if (typeof callback === 'function') {
       // pg-pool's own pool.query() goes through this form.
-      args[args.length - 1] = (error: Error | undefined, result?: pg.QueryResult) => callback(error, relabel(result));
+      args[args.length - 1] = (error: Error | undefined, result?: pg.QueryResult) =>
+        callback(error, relabel(result));
       return query(...args);
     }
     const pending = query(...args) as Promise<pg.QueryResult>;
@@ -151,12 +155,16 @@ function adapterFactory({ provider, url }: EngineTarget): SqlMigrationAwareDrive
       return wholeScripts(await new PrismaPg(external, { disposeExternalPool: true }).connect(), pool);
     },
     // Migrations are applied, never replayed, so no command we run needs a shadow database.
-    connectToShadowDb: () => Promise.reject(new Error('no shadow database is available to the schema engine')),
+    connectToShadowDb: () =>
+      Promise.reject(new Error('no shadow database is available to the schema engine')),
   };
 }
 
 /** Runs `fn` with a schema engine bound to `target`, then closes every connection it opened. */
-export async function withSchemaEngine<T>(target: EngineTarget, fn: (engine: SchemaEngine) => Promise<T>): Promise<T> {
+export async function withSchemaEngine<T>(
+  target: EngineTarget,
+  fn: (engine: SchemaEngine) => Promise<T>,
+): Promise<T> {
   const { SchemaEngine } = await loadGlue();
   const factory = adapterFactory(target);
   // engine.free() leaves the adapters (and a pg pool's sockets) open, so track and dispose them.
@@ -190,7 +198,10 @@ export function readMigrationList(provider: DatabaseProvider): MigrationList {
     : [];
   return {
     baseDir,
-    lockfile: { path: 'migration_lock.toml', content: existsSync(lockPath) ? readFileSync(lockPath, 'utf8') : null },
+    lockfile: {
+      path: 'migration_lock.toml',
+      content: existsSync(lockPath) ? readFileSync(lockPath, 'utf8') : null,
+    },
     shadowDbInitScript: '',
     migrationDirectories: names.map((name) => ({
       path: name,

@@ -66,7 +66,9 @@ function parseAmount(text: string): CostPart {
   if (FREE.test(text.trim())) return { values: ['0'], symbol: '', position: '' };
   const numbers = [...text.matchAll(NUMBER)];
   if (numbers.length !== 1) {
-    throw new CostInputError('A cost is a number with an optional currency symbol, a range ("10 - 20"), or "Free".');
+    throw new CostInputError(
+      'A cost is a number with an optional currency symbol, a range ("10 - 20"), or "Free".',
+    );
   }
   const [number] = numbers as [RegExpExecArray];
   const before = text.slice(0, number.index).trim();
@@ -75,17 +77,31 @@ function parseAmount(text: string): CostPart {
   if ((before && after) || symbol.length > MAX_SYMBOL_LENGTH || /\s/.test(symbol)) {
     throw new CostInputError(`"${text.trim()}" is not a cost: only a currency symbol may stand by a number.`);
   }
-  return { values: [normalizeNumber(number[0])], symbol, position: before ? 'prefix' : after ? 'postfix' : '' };
+  return {
+    values: [normalizeNumber(number[0])],
+    symbol,
+    position: before ? 'prefix' : after ? 'postfix' : '',
+  };
 }
 
 /** `"Free"`, `"$10"`, `"10 - 20 €"`, `"€10–€20"`: a range's ends may each carry the symbol. */
 function parsePart(text: string): CostPart {
   const part = text.trim();
-  const ends = part.split(RANGE_SEPARATORS).filter((end) => end.trim() !== '').map(parseAmount);
-  if (!ends.length) throw new CostInputError('A cost is a number with an optional currency symbol, a range ("10 - 20"), or "Free".');
+  const ends = part
+    .split(RANGE_SEPARATORS)
+    .filter((end) => end.trim() !== '')
+    .map(parseAmount);
+  if (!ends.length)
+    throw new CostInputError(
+      'A cost is a number with an optional currency symbol, a range ("10 - 20"), or "Free".',
+    );
   const priced = ends.filter((end) => end.symbol !== '');
   const agreed = priced.every((end) => end.symbol === priced[0]!.symbol);
-  const position = priced.some((end) => end.position === 'prefix') ? 'prefix' : priced.length ? 'postfix' : '';
+  const position = priced.some((end) => end.position === 'prefix')
+    ? 'prefix'
+    : priced.length
+      ? 'postfix'
+      : '';
   return {
     values: ends.flatMap((end) => end.values),
     symbol: agreed && priced.length ? priced[0]!.symbol : '',
@@ -116,10 +132,13 @@ export function parseCostInput(input: unknown): StoredCost {
     }
   }
   const byValue = new Map<number, string>();
-  for (const value of parts.flatMap((part) => part.values)) if (!byValue.has(Number(value))) byValue.set(Number(value), value);
+  for (const value of parts.flatMap((part) => part.values))
+    if (!byValue.has(Number(value))) byValue.set(Number(value), value);
   const values = [...byValue.entries()].sort(([a], [b]) => a - b).map(([, value]) => value);
   const priced = parts.filter((part) => part.symbol !== '');
-  const agreed = priced.length > 0 && priced.every((part) => part.symbol === priced[0]!.symbol && part.position === priced[0]!.position);
+  const agreed =
+    priced.length > 0 &&
+    priced.every((part) => part.symbol === priced[0]!.symbol && part.position === priced[0]!.position);
   return {
     cost: values.join(','),
     currencySymbol: agreed ? priced[0]!.symbol : '',

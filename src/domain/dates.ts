@@ -99,16 +99,28 @@ export function instantFromWallClock(wall: string, zone: string): Date {
 }
 
 export function startOfDayWall(instant: Date, zone: string, offsetDays = 0): string {
-  return DateTime.fromJSDate(instant, { zone }).plus({ days: offsetDays }).startOf('day').toFormat(WALL_CLOCK);
+  return DateTime.fromJSDate(instant, { zone })
+    .plus({ days: offsetDays })
+    .startOf('day')
+    .toFormat(WALL_CLOCK);
 }
 
 export function endOfDayWall(instant: Date, zone: string, offsetMonths = 0): string {
-  return DateTime.fromJSDate(instant, { zone }).plus({ months: offsetMonths }).endOf('day').toFormat(WALL_CLOCK);
+  return DateTime.fromJSDate(instant, { zone })
+    .plus({ months: offsetMonths })
+    .endOf('day')
+    .toFormat(WALL_CLOCK);
 }
 
 /** The stored form of an event's schedule: UTC instants plus the wall-clock in its own zone. */
 export function eventSchedule(startsAt: Date, endsAt: Date, timezone: string) {
-  return { startsAt, endsAt, timezone, localStart: wallClock(startsAt, timezone), localEnd: wallClock(endsAt, timezone) };
+  return {
+    startsAt,
+    endsAt,
+    timezone,
+    localStart: wallClock(startsAt, timezone),
+    localEnd: wallClock(endsAt, timezone),
+  };
 }
 
 // ---- Date input (behavior.md "Dates") -------------------------------------------------------------
@@ -159,7 +171,11 @@ function fromPhrase(text: string, zone: string, now: Date): DateTime | null {
  * A date input → that moment in `zone`, or null when it is not a date. Inputs without an offset are
  * wall-clock times in `zone`; relative phrases count from `now` as seen in `zone` (DST-aware).
  */
-export function parseDateInput(input: string | number, zone: string, now: Date = new Date()): DateTime | null {
+export function parseDateInput(
+  input: string | number,
+  zone: string,
+  now: Date = new Date(),
+): DateTime | null {
   if (typeof input === 'number') {
     return Number.isFinite(input) ? DateTime.fromSeconds(Math.trunc(input), { zone }) : null;
   }

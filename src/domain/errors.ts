@@ -35,7 +35,9 @@ export function invalidParams(
 
 /** WordPress' `rest_missing_callback_param`: required parameters that were not sent. */
 export function missingParams(names: string[]): ApiError {
-  return new ApiError(400, 'rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, { params: names });
+  return new ApiError(400, 'rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, {
+    params: names,
+  });
 }
 
 export function isApiError(error: unknown): error is ApiError {

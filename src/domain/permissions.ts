@@ -23,7 +23,13 @@ export type Capability =
   | 'manage_users';
 
 const CONTRIBUTOR: Capability[] = ['read', 'edit_posts', 'delete_posts'];
-const AUTHOR: Capability[] = [...CONTRIBUTOR, 'edit_published_posts', 'publish_posts', 'delete_published_posts', 'upload_files'];
+const AUTHOR: Capability[] = [
+  ...CONTRIBUTOR,
+  'edit_published_posts',
+  'publish_posts',
+  'delete_published_posts',
+  'upload_files',
+];
 const EDITOR: Capability[] = [
   ...AUTHOR,
   'edit_others_posts',
@@ -119,7 +125,11 @@ export function effectiveStatus(viewer: Viewer, requested: string | null | undef
 
 /** A refusal as the reference words it: 401 for anonymous callers, 403 for logged-in ones. */
 export function forbidden(viewer: Viewer): ApiError {
-  return new ApiError(viewer.userId === null ? 401 : 403, 'rest_forbidden', 'Sorry, you are not allowed to do that.');
+  return new ApiError(
+    viewer.userId === null ? 401 : 403,
+    'rest_forbidden',
+    'Sorry, you are not allowed to do that.',
+  );
 }
 
 export function assertAllowed(viewer: Viewer, allowed: boolean): void {
@@ -139,7 +149,8 @@ export function listableStatuses(
 ): { statuses: string[]; ownOnlyBeyondPublish: boolean } {
   const asked = requested?.length ? requested : null;
   if (!can(viewer, 'edit_posts')) {
-    if (asked && asked.some((status) => status !== 'publish')) throw invalidParams({ status: 'Invalid parameter.' });
+    if (asked && asked.some((status) => status !== 'publish'))
+      throw invalidParams({ status: 'Invalid parameter.' });
     return { statuses: ['publish'], ownOnlyBeyondPublish: false };
   }
   if (asked && asked.some((status) => !(LISTABLE_STATUSES as readonly string[]).includes(status))) {

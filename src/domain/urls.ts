@@ -29,7 +29,11 @@ const WORDPRESS_POST_TYPE: Record<PostType, string> = {
 };
 
 /** Front-end permalink; unpublished posts have no pretty permalink in WordPress. */
-export function permalink(urls: SiteUrls, type: PostType, post: { id: number; slug: string; status: string }): string {
+export function permalink(
+  urls: SiteUrls,
+  type: PostType,
+  post: { id: number; slug: string; status: string },
+): string {
   if (post.status === 'publish') return `${urls.site}/${type}/${post.slug}/`;
   return `${urls.site}/?post_type=${WORDPRESS_POST_TYPE[type]}&p=${post.id}`;
 }

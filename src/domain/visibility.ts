@@ -10,8 +10,13 @@ interface ReadablePost {
 
 export const NOT_FOUND: Record<PostType, (id: number | string) => ApiError> = {
   event: (id) =>
-    new ApiError(404, 'rest-event-not-found', `Event with ${typeof id === 'number' ? 'ID' : 'slug'} ${id} does not exist.`),
-  venue: () => new ApiError(404, 'venue-not-found', 'The requested post ID does not exist or is not an venue'),
+    new ApiError(
+      404,
+      'rest-event-not-found',
+      `Event with ${typeof id === 'number' ? 'ID' : 'slug'} ${id} does not exist.`,
+    ),
+  venue: () =>
+    new ApiError(404, 'venue-not-found', 'The requested post ID does not exist or is not an venue'),
   organizer: () =>
     new ApiError(404, 'organizer-not-found', 'The requested post ID does not exist or is not an organizer'),
 };
@@ -35,7 +40,11 @@ export function assertReadable<T extends ReadablePost>(
     throw new ApiError(403, `${type}-not-accessible`, `The requested ${type} is not accessible`);
   }
   if (type === 'event' && passwordWithheld(post, viewer, password)) {
-    throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+    throw new ApiError(
+      403,
+      'event-password-protected',
+      'The requested event is not accessible without a password',
+    );
   }
   return post;
 }

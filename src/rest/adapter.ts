@@ -10,7 +10,13 @@ import type { Context } from '../context.js';
 import { API_PREFIX } from '../domain/urls.js';
 import { invalidParams } from '../domain/errors.js';
 import type { HttpMethod, RestRoute } from '../../rest-map/types.js';
-import { createDiscovery, serviceRoot, swaggerUiAsset, swaggerUiPage, type SofaDocument } from './discovery.js';
+import {
+  createDiscovery,
+  serviceRoot,
+  swaggerUiAsset,
+  swaggerUiPage,
+  type SofaDocument,
+} from './discovery.js';
 import { JSON_CONTENT_TYPE, NO_ROUTE, fromGraphQLError, sendError, wordPressError } from './errors.js';
 import { argumentsFromRequest, toSofaQuery } from './params.js';
 
@@ -50,16 +56,29 @@ async function readBody(ctx: KoaContext, method: HttpMethod): Promise<Record<str
     return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   } catch (error) {
     const status = (error as { status?: number }).status ?? 400;
-    throw wordPressError(status === 413 ? 413 : 400, status === 413 ? 'rest_body_too_large' : 'rest_invalid_json', status === 413 ? 'The request body is too large.' : 'Invalid JSON body passed.');
+    throw wordPressError(
+      status === 413 ? 413 : 400,
+      status === 413 ? 'rest_body_too_large' : 'rest_invalid_json',
+      status === 413 ? 'The request body is too large.' : 'Invalid JSON body passed.',
+    );
   }
 }
 
 function shapeSuccess(ctx: KoaContext, route: RestRoute, result: unknown, allow: string): void {
-  const record = result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : null;
+  const record =
+    result && typeof result === 'object' && !Array.isArray(result)
+      ? (result as Record<string, unknown>)
+      : null;
   if (record) {
     for (const [header, key] of Object.entries(route.headers ?? {})) ctx.set(header, String(record[key]));
     for (const key of route.omitWhenNull ?? []) if (record[key] === null) delete record[key];
-    const location = route.locationFrom?.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), record);
+    const location = route.locationFrom
+      ?.split('.')
+      .reduce<unknown>(
+        (value, key) =>
+          value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined,
+        record,
+      );
     if (typeof location === 'string') ctx.set('Location', location);
   }
   ctx.status = route.status ?? 200;
@@ -77,16 +96,21 @@ export function createRestRouter(options: {
   const { schema, routes, logger } = options;
   const operations = routes.map((route) => route.operation);
   const repeated = operations.find((operation, i) => operations.indexOf(operation) !== i);
-  if (repeated) throw new Error(`rest-map: ${repeated} serves two routes; SOFA maps each operation to one route`);
+  if (repeated)
+    throw new Error(`rest-map: ${repeated} serves two routes; SOFA maps each operation to one route`);
   for (const route of routes) argumentsOf(schema, route.operation);
-  const logUnexpected = (error: unknown) => logger.error({ err: error }, 'unexpected error in a REST request');
+  const logUnexpected = (error: unknown) =>
+    logger.error({ err: error }, 'unexpected error in a REST request');
 
   const sofa = useSofa({
     schema,
     basePath: SOFA_BASE,
     depthLimit: 3,
     routes: Object.fromEntries(
-      routes.map((route) => [route.operation, { method: route.methods[0], path: route.path, responseStatus: 200 }]),
+      routes.map((route) => [
+        route.operation,
+        { method: route.methods[0], path: route.path, responseStatus: 200 },
+      ]),
     ),
     // SOFA would otherwise reduce nested records that have an `id` to `{id}`.
     ignore: routes.map((route) => route.operation),
@@ -95,7 +119,10 @@ export function createRestRouter(options: {
     context: (serverContext: SofaServerContext) => serverContext.appContext,
     errorHandler: (errors) => {
       const error = fromGraphQLError(errors[0], logUnexpected);
-      return new SofaResponse(JSON.stringify(error), { status: error.data.status as 400, headers: { 'content-type': JSON_CONTENT_TYPE } });
+      return new SofaResponse(JSON.stringify(error), {
+        status: error.data.status as 400,
+        headers: { 'content-type': JSON_CONTENT_TYPE },
+      });
     },
   });
 
@@ -116,7 +143,11 @@ export function createRestRouter(options: {
    * segment is no route; HEAD is GET; OPTIONS describes the route as WordPress does; any other
    * method the path does not serve is a 405 naming the ones it does.
    */
-  const serve = (path: string, methods: HttpMethod[], handler: (ctx: KoaContext, method: HttpMethod) => unknown) => {
+  const serve = (
+    path: string,
+    methods: HttpMethod[],
+    handler: (ctx: KoaContext, method: HttpMethod) => unknown,
+  ) => {
     const allow = methods.join(', ');
     const dispatch = async (ctx: KoaContext) => {
       const language = ctx.params.lang as string | undefined;
@@ -163,51 +194,65 @@ export function createRestRouter(options: {
 
   for (const [path, pathRoutes] of byPath) {
     const allow = pathRoutes.flatMap((route) => route.methods).join(', ');
-    serve(path, pathRoutes.flatMap((route) => route.methods), async (ctx, method) => {
-      const language = ctx.params.lang as string | undefined;
-      const route = pathRoutes.find((candidate) => candidate.methods.includes(method))!;
+    serve(
+      path,
+      pathRoutes.flatMap((route) => route.methods),
+      async (ctx, method) => {
+        const language = ctx.params.lang as string | undefined;
+        const route = pathRoutes.find((candidate) => candidate.methods.includes(method))!;
 
-      const args = argumentsOf(schema, route.operation);
-      const pathParams: Record<string, string> = { ...ctx.params };
-      delete pathParams.lang;
+        const args = argumentsOf(schema, route.operation);
+        const pathParams: Record<string, string> = { ...ctx.params };
+        delete pathParams.lang;
 
-      let body: Record<string, unknown>;
-      try {
-        body = await readBody(ctx, method);
-      } catch (error) {
-        return sendError(ctx, error as ReturnType<typeof wordPressError>);
-      }
-      const query = parseQuery(ctx.querystring, { depth: 2, arrayLimit: 100 }) as Record<string, unknown>;
-      const { variables, invalid } = argumentsFromRequest(args, { path: pathParams, query, body }, route.bodyArgument);
-      // SOFA reads an empty query value as absent: the route names those an empty value makes invalid.
-      for (const name of route.nonEmpty ?? []) {
-        const value = variables[name];
-        if (typeof value === 'string' && value.trim() === '') invalid[name] = 'Invalid parameter.';
-      }
-      if (Object.keys(invalid).length) {
-        const error = invalidParams(invalid);
-        return sendError(ctx, wordPressError(400, error.code, error.message, error.data));
-      }
+        let body: Record<string, unknown>;
+        try {
+          body = await readBody(ctx, method);
+        } catch (error) {
+          return sendError(ctx, error as ReturnType<typeof wordPressError>);
+        }
+        const query = parseQuery(ctx.querystring, { depth: 2, arrayLimit: 100 }) as Record<string, unknown>;
+        const { variables, invalid } = argumentsFromRequest(
+          args,
+          { path: pathParams, query, body },
+          route.bodyArgument,
+        );
+        // SOFA reads an empty query value as absent: the route names those an empty value makes invalid.
+        for (const name of route.nonEmpty ?? []) {
+          const value = variables[name];
+          if (typeof value === 'string' && value.trim() === '') invalid[name] = 'Invalid parameter.';
+        }
+        if (Object.keys(invalid).length) {
+          const error = invalidParams(invalid);
+          return sendError(ctx, wordPressError(400, error.code, error.message, error.data));
+        }
 
-      const sofaMethod = route.methods[0];
-      const sofaPath = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(variables[name])));
-      const hasBody = sofaMethod !== 'GET' && sofaMethod !== 'DELETE';
-      const request = new Request(
-        `http://sofa${SOFA_BASE}${sofaPath}${hasBody ? '' : `?${toSofaQuery(variables)}`}`,
-        hasBody
-          ? { method: sofaMethod, body: JSON.stringify(variables), headers: { 'content-type': 'application/json' } }
-          : { method: sofaMethod },
-      );
-      const response = await sofa.fetch(request, { appContext: options.createContext(ctx, language) });
-      const payload: unknown = await response.json();
-      if (!response.ok) {
-        ctx.status = response.status;
-        ctx.type = JSON_CONTENT_TYPE;
-        ctx.body = JSON.stringify(payload);
-        return;
-      }
-      shapeSuccess(ctx, route, payload, allow);
-    });
+        const sofaMethod = route.methods[0];
+        const sofaPath = route.path.replace(/:(\w+)/g, (_, name: string) =>
+          encodeURIComponent(String(variables[name])),
+        );
+        const hasBody = sofaMethod !== 'GET' && sofaMethod !== 'DELETE';
+        const request = new Request(
+          `http://sofa${SOFA_BASE}${sofaPath}${hasBody ? '' : `?${toSofaQuery(variables)}`}`,
+          hasBody
+            ? {
+                method: sofaMethod,
+                body: JSON.stringify(variables),
+                headers: { 'content-type': 'application/json' },
+              }
+            : { method: sofaMethod },
+        );
+        const response = await sofa.fetch(request, { appContext: options.createContext(ctx, language) });
+        const payload: unknown = await response.json();
+        if (!response.ok) {
+          ctx.status = response.status;
+          ctx.type = JSON_CONTENT_TYPE;
+          ctx.body = JSON.stringify(payload);
+          return;
+        }
+        shapeSuccess(ctx, route, payload, allow);
+      },
+    );
   }
 
   const noRoute = (ctx: KoaContext) => sendError(ctx, NO_ROUTE());

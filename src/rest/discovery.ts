@@ -27,7 +27,10 @@ import { SERVICE } from '../version.js';
 export const NAMESPACE = API_PREFIX.slice(1);
 
 /** One route argument as WordPress lists it: JSON-schema keywords plus `required`. */
-export type IndexArg = Omit<RestField, 'description' | 'required'> & { description?: string; required: boolean };
+export type IndexArg = Omit<RestField, 'description' | 'required'> & {
+  description?: string;
+  required: boolean;
+};
 
 export interface IndexEndpoint {
   methods: HttpMethod[];
@@ -114,7 +117,9 @@ export interface Discovery {
 
 /** `:id` is `\d+` in the reference; any other parameter is a path segment. */
 export function routeRegex(path: string): string {
-  return path.replace(/:(\w+)/g, (_, name: string) => (name === 'id' ? `(?P<id>\\d+)` : `(?P<${name}>[^/]+)`));
+  return path.replace(/:(\w+)/g, (_, name: string) =>
+    name === 'id' ? `(?P<id>\\d+)` : `(?P<${name}>[^/]+)`,
+  );
 }
 
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}') || '/';
@@ -147,7 +152,10 @@ function jsonType(type: GraphQLInputType): Pick<IndexArg, 'type' | 'items' | 'fo
 }
 
 function indexArg(arg: GraphQLArgument): IndexArg {
-  const entry: IndexArg = { ...jsonType(arg.type), required: isNonNullType(arg.type) && arg.defaultValue === undefined };
+  const entry: IndexArg = {
+    ...jsonType(arg.type),
+    required: isNonNullType(arg.type) && arg.defaultValue === undefined,
+  };
   if (arg.description) entry.description = arg.description;
   if (arg.defaultValue !== undefined) entry.default = arg.defaultValue;
   // Key order as WordPress prints them: keywords, description, default, required.
@@ -179,7 +187,12 @@ const METHOD_ORDER: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const hasBody = (method: HttpMethod) => method === 'POST' || method === 'PUT' || method === 'PATCH';
 
 function discoveryPaths(): DocumentedPath[] {
-  const text = (description: string, value: string): DocumentedArg['arg'] => ({ type: 'string', description, default: value, required: false });
+  const text = (description: string, value: string): DocumentedArg['arg'] => ({
+    type: 'string',
+    description,
+    default: value,
+    required: false,
+  });
   const indexArgs = [
     { name: 'namespace', arg: text('The namespace to describe', NAMESPACE) },
     { name: 'context', arg: text('Scope under which the request is made', 'view') },
@@ -197,7 +210,10 @@ function documentedPaths(schema: GraphQLSchema, routes: RestRoute[], sofa: SofaD
     const field = fieldOf(schema, route.operation);
     const sofaOperation = sofaOperationOf(sofa, route);
     const sofaParameters = new Map(
-      ((sofaOperation?.parameters ?? []) as OpenAPIV3.ParameterObject[]).map((parameter) => [parameter.name, parameter.schema]),
+      ((sofaOperation?.parameters ?? []) as OpenAPIV3.ParameterObject[]).map((parameter) => [
+        parameter.name,
+        parameter.schema,
+      ]),
     );
     const pathNames = [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]);
     const documented = field.args
@@ -205,8 +221,17 @@ function documentedPaths(schema: GraphQLSchema, routes: RestRoute[], sofa: SofaD
       .map((arg): DocumentedArg => {
         const entry = indexArg(arg);
         const sofaSchema = sofaParameters.get(arg.name);
-        const where: Location = pathNames.includes(arg.name) ? 'path' : hasBody(route.methods[0]) ? 'body' : 'query';
-        return { name: arg.name, in: where, arg: entry, schema: sofaSchema ? withDefault(sofaSchema, entry.default) : schemaOfArg(entry) };
+        const where: Location = pathNames.includes(arg.name)
+          ? 'path'
+          : hasBody(route.methods[0])
+            ? 'body'
+            : 'query';
+        return {
+          name: arg.name,
+          in: where,
+          arg: entry,
+          schema: sofaSchema ? withDefault(sofaSchema, entry.default) : schemaOfArg(entry),
+        };
       })
       .sort((a, b) => Number(b.in === 'path') - Number(a.in === 'path'));
     for (const [name, bodyField] of Object.entries(route.bodyFields ?? {})) {
@@ -224,8 +249,12 @@ function documentedPaths(schema: GraphQLSchema, routes: RestRoute[], sofa: SofaD
 }
 
 /** SOFA's schema of an argument, with its GraphQL default (a reference takes no siblings in OpenAPI 3.0). */
-function withDefault(schema: OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject, value: unknown): OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject {
-  if ('$ref' in schema) return value === undefined ? { $ref: schema.$ref } : { allOf: [{ $ref: schema.$ref }], default: value };
+function withDefault(
+  schema: OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject,
+  value: unknown,
+): OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject {
+  if ('$ref' in schema)
+    return value === undefined ? { $ref: schema.$ref } : { allOf: [{ $ref: schema.$ref }], default: value };
   return value === undefined ? schema : { ...schema, default: value };
 }
 
@@ -249,17 +278,30 @@ function indexRoute(documented: DocumentedPath, apiRoot: string): IndexRoute {
 
 // ---- OpenAPI ---------------------------------------------------------------------------------
 
-const json = (schema: OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject) => ({ 'application/json': { schema } });
+const json = (schema: OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject) => ({
+  'application/json': { schema },
+});
 const ref = (name: string): OpenAPIV3.ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
-const errorResponse = (description: string): OpenAPIV3.ResponseObject => ({ description, content: json(ref('WordPressError')) });
+const errorResponse = (description: string): OpenAPIV3.ResponseObject => ({
+  description,
+  content: json(ref('WordPressError')),
+});
 
 const ERROR_RESPONSES: Record<string, OpenAPIV3.ResponseObject> = {
-  BadRequest: errorResponse('Invalid or missing parameters (`rest_invalid_param` with `data.params`, `rest_missing_callback_param`, …)'),
-  Unauthorized: errorResponse('Authentication is required, or the credentials were refused (`rest_forbidden`, `incorrect_password`, `invalid_username`)'),
+  BadRequest: errorResponse(
+    'Invalid or missing parameters (`rest_invalid_param` with `data.params`, `rest_missing_callback_param`, …)',
+  ),
+  Unauthorized: errorResponse(
+    'Authentication is required, or the credentials were refused (`rest_forbidden`, `incorrect_password`, `invalid_username`)',
+  ),
   Forbidden: errorResponse('The authenticated user may not do this (`rest_forbidden`)'),
-  NotFound: errorResponse('No such record or page (`rest-event-not-found`, `venue-not-found`, `event-archive-page-not-found`, …)'),
+  NotFound: errorResponse(
+    'No such record or page (`rest-event-not-found`, `venue-not-found`, `event-archive-page-not-found`, …)',
+  ),
   Gone: errorResponse('The record is already in the trash'),
-  Error: errorResponse('Any other error, in the WordPress error shape (405 wrong method with `Allow`, 413 body too large, 500)'),
+  Error: errorResponse(
+    'Any other error, in the WordPress error shape (405 wrong method with `Allow`, 413 body too large, 500)',
+  ),
 };
 
 const WORDPRESS_ERROR: OpenAPIV3.SchemaObject = {
@@ -274,7 +316,11 @@ const WORDPRESS_ERROR: OpenAPIV3.SchemaObject = {
       required: ['status'],
       properties: {
         status: { type: 'integer', description: 'The HTTP status' },
-        params: { type: 'object', additionalProperties: { type: 'string' }, description: 'Each invalid parameter and why' },
+        params: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: 'Each invalid parameter and why',
+        },
         details: { description: 'Per-parameter details, when given' },
       },
       additionalProperties: true,
@@ -301,7 +347,10 @@ const NAMESPACE_INDEX: OpenAPIV3.SchemaObject = {
             type: 'array',
             items: {
               type: 'object',
-              properties: { methods: { type: 'array', items: { type: 'string' } }, args: { description: 'Argument name → JSON-schema keywords and `required` ([] when none)' } },
+              properties: {
+                methods: { type: 'array', items: { type: 'string' } },
+                args: { description: 'Argument name → JSON-schema keywords and `required` ([] when none)' },
+              },
             },
           },
           _links: { type: 'object' },
@@ -313,7 +362,10 @@ const NAMESPACE_INDEX: OpenAPIV3.SchemaObject = {
 };
 
 /** SOFA's component schemas with GraphQL nullability made explicit (`nullable`, which SOFA leaves out). */
-function componentSchemas(sofa: SofaDocument, schema: GraphQLSchema): Record<string, OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject> {
+function componentSchemas(
+  sofa: SofaDocument,
+  schema: GraphQLSchema,
+): Record<string, OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject> {
   const roots = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name]);
   const schemas: Record<string, OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject> = {};
   for (const [name, component] of Object.entries(sofa.components?.schemas ?? {})) {
@@ -328,7 +380,11 @@ function componentSchemas(sofa: SofaDocument, schema: GraphQLSchema): Record<str
       Object.entries(object.properties).map(([key, property]) => {
         if (required.has(key)) return [key, property];
         // OpenAPI 3.0's `nullable` needs a `type` beside it, so a nullable reference is spelled out.
-        if ('$ref' in property) return [key, { anyOf: [{ $ref: property.$ref }, { type: 'object', nullable: true, enum: [null] }] }];
+        if ('$ref' in property)
+          return [
+            key,
+            { anyOf: [{ $ref: property.$ref }, { type: 'object', nullable: true, enum: [null] }] },
+          ];
         return [key, { ...property, nullable: true }];
       }),
     );
@@ -386,7 +442,10 @@ function restOperation(
     if (required.length) body.required = required;
     operation.requestBody = {
       required: required.length > 0,
-      content: { 'application/json': { schema: body }, 'application/x-www-form-urlencoded': { schema: body } },
+      content: {
+        'application/json': { schema: body },
+        'application/x-www-form-urlencoded': { schema: body },
+      },
     };
   }
   const status = String(route.status ?? 200);
@@ -395,7 +454,11 @@ function restOperation(
   for (const [header, key] of Object.entries(route.headers ?? {})) {
     headers[header] = { description: `The result's \`${key}\``, schema: headerSchema(field, key) };
   }
-  if (route.locationFrom) headers.Location = { description: 'The URL of the new record', schema: { type: 'string', format: 'uri' } };
+  if (route.locationFrom)
+    headers.Location = {
+      description: 'The URL of the new record',
+      schema: { type: 'string', format: 'uri' },
+    };
   operation.responses = {
     [status]: {
       description: route.description,
@@ -410,7 +473,8 @@ function restOperation(
     default: { $ref: '#/components/responses/Error' },
   };
   operation.security = isMutation ? [{ applicationPassword: [] }] : [{}, { applicationPassword: [] }];
-  operation.operationId = sofaOperation?.operationId ?? `${route.operation.split('.')[1]}_${isMutation ? 'mutation' : 'query'}`;
+  operation.operationId =
+    sofaOperation?.operationId ?? `${route.operation.split('.')[1]}_${isMutation ? 'mutation' : 'query'}`;
   return operation;
 }
 
@@ -427,21 +491,42 @@ function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: Doc
         const key = method.toLowerCase() as OpenAPIV3.HttpMethods;
         let operation: OpenAPIV3.OperationObject;
         if (endpoint.route) {
-          operation = restOperation(endpoint as DocumentedEndpoint & { route: RestRoute }, method, schema, sofa, tag);
+          operation = restOperation(
+            endpoint as DocumentedEndpoint & { route: RestRoute },
+            method,
+            schema,
+            sofa,
+            tag,
+          );
         } else if (entry.path === '') {
           operation = {
             operationId: 'namespaceIndex',
             summary: 'The namespace index: every route, its methods and arguments',
             tags: [tag],
-            parameters: endpoint.args.map((arg) => ({ name: arg.name, in: 'query', required: false, description: arg.arg.description, schema: arg.schema })),
-            responses: { '200': { description: 'The namespace index', content: json(ref('NamespaceIndex')) }, default: { $ref: '#/components/responses/Error' } },
+            parameters: endpoint.args.map((arg) => ({
+              name: arg.name,
+              in: 'query',
+              required: false,
+              description: arg.arg.description,
+              schema: arg.schema,
+            })),
+            responses: {
+              '200': { description: 'The namespace index', content: json(ref('NamespaceIndex')) },
+              default: { $ref: '#/components/responses/Error' },
+            },
           };
         } else {
           operation = {
             operationId: 'openApiDocument',
             summary: 'This document',
             tags: [tag],
-            responses: { '200': { description: 'The OpenAPI 3.0 document of this API', content: json({ type: 'object' }) }, default: { $ref: '#/components/responses/Error' } },
+            responses: {
+              '200': {
+                description: 'The OpenAPI 3.0 document of this API',
+                content: json({ type: 'object' }),
+              },
+              default: { $ref: '#/components/responses/Error' },
+            },
           };
         }
         let id = operation.operationId!;
@@ -451,7 +536,9 @@ function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: Doc
       }
     }
     const ordered = Object.fromEntries(
-      METHOD_ORDER.map((method) => method.toLowerCase()).filter((key) => key in item).map((key) => [key, item[key as OpenAPIV3.HttpMethods]]),
+      METHOD_ORDER.map((method) => method.toLowerCase())
+        .filter((key) => key in item)
+        .map((key) => [key, item[key as OpenAPIV3.HttpMethods]]),
     );
     paths[openApiPath(entry.path)] = ordered;
   }
@@ -470,7 +557,11 @@ function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: Doc
       schemas: componentSchemas(sofa, schema),
       responses: ERROR_RESPONSES,
       securitySchemes: {
-        applicationPassword: { type: 'http', scheme: 'basic', description: 'A user login and one of their application passwords' },
+        applicationPassword: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'A user login and one of their application passwords',
+        },
       } satisfies Record<string, OpenAPIV3.SecuritySchemeObject>,
     },
     tags: tags.map((name) => ({ name })),
@@ -478,14 +569,20 @@ function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: Doc
   };
 }
 
-export function createDiscovery(options: { schema: GraphQLSchema; routes: RestRoute[]; sofaDocument: SofaDocument }): Discovery {
+export function createDiscovery(options: {
+  schema: GraphQLSchema;
+  routes: RestRoute[];
+  sofaDocument: SofaDocument;
+}): Discovery {
   const { schema, routes, sofaDocument } = options;
   const documented = documentedPaths(schema, routes, sofaDocument);
   const openApi = buildOpenApi(schema, sofaDocument, documented);
   return {
     index: (urls) => ({
       namespace: NAMESPACE,
-      routes: Object.fromEntries(documented.map((entry) => [`${API_PREFIX}${routeRegex(entry.path)}`, indexRoute(entry, urls.api)])),
+      routes: Object.fromEntries(
+        documented.map((entry) => [`${API_PREFIX}${routeRegex(entry.path)}`, indexRoute(entry, urls.api)]),
+      ),
       _links: { up: [{ href: `${urls.site}/` }] },
     }),
     route: (path, apiRoot) => {
@@ -497,7 +594,9 @@ export function createDiscovery(options: { schema: GraphQLSchema; routes: RestRo
       openapi: '3.0.3',
       info: openApi.info,
       components: openApi.components,
-      servers: [{ url: apiRoot, description: 'This API root (with the language segment of the request, if any)' }],
+      servers: [
+        { url: apiRoot, description: 'This API root (with the language segment of the request, if any)' },
+      ],
       tags: openApi.tags,
       paths: openApi.paths,
     }),
@@ -515,7 +614,13 @@ const SWAGGER_ASSETS: Record<string, string> = {
 
 /** The Swagger UI page; `base` is the page's own path, `documentUrl` the path of `/doc`. */
 export function swaggerUiPage(base: string, documentUrl: string): string {
-  const options = { url: documentUrl, dom_id: '#swagger-ui', validatorUrl: null, deepLinking: true, tryItOutEnabled: true };
+  const options = {
+    url: documentUrl,
+    dom_id: '#swagger-ui',
+    validatorUrl: null,
+    deepLinking: true,
+    tryItOutEnabled: true,
+  };
   return `<!doctype html>
 <html lang="en">
   <head>

@@ -8,7 +8,12 @@ export interface WordPressError {
   data: { status: number; [key: string]: unknown };
 }
 
-export function wordPressError(status: number, code: string, message: string, data: Record<string, unknown> = {}): WordPressError {
+export function wordPressError(
+  status: number,
+  code: string,
+  message: string,
+  data: Record<string, unknown> = {},
+): WordPressError {
   return { code, message, data: { status, ...data } };
 }
 
@@ -16,9 +21,17 @@ export const NO_ROUTE = (status = 404) =>
   wordPressError(status, 'rest_no_route', 'No route was found matching the URL and request method.');
 
 export const INTERNAL_ERROR = () =>
-  wordPressError(500, 'internal_server_error', 'The server could not complete the request. The failure has been logged.');
+  wordPressError(
+    500,
+    'internal_server_error',
+    'The server could not complete the request. The failure has been logged.',
+  );
 
-export function sendError(ctx: KoaContext, error: WordPressError, headers: Record<string, string> = {}): void {
+export function sendError(
+  ctx: KoaContext,
+  error: WordPressError,
+  headers: Record<string, string> = {},
+): void {
   ctx.status = error.data.status;
   ctx.set(headers);
   ctx.type = JSON_CONTENT_TYPE;
@@ -31,7 +44,12 @@ export function fromGraphQLError(error: unknown, log: (error: unknown) => void):
   const http = extensions.http as { status?: number } | undefined;
   if (typeof extensions.code === 'string' && http?.status) {
     const message = (error as Error).message;
-    return wordPressError(http.status, extensions.code, message, (extensions.data as Record<string, unknown>) ?? {});
+    return wordPressError(
+      http.status,
+      extensions.code,
+      message,
+      (extensions.data as Record<string, unknown>) ?? {},
+    );
   }
   if (http?.status === 400) {
     return wordPressError(400, 'rest_invalid_param', 'Invalid parameter(s)', { params: {}, details: [] });

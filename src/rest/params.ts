@@ -27,7 +27,8 @@ function normalizeScalar(value: unknown, type: GraphQLInputType): ParamValue | t
   }
   const text = typeof value === 'string' ? value.trim() : String(value);
   // GraphQL's Int is 32-bit: a larger number is a bad parameter here, not an error inside SOFA.
-  if (type === GraphQLInt) return /^[-+]?\d+$/.test(text) && Math.abs(Number(text)) <= INT32_MAX ? Number(text) : INVALID;
+  if (type === GraphQLInt)
+    return /^[-+]?\d+$/.test(text) && Math.abs(Number(text)) <= INT32_MAX ? Number(text) : INVALID;
   if (type === GraphQLFloat) return text !== '' && Number.isFinite(Number(text)) ? Number(text) : INVALID;
   if (type === GraphQLBoolean) {
     const word = text.toLowerCase();
@@ -45,7 +46,10 @@ function normalize(value: unknown, type: GraphQLInputType): ParamValue | typeof 
     const items = Array.isArray(value)
       ? value
       : typeof value === 'string'
-        ? value.split(',').map((item) => item.trim()).filter((item) => item !== '')
+        ? value
+            .split(',')
+            .map((item) => item.trim())
+            .filter((item) => item !== '')
         : [value];
     const normalized = items.map((item) => normalize(item, inner.ofType));
     return normalized.includes(INVALID) ? INVALID : (normalized as ParamValue[]);

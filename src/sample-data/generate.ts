@@ -93,9 +93,21 @@ export interface EventRow {
   featured: boolean;
 }
 
-export interface EventVenueRow { eventId: number; venueId: number; position: number }
-export interface EventOrganizerRow { eventId: number; organizerId: number; position: number }
-export interface EventTermRow { eventId: number; termId: number; position: number }
+export interface EventVenueRow {
+  eventId: number;
+  venueId: number;
+  position: number;
+}
+export interface EventOrganizerRow {
+  eventId: number;
+  organizerId: number;
+  position: number;
+}
+export interface EventTermRow {
+  eventId: number;
+  termId: number;
+  position: number;
+}
 
 /** One event with its link rows. */
 export interface EventBundle {
@@ -163,7 +175,9 @@ export function generateVenues(seed: number, now: Date, count: number, firstId =
     const id = firstId + i;
     const place = f.helpers.arrayElement(CITIES);
     const kind = f.helpers.arrayElement(VENUE_KINDS);
-    const owner = f.datatype.boolean() ? f.person.lastName() : `${place.city} ${f.helpers.arrayElement(VENUE_QUALIFIERS)}`;
+    const owner = f.datatype.boolean()
+      ? f.person.lastName()
+      : `${place.city} ${f.helpers.arrayElement(VENUE_QUALIFIERS)}`;
     const name = `${owner} ${kind}`;
     const publishedAt = before(now, f.number.float({ min: 30, max: 720 }));
     const hasGeo = f.datatype.boolean({ probability: 0.6 });
@@ -309,7 +323,8 @@ export function* generateEvents(options: EventOptions): Generator<EventBundle> {
       startsAt = clock.instant(day);
       endsAt = clock.instant(day + (extraDays + 1) * DAY_MS - 1000);
     } else {
-      const minutes = f.number.int({ min: 9, max: 21 }) * 60 + f.helpers.arrayElement([0, 0, 0, 15, 30, 30, 45]);
+      const minutes =
+        f.number.int({ min: 9, max: 21 }) * 60 + f.helpers.arrayElement([0, 0, 0, 15, 30, 30, 45]);
       startsAt = clock.instant(day + minutes * 60_000);
       const multiDay = f.datatype.boolean({ probability: 0.04 });
       const duration = multiDay
@@ -318,14 +333,20 @@ export function* generateEvents(options: EventOptions): Generator<EventBundle> {
       endsAt = new Date(startsAt.getTime() + duration * 60_000);
     }
 
-    const prefix = f.datatype.boolean({ probability: 0.3 }) ? `${f.helpers.arrayElement(TITLE_PREFIXES)} ` : '';
+    const prefix = f.datatype.boolean({ probability: 0.3 })
+      ? `${f.helpers.arrayElement(TITLE_PREFIXES)} `
+      : '';
     const where = place && f.datatype.boolean({ probability: 0.2 }) ? ` in ${place.city}` : '';
     const title = `${prefix}${f.helpers.arrayElement(TITLE_TOPICS)} ${f.helpers.arrayElement(TITLE_KINDS)}${where}`;
     const slug = `${slugify(title)}-${id}`;
 
     const values = costValues(f);
-    const currency = values.length ? (place?.currency ?? f.helpers.arrayElement(ONLINE_CURRENCIES)) : undefined;
-    const publishedAt = new Date(Math.min(before(now, f.number.float({ min: 1, max: 180 })).getTime(), startsAt.getTime()));
+    const currency = values.length
+      ? (place?.currency ?? f.helpers.arrayElement(ONLINE_CURRENCIES))
+      : undefined;
+    const publishedAt = new Date(
+      Math.min(before(now, f.number.float({ min: 1, max: 180 })).getTime(), startsAt.getTime()),
+    );
     const status = f.helpers.weightedArrayElement([
       { weight: 88, value: 'publish' },
       { weight: 7, value: 'draft' },
@@ -336,11 +357,15 @@ export function* generateEvents(options: EventOptions): Generator<EventBundle> {
       id,
       slug,
       title,
-      description: Array.from({ length: f.number.int({ min: 1, max: 3 }) }, () => f.helpers.arrayElement(texts)).join('\n'),
+      description: Array.from({ length: f.number.int({ min: 1, max: 3 }) }, () =>
+        f.helpers.arrayElement(texts),
+      ).join('\n'),
       excerpt: maybe(f, 0.3, () => f.helpers.arrayElement(excerpts)),
       status,
       publishedAt,
-      modifiedAt: new Date(Math.min(publishedAt.getTime() + f.number.int({ min: 0, max: 10 }) * DAY_MS, now.getTime())),
+      modifiedAt: new Date(
+        Math.min(publishedAt.getTime() + f.number.int({ min: 0, max: 10 }) * DAY_MS, now.getTime()),
+      ),
       startsAt,
       endsAt,
       // Read back from the instants (not the wall-clock drawn above), so a DST gap cannot split them.
@@ -363,7 +388,10 @@ export function* generateEvents(options: EventOptions): Generator<EventBundle> {
     const organizerCount = weighted(f, [20, 50, 20, 10]);
     const termCount = weighted(f, [10, 35, 35, 20]);
     const categoryCount = termCount ? f.number.int({ min: 1, max: termCount }) : 0;
-    const termIds = [...pickDistinct(f, categoryIds, categoryCount), ...pickDistinct(f, tagIds, termCount - categoryCount)];
+    const termIds = [
+      ...pickDistinct(f, categoryIds, categoryCount),
+      ...pickDistinct(f, tagIds, termCount - categoryCount),
+    ];
 
     yield {
       event,
@@ -399,7 +427,13 @@ export function generateSampleData(options: SampleOptions): SampleData {
   const organizers = generateOrganizers(options.seed, options.now, options.organizers);
   const terms = sampleTerms();
   const events = [
-    ...generateEvents({ ...options, count: options.events, venues, organizerIds: organizers.map((o) => o.id), terms }),
+    ...generateEvents({
+      ...options,
+      count: options.events,
+      venues,
+      organizerIds: organizers.map((o) => o.id),
+      terms,
+    }),
   ];
   return { venues, organizers, terms, events };
 }

@@ -50,7 +50,12 @@ function encoder(provider: DatabaseProvider): (value: unknown) => unknown {
   };
 }
 
-async function insertRows(tx: Tx, provider: DatabaseProvider, table: string, rows: readonly object[]): Promise<void> {
+async function insertRows(
+  tx: Tx,
+  provider: DatabaseProvider,
+  table: string,
+  rows: readonly object[],
+): Promise<void> {
   const first = rows[0];
   if (!first) return;
   const columns = Object.keys(first);
@@ -59,7 +64,8 @@ async function insertRows(tx: Tx, provider: DatabaseProvider, table: string, row
   for (let offset = 0; offset < rows.length; offset += size) {
     const chunk = rows.slice(offset, offset + size);
     let n = 0;
-    const tuple = (): string => `(${columns.map(() => (provider === 'postgresql' ? `$${++n}` : '?')).join(',')})`;
+    const tuple = (): string =>
+      `(${columns.map(() => (provider === 'postgresql' ? `$${++n}` : '?')).join(',')})`;
     const sql = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(',')}) VALUES ${chunk.map(tuple).join(',')}`;
     const values = chunk.flatMap((row) => columns.map((c) => encode((row as Record<string, unknown>)[c])));
     await tx.$executeRawUnsafe(sql, ...values);
@@ -80,7 +86,11 @@ async function syncSequences(tx: Tx): Promise<void> {
  * existing ones, so link rows are built before their parents are written and go in the same batches.
  * Existing categories and tags are reused rather than duplicated.
  */
-export async function seedDatabase(db: Db, provider: DatabaseProvider, options: SeedOptions): Promise<SeedCounts> {
+export async function seedDatabase(
+  db: Db,
+  provider: DatabaseProvider,
+  options: SeedOptions,
+): Promise<SeedCounts> {
   const { seed, now } = options;
   return db.$transaction(
     async (tx) => {
@@ -94,7 +104,9 @@ export async function seedDatabase(db: Db, provider: DatabaseProvider, options: 
         await tx.term.deleteMany();
       }
       const next = async (table: string): Promise<number> => {
-        const [row] = await tx.$queryRawUnsafe<Array<{ max: number | bigint | null }>>(`SELECT MAX(id) AS max FROM "${table}"`);
+        const [row] = await tx.$queryRawUnsafe<Array<{ max: number | bigint | null }>>(
+          `SELECT MAX(id) AS max FROM "${table}"`,
+        );
         return Number(row?.max ?? 0) + 1;
       };
       const [firstEvent, firstVenue, firstOrganizer, firstTerm] = [
@@ -117,11 +129,23 @@ export async function seedDatabase(db: Db, provider: DatabaseProvider, options: 
       await insertRows(tx, provider, 'Organizer', organizers);
       await insertRows(tx, provider, 'Term', newTerms);
 
-      const counts: SeedCounts = { venues: venues.length, organizers: organizers.length, terms: newTerms.length,
-        events: 0, eventVenues: 0, eventOrganizers: 0, eventTerms: 0 };
+      const counts: SeedCounts = {
+        venues: venues.length,
+        organizers: organizers.length,
+        terms: newTerms.length,
+        events: 0,
+        eventVenues: 0,
+        eventOrganizers: 0,
+        eventTerms: 0,
+      };
       let batch: EventBundle[] = [];
       const flush = async (): Promise<void> => {
-        await insertRows(tx, provider, 'Event', batch.map((b) => b.event));
+        await insertRows(
+          tx,
+          provider,
+          'Event',
+          batch.map((b) => b.event),
+        );
         const eventVenues = batch.flatMap((b) => b.venues);
         const eventOrganizers = batch.flatMap((b) => b.organizers);
         const eventTerms = batch.flatMap((b) => b.terms);

@@ -46,6 +46,9 @@ export class ZoneClock {
 
   /** `YYYY-MM-DD HH:mm:ss` of the instant in this zone (whole seconds, as stored). */
   wall(instant: Date): string {
-    return new Date(instant.getTime() + this.offsetAt(instant.getTime())).toISOString().slice(0, 19).replace('T', ' ');
+    return new Date(instant.getTime() + this.offsetAt(instant.getTime()))
+      .toISOString()
+      .slice(0, 19)
+      .replace('T', ' ');
   }
 }

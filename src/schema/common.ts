@@ -7,7 +7,9 @@ export const PostStatus = builder.enumType('PostStatus', {
 });
 export type PostStatusValue = (typeof PostStatus)['$inferType'];
 
-export const CurrencyPosition = builder.enumType('CurrencyPosition', { values: ['prefix', 'postfix'] as const });
+export const CurrencyPosition = builder.enumType('CurrencyPosition', {
+  values: ['prefix', 'postfix'] as const,
+});
 
 export const EventCost = builder.objectRef<StoredCost>('EventCost').implement({
   fields: (t) => ({
@@ -17,7 +19,8 @@ export const EventCost = builder.objectRef<StoredCost>('EventCost').implement({
     currencyPosition: t.field({
       type: CurrencyPosition,
       nullable: true,
-      resolve: (cost) => (cost.currencyPosition === 'postfix' ? 'postfix' : cost.currencyPosition ? 'prefix' : null),
+      resolve: (cost) =>
+        cost.currencyPosition === 'postfix' ? 'postfix' : cost.currencyPosition ? 'prefix' : null,
     }),
   }),
 });

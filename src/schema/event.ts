@@ -1,5 +1,14 @@
 import { builder } from './builder.js';
-import { Author, EventCost, Image, type InputFieldBuilder, PageInfo, PostStatus, type PostStatusValue, timezoneAbbr } from './common.js';
+import {
+  Author,
+  EventCost,
+  Image,
+  type InputFieldBuilder,
+  PageInfo,
+  PostStatus,
+  type PostStatusValue,
+  timezoneAbbr,
+} from './common.js';
 import { CreateOrganizerInput, Organizer, organizerBody } from './organizer.js';
 import { Category, Tag } from './term.js';
 import { CreateVenueInput, Venue, venueBody } from './venue.js';
@@ -7,7 +16,13 @@ import { invalidParams } from '../domain/errors.js';
 import { permalink } from '../domain/urls.js';
 import { assertReadable } from '../domain/visibility.js';
 import { createEvent, deleteEvent, updateEvent } from '../services/event-writes.js';
-import { type EventArchive, contentWithheld, eventArchive, eventPageItems, linkedEvent } from '../services/events.js';
+import {
+  type EventArchive,
+  contentWithheld,
+  eventArchive,
+  eventPageItems,
+  linkedEvent,
+} from '../services/events.js';
 
 export const Event = builder.prismaObject('Event', {
   fields: (t) => {
@@ -15,7 +30,8 @@ export const Event = builder.prismaObject('Event', {
     const flag = (key: 'allDay' | 'showMap' | 'showMapLink' | 'hideFromListings' | 'sticky' | 'featured') =>
       t.boolean({
         nullable: true,
-        description: 'null when the content is withheld (password-protected event listed without its password)',
+        description:
+          'null when the content is withheld (password-protected event listed without its password)',
         resolve: (event) => (contentWithheld(event) ? null : event[key]),
       });
     return {
@@ -32,13 +48,22 @@ export const Event = builder.prismaObject('Event', {
       url: t.string({ resolve: (event, _args, ctx) => permalink(ctx.urls, 'event', event) }),
       startDate: t.expose('startsAt', { type: 'DateTime' }),
       endDate: t.expose('endsAt', { type: 'DateTime' }),
-      localStartDate: t.exposeString('localStart', { description: 'Wall-clock start in the event time zone' }),
+      localStartDate: t.exposeString('localStart', {
+        description: 'Wall-clock start in the event time zone',
+      }),
       localEndDate: t.exposeString('localEnd', { description: 'Wall-clock end in the event time zone' }),
       timezone: t.exposeString('timezone'),
       timezoneAbbr: t.string({ resolve: timezoneAbbr }),
       allDay: flag('allDay'),
-      cost: t.field({ type: EventCost, nullable: true, resolve: (event) => (contentWithheld(event) ? null : event) }),
-      website: t.string({ nullable: true, resolve: (event) => (contentWithheld(event) ? null : event.website || null) }),
+      cost: t.field({
+        type: EventCost,
+        nullable: true,
+        resolve: (event) => (contentWithheld(event) ? null : event),
+      }),
+      website: t.string({
+        nullable: true,
+        resolve: (event) => (contentWithheld(event) ? null : event.website || null),
+      }),
       showMap: flag('showMap'),
       showMapLink: flag('showMapLink'),
       hideFromListings: flag('hideFromListings'),
@@ -71,15 +96,23 @@ export const Event = builder.prismaObject('Event', {
       // Pothos load one of them per event.
       categories: t.field({
         type: [Category],
-        select: (_args, _ctx, nested) => ({ terms: { orderBy: { position: 'asc' }, select: { term: nested(true) } } }),
+        select: (_args, _ctx, nested) => ({
+          terms: { orderBy: { position: 'asc' }, select: { term: nested(true) } },
+        }),
         resolve: (event) =>
-          contentWithheld(event) ? [] : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'tribe_events_cat'),
+          contentWithheld(event)
+            ? []
+            : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'tribe_events_cat'),
       }),
       tags: t.field({
         type: [Tag],
-        select: (_args, _ctx, nested) => ({ terms: { orderBy: { position: 'asc' }, select: { term: nested(true) } } }),
+        select: (_args, _ctx, nested) => ({
+          terms: { orderBy: { position: 'asc' }, select: { term: nested(true) } },
+        }),
         resolve: (event) =>
-          contentWithheld(event) ? [] : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'post_tag'),
+          contentWithheld(event)
+            ? []
+            : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'post_tag'),
       }),
     };
   },
@@ -119,7 +152,8 @@ export const EventFilter = builder.inputType('EventFilter', {
     endsBefore: t.string({ description: dateInput('Events ending before') }),
     endsAfter: t.string({ description: dateInput('Events ending after') }),
     strictDates: t.boolean({
-      description: 'Use the given times as they are; by default dates cover whole days (start 00:00:00, others 23:59:59)',
+      description:
+        'Use the given times as they are; by default dates cover whole days (start 00:00:00, others 23:59:59)',
     }),
     search: t.string({ description: 'Every word must appear in the title, excerpt or description' }),
     categories: t.stringList({ description: 'Category slugs or ids (any of them)' }),
@@ -127,8 +161,13 @@ export const EventFilter = builder.inputType('EventFilter', {
     venues: t.intList({ description: 'Venue ids (any of them)' }),
     organizers: t.intList({ description: 'Organizer ids (any of them)' }),
     featured: t.boolean(),
-    status: t.field({ type: [PostStatus], description: 'Statuses other than publish need an account that may edit events' }),
-    include: t.intList({ description: 'Only these events, ordered by publication date; date filters are ignored' }),
+    status: t.field({
+      type: [PostStatus],
+      description: 'Statuses other than publish need an account that may edit events',
+    }),
+    include: t.intList({
+      description: 'Only these events, ordered by publication date; date filters are ignored',
+    }),
     postParent: t.int({ description: 'Children of this event' }),
     geoloc: t.boolean({ description: 'true: only events whose venue has coordinates' }),
     near: t.field({ type: EventNear }),
@@ -140,7 +179,8 @@ const EventPage = builder.objectRef<EventArchive>('EventPage').implement({
   fields: (t) => ({
     items: t.prismaField({
       type: [Event],
-      resolve: (query, page, _args, ctx) => eventPageItems(ctx, page, (args) => ctx.db.event.findMany({ ...query, ...args })),
+      resolve: (query, page, _args, ctx) =>
+        eventPageItems(ctx, page, (args) => ctx.db.event.findMany({ ...query, ...args })),
     }),
     pageInfo: t.field({
       type: PageInfo,
@@ -154,13 +194,25 @@ builder.queryFields((t) => ({
     type: Event,
     args: { id: t.arg.int({ required: true }), password: t.arg.string() },
     resolve: async (query, _root, { id, password }, ctx) =>
-      assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { id } }), id, ctx.viewer, password),
+      assertReadable(
+        'event',
+        await ctx.db.event.findUnique({ ...query, where: { id } }),
+        id,
+        ctx.viewer,
+        password,
+      ),
   }),
   eventBySlug: t.prismaField({
     type: Event,
     args: { slug: t.arg.string({ required: true }), password: t.arg.string() },
     resolve: async (query, _root, { slug, password }, ctx) =>
-      assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { slug } }), slug, ctx.viewer, password),
+      assertReadable(
+        'event',
+        await ctx.db.event.findUnique({ ...query, where: { slug } }),
+        slug,
+        ctx.viewer,
+        password,
+      ),
   }),
   events: t.field({
     type: EventPage,
@@ -168,7 +220,9 @@ builder.queryFields((t) => ({
       filter: t.arg({ type: EventFilter }),
       page: t.arg.int(),
       perPage: t.arg.int(),
-      password: t.arg.string({ description: 'Shows the content of password-protected events with this password' }),
+      password: t.arg.string({
+        description: 'Shows the content of password-protected events with this password',
+      }),
     },
     resolve: (_root, { filter, page, perPage, password }, ctx) =>
       eventArchive(ctx, filter ?? {}, page, perPage, { style: 'graphql', password }),
@@ -182,17 +236,20 @@ const writeDateInput = (what: string) =>
   `${what}: ISO 8601 (an offset is honoured), "Y-m-d H:i:s", a Unix timestamp or an English phrase ("tomorrow 9am"); read in the event time zone`;
 
 const EventTermInput = builder.inputType('EventTermInput', {
-  description: 'A category or tag, by id or by name (one of them); an unknown name creates the term (editors only)',
+  description:
+    'A category or tag, by id or by name (one of them); an unknown name creates the term (editors only)',
   fields: (t) => ({ id: t.int(), name: t.string() }),
 });
 
 const EventVenueInput = builder.inputType('EventVenueInput', {
-  description: 'An existing venue (id), or one to create (create); a venue with the same name (and description) is reused',
+  description:
+    'An existing venue (id), or one to create (create); a venue with the same name (and description) is reused',
   fields: (t) => ({ id: t.int(), create: t.field({ type: CreateVenueInput }) }),
 });
 
 const EventOrganizerInput = builder.inputType('EventOrganizerInput', {
-  description: 'An existing organizer (id), or one to create (create); an organizer with the same name (and description) is reused',
+  description:
+    'An existing organizer (id), or one to create (create); an organizer with the same name (and description) is reused',
   fields: (t) => ({ id: t.int(), create: t.field({ type: CreateOrganizerInput }) }),
 });
 
@@ -200,18 +257,35 @@ function eventInputFields(t: InputFieldBuilder, create: boolean) {
   return {
     title: t.string({ required: create, description: 'Not empty' }),
     startDate: t.string({ required: create, description: writeDateInput('Start') }),
-    endDate: t.string({ required: create, description: writeDateInput('End; an end before the start becomes the start') }),
-    timezone: t.string({ description: 'IANA name (America/New_York) or UTC±H[:MM]; default: the site zone (create) or the event zone (update)' }),
-    allDay: t.boolean({ description: 'Stretches the event to 00:00:00 of its first day and 23:59:59 of its last' }),
+    endDate: t.string({
+      required: create,
+      description: writeDateInput('End; an end before the start becomes the start'),
+    }),
+    timezone: t.string({
+      description:
+        'IANA name (America/New_York) or UTC±H[:MM]; default: the site zone (create) or the event zone (update)',
+    }),
+    allDay: t.boolean({
+      description: 'Stretches the event to 00:00:00 of its first day and 23:59:59 of its last',
+    }),
     description: t.string({ description: 'HTML; plain text is put in paragraphs' }),
     excerpt: t.string({ description: 'HTML; plain text is put in paragraphs' }),
     slug: t.string({ description: 'Made unique among events (-2, -3, …)' }),
-    status: t.field({ type: PostStatus, description: 'Scaled back to pending (or draft) for those who may not publish; future with a future date schedules' }),
+    status: t.field({
+      type: PostStatus,
+      description:
+        'Scaled back to pending (or draft) for those who may not publish; future with a future date schedules',
+    }),
     authorId: t.int({ description: 'An existing user; only editors may name someone else' }),
     date: t.string({ description: 'Publication date in the event time zone (any accepted date format)' }),
     dateUtc: t.string({ description: 'Publication date in UTC' }),
-    image: t.string({ description: 'An image media id, or an http(s) image URL (needs the upload capability); "" removes it' }),
-    cost: t.stringList({ description: 'Costs with an optional currency symbol ("$10", "20 €", "10 - 20", "Free"); [] clears them' }),
+    image: t.string({
+      description: 'An image media id, or an http(s) image URL (needs the upload capability); "" removes it',
+    }),
+    cost: t.stringList({
+      description:
+        'Costs with an optional currency symbol ("$10", "20 €", "10 - 20", "Free"); [] clears them',
+    }),
     website: t.string({ description: 'A URL; "" clears it' }),
     showMap: t.boolean(),
     showMapLink: t.boolean(),
@@ -220,14 +294,22 @@ function eventInputFields(t: InputFieldBuilder, create: boolean) {
     featured: t.boolean(),
     categories: t.field({ type: [EventTermInput], description: 'Replaces the categories; [] removes them' }),
     tags: t.field({ type: [EventTermInput], description: 'Replaces the tags; [] removes them' }),
-    venues: t.field({ type: [EventVenueInput], description: 'Replaces the venues, in order; [] removes them' }),
-    organizers: t.field({ type: [EventOrganizerInput], description: 'Replaces the organizers, in order; [] removes them' }),
+    venues: t.field({
+      type: [EventVenueInput],
+      description: 'Replaces the venues, in order; [] removes them',
+    }),
+    organizers: t.field({
+      type: [EventOrganizerInput],
+      description: 'Replaces the organizers, in order; [] removes them',
+    }),
     postParentId: t.int({ description: 'The parent event; 0 removes it' }),
   };
 }
 
 const password = (t: InputFieldBuilder) =>
-  t.string({ description: 'Hides the event content from those who may not edit it, unless they give it; "" removes it' });
+  t.string({
+    description: 'Hides the event content from those who may not edit it, unless they give it; "" removes it',
+  });
 
 const CreateEventInput = builder.inputType('CreateEventInput', {
   fields: (t) => ({ ...eventInputFields(t, true), password: password(t) }),
@@ -285,13 +367,16 @@ function linkedBody<Fields>(
   if (!entries) return undefined;
   return entries.map((entry) => {
     const hasId = entry.id !== null && entry.id !== undefined;
-    if (hasId === Boolean(entry.create)) throw invalidParams({ [param]: 'Each entry gives either id or create.' });
+    if (hasId === Boolean(entry.create))
+      throw invalidParams({ [param]: 'Each entry gives either id or create.' });
     return hasId ? { id: entry.id } : body(entry.create as Fields);
   });
 }
 
 function termsBody(entries: EventInputFields['categories']) {
-  return entries?.map((entry) => (entry.id !== null && entry.id !== undefined ? { id: entry.id } : { name: entry.name }));
+  return entries?.map((entry) =>
+    entry.id !== null && entry.id !== undefined ? { id: entry.id } : { name: entry.name },
+  );
 }
 
 /** GraphQL input → the flat body the REST routes receive (null means "not sent"). */
@@ -333,42 +418,75 @@ builder.mutationFields((t) => ({
     description: 'Creates an event (contributors: as a draft or pending)',
     args: { input: t.arg({ type: CreateEventInput, required: true }) },
     resolve: (query, _root, { input }, ctx) =>
-      createEvent(ctx, eventBody(input), (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }), { style: 'graphql' }),
+      createEvent(
+        ctx,
+        eventBody(input),
+        (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }),
+        { style: 'graphql' },
+      ),
   }),
   updateEvent: t.prismaField({
     type: Event,
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateEventInput, required: true }) },
     resolve: (query, _root, { id, input }, ctx) =>
-      updateEvent(ctx, { id }, eventBody(input), (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }), {
-        style: 'graphql',
-        passwordAllowed: true,
-      }),
+      updateEvent(
+        ctx,
+        { id },
+        eventBody(input),
+        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+        {
+          style: 'graphql',
+          passwordAllowed: true,
+        },
+      ),
   }),
   updateEventBySlug: t.prismaField({
     type: Event,
-    args: { slug: t.arg.string({ required: true }), input: t.arg({ type: UpdateEventBySlugInput, required: true }) },
+    args: {
+      slug: t.arg.string({ required: true }),
+      input: t.arg({ type: UpdateEventBySlugInput, required: true }),
+    },
     resolve: (query, _root, { slug, input }, ctx) =>
-      updateEvent(ctx, { slug }, eventBody(input), (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }), {
-        style: 'graphql',
-        passwordAllowed: false,
-      }),
+      updateEvent(
+        ctx,
+        { slug },
+        eventBody(input),
+        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+        {
+          style: 'graphql',
+          passwordAllowed: false,
+        },
+      ),
   }),
   deleteEvent: t.prismaField({
     type: Event,
-    description: 'Moves the event to the trash (a second time: 410 event-is-in-trash); force: deletes it for good (editors)',
+    description:
+      'Moves the event to the trash (a second time: 410 event-is-in-trash); force: deletes it for good (editors)',
     args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: (query, _root, { id, force }, ctx) =>
-      deleteEvent(ctx, { id }, force ?? false, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }), {
-        style: 'graphql',
-      }),
+      deleteEvent(
+        ctx,
+        { id },
+        force ?? false,
+        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+        {
+          style: 'graphql',
+        },
+      ),
   }),
   deleteEventBySlug: t.prismaField({
     type: Event,
     description: 'As deleteEvent, by slug',
     args: { slug: t.arg.string({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: (query, _root, { slug, force }, ctx) =>
-      deleteEvent(ctx, { slug }, force ?? false, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }), {
-        style: 'graphql',
-      }),
+      deleteEvent(
+        ctx,
+        { slug },
+        force ?? false,
+        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+        {
+          style: 'graphql',
+        },
+      ),
   }),
 }));

@@ -21,7 +21,11 @@ function withoutEmptyMutation(schema: GraphQLSchema): GraphQLSchema {
   const mutation = schema.getMutationType();
   if (!mutation || Object.keys(mutation.getFields()).length > 0) return schema;
   const config = schema.toConfig();
-  return new GraphQLSchema({ ...config, mutation: null, types: config.types.filter((type) => type !== mutation) });
+  return new GraphQLSchema({
+    ...config,
+    mutation: null,
+    types: config.types.filter((type) => type !== mutation),
+  });
 }
 
 export function printableSchema() {

@@ -1,10 +1,22 @@
 import { builder } from './builder.js';
-import { Author, Image, type InputFieldBuilder, PageInfo, PostStatus, type PostStatusValue } from './common.js';
+import {
+  Author,
+  Image,
+  type InputFieldBuilder,
+  PageInfo,
+  PostStatus,
+  type PostStatusValue,
+} from './common.js';
 import { permalink } from '../domain/urls.js';
 import { assertReadable, passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
 import type { Organizer as OrganizerRow } from '../generated/sqlite/client.js';
-import { createOrMatchOrganizer, deleteOrganizer, organizerArchive, updateOrganizer } from '../services/organizers.js';
+import {
+  createOrMatchOrganizer,
+  deleteOrganizer,
+  organizerArchive,
+  updateOrganizer,
+} from '../services/organizers.js';
 
 /** A password-protected organizer shows only its name and ids to those who may not edit it (D6). */
 const hides = (organizer: OrganizerRow, ctx: Context) => passwordHides(ctx.viewer, organizer);
@@ -48,7 +60,13 @@ const OrganizerPage = builder.objectRef<OrganizerArchive>('OrganizerPage').imple
     items: t.prismaField({
       type: [Organizer],
       resolve: (query, page, _args, ctx) =>
-        ctx.db.organizer.findMany({ ...query, where: page.where, orderBy: page.orderBy, skip: page.skip, take: page.take }),
+        ctx.db.organizer.findMany({
+          ...query,
+          where: page.where,
+          orderBy: page.orderBy,
+          skip: page.skip,
+          take: page.take,
+        }),
     }),
     pageInfo: t.field({
       type: PageInfo,
@@ -59,11 +77,18 @@ const OrganizerPage = builder.objectRef<OrganizerArchive>('OrganizerPage').imple
 
 const OrganizerFilter = builder.inputType('OrganizerFilter', {
   fields: (t) => ({
-    search: t.string({ description: 'Text in the name, description, excerpt, phone, e-mail or website (any case)' }),
+    search: t.string({
+      description: 'Text in the name, description, excerpt, phone, e-mail or website (any case)',
+    }),
     event: t.int({ description: 'Organizers of this event (it must exist)' }),
-    hasEvents: t.boolean({ description: 'true: linked to an event that is not a draft or pending; false: to none' }),
+    hasEvents: t.boolean({
+      description: 'true: linked to an event that is not a draft or pending; false: to none',
+    }),
     onlyWithUpcoming: t.boolean({ description: 'true: linked to an event starting now or later' }),
-    status: t.field({ type: [PostStatus], description: 'Only editors may ask for other statuses than publish' }),
+    status: t.field({
+      type: [PostStatus],
+      description: 'Only editors may ask for other statuses than publish',
+    }),
   }),
 });
 
@@ -72,23 +97,32 @@ function organizerInputFields(t: InputFieldBuilder, create: boolean) {
   return {
     name: t.string({ required: create, description: 'Not empty' }),
     description: t.string({ description: '"" clears it' }),
-    status: t.field({ type: PostStatus, description: 'Scaled back to pending (or draft) for those who may not publish' }),
+    status: t.field({
+      type: PostStatus,
+      description: 'Scaled back to pending (or draft) for those who may not publish',
+    }),
     authorId: t.int({ description: 'An existing user; only editors may name someone else' }),
     date: t.string({ description: 'Publication date in the site time zone (any accepted date format)' }),
     dateUtc: t.string({ description: 'Publication date in UTC' }),
     phone: t.string(),
     website: t.string({ description: 'A URL; "" clears it' }),
     email: t.string({ description: 'Kept as given (not validated, as the reference)' }),
-    image: t.string({ description: 'An image media id, or an http(s) image URL (needs the upload capability); "" removes it' }),
+    image: t.string({
+      description: 'An image media id, or an http(s) image URL (needs the upload capability); "" removes it',
+    }),
   };
 }
 
-export const CreateOrganizerInput = builder.inputType('CreateOrganizerInput', { fields: (t) => organizerInputFields(t, true) });
+export const CreateOrganizerInput = builder.inputType('CreateOrganizerInput', {
+  fields: (t) => organizerInputFields(t, true),
+});
 
 const UpdateOrganizerInput = builder.inputType('UpdateOrganizerInput', {
   fields: (t) => ({
     ...organizerInputFields(t, false),
-    password: t.string({ description: 'Hides the organizer content from those who may not edit it; "" removes it' }),
+    password: t.string({
+      description: 'Hides the organizer content from those who may not edit it; "" removes it',
+    }),
   }),
 });
 
@@ -132,29 +166,43 @@ builder.queryFields((t) => ({
     type: Organizer,
     args: { id: t.arg.int({ required: true }) },
     resolve: async (query, _root, { id }, ctx) =>
-      assertReadable('organizer', await ctx.db.organizer.findUnique({ ...query, where: { id } }), id, ctx.viewer),
+      assertReadable(
+        'organizer',
+        await ctx.db.organizer.findUnique({ ...query, where: { id } }),
+        id,
+        ctx.viewer,
+      ),
   }),
   organizerBySlug: t.prismaField({
     type: Organizer,
     args: { slug: t.arg.string({ required: true }) },
     resolve: async (query, _root, { slug }, ctx) =>
-      assertReadable('organizer', await ctx.db.organizer.findUnique({ ...query, where: { slug } }), slug, ctx.viewer),
+      assertReadable(
+        'organizer',
+        await ctx.db.organizer.findUnique({ ...query, where: { slug } }),
+        slug,
+        ctx.viewer,
+      ),
   }),
   organizers: t.field({
     type: OrganizerPage,
     description: 'Organizers, newest first',
     args: { filter: t.arg({ type: OrganizerFilter }), page: t.arg.int(), perPage: t.arg.int() },
-    resolve: (_root, { filter, page, perPage }, ctx) => organizerArchive(ctx.db, ctx, filter ?? {}, page, perPage),
+    resolve: (_root, { filter, page, perPage }, ctx) =>
+      organizerArchive(ctx.db, ctx, filter ?? {}, page, perPage),
   }),
 }));
 
 builder.mutationFields((t) => ({
   createOrganizer: t.prismaField({
     type: Organizer,
-    description: 'Creates an organizer, or returns the existing one with the same name (and description, when given)',
+    description:
+      'Creates an organizer, or returns the existing one with the same name (and description, when given)',
     args: { input: t.arg({ type: CreateOrganizerInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      const { record } = await ctx.db.$transaction((tx) => createOrMatchOrganizer(tx, ctx, organizerBody(input)));
+      const { record } = await ctx.db.$transaction((tx) =>
+        createOrMatchOrganizer(tx, ctx, organizerBody(input)),
+      );
       return ctx.db.organizer.findUniqueOrThrow({ ...query, where: { id: record.id } });
     },
   }),
@@ -162,21 +210,29 @@ builder.mutationFields((t) => ({
     type: Organizer,
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateOrganizerInput, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
-      await ctx.db.$transaction((tx) => updateOrganizer(tx, ctx, { id }, organizerBody(input), { passwordAllowed: true }));
+      await ctx.db.$transaction((tx) =>
+        updateOrganizer(tx, ctx, { id }, organizerBody(input), { passwordAllowed: true }),
+      );
       return ctx.db.organizer.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
   updateOrganizerBySlug: t.prismaField({
     type: Organizer,
-    args: { slug: t.arg.string({ required: true }), input: t.arg({ type: UpdateOrganizerBySlugInput, required: true }) },
+    args: {
+      slug: t.arg.string({ required: true }),
+      input: t.arg({ type: UpdateOrganizerBySlugInput, required: true }),
+    },
     resolve: async (query, _root, { slug, input }, ctx) => {
-      const organizer = await ctx.db.$transaction((tx) => updateOrganizer(tx, ctx, { slug }, organizerBody(input)));
+      const organizer = await ctx.db.$transaction((tx) =>
+        updateOrganizer(tx, ctx, { slug }, organizerBody(input)),
+      );
       return ctx.db.organizer.findUniqueOrThrow({ ...query, where: { id: organizer.id } });
     },
   }),
   deleteOrganizer: t.prismaField({
     type: Organizer,
-    description: 'Moves the organizer to the trash (unlinking it from its events); force: deletes it for good (editors)',
+    description:
+      'Moves the organizer to the trash (unlinking it from its events); force: deletes it for good (editors)',
     args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: (query, _root, { id, force }, ctx) =>
       ctx.db.$transaction((tx) =>

@@ -32,7 +32,9 @@ export const Category = builder.prismaObject('Term', {
   }),
 });
 
-builder.prismaObjectField(Category, 'parent', (t) => t.relation('parent', { nullable: true, type: Category }));
+builder.prismaObjectField(Category, 'parent', (t) =>
+  t.relation('parent', { nullable: true, type: Category }),
+);
 
 export const Tag = builder.prismaObject('Term', {
   variant: 'Tag',
@@ -150,7 +152,9 @@ const UpdateCategoryInput = builder.inputType('UpdateCategoryInput', {
     name: t.string(),
     description: t.string(),
     slug: t.string({ description: 'Must not be used by another category' }),
-    parentId: t.int({ description: 'An existing category that is not a descendant; null or 0 moves it to the top level' }),
+    parentId: t.int({
+      description: 'An existing category that is not a descendant; null or 0 moves it to the top level',
+    }),
   }),
 });
 
@@ -171,7 +175,12 @@ const UpdateTagInput = builder.inputType('UpdateTagInput', {
 });
 
 /** GraphQL input → the flat body the REST routes receive (one validation for both APIs). */
-function termBody(input: { name?: string | null; description?: string | null; slug?: string | null; parentId?: number | null }) {
+function termBody(input: {
+  name?: string | null;
+  description?: string | null;
+  slug?: string | null;
+  parentId?: number | null;
+}) {
   return { name: input.name, description: input.description, slug: input.slug, parent: input.parentId };
 }
 
@@ -220,41 +229,53 @@ builder.mutationFields((t) => ({
     description: 'Editors and administrators',
     args: { input: t.arg({ type: CreateCategoryInput, required: true }) },
     resolve: (query, _root, { input }, ctx) =>
-      createTerm(ctx, CATEGORY, termBody(input), (tx, id) => tx.term.findUniqueOrThrow({ ...query, where: { id } })),
+      createTerm(ctx, CATEGORY, termBody(input), (tx, id) =>
+        tx.term.findUniqueOrThrow({ ...query, where: { id } }),
+      ),
   }),
   updateCategory: t.prismaField({
     type: Category,
     description: 'Editors and administrators',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateCategoryInput, required: true }) },
     resolve: (query, _root, { id, input }, ctx) =>
-      updateTerm(ctx, CATEGORY, id, termBody(input), (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
+      updateTerm(ctx, CATEGORY, id, termBody(input), (tx, termId) =>
+        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
+      ),
   }),
   deleteCategory: t.prismaField({
     type: Category,
     description: 'Deletes for good and returns the category as it was; its children move up to its parent',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, { id }, ctx) =>
-      deleteTerm(ctx, CATEGORY, id, (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
+      deleteTerm(ctx, CATEGORY, id, (tx, termId) =>
+        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
+      ),
   }),
   createTag: t.prismaField({
     type: Tag,
     description: 'Editors and administrators',
     args: { input: t.arg({ type: CreateTagInput, required: true }) },
     resolve: (query, _root, { input }, ctx) =>
-      createTerm(ctx, TAG, termBody(input), (tx, id) => tx.term.findUniqueOrThrow({ ...query, where: { id } })),
+      createTerm(ctx, TAG, termBody(input), (tx, id) =>
+        tx.term.findUniqueOrThrow({ ...query, where: { id } }),
+      ),
   }),
   updateTag: t.prismaField({
     type: Tag,
     description: 'Editors and administrators',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateTagInput, required: true }) },
     resolve: (query, _root, { id, input }, ctx) =>
-      updateTerm(ctx, TAG, id, termBody(input), (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
+      updateTerm(ctx, TAG, id, termBody(input), (tx, termId) =>
+        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
+      ),
   }),
   deleteTag: t.prismaField({
     type: Tag,
     description: 'Deletes for good and returns the tag as it was',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, { id }, ctx) =>
-      deleteTerm(ctx, TAG, id, (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
+      deleteTerm(ctx, TAG, id, (tx, termId) =>
+        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
+      ),
   }),
 }));

@@ -25,7 +25,11 @@ const Viewer = builder.objectRef<ViewerShape & { userId: number; login: string }
     applicationPasswords: t.prismaField({
       type: [ApplicationPassword],
       resolve: (query, viewer, _args, ctx) =>
-        ctx.db.applicationPassword.findMany({ ...query, where: { userId: viewer.userId }, orderBy: { id: 'asc' } }),
+        ctx.db.applicationPassword.findMany({
+          ...query,
+          where: { userId: viewer.userId },
+          orderBy: { id: 'asc' },
+        }),
     }),
   }),
 });
@@ -34,7 +38,11 @@ const NewApplicationPassword = builder
   .objectRef<{ id: number; name: string; password: string }>('NewApplicationPassword')
   .implement({
     description: 'Shown once: only a hash is stored',
-    fields: (t) => ({ id: t.exposeInt('id'), name: t.exposeString('name'), password: t.exposeString('password') }),
+    fields: (t) => ({
+      id: t.exposeInt('id'),
+      name: t.exposeString('name'),
+      password: t.exposeString('password'),
+    }),
   });
 
 function signedIn(viewer: ViewerShape): viewer is ViewerShape & { userId: number; login: string } {
@@ -58,7 +66,9 @@ builder.mutationFields((t) => ({
     resolve: (_root, { name }, ctx) => {
       const trimmed = name.trim();
       if (!trimmed || trimmed.length > 100) {
-        throw new ApiError(400, 'rest_invalid_param', 'Invalid parameter(s): name', { params: { name: 'Invalid parameter.' } });
+        throw new ApiError(400, 'rest_invalid_param', 'Invalid parameter(s): name', {
+          params: { name: 'Invalid parameter.' },
+        });
       }
       assertAllowed(ctx.viewer, signedIn(ctx.viewer));
       return addApplicationPassword(ctx.db, ctx.viewer.userId!, trimmed);
@@ -72,7 +82,11 @@ builder.mutationFields((t) => ({
       assertAllowed(ctx.viewer, signedIn(ctx.viewer));
       const owned = await ctx.db.applicationPassword.findFirst({ where: { id, userId: ctx.viewer.userId! } });
       if (!owned) throw new ApiError(404, 'application_password_not_found', 'No such application password.');
-      return ctx.db.applicationPassword.update({ ...query, where: { id }, data: { revokedAt: owned.revokedAt ?? new Date() } });
+      return ctx.db.applicationPassword.update({
+        ...query,
+        where: { id },
+        data: { revokedAt: owned.revokedAt ?? new Date() },
+      });
     },
   }),
 }));

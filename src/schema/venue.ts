@@ -1,5 +1,12 @@
 import { builder } from './builder.js';
-import { Author, Image, type InputFieldBuilder, PageInfo, PostStatus, type PostStatusValue } from './common.js';
+import {
+  Author,
+  Image,
+  type InputFieldBuilder,
+  PageInfo,
+  PostStatus,
+  type PostStatusValue,
+} from './common.js';
 import { permalink } from '../domain/urls.js';
 import { assertReadable, passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
@@ -23,7 +30,8 @@ type VenueText =
 
 export const Venue = builder.prismaObject('Venue', {
   fields: (t) => {
-    const text = (field: VenueText) => t.string({ resolve: (venue, _a, ctx) => (hides(venue, ctx) ? '' : venue[field]) });
+    const text = (field: VenueText) =>
+      t.string({ resolve: (venue, _a, ctx) => (hides(venue, ctx) ? '' : venue[field]) });
     const coordinate = (field: 'geoLat' | 'geoLng') =>
       t.float({ nullable: true, resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue[field]) });
     const flag = (field: 'showMap' | 'showMapLink') =>
@@ -48,7 +56,10 @@ export const Venue = builder.prismaObject('Venue', {
       stateProvince: text('stateprovince'),
       zip: text('zip'),
       phone: text('phone'),
-      website: t.string({ nullable: true, resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue.website || null) }),
+      website: t.string({
+        nullable: true,
+        resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue.website || null),
+      }),
       showMap: flag('showMap'),
       showMapLink: flag('showMapLink'),
       geoLat: coordinate('geoLat'),
@@ -74,7 +85,13 @@ const VenuePage = builder.objectRef<VenueArchive>('VenuePage').implement({
     items: t.prismaField({
       type: [Venue],
       resolve: (query, page, _args, ctx) =>
-        ctx.db.venue.findMany({ ...query, where: page.where, orderBy: page.orderBy, skip: page.skip, take: page.take }),
+        ctx.db.venue.findMany({
+          ...query,
+          where: page.where,
+          orderBy: page.orderBy,
+          skip: page.skip,
+          take: page.take,
+        }),
     }),
     pageInfo: t.field({
       type: PageInfo,
@@ -87,9 +104,14 @@ const VenueFilter = builder.inputType('VenueFilter', {
   fields: (t) => ({
     search: t.string({ description: 'Text in the name, description, excerpt or address fields (any case)' }),
     event: t.int({ description: 'Venues of this event (it must exist)' }),
-    hasEvents: t.boolean({ description: 'true: linked to an event that is not a draft or pending; false: to none' }),
+    hasEvents: t.boolean({
+      description: 'true: linked to an event that is not a draft or pending; false: to none',
+    }),
     onlyWithUpcoming: t.boolean({ description: 'true: linked to an event starting now or later' }),
-    status: t.field({ type: [PostStatus], description: 'Only editors may ask for other statuses than publish' }),
+    status: t.field({
+      type: [PostStatus],
+      description: 'Only editors may ask for other statuses than publish',
+    }),
   }),
 });
 
@@ -98,7 +120,10 @@ function venueInputFields(t: InputFieldBuilder, create: boolean) {
   return {
     name: t.string({ required: create, description: 'Not empty' }),
     description: t.string({ description: '"" clears it' }),
-    status: t.field({ type: PostStatus, description: 'Scaled back to pending (or draft) for those who may not publish' }),
+    status: t.field({
+      type: PostStatus,
+      description: 'Scaled back to pending (or draft) for those who may not publish',
+    }),
     authorId: t.int({ description: 'An existing user; only editors may name someone else' }),
     date: t.string({ description: 'Publication date in the site time zone (any accepted date format)' }),
     dateUtc: t.string({ description: 'Publication date in UTC' }),
@@ -115,20 +140,28 @@ function venueInputFields(t: InputFieldBuilder, create: boolean) {
     showMapLink: t.boolean(),
     geoLat: t.float({ description: 'Latitude, -90 to 90; null clears it' }),
     geoLng: t.float({ description: 'Longitude, -180 to 180; null clears it' }),
-    image: t.string({ description: 'An image media id, or an http(s) image URL (needs the upload capability); "" removes it' }),
+    image: t.string({
+      description: 'An image media id, or an http(s) image URL (needs the upload capability); "" removes it',
+    }),
   };
 }
 
-export const CreateVenueInput = builder.inputType('CreateVenueInput', { fields: (t) => venueInputFields(t, true) });
+export const CreateVenueInput = builder.inputType('CreateVenueInput', {
+  fields: (t) => venueInputFields(t, true),
+});
 
 const UpdateVenueInput = builder.inputType('UpdateVenueInput', {
   fields: (t) => ({
     ...venueInputFields(t, false),
-    password: t.string({ description: 'Hides the venue content from those who may not edit it; "" removes it' }),
+    password: t.string({
+      description: 'Hides the venue content from those who may not edit it; "" removes it',
+    }),
   }),
 });
 
-const UpdateVenueBySlugInput = builder.inputType('UpdateVenueBySlugInput', { fields: (t) => venueInputFields(t, false) });
+const UpdateVenueBySlugInput = builder.inputType('UpdateVenueBySlugInput', {
+  fields: (t) => venueInputFields(t, false),
+});
 
 interface VenueInput {
   name?: string | null;
@@ -199,14 +232,16 @@ builder.queryFields((t) => ({
     type: VenuePage,
     description: 'Venues, newest first',
     args: { filter: t.arg({ type: VenueFilter }), page: t.arg.int(), perPage: t.arg.int() },
-    resolve: (_root, { filter, page, perPage }, ctx) => venueArchive(ctx.db, ctx, filter ?? {}, page, perPage),
+    resolve: (_root, { filter, page, perPage }, ctx) =>
+      venueArchive(ctx.db, ctx, filter ?? {}, page, perPage),
   }),
 }));
 
 builder.mutationFields((t) => ({
   createVenue: t.prismaField({
     type: Venue,
-    description: 'Creates a venue, or returns the existing one with the same name (and description, when given)',
+    description:
+      'Creates a venue, or returns the existing one with the same name (and description, when given)',
     args: { input: t.arg({ type: CreateVenueInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const { record } = await ctx.db.$transaction((tx) => createOrMatchVenue(tx, ctx, venueBody(input)));
@@ -217,13 +252,18 @@ builder.mutationFields((t) => ({
     type: Venue,
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateVenueInput, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
-      await ctx.db.$transaction((tx) => updateVenue(tx, ctx, { id }, venueBody(input), { passwordAllowed: true }));
+      await ctx.db.$transaction((tx) =>
+        updateVenue(tx, ctx, { id }, venueBody(input), { passwordAllowed: true }),
+      );
       return ctx.db.venue.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
   updateVenueBySlug: t.prismaField({
     type: Venue,
-    args: { slug: t.arg.string({ required: true }), input: t.arg({ type: UpdateVenueBySlugInput, required: true }) },
+    args: {
+      slug: t.arg.string({ required: true }),
+      input: t.arg({ type: UpdateVenueBySlugInput, required: true }),
+    },
     resolve: async (query, _root, { slug, input }, ctx) => {
       const venue = await ctx.db.$transaction((tx) => updateVenue(tx, ctx, { slug }, venueBody(input)));
       return ctx.db.venue.findUniqueOrThrow({ ...query, where: { id: venue.id } });
@@ -231,11 +271,14 @@ builder.mutationFields((t) => ({
   }),
   deleteVenue: t.prismaField({
     type: Venue,
-    description: 'Moves the venue to the trash (unlinking it from its events); force: deletes it for good (editors)',
+    description:
+      'Moves the venue to the trash (unlinking it from its events); force: deletes it for good (editors)',
     args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: (query, _root, { id, force }, ctx) =>
       ctx.db.$transaction((tx) =>
-        deleteVenue(tx, ctx, { id }, force ?? false, (db, venueId) => db.venue.findUniqueOrThrow({ ...query, where: { id: venueId } })),
+        deleteVenue(tx, ctx, { id }, force ?? false, (db, venueId) =>
+          db.venue.findUniqueOrThrow({ ...query, where: { id: venueId } }),
+        ),
       ),
   }),
   deleteVenueBySlug: t.prismaField({
@@ -244,7 +287,9 @@ builder.mutationFields((t) => ({
     args: { slug: t.arg.string({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: (query, _root, { slug, force }, ctx) =>
       ctx.db.$transaction((tx) =>
-        deleteVenue(tx, ctx, { slug }, force ?? false, (db, venueId) => db.venue.findUniqueOrThrow({ ...query, where: { id: venueId } })),
+        deleteVenue(tx, ctx, { slug }, force ?? false, (db, venueId) =>
+          db.venue.findUniqueOrThrow({ ...query, where: { id: venueId } }),
+        ),
       ),
   }),
 }));

@@ -61,7 +61,8 @@ const ATTEMPTS = 3;
 type WritableStatus = (typeof WRITABLE_STATUSES)[number];
 
 /** A venue or organizer named by id, or given as fields to create (or match, reference §6.4). */
-export type LinkRef = { kind: 'id'; id: number; inObject: boolean } | { kind: 'fields'; body: Record<string, unknown> };
+export type LinkRef =
+  { kind: 'id'; id: number; inObject: boolean } | { kind: 'fields'; body: Record<string, unknown> };
 /** A category or tag named by id or by name (D3). */
 export type TermRef = { kind: 'id'; id: number } | { kind: 'name'; name: string };
 
@@ -114,14 +115,14 @@ const nonEmptyText = text.transform((value) => value.trim()).refine((value) => v
 const flag = z.preprocess(toBoolean, z.boolean());
 /** Ids are 32-bit database integers: anything larger names nothing. */
 const MAX_ID = 2_147_483_647;
-const positiveId = z.union([z.number().int().positive(), z.string().trim().regex(/^\d+$/).transform(Number)]).pipe(
-  z.number().int().positive().max(MAX_ID),
-);
+const positiveId = z
+  .union([z.number().int().positive(), z.string().trim().regex(/^\d+$/).transform(Number)])
+  .pipe(z.number().int().positive().max(MAX_ID));
 const status = z.string().trim().pipe(z.enum(WRITABLE_STATUSES));
 /** `0`, `""` remove the parent. */
-const parentId = z.union([z.literal(0), z.literal('0'), z.literal(''), positiveId]).transform((value) =>
-  value === 0 || value === '0' || value === '' ? null : (value as number),
-);
+const parentId = z
+  .union([z.literal(0), z.literal('0'), z.literal(''), positiveId])
+  .transform((value) => (value === 0 || value === '0' || value === '' ? null : (value as number)));
 const dateValue = z.union([z.string(), z.number().finite()]);
 
 function isEmptyValue(value: unknown): boolean {
@@ -180,7 +181,9 @@ function termRef(value: unknown): TermRef | null {
       const id = idOf(value.id);
       return id === null ? null : { kind: 'id', id };
     }
-    return typeof value.name === 'string' && value.name.trim() !== '' ? { kind: 'name', name: value.name.trim() } : null;
+    return typeof value.name === 'string' && value.name.trim() !== ''
+      ? { kind: 'name', name: value.name.trim() }
+      : null;
   }
   if (typeof value === 'number') {
     const id = idOf(value);
@@ -198,7 +201,12 @@ function termRef(value: unknown): TermRef | null {
 /** `categories` / `tags`: ids or names, a comma list or an array, `{id}` / `{name}` objects; `""`/`[]` clear. */
 function termRefs(value: unknown): TermRef[] | null {
   if (value === '' || (Array.isArray(value) && value.length === 0)) return [];
-  const items = typeof value === 'string' ? value.split(',').filter((item) => item.trim() !== '') : Array.isArray(value) ? value : [value];
+  const items =
+    typeof value === 'string'
+      ? value.split(',').filter((item) => item.trim() !== '')
+      : Array.isArray(value)
+        ? value
+        : [value];
   const refs: TermRef[] = [];
   for (const item of items) {
     const ref = termRef(item);
@@ -212,7 +220,9 @@ function termRefs(value: unknown): TermRef[] | null {
 function sentFields(body: unknown): Record<string, unknown> {
   if (!isRecord(body)) return {};
   return Object.fromEntries(
-    Object.entries(body).filter(([key, value]) => value !== undefined && (value !== null || key === 'venue' || key === 'organizer')),
+    Object.entries(body).filter(
+      ([key, value]) => value !== undefined && (value !== null || key === 'venue' || key === 'organizer'),
+    ),
   );
 }
 
@@ -264,16 +274,12 @@ function readBody(body: unknown, options: ReadOptions): { input: EventInput; bad
   read('author', positiveId, (value) => (input.author = value));
 
   let zone = options.zone;
-  read(
-    'timezone',
-    z.string().trim(),
-    (value) => {
-      if (value === '') input.timezone = options.siteTimezone;
-      else if (isValidTimezone(value)) input.timezone = value;
-      else bad.timezone = 'Invalid parameter: a time zone is an IANA name (America/New_York) or UTC±H[:MM].';
-      zone = input.timezone ?? zone;
-    },
-  );
+  read('timezone', z.string().trim(), (value) => {
+    if (value === '') input.timezone = options.siteTimezone;
+    else if (isValidTimezone(value)) input.timezone = value;
+    else bad.timezone = 'Invalid parameter: a time zone is an IANA name (America/New_York) or UTC±H[:MM].';
+    zone = input.timezone ?? zone;
+  });
   const date = (name: string, inZone: string, assign: (value: DateTime) => void) =>
     read(name, dateValue, (value) => {
       const parsed = parseDateInput(value, inZone, options.now);
@@ -307,7 +313,8 @@ function readBody(body: unknown, options: ReadOptions): { input: EventInput; bad
   }
 
   if (sent.password !== undefined) {
-    if (!options.passwordAllowed) bad.password = 'The password of an event is set through its by-ID route only.';
+    if (!options.passwordAllowed)
+      bad.password = 'The password of an event is set through its by-ID route only.';
     else read('password', text, (value) => (input.password = value === '' ? null : value));
   }
 
@@ -351,7 +358,8 @@ export function scheduleOf(input: EventInput, existing: StoredSchedule | null, s
   const touched = input.start || input.end || input.timezone !== undefined || input.allDay !== undefined;
   if (existing && !touched) return null;
   const zone = input.timezone ?? existing?.timezone ?? siteTimezone;
-  const stored = (wall: string | undefined) => (wall ? LuxonDateTime.fromFormat(wall, WALL_CLOCK, { zone }) : null);
+  const stored = (wall: string | undefined) =>
+    wall ? LuxonDateTime.fromFormat(wall, WALL_CLOCK, { zone }) : null;
   let start = (input.start ?? stored(existing?.localStart))?.setZone(zone).startOf('second');
   let end = (input.end ?? stored(existing?.localEnd))?.setZone(zone).startOf('second');
   if (!start || !end) throw missingParams([!start ? 'start_date' : 'end_date']);
@@ -401,9 +409,13 @@ const EVENT_ROW = {
 const bareIds = (refs: LinkRef[] | undefined) =>
   (refs ?? []).flatMap((ref) => (ref.kind === 'id' && !ref.inObject ? [ref.id] : []));
 
-const termIds = (refs: TermRef[] | undefined) => (refs ?? []).flatMap((ref) => (ref.kind === 'id' ? [ref.id] : []));
+const termIds = (refs: TermRef[] | undefined) =>
+  (refs ?? []).flatMap((ref) => (ref.kind === 'id' ? [ref.id] : []));
 
-async function missingIds(ids: number[], find: (ids: number[]) => Promise<Array<{ id: number }>>): Promise<boolean> {
+async function missingIds(
+  ids: number[],
+  find: (ids: number[]) => Promise<Array<{ id: number }>>,
+): Promise<boolean> {
   if (!ids.length) return false;
   const found = new Set((await find([...new Set(ids)])).map((row) => row.id));
   return ids.some((id) => !found.has(id));
@@ -412,11 +424,14 @@ async function missingIds(ids: number[], find: (ids: number[]) => Promise<Array<
 /** Whether `parentId` is the event itself or one of its descendants. */
 async function wouldLoop(tx: Tx, eventId: number, parentId: number): Promise<boolean> {
   const seen = new Set<number>();
-  for (let current: number | null = parentId; current !== null; ) {
+  for (let current: number | null = parentId; current !== null;) {
     if (current === eventId) return true;
     if (seen.has(current)) return false;
     seen.add(current);
-    const row: { postParentId: number | null } | null = await tx.event.findUnique({ where: { id: current }, select: { postParentId: true } });
+    const row: { postParentId: number | null } | null = await tx.event.findUnique({
+      where: { id: current },
+      select: { postParentId: true },
+    });
     current = row?.postParentId ?? null;
   }
   return false;
@@ -440,29 +455,46 @@ async function checkReferences(
   eventId: number | null,
   bad: Record<string, string>,
 ): Promise<ImageChoice | undefined> {
-  if (input.author !== undefined && !(await tx.user.findUnique({ where: { id: input.author }, select: { id: true } }))) {
+  if (
+    input.author !== undefined &&
+    !(await tx.user.findUnique({ where: { id: input.author }, select: { id: true } }))
+  ) {
     bad.author = INVALID;
   }
   if (input.postParent) {
     const parent = await tx.event.findUnique({ where: { id: input.postParent }, select: { id: true } });
     if (!parent || (eventId !== null && (await wouldLoop(tx, eventId, parent.id)))) bad.post_parent = INVALID;
   }
-  if (await missingIds(bareIds(input.venues), (ids) => tx.venue.findMany({ where: { id: { in: ids } }, select: { id: true } }))) {
+  if (
+    await missingIds(bareIds(input.venues), (ids) =>
+      tx.venue.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+    )
+  ) {
     bad.venue = INVALID;
   }
   if (
-    await missingIds(bareIds(input.organizers), (ids) => tx.organizer.findMany({ where: { id: { in: ids } }, select: { id: true } }))
+    await missingIds(bareIds(input.organizers), (ids) =>
+      tx.organizer.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+    )
   ) {
     bad.organizer = INVALID;
   }
-  for (const [name, taxonomy] of [['categories', CATEGORY], ['tags', TAG]] as const) {
+  for (const [name, taxonomy] of [
+    ['categories', CATEGORY],
+    ['tags', TAG],
+  ] as const) {
     const ids = termIds(input[name]);
-    if (await missingIds(ids, (list) => tx.term.findMany({ where: { id: { in: list }, taxonomy }, select: { id: true } }))) {
+    if (
+      await missingIds(ids, (list) =>
+        tx.term.findMany({ where: { id: { in: list }, taxonomy }, select: { id: true } }),
+      )
+    ) {
       bad[name] = INVALID;
     }
   }
   let image: ImageChoice | undefined;
-  const imageId = typeof input.image === 'number' || typeof input.image === 'string' ? String(input.image).trim() : '';
+  const imageId =
+    typeof input.image === 'number' || typeof input.image === 'string' ? String(input.image).trim() : '';
   if (/^\d+$/.test(imageId) && Number(imageId) > MAX_ID) bad.image = INVALID;
   else if (input.image !== undefined) {
     try {
@@ -481,22 +513,31 @@ async function checkReferences(
 const LINKED = {
   venue: {
     param: 'venue',
-    exists: async (tx: Tx, id: number) => Boolean(await tx.venue.findUnique({ where: { id }, select: { id: true } })),
+    exists: async (tx: Tx, id: number) =>
+      Boolean(await tx.venue.findUnique({ where: { id }, select: { id: true } })),
     createOrMatch: createOrMatchVenue,
   },
   organizer: {
     param: 'organizer',
-    exists: async (tx: Tx, id: number) => Boolean(await tx.organizer.findUnique({ where: { id }, select: { id: true } })),
+    exists: async (tx: Tx, id: number) =>
+      Boolean(await tx.organizer.findUnique({ where: { id }, select: { id: true } })),
     createOrMatch: createOrMatchOrganizer,
   },
 } as const;
 
 function invalidLinkedPostId(param: string): ApiError {
-  return new ApiError(400, 'invalid-linked-post-id', 'The provided linked post ID is not valid', { params: { [param]: INVALID } });
+  return new ApiError(400, 'invalid-linked-post-id', 'The provided linked post ID is not valid', {
+    params: { [param]: INVALID },
+  });
 }
 
 /** The ids to link, in the order given (each once); objects of fields are created or matched (§6.3, §6.4). */
-async function resolveLinked(tx: Tx, writer: Writer, kind: keyof typeof LINKED, refs: LinkRef[]): Promise<number[]> {
+async function resolveLinked(
+  tx: Tx,
+  writer: Writer,
+  kind: keyof typeof LINKED,
+  refs: LinkRef[],
+): Promise<number[]> {
   const { param, exists, createOrMatch } = LINKED[kind];
   const ids: number[] = [];
   for (const ref of refs) {
@@ -511,7 +552,13 @@ async function resolveLinked(tx: Tx, writer: Writer, kind: keyof typeof LINKED, 
       if (!isApiError(error) || error.status !== 400) throw error;
       throw invalidParams(
         { [param]: INVALID },
-        { [param]: { code: `could-not-create-${kind}`, message: `The ${kind} could not be created from the provided data`, data: { status: 400, cause: { code: error.code, message: error.message, ...error.data } } } },
+        {
+          [param]: {
+            code: `could-not-create-${kind}`,
+            message: `The ${kind} could not be created from the provided data`,
+            data: { status: 400, cause: { code: error.code, message: error.message, ...error.data } },
+          },
+        },
       );
     }
   }
@@ -526,7 +573,9 @@ async function resolveLinked(tx: Tx, writer: Writer, kind: keyof typeof LINKED, 
 async function serialize(tx: Tx, writer: Writer, keys: string[]): Promise<void> {
   if (writer.config.databaseProvider !== 'postgresql') return;
   for (const key of [...new Set(keys)].sort()) {
-    await tx.$queryRaw(Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) AS l`);
+    await tx.$queryRaw(
+      Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) AS l`,
+    );
   }
 }
 
@@ -542,7 +591,11 @@ const TERM_LABEL: Record<Taxonomy, { one: string; many: string }> = {
 async function resolveTerms(tx: Tx, writer: Writer, taxonomy: Taxonomy, refs: TermRef[]): Promise<number[]> {
   const { viewer } = writer;
   const names = refs.flatMap((ref) => (ref.kind === 'name' ? [ref.name] : []));
-  await serialize(tx, writer, names.map((name) => `term:${taxonomy}:${name.toLowerCase()}`));
+  await serialize(
+    tx,
+    writer,
+    names.map((name) => `term:${taxonomy}:${name.toLowerCase()}`),
+  );
   const known = names.length
     ? await tx.$queryRaw<Array<{ id: number | bigint; name: string; slug: string }>>(
         Prisma.sql`SELECT "id" AS id, "name" AS name, "slug" AS slug FROM "Term"
@@ -559,16 +612,23 @@ async function resolveTerms(tx: Tx, writer: Writer, taxonomy: Taxonomy, refs: Te
       continue;
     }
     const lower = ref.name.toLowerCase();
-    const match = known.find((term) => term.name.toLowerCase() === lower) ?? known.find((term) => term.slug === toSlug(ref.name, '-'));
+    const match =
+      known.find((term) => term.name.toLowerCase() === lower) ??
+      known.find((term) => term.slug === toSlug(ref.name, '-'));
     if (match) {
       ids.push(Number(match.id));
       continue;
     }
     if (!can(viewer, 'manage_terms')) {
       const { one, many } = TERM_LABEL[taxonomy];
-      throw new ApiError(403, 'rest_cannot_create_term', `Sorry, you are not allowed to create event ${many}.`, {
-        params: { [many]: `There is no ${one} named "${ref.name}", and only editors may create one.` },
-      });
+      throw new ApiError(
+        403,
+        'rest_cannot_create_term',
+        `Sorry, you are not allowed to create event ${many}.`,
+        {
+          params: { [many]: `There is no ${one} named "${ref.name}", and only editors may create one.` },
+        },
+      );
     }
     const created = await insertTerm(tx, taxonomy, { name: ref.name });
     known.push({ id: created.id, name: created.name, slug: created.slug });
@@ -598,7 +658,9 @@ async function writeLinks(tx: Tx, eventId: number, links: ResolvedLinks, replaci
   if (links.venues) {
     if (replacing) await tx.eventVenue.deleteMany({ where: { eventId } });
     if (links.venues.length) {
-      await tx.eventVenue.createMany({ data: links.venues.map((venueId, position) => ({ eventId, venueId, position })) });
+      await tx.eventVenue.createMany({
+        data: links.venues.map((venueId, position) => ({ eventId, venueId, position })),
+      });
     }
   }
   if (links.organizers) {
@@ -609,16 +671,22 @@ async function writeLinks(tx: Tx, eventId: number, links: ResolvedLinks, replaci
       });
     }
   }
-  for (const [key, taxonomy] of [['categories', CATEGORY], ['tags', TAG]] as const) {
+  for (const [key, taxonomy] of [
+    ['categories', CATEGORY],
+    ['tags', TAG],
+  ] as const) {
     const ids = links[key];
     if (!ids) continue;
     if (replacing) await tx.eventTerm.deleteMany({ where: { eventId, term: { taxonomy } } });
-    if (ids.length) await tx.eventTerm.createMany({ data: ids.map((termId, position) => ({ eventId, termId, position })) });
+    if (ids.length)
+      await tx.eventTerm.createMany({ data: ids.map((termId, position) => ({ eventId, termId, position })) });
   }
 }
 
 async function linkedTermIds(tx: Tx, eventId: number): Promise<number[]> {
-  return (await tx.eventTerm.findMany({ where: { eventId }, select: { termId: true } })).map((link) => link.termId);
+  return (await tx.eventTerm.findMany({ where: { eventId }, select: { termId: true } })).map(
+    (link) => link.termId,
+  );
 }
 
 /**
@@ -629,7 +697,9 @@ async function recount(tx: Tx, writer: Writer, termIds: number[]): Promise<void>
   const ids = [...new Set(termIds)].sort((a, b) => a - b);
   if (!ids.length) return;
   if (writer.config.databaseProvider === 'postgresql') {
-    await tx.$queryRaw(Prisma.sql`SELECT "id" FROM "Term" WHERE "id" IN (${Prisma.join(ids)}) ORDER BY "id" FOR NO KEY UPDATE`);
+    await tx.$queryRaw(
+      Prisma.sql`SELECT "id" FROM "Term" WHERE "id" IN (${Prisma.join(ids)}) ORDER BY "id" FOR NO KEY UPDATE`,
+    );
   }
   await refreshTermCounts(tx, ids);
 }
@@ -639,7 +709,8 @@ async function recount(tx: Tx, writer: Writer, termIds: number[]): Promise<void>
 
 /** Only editors may attribute an event to someone else. */
 function assertMayAttribute(viewer: Viewer, authorId: number | undefined): void {
-  if (authorId !== undefined && authorId !== viewer.userId && !can(viewer, 'edit_others_posts')) throw forbidden(viewer);
+  if (authorId !== undefined && authorId !== viewer.userId && !can(viewer, 'edit_others_posts'))
+    throw forbidden(viewer);
 }
 
 /** `base` made free among events (but `exceptId`): `party`, else `party-2`, `party-3`, … */
@@ -690,7 +761,11 @@ async function inTransaction<T>(writer: Writer, work: (tx: Tx) => Promise<T>): P
     } catch (error) {
       if (!isRetryable(error)) throw error;
       if (attempt >= ATTEMPTS) {
-        throw new ApiError(400, 'could-not-save-event', 'The event could not be saved: other requests changed the same records at the same time; try again.');
+        throw new ApiError(
+          400,
+          'could-not-save-event',
+          'The event could not be saved: other requests changed the same records at the same time; try again.',
+        );
       }
     }
   }
@@ -729,13 +804,23 @@ function styled(error: unknown, style: ParamStyle): unknown {
   if (style === 'rest' || !isApiError(error)) return error;
   const rename = (name: string) => GRAPHQL_NAMES[name] ?? name;
   const renameKeys = (record: unknown) =>
-    isRecord(record) ? Object.fromEntries(Object.entries(record).map(([key, value]) => [rename(key), value])) : record;
+    isRecord(record)
+      ? Object.fromEntries(Object.entries(record).map(([key, value]) => [rename(key), value]))
+      : record;
   const { params, details, ...rest } = error.data;
-  if (error.code === 'rest_missing_callback_param' && Array.isArray(params)) return missingParams(params.map(String).map(rename));
+  if (error.code === 'rest_missing_callback_param' && Array.isArray(params))
+    return missingParams(params.map(String).map(rename));
   if (params === undefined) return error;
   const renamed = renameKeys(params) as Record<string, unknown>;
-  const message = error.code === 'rest_invalid_param' ? `Invalid parameter(s): ${Object.keys(renamed).join(', ')}` : error.message;
-  return new ApiError(error.status, error.code, message, { ...rest, params: renamed, ...(details !== undefined ? { details: renameKeys(details) } : {}) });
+  const message =
+    error.code === 'rest_invalid_param'
+      ? `Invalid parameter(s): ${Object.keys(renamed).join(', ')}`
+      : error.message;
+  return new ApiError(error.status, error.code, message, {
+    ...rest,
+    params: renamed,
+    ...(details !== undefined ? { details: renameKeys(details) } : {}),
+  });
 }
 
 async function withStyle<T>(style: ParamStyle | undefined, run: () => Promise<T>): Promise<T> {
@@ -750,7 +835,12 @@ async function withStyle<T>(style: ParamStyle | undefined, run: () => Promise<T>
  * Creates an event (201 on REST): validation → permission → writes, in one transaction, and returns it
  * as `load` reads it there.
  */
-export function createEvent<T>(writer: Writer, body: unknown, load: EventLoader<T>, options: WriteOptions = {}): Promise<T> {
+export function createEvent<T>(
+  writer: Writer,
+  body: unknown,
+  load: EventLoader<T>,
+  options: WriteOptions = {},
+): Promise<T> {
   const { viewer, config } = writer;
   const now = options.now ?? new Date();
   return withStyle(options.style, () =>
@@ -793,7 +883,13 @@ export function createEvent<T>(writer: Writer, body: unknown, load: EventLoader<
  * Updates an event by id or slug: only the fields sent are written (an omitted `status` stays, D17),
  * with the row locked for the transaction.
  */
-export function updateEvent<T>(writer: Writer, key: EventKey, body: unknown, load: EventLoader<T>, options: WriteOptions = {}): Promise<T> {
+export function updateEvent<T>(
+  writer: Writer,
+  key: EventKey,
+  body: unknown,
+  load: EventLoader<T>,
+  options: WriteOptions = {},
+): Promise<T> {
   const { viewer, config } = writer;
   const now = options.now ?? new Date();
   return withStyle(options.style, () =>
@@ -813,20 +909,24 @@ export function updateEvent<T>(writer: Writer, key: EventKey, body: unknown, loa
       const schedule = scheduleOf(input, existing, config.siteTimezone);
       const links = await resolveLinks(tx, writer, input);
       const data: Prisma.EventUncheckedUpdateInput = { ...plainColumns(input), ...(schedule ?? {}) };
-      if (input.slug !== undefined && input.slug !== existing.slug) data.slug = await freeSlug(tx, writer, input.slug, existing.id);
+      if (input.slug !== undefined && input.slug !== existing.slug)
+        data.slug = await freeSlug(tx, writer, input.slug, existing.id);
       if (input.status !== undefined || input.publishedAt !== undefined) {
         const publishedAt = input.publishedAt ?? existing.publishedAt;
-        const requested = input.status !== undefined ? effectiveStatus(viewer, input.status) : existing.status;
+        const requested =
+          input.status !== undefined ? effectiveStatus(viewer, input.status) : existing.status;
         data.status = publicationStatus(requested, publishedAt, now);
         if (input.publishedAt !== undefined) data.publishedAt = publishedAt;
       }
       if (image) data.imageId = await recordImage(tx, viewer, image);
-      const countsChange = data.status !== undefined || links.categories !== undefined || links.tags !== undefined;
+      const countsChange =
+        data.status !== undefined || links.categories !== undefined || links.tags !== undefined;
       const termsBefore = countsChange ? await linkedTermIds(tx, existing.id) : [];
       // Always written, so that `modifiedAt` moves even when only links change.
       await tx.event.update({ where: { id: existing.id }, data: { ...data, modifiedAt: now } });
       await writeLinks(tx, existing.id, links, true);
-      if (countsChange) await recount(tx, writer, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
+      if (countsChange)
+        await recount(tx, writer, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
       return load(tx, existing.id);
     }),
   );
@@ -836,7 +936,13 @@ export function updateEvent<T>(writer: Writer, key: EventKey, body: unknown, loa
  * Moves an event to the trash and returns it (`status: "trash"`); a trashed one is a 410. `force`
  * deletes it for good (editors and above, D4) and returns it as it was.
  */
-export function deleteEvent<T>(writer: Writer, key: EventKey, force: boolean, load: EventLoader<T>, options: WriteOptions = {}): Promise<T> {
+export function deleteEvent<T>(
+  writer: Writer,
+  key: EventKey,
+  force: boolean,
+  load: EventLoader<T>,
+  options: WriteOptions = {},
+): Promise<T> {
   const { viewer } = writer;
   return withStyle(options.style, () =>
     inTransaction(writer, async (tx) => {
@@ -849,8 +955,12 @@ export function deleteEvent<T>(writer: Writer, key: EventKey, force: boolean, lo
         await recount(tx, writer, terms);
         return before;
       }
-      if (existing.status === 'trash') throw new ApiError(410, 'event-is-in-trash', 'The event is already trashed');
-      await tx.event.update({ where: { id: existing.id }, data: { status: 'trash', modifiedAt: options.now ?? new Date() } });
+      if (existing.status === 'trash')
+        throw new ApiError(410, 'event-is-in-trash', 'The event is already trashed');
+      await tx.event.update({
+        where: { id: existing.id },
+        data: { status: 'trash', modifiedAt: options.now ?? new Date() },
+      });
       await recount(tx, writer, terms);
       return load(tx, existing.id);
     }),

@@ -84,7 +84,14 @@ const PARAM_NAMES = {
 type Param = keyof typeof PARAM_NAMES;
 
 const INVALID = 'Invalid parameter.';
-const DATE_FILTERS = ['startDate', 'endDate', 'startsBefore', 'startsAfter', 'endsBefore', 'endsAfter'] as const;
+const DATE_FILTERS = [
+  'startDate',
+  'endDate',
+  'startsBefore',
+  'startsAfter',
+  'endsBefore',
+  'endsAfter',
+] as const;
 type DateFilter = (typeof DATE_FILTERS)[number];
 
 /** Geo lists: default radius (km), and the most events a radius may hold (they are sorted in memory). */
@@ -194,7 +201,11 @@ async function resolveTerms(
   const resolved: Record<'categories' | 'tags', number[]> = { categories: [], tags: [] };
   const active = wanted.filter((w) => w.tokens.length);
   if (!active.length) return resolved;
-  const numeric = (tokens: readonly string[]) => tokens.filter((t) => /^\d+$/.test(t)).map(Number).filter(Number.isSafeInteger);
+  const numeric = (tokens: readonly string[]) =>
+    tokens
+      .filter((t) => /^\d+$/.test(t))
+      .map(Number)
+      .filter(Number.isSafeInteger);
   const terms = await ctx.db.term.findMany({
     where: {
       OR: active.flatMap(({ taxonomy, tokens }) => [
@@ -287,7 +298,8 @@ export async function resolveEventQuery(
     const listable = listableStatuses(viewer, filter.status ? [...filter.status] : null);
     status = listable.statuses;
     and.push({ status: { in: status } });
-    if (listable.ownOnlyBeyondPublish) and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId ?? -1 }] });
+    if (listable.ownOnlyBeyondPublish)
+      and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId ?? -1 }] });
   } catch (error) {
     errors.absorb(error, 'status');
   }
@@ -297,7 +309,8 @@ export async function resolveEventQuery(
   const { lat, lng, radius } = filter.near ?? {};
   const hasLat = lat !== null && lat !== undefined;
   const hasLng = lng !== null && lng !== undefined;
-  if (hasLat !== hasLng) errors.add(hasLat ? 'lng' : 'lat', `${errors.name('lat')} and ${errors.name('lng')} go together.`);
+  if (hasLat !== hasLng)
+    errors.add(hasLat ? 'lng' : 'lat', `${errors.name('lat')} and ${errors.name('lng')} go together.`);
   if (hasLat && (!Number.isFinite(lat) || lat < -90 || lat > 90)) errors.add('lat');
   if (hasLng && (!Number.isFinite(lng) || lng < -180 || lng > 180)) errors.add('lng');
   const km = radius ?? DEFAULT_GEO_RADIUS_KM;
@@ -327,7 +340,9 @@ export async function resolveEventQuery(
       errors,
     ),
     venues ? ctx.db.venue.findMany({ where: { id: { in: venues } }, select: { id: true } }) : null,
-    organizers ? ctx.db.organizer.findMany({ where: { id: { in: organizers } }, select: { id: true } }) : null,
+    organizers
+      ? ctx.db.organizer.findMany({ where: { id: { in: organizers } }, select: { id: true } })
+      : null,
     filter.postParent !== null && filter.postParent !== undefined
       ? ctx.db.event.findUnique({ where: { id: filter.postParent }, select: { id: true } })
       : undefined,
@@ -401,7 +416,10 @@ async function venuesInRange(
 
 function tooManyInRange(style: ParamStyle, what: string, max: number): ApiError {
   const errors = new ParamErrors(style);
-  errors.add('radius', `More than ${max} ${what} lie within this radius; use a smaller radius or narrower dates.`);
+  errors.add(
+    'radius',
+    `More than ${max} ${what} lie within this radius; use a smaller radius or narrower dates.`,
+  );
   return invalidParams(errors.reasons);
 }
 
@@ -419,7 +437,9 @@ export async function eventArchive(
     new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
   let ordered: number[] | null = null;
   if (query.distances) ordered = await nearestFirst(ctx, query.where, query.distances, options.style);
-  const count = ordered ? async () => (ordered as number[]).length : (where: Prisma.EventWhereInput) => ctx.db.event.count({ where });
+  const count = ordered
+    ? async () => (ordered as number[]).length
+    : (where: Prisma.EventWhereInput) => ctx.db.event.count({ where });
   const archive = await archivePage(query, paging, count, pageNotFound);
   return {
     ...archive,
@@ -489,7 +509,12 @@ export async function eventPageItems<T extends ListedEvent>(
     const byId = new Map((await find({ where: { id: { in: archive.ids } } })).map((row) => [row.id, row]));
     rows = archive.ids.map((id) => byId.get(id)).filter((row): row is T => row !== undefined);
   } else {
-    rows = await find({ where: archive.where, orderBy: archive.orderBy, skip: archive.skip, take: archive.take });
+    rows = await find({
+      where: archive.where,
+      orderBy: archive.orderBy,
+      skip: archive.skip,
+      take: archive.take,
+    });
   }
   for (const row of rows) if (passwordWithheld(row, ctx.viewer, archive.password)) withheld.add(row);
   return rows;

@@ -57,10 +57,15 @@ export const WRITABLE_STATUSES = ['publish', 'draft', 'pending', 'private', 'fut
 /** Strings, and numbers as their string forms (D19). */
 export const textField = z.union([z.string(), z.number().finite()]).transform(String);
 const nameField = textField.transform((text) => text.trim()).refine((text) => text !== '');
-export const urlField = textField.transform((text) => text.trim()).refine((text) => text === '' || isUrl(text));
+export const urlField = textField
+  .transform((text) => text.trim())
+  .refine((text) => text === '' || isUrl(text));
 /** The reference's `tribe_is_truthy`: anything else is false, never an error. */
 export const flagField = z.union([z.boolean(), z.number(), z.string()]).transform(isTruthy);
-const userIdField = z.union([z.number().int().positive(), z.string().trim().regex(/^\d+$/).transform(Number)]);
+const userIdField = z.union([
+  z.number().int().positive(),
+  z.string().trim().regex(/^\d+$/).transform(Number),
+]);
 const statusField = z.string().trim().pipe(z.enum(WRITABLE_STATUSES));
 
 /** A coordinate within ±limit; `""` clears it. */
@@ -119,7 +124,9 @@ export interface LinkedInput<Own> {
 /** Null means "not sent" (the reference drops null parameters); a non-object body is empty. */
 function sentFields(body: unknown): Record<string, unknown> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
-  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null && value !== undefined));
+  return Object.fromEntries(
+    Object.entries(body).filter(([, value]) => value !== null && value !== undefined),
+  );
 }
 
 function badParams(issues: z.core.$ZodIssue[]): Record<string, string> {
@@ -200,7 +207,11 @@ export interface LinkedStore<Row extends LinkedRow, Own> {
 }
 
 function couldNot(kind: LinkedKind, action: 'create' | 'update'): ApiError {
-  return new ApiError(400, `could-not-${action}-${kind}`, `The ${kind} could not be ${action}d from the provided data`);
+  return new ApiError(
+    400,
+    `could-not-${action}-${kind}`,
+    `The ${kind} could not be ${action}d from the provided data`,
+  );
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -209,7 +220,8 @@ function isUniqueViolation(error: unknown): boolean {
 
 /** Only editors may attribute a post to someone else. */
 function assertMayAttribute(viewer: Viewer, authorId: number | undefined): void {
-  if (authorId !== undefined && authorId !== viewer.userId && !can(viewer, 'edit_others_posts')) throw forbidden(viewer);
+  if (authorId !== undefined && authorId !== viewer.userId && !can(viewer, 'edit_others_posts'))
+    throw forbidden(viewer);
 }
 
 function sameText(a: string, b: string): boolean {
@@ -311,7 +323,10 @@ export async function updateLinked<Row extends LinkedRow, Own>(
 ): Promise<Row> {
   const { viewer } = scope;
   const record = await existing(tx, store, key);
-  const input = await parseLinkedInput(tx, scope, store.kind, store.schema, body, { create: false, ...options });
+  const input = await parseLinkedInput(tx, scope, store.kind, store.schema, body, {
+    create: false,
+    ...options,
+  });
   if (!canEdit(viewer, record)) throw forbidden(viewer);
   assertMayAttribute(viewer, input.common.author);
   const data: CommonData = {
@@ -397,7 +412,11 @@ const COUNTED_EVENT: Prisma.EventWhereInput = { status: { notIn: ['draft', 'pend
  * PostgreSQL needs `mode: "insensitive"`, which the SQLite-typed client does not declare.
  * For `equals` on SQLite the caller compares the candidates exactly.
  */
-export function textMatch(provider: Scope['config']['databaseProvider'], text: string, how: 'contains' | 'equals'): Prisma.StringFilter {
+export function textMatch(
+  provider: Scope['config']['databaseProvider'],
+  text: string,
+  how: 'contains' | 'equals',
+): Prisma.StringFilter {
   if (provider === 'postgresql') return { [how]: text, mode: 'insensitive' } as Prisma.StringFilter;
   return { contains: text };
 }
@@ -408,7 +427,8 @@ export function textMatch(provider: Scope['config']['databaseProvider'], text: s
  */
 function protectedSearchable(viewer: Viewer): LinkedWhere | null {
   if (can(viewer, 'edit_others_posts')) return null;
-  if (can(viewer, 'edit_posts') && viewer.userId !== null) return { OR: [{ password: null }, { authorId: viewer.userId }] };
+  if (can(viewer, 'edit_posts') && viewer.userId !== null)
+    return { OR: [{ password: null }, { authorId: viewer.userId }] };
   return { password: null };
 }
 
@@ -424,7 +444,10 @@ export async function linkedListQuery(
 ): Promise<{ where: LinkedWhere; match: Prisma.StringFilter | null; effective: EffectiveLinkedFilter }> {
   const { viewer } = scope;
   if (filter.event != null) {
-    const event = filter.event > 0 ? await db.event.findUnique({ where: { id: filter.event }, select: { id: true } }) : null;
+    const event =
+      filter.event > 0
+        ? await db.event.findUnique({ where: { id: filter.event }, select: { id: true } })
+        : null;
     if (!event) throw invalidParams({ event: INVALID });
   }
   const { statuses, ownOnlyBeyondPublish } = listableStatuses(viewer, filter.status);
@@ -462,13 +485,24 @@ export async function linkedArchive<Where>(
   count: (where: Where) => Promise<number>,
 ) {
   const orderBy = [{ publishedAt: 'desc' as const }, { id: 'desc' as const }];
-  return archivePage({ where, orderBy }, normalizePaging(paging.page, paging.perPage), count, () =>
-    new ApiError(404, `${kind}-archive-page-not-found`, `The requested ${kind} archive page does not exist`),
+  return archivePage(
+    { where, orderBy },
+    normalizePaging(paging.page, paging.perPage),
+    count,
+    () =>
+      new ApiError(
+        404,
+        `${kind}-archive-page-not-found`,
+        `The requested ${kind} archive page does not exist`,
+      ),
   );
 }
 
 /** The effective filters as the reference echoes them after `page` (D2: every filter, so paging keeps them). */
-export function linkedArchiveParams(perPage: number, effective: EffectiveLinkedFilter): Array<[string, string]> {
+export function linkedArchiveParams(
+  perPage: number,
+  effective: EffectiveLinkedFilter,
+): Array<[string, string]> {
   const params: Array<[string, string]> = [['per_page', String(perPage)]];
   if (effective.search) params.push(['search', effective.search]);
   if (effective.event !== null) params.push(['event', String(effective.event)]);
@@ -485,5 +519,10 @@ export function withSearch<Field extends string>(
 ): LinkedWhere | { AND: [LinkedWhere, { OR: Array<Record<Field, Prisma.StringFilter>> }] } {
   const { match } = query;
   if (!match) return query.where;
-  return { AND: [query.where, { OR: fields.map((field) => ({ [field]: match }) as Record<Field, Prisma.StringFilter>) }] };
+  return {
+    AND: [
+      query.where,
+      { OR: fields.map((field) => ({ [field]: match }) as Record<Field, Prisma.StringFilter>) },
+    ],
+  };
 }

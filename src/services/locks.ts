@@ -6,9 +6,15 @@ import { Prisma } from '../generated/sqlite/client.js';
  * finished, so that what they committed is seen — advisory transaction locks, taken in key order so
  * that two writers never deadlock. SQLite runs one write transaction at a time: nothing to do.
  */
-export async function lockKeys(tx: Prisma.TransactionClient, provider: DatabaseProvider, keys: string[]): Promise<void> {
+export async function lockKeys(
+  tx: Prisma.TransactionClient,
+  provider: DatabaseProvider,
+  keys: string[],
+): Promise<void> {
   if (provider !== 'postgresql') return;
   for (const key of [...new Set(keys)].sort()) {
-    await tx.$queryRaw(Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) AS l`);
+    await tx.$queryRaw(
+      Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) AS l`,
+    );
   }
 }

@@ -39,13 +39,17 @@ export async function checkImage(
   param = 'image',
 ): Promise<ImageChoice> {
   const bad = () => invalidParams({ [param]: 'Invalid parameter.' });
-  if (value === '' || value === 0 || value === '0' || value === false || value === null) return { kind: 'none' };
+  if (value === '' || value === 0 || value === '0' || value === false || value === null)
+    return { kind: 'none' };
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : null;
   if (text === null) throw bad();
   if (/^\d+$/.test(text)) {
     // Ids are 32-bit integers in both databases; a larger number can only be a bad id.
     if (Number(text) > MAX_ID) throw bad();
-    const media = await tx.media.findUnique({ where: { id: Number(text) }, select: { id: true, mimeType: true } });
+    const media = await tx.media.findUnique({
+      where: { id: Number(text) },
+      select: { id: true, mimeType: true },
+    });
     if (!media || (media.mimeType !== '' && !media.mimeType.startsWith('image/'))) throw bad();
     return { kind: 'media', id: media.id };
   }
@@ -55,7 +59,11 @@ export async function checkImage(
 }
 
 /** The media id to store for a checked choice (a URL already recorded is reused). */
-export async function recordImage(tx: Prisma.TransactionClient, viewer: Viewer, choice: ImageChoice): Promise<number | null> {
+export async function recordImage(
+  tx: Prisma.TransactionClient,
+  viewer: Viewer,
+  choice: ImageChoice,
+): Promise<number | null> {
   if (choice.kind === 'none') return null;
   if (choice.kind === 'media') return choice.id;
   const existing = await tx.media.findFirst({ where: { url: choice.url }, select: { id: true } });

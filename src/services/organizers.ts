@@ -54,7 +54,13 @@ export function createOrMatchOrganizer(tx: Tx, scope: Scope, body: unknown) {
   return createOrMatch(tx, scope, organizerStore, body);
 }
 
-export function updateOrganizer(tx: Tx, scope: Scope, key: LinkedKey, body: unknown, options = { passwordAllowed: false }) {
+export function updateOrganizer(
+  tx: Tx,
+  scope: Scope,
+  key: LinkedKey,
+  body: unknown,
+  options = { passwordAllowed: false },
+) {
   return updateLinked(tx, scope, organizerStore, key, body, options);
 }
 
@@ -77,7 +83,16 @@ export async function organizerArchive(
   perPage: number | null | undefined,
 ) {
   const query = await linkedListQuery(db, scope, filter);
-  const where: Prisma.OrganizerWhereInput = withSearch(query, ['name', 'description', 'excerpt', 'phone', 'email', 'website'] as const);
-  const archive = await linkedArchive('organizer', where, { page, perPage }, (w) => db.organizer.count({ where: w }));
+  const where: Prisma.OrganizerWhereInput = withSearch(query, [
+    'name',
+    'description',
+    'excerpt',
+    'phone',
+    'email',
+    'website',
+  ] as const);
+  const archive = await linkedArchive('organizer', where, { page, perPage }, (w) =>
+    db.organizer.count({ where: w }),
+  );
   return { ...archive, effective: query.effective };
 }

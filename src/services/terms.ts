@@ -73,10 +73,15 @@ export interface TermArchive {
   effective: EffectiveTermFilter;
 }
 
-const nonBlank = (value: string | null | undefined): value is string => typeof value === 'string' && value.trim() !== '';
+const nonBlank = (value: string | null | undefined): value is string =>
+  typeof value === 'string' && value.trim() !== '';
 
 /** Checks every filter value (all failures at once, as WordPress); unknown ids are invalid values. */
-async function resolveListFilter(reader: Reader, taxonomy: Taxonomy, filter: TermListFilter): Promise<EffectiveTermFilter> {
+async function resolveListFilter(
+  reader: Reader,
+  taxonomy: Taxonomy,
+  filter: TermListFilter,
+): Promise<EffectiveTermFilter> {
   const bad: Record<string, string> = {};
   const given = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
 
@@ -93,9 +98,12 @@ async function resolveListFilter(reader: Reader, taxonomy: Taxonomy, filter: Ter
   const listed = [...include, ...exclude, ...(parent ? [parent] : [])];
   if (listed.length) {
     const found = new Set(
-      (await reader.db.term.findMany({ where: { id: { in: listed.filter((id) => id > 0) }, taxonomy }, select: { id: true } })).map(
-        (term) => term.id,
-      ),
+      (
+        await reader.db.term.findMany({
+          where: { id: { in: listed.filter((id) => id > 0) }, taxonomy },
+          select: { id: true },
+        })
+      ).map((term) => term.id),
     );
     if (include.some((id) => !found.has(id))) bad.include = INVALID;
     if (exclude.some((id) => !found.has(id))) bad.exclude = INVALID;
@@ -149,19 +157,28 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char
  * listed while one of its descendants has events (as WordPress shows hierarchical taxonomies); a tag
  * needs events of its own.
  */
-function listSql(taxonomy: Taxonomy, filter: EffectiveTermFilter, select: Prisma.Sql, tail: Prisma.Sql = Prisma.empty): Prisma.Sql {
+function listSql(
+  taxonomy: Taxonomy,
+  filter: EffectiveTermFilter,
+  select: Prisma.Sql,
+  tail: Prisma.Sql = Prisma.empty,
+): Prisma.Sql {
   const conditions: Prisma.Sql[] = [Prisma.sql`t."taxonomy" = ${taxonomy}`];
   if (filter.search) {
     // As WordPress: a substring of the name or of the slug, in any case.
     const pattern = `%${escapeLike(filter.search)}%`;
-    conditions.push(Prisma.sql`(LOWER(t."name") LIKE LOWER(${pattern}) ESCAPE '\\' OR t."slug" LIKE LOWER(${pattern}) ESCAPE '\\')`);
+    conditions.push(
+      Prisma.sql`(LOWER(t."name") LIKE LOWER(${pattern}) ESCAPE '\\' OR t."slug" LIKE LOWER(${pattern}) ESCAPE '\\')`,
+    );
   }
   if (filter.include.length) conditions.push(Prisma.sql`t."id" IN (${Prisma.join(filter.include)})`);
   if (filter.exclude.length) conditions.push(Prisma.sql`t."id" NOT IN (${Prisma.join(filter.exclude)})`);
   if (filter.parent === 0) conditions.push(Prisma.sql`t."parentId" IS NULL`);
   else if (filter.parent !== null) conditions.push(Prisma.sql`t."parentId" = ${filter.parent}`);
   if (filter.event !== null) {
-    conditions.push(Prisma.sql`EXISTS (SELECT 1 FROM "EventTerm" x WHERE x."termId" = t."id" AND x."eventId" = ${filter.event})`);
+    conditions.push(
+      Prisma.sql`EXISTS (SELECT 1 FROM "EventTerm" x WHERE x."termId" = t."id" AND x."eventId" = ${filter.event})`,
+    );
   }
   if (filter.slug) conditions.push(Prisma.sql`t."slug" = ${filter.slug}`);
   const hierarchicalHide = filter.hideEmpty && isHierarchical(taxonomy);
@@ -252,7 +269,11 @@ interface TermChanges {
   parentId?: number | null;
 }
 
-function readString(body: Record<string, unknown>, key: string, bad: Record<string, string>): string | undefined {
+function readString(
+  body: Record<string, unknown>,
+  key: string,
+  bad: Record<string, string>,
+): string | undefined {
   const value = body[key];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value.trim() === '') {
@@ -283,7 +304,8 @@ async function validateBody(
   input: unknown,
   mode: 'create' | 'update',
 ): Promise<TermChanges> {
-  const body = input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  const body =
+    input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   if (mode === 'create' && (body.name === undefined || body.name === null)) throw missingParams(['name']);
   const bad: Record<string, string> = {};
   const changes: TermChanges = {};
@@ -322,7 +344,9 @@ function termExists(termId: number, hierarchical: boolean): ApiError {
   return new ApiError(
     400,
     'term_exists',
-    hierarchical ? 'A term with the name provided already exists with this parent.' : 'A term with the name provided already exists in this taxonomy.',
+    hierarchical
+      ? 'A term with the name provided already exists with this parent.'
+      : 'A term with the name provided already exists in this taxonomy.',
     { term_id: termId },
   );
 }
@@ -332,7 +356,13 @@ function duplicateSlug(slug: string): ApiError {
 }
 
 /** Names are unique among siblings (categories) or in the taxonomy (tags), compared without case. */
-async function assertNameFree(tx: Tx, taxonomy: Taxonomy, name: string, parentId: number | null, exceptId?: number) {
+async function assertNameFree(
+  tx: Tx,
+  taxonomy: Taxonomy,
+  name: string,
+  parentId: number | null,
+  exceptId?: number,
+) {
   const scope = !isHierarchical(taxonomy)
     ? Prisma.empty
     : parentId === null
@@ -350,11 +380,15 @@ async function assertNameFree(tx: Tx, taxonomy: Taxonomy, name: string, parentId
 /** A setting of `parentId` that would make the category its own ancestor. */
 async function assertNoCycle(tx: Tx, termId: number, parentId: number | null) {
   const seen = new Set<number>();
-  for (let current = parentId; current !== null; ) {
-    if (current === termId) throw invalidParams({ parent: 'A category cannot be its own parent or a child of its descendants.' });
+  for (let current = parentId; current !== null;) {
+    if (current === termId)
+      throw invalidParams({ parent: 'A category cannot be its own parent or a child of its descendants.' });
     if (seen.has(current)) break;
     seen.add(current);
-    const parent: { parentId: number | null } | null = await tx.term.findUnique({ where: { id: current }, select: { parentId: true } });
+    const parent: { parentId: number | null } | null = await tx.term.findUnique({
+      where: { id: current },
+      select: { parentId: true },
+    });
     current = parent?.parentId ?? null;
   }
 }
@@ -363,7 +397,9 @@ async function assertNoCycle(tx: Tx, termId: number, parentId: number | null) {
 async function freeSlug(tx: Tx, taxonomy: Taxonomy, base: string, fallback: string): Promise<string> {
   const root = toSlug(base, fallback);
   const taken = new Set(
-    (await tx.term.findMany({ where: { taxonomy, slug: { startsWith: root } }, select: { slug: true } })).map((term) => term.slug),
+    (await tx.term.findMany({ where: { taxonomy, slug: { startsWith: root } }, select: { slug: true } })).map(
+      (term) => term.slug,
+    ),
   );
   return uniqueSlug(root, async (slug) => taken.has(slug), fallback);
 }
@@ -383,7 +419,9 @@ export async function insertTerm(
   const parentId = isHierarchical(taxonomy) ? (fields.parentId ?? null) : null;
   await assertNameFree(tx, taxonomy, fields.name, parentId);
   const slug = await freeSlug(tx, taxonomy, fields.slug ?? fields.name, FALLBACK_SLUG[taxonomy]);
-  return tx.term.create({ data: { taxonomy, name: fields.name, slug, description: fields.description ?? '', parentId } });
+  return tx.term.create({
+    data: { taxonomy, name: fields.name, slug, description: fields.description ?? '', parentId },
+  });
 }
 
 const ATTEMPTS = 5;
@@ -414,7 +452,11 @@ function mapConflicts(error: unknown, slug: string | undefined): never {
   }
   if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') throw termNotFound();
   if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2034') {
-    throw new ApiError(409, 'term-write-conflict', 'Other writes changed these terms at the same time; please try again.');
+    throw new ApiError(
+      409,
+      'term-write-conflict',
+      'Other writes changed these terms at the same time; please try again.',
+    );
   }
   throw error;
 }
@@ -460,7 +502,10 @@ export async function updateTerm<T>(
         await assertNameFree(tx, taxonomy, changes.name ?? existing.name, parentId, id);
       }
       if (changes.slug !== undefined && changes.slug !== existing.slug) {
-        const owner = await tx.term.findUnique({ where: { taxonomy_slug: { taxonomy, slug: changes.slug } }, select: { id: true } });
+        const owner = await tx.term.findUnique({
+          where: { taxonomy_slug: { taxonomy, slug: changes.slug } },
+          select: { id: true },
+        });
         if (owner) throw duplicateSlug(changes.slug);
       }
       if (Object.keys(changes).length) await tx.term.update({ where: { id }, data: changes });

@@ -64,7 +64,8 @@ export const venueStore: LinkedStore<Venue, VenueFields> = {
   named: (tx, name) => tx.venue.findMany({ where: { name, status: { not: 'trash' } } }),
   slugTaken: async (tx, slug) => (await tx.venue.count({ where: { slug } })) > 0,
   create: (tx, data, fields) => tx.venue.create({ data: { ...data, ...venueColumns(fields) } }),
-  update: (tx, id, data, fields) => tx.venue.update({ where: { id }, data: { ...data, ...venueColumns(fields) } }),
+  update: (tx, id, data, fields) =>
+    tx.venue.update({ where: { id }, data: { ...data, ...venueColumns(fields) } }),
   unlinkEvents: async (tx, id) => {
     await tx.eventVenue.deleteMany({ where: { venueId: id } });
   },
@@ -78,11 +79,23 @@ export function createOrMatchVenue(tx: Tx, scope: Scope, body: unknown) {
   return createOrMatch(tx, scope, venueStore, body);
 }
 
-export function updateVenue(tx: Tx, scope: Scope, key: LinkedKey, body: unknown, options = { passwordAllowed: false }) {
+export function updateVenue(
+  tx: Tx,
+  scope: Scope,
+  key: LinkedKey,
+  body: unknown,
+  options = { passwordAllowed: false },
+) {
   return updateLinked(tx, scope, venueStore, key, body, options);
 }
 
-export function deleteVenue<T>(tx: Tx, scope: Scope, key: LinkedKey, force: boolean, load: (tx: Tx, id: number) => Promise<T>) {
+export function deleteVenue<T>(
+  tx: Tx,
+  scope: Scope,
+  key: LinkedKey,
+  force: boolean,
+  load: (tx: Tx, id: number) => Promise<T>,
+) {
   return deleteLinked(tx, scope, venueStore, key, force, load);
 }
 
@@ -96,7 +109,16 @@ export async function venueArchive(
 ) {
   const query = await linkedListQuery(db, scope, filter);
   const where: Prisma.VenueWhereInput = withSearch(query, [
-    'name', 'description', 'excerpt', 'address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone',
+    'name',
+    'description',
+    'excerpt',
+    'address',
+    'city',
+    'province',
+    'state',
+    'stateprovince',
+    'zip',
+    'phone',
   ] as const);
   const archive = await linkedArchive('venue', where, { page, perPage }, (w) => db.venue.count({ where: w }));
   return { ...archive, effective: query.effective };

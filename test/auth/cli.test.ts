@@ -15,7 +15,9 @@ afterAll(() => h.close());
 
 async function calendar(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: h.config.databaseUrl } });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+      env: { ...process.env, DATABASE_URL: h.config.databaseUrl },
+    });
     return { stdout, stderr, code: 0 };
   } catch (error) {
     const failed = error as { stdout: string; stderr: string; code: number };
@@ -29,7 +31,15 @@ const viewerQuery = { query: '{ viewer { login role } }' };
 describe('calendar users', () => {
   it('creates a user of each role whose password works on GraphQL', async () => {
     for (const role of ['administrator', 'editor', 'author', 'contributor', 'subscriber']) {
-      const result = await calendar('users', 'create', `cli-${role}`, '--role', role, '--email', `${role}@example.com`);
+      const result = await calendar(
+        'users',
+        'create',
+        `cli-${role}`,
+        '--role',
+        role,
+        '--email',
+        `${role}@example.com`,
+      );
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       const password = lastLine(result.stdout);
@@ -43,7 +53,9 @@ describe('calendar users', () => {
     const added = await calendar('users', 'passwords', 'add', 'cli-editor', '--name', 'laptop');
     const password = lastLine(added.stdout);
     await h.http.post('/graphql').auth('cli-editor', password).send(viewerQuery).expect(200);
-    expect((await calendar('users', 'revoke', 'cli-editor')).stdout).toMatch(/Revoked 2 application password/);
+    expect((await calendar('users', 'revoke', 'cli-editor')).stdout).toMatch(
+      /Revoked 2 application password/,
+    );
     await h.http.post('/graphql').auth('cli-editor', password).send(viewerQuery).expect(401);
     const list = await calendar('users', 'list');
     expect(list.stdout).toMatch(/cli-editor/);

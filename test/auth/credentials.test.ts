@@ -23,14 +23,22 @@ const viewerQuery = { query: '{ viewer { login role capabilities } }' };
 describe('HTTP Basic with application passwords', () => {
   it('identifies the user on REST and GraphQL', async () => {
     await h.http.get(`${API}/events`).auth(editor.login, editor.password).expect(200);
-    const res = await h.http.post('/graphql').auth(editor.login, editor.password).send(viewerQuery).expect(200);
+    const res = await h.http
+      .post('/graphql')
+      .auth(editor.login, editor.password)
+      .send(viewerQuery)
+      .expect(200);
     expect(res.body.data.viewer).toMatchObject({ login: 'eddie', role: 'editor' });
     expect(res.body.data.viewer.capabilities).toContain('manage_terms');
     expect(res.body.data.viewer.capabilities).not.toContain('manage_users');
   });
 
   it('accepts the password with or without its spaces', async () => {
-    const res = await h.http.post('/graphql').auth(editor.login, editor.password.replace(/ /g, '')).send(viewerQuery).expect(200);
+    const res = await h.http
+      .post('/graphql')
+      .auth(editor.login, editor.password.replace(/ /g, ''))
+      .send(viewerQuery)
+      .expect(200);
     expect(res.body.data.viewer.login).toBe('eddie');
   });
 
@@ -40,8 +48,15 @@ describe('HTTP Basic with application passwords', () => {
   });
 
   it('refuses a wrong password with 401 incorrect_password', async () => {
-    const res = await h.http.get(`${API}/events`).auth(editor.login, 'abcd efgh ijkl mnop qrst uvwx').expect(401);
-    expect(res.body).toEqual({ code: 'incorrect_password', message: 'The provided password is an invalid application password.', data: { status: 401 } });
+    const res = await h.http
+      .get(`${API}/events`)
+      .auth(editor.login, 'abcd efgh ijkl mnop qrst uvwx')
+      .expect(401);
+    expect(res.body).toEqual({
+      code: 'incorrect_password',
+      message: 'The provided password is an invalid application password.',
+      data: { status: 401 },
+    });
     const gql = await h.http.post('/graphql').auth(editor.login, 'nope').send(viewerQuery).expect(401);
     expect(gql.body.errors[0].extensions).toEqual({ code: 'incorrect_password', http: { status: 401 } });
   });
@@ -52,7 +67,11 @@ describe('HTTP Basic with application passwords', () => {
   });
 
   it('refuses a malformed header with 401', async () => {
-    for (const header of ['Basic !!!notbase64', `Basic ${Buffer.from('no-colon').toString('base64')}`, 'Bearer abc']) {
+    for (const header of [
+      'Basic !!!notbase64',
+      `Basic ${Buffer.from('no-colon').toString('base64')}`,
+      'Bearer abc',
+    ]) {
       const res = await h.http.get(`${API}/events`).set('authorization', header).expect(401);
       expect(res.body.code).toBe('invalid_authorization_header');
     }
@@ -77,7 +96,11 @@ describe('HTTP Basic with application passwords', () => {
   it('records when a password was last used', async () => {
     const user = await createUser(h, 'contributor');
     await h.http.get(`${API}/events`).auth(user.login, user.password).expect(200);
-    await expect.poll(async () => (await h.db.applicationPassword.findFirst({ where: { userId: user.id } }))?.lastUsedAt).toBeInstanceOf(Date);
+    await expect
+      .poll(
+        async () => (await h.db.applicationPassword.findFirst({ where: { userId: user.id } }))?.lastUsedAt,
+      )
+      .toBeInstanceOf(Date);
   });
 
   it('stores only an argon2id hash', async () => {
@@ -92,7 +115,12 @@ describe('HTTP Basic with application passwords', () => {
     await h.http.get(`${API}/events`).auth(editor.login, 'wrong-secret-123').expect(401);
     const logs = logLines.join('');
     expect(logs.length).toBeGreaterThan(0);
-    for (const secret of [editor.password, editor.password.replace(/ /g, ''), 'wrong-secret-123', basicAuth(editor).slice(6)]) {
+    for (const secret of [
+      editor.password,
+      editor.password.replace(/ /g, ''),
+      'wrong-secret-123',
+      basicAuth(editor).slice(6),
+    ]) {
       expect(logs).not.toContain(secret);
     }
   });
@@ -100,7 +128,10 @@ describe('HTTP Basic with application passwords', () => {
 
 describe('GraphQL account mutations', () => {
   it('refuses anonymous callers with rest_forbidden 401', async () => {
-    const res = await h.http.post('/graphql').send({ query: 'mutation { createApplicationPassword(name: "x") { password } }' }).expect(200);
+    const res = await h.http
+      .post('/graphql')
+      .send({ query: 'mutation { createApplicationPassword(name: "x") { password } }' })
+      .expect(200);
     expect(res.body.errors[0].extensions).toEqual({ code: 'rest_forbidden', http: { status: 401 } });
   });
 
@@ -113,7 +144,11 @@ describe('GraphQL account mutations', () => {
       .expect(200);
     const { id, password } = created.body.data.createApplicationPassword;
     await h.http.post('/graphql').auth(user.login, password).send(viewerQuery).expect(200);
-    await h.http.post('/graphql').auth(user.login, user.password).send({ query: `mutation { revokeApplicationPassword(id: ${id}) { revokedAt } }` }).expect(200);
+    await h.http
+      .post('/graphql')
+      .auth(user.login, user.password)
+      .send({ query: `mutation { revokeApplicationPassword(id: ${id}) { revokedAt } }` })
+      .expect(200);
     await h.http.post('/graphql').auth(user.login, password).send(viewerQuery).expect(401);
   });
 });
@@ -124,7 +159,11 @@ describe('first administrator', () => {
     try {
       expect(await bootstrapAdministrator(fresh.db, 'root', 'a-long-secret-password')).toBe(true);
       expect(await bootstrapAdministrator(fresh.db, 'root2', 'a-long-secret-password')).toBe(false);
-      const res = await fresh.http.post('/graphql').auth('root', 'a-long-secret-password').send(viewerQuery).expect(200);
+      const res = await fresh.http
+        .post('/graphql')
+        .auth('root', 'a-long-secret-password')
+        .send(viewerQuery)
+        .expect(200);
       expect(res.body.data.viewer.role).toBe('administrator');
       await addApplicationPassword(fresh.db, (await fresh.db.user.findFirstOrThrow()).id, 'second');
     } finally {

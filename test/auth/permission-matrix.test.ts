@@ -39,7 +39,11 @@ async function createPost(type: PostType, authorId: number, status: string): Pro
 }
 
 const createBody: Record<PostType, () => object> = {
-  event: () => ({ title: `Matrix ${++n}`, start_date: '2031-01-01 10:00:00', end_date: '2031-01-01 12:00:00' }),
+  event: () => ({
+    title: `Matrix ${++n}`,
+    start_date: '2031-01-01 10:00:00',
+    end_date: '2031-01-01 12:00:00',
+  }),
   venue: () => ({ venue: `Matrix venue ${++n}` }),
   organizer: () => ({ organizer: `Matrix organizer ${++n}` }),
 };
@@ -70,7 +74,9 @@ describe.each(['event', 'venue', 'organizer'] as PostType[])('%s writes', (type)
   });
 
   const cases = CALLERS.flatMap((caller) =>
-    [true, false].flatMap((own) => (['publish', 'draft'] as const).map((status) => ({ caller, own, status }))),
+    [true, false].flatMap((own) =>
+      (['publish', 'draft'] as const).map((status) => ({ caller, own, status })),
+    ),
   );
 
   it.each(cases)('update as $caller (own: $own, $status)', async ({ caller, own, status }) => {

@@ -62,7 +62,9 @@ afterAll(async () => {
 /** Every request the pages made went to this server (or stayed inside the page). */
 function expectNoExternalRequest() {
   expect(requests.length).toBeGreaterThan(0);
-  const external = requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith(`blob:${origin}/`) && !url.startsWith('data:'));
+  const external = requests.filter(
+    (url) => !url.startsWith(`${origin}/`) && !url.startsWith(`blob:${origin}/`) && !url.startsWith('data:'),
+  );
   expect(external).toEqual([]);
 }
 
@@ -80,10 +82,14 @@ describe('GraphiQL at /graphql', () => {
     await page.keyboard.insertText(`query BrowserCheck { event(id: ${eventId}) { id title } }`);
     // Monaco renders spaces as no-break spaces.
     const shown = async (selector: string) => (await page.locator(selector).innerText()).replace(/\s+/g, ' ');
-    expect(await shown('.graphiql-query-editor .view-lines')).toBe(`query BrowserCheck { event(id: ${eventId}) { id title } }`);
+    expect(await shown('.graphiql-query-editor .view-lines')).toBe(
+      `query BrowserCheck { event(id: ${eventId}) { id title } }`,
+    );
     await page.locator('.graphiql-execute-button').click();
 
-    await expect.poll(() => shown('.graphiql-response'), { timeout: 45_000 }).toContain('"title": "Lantern Parade"');
+    await expect
+      .poll(() => shown('.graphiql-response'), { timeout: 45_000 })
+      .toContain('"title": "Lantern Parade"');
     const text = await shown('.graphiql-response');
     expect(text).toContain(`"id": ${eventId}`);
     expect(text).not.toContain('"errors"');

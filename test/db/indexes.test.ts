@@ -17,7 +17,10 @@ afterAll(() => h.close());
 /** The plan as text; on PostgreSQL sequential scans are discouraged so tiny tables still show the index. */
 async function plan(sql: string, ...params: unknown[]): Promise<string> {
   if (!postgres) {
-    const rows = await h.db.$queryRawUnsafe<Array<{ detail: string }>>(`EXPLAIN QUERY PLAN ${sql}`, ...params);
+    const rows = await h.db.$queryRawUnsafe<Array<{ detail: string }>>(
+      `EXPLAIN QUERY PLAN ${sql}`,
+      ...params,
+    );
     return rows.map((row) => row.detail).join('\n');
   }
   return h.db.$transaction(async (tx) => {
@@ -27,13 +30,16 @@ async function plan(sql: string, ...params: unknown[]): Promise<string> {
   });
 }
 
-const q = (sql: string) => (postgres ? sql.replace(/\?/g, (_, i: number) => `$${sql.slice(0, i).split('?').length}`) : sql);
+const q = (sql: string) =>
+  postgres ? sql.replace(/\?/g, (_, i: number) => `$${sql.slice(0, i).split('?').length}`) : sql;
 const USES_INDEX = /USING (COVERING )?INDEX|Index (Only )?Scan|Bitmap Index Scan/;
 
 describe('indexes behind the event list filters', () => {
   it('default list: status + start window, ordered by start then id, without sorting', async () => {
     const text = await plan(
-      q(`SELECT "id" FROM "Event" WHERE "status" IN ('publish') AND "hideFromListings" = ? AND "localStart" >= ? AND "localEnd" <= ? ORDER BY "localStart" ASC, "id" ASC LIMIT 10`),
+      q(
+        `SELECT "id" FROM "Event" WHERE "status" IN ('publish') AND "hideFromListings" = ? AND "localStart" >= ? AND "localEnd" <= ? ORDER BY "localStart" ASC, "id" ASC LIMIT 10`,
+      ),
       false,
       '2026-01-01 00:00:00',
       '2030-01-01 23:59:59',
@@ -49,7 +55,11 @@ describe('indexes behind the event list filters', () => {
   });
 
   it('featured lists use the featured index', async () => {
-    const text = await plan(q(`SELECT "id" FROM "Event" WHERE "featured" = ? AND "localStart" >= ? ORDER BY "localStart" ASC`), true, '2026-01-01 00:00:00');
+    const text = await plan(
+      q(`SELECT "id" FROM "Event" WHERE "featured" = ? AND "localStart" >= ? ORDER BY "localStart" ASC`),
+      true,
+      '2026-01-01 00:00:00',
+    );
     expect(text).toMatch(/Event_featured_localStart_idx/);
   });
 
@@ -59,12 +69,22 @@ describe('indexes behind the event list filters', () => {
   });
 
   it('radius searches read venues by a latitude band', async () => {
-    const text = await plan(q(`SELECT "id" FROM "Venue" WHERE "geoLat" >= ? AND "geoLat" <= ? AND "geoLng" >= ? AND "geoLng" <= ?`), 40, 41, -75, -73);
+    const text = await plan(
+      q(`SELECT "id" FROM "Venue" WHERE "geoLat" >= ? AND "geoLat" <= ? AND "geoLng" >= ? AND "geoLng" <= ?`),
+      40,
+      41,
+      -75,
+      -73,
+    );
     expect(text).toMatch(/Venue_geoLat_geoLng_idx/);
   });
 
   it('links are found from the venue, organizer and term side', async () => {
-    for (const [table, column] of [['EventVenue', 'venueId'], ['EventOrganizer', 'organizerId'], ['EventTerm', 'termId']]) {
+    for (const [table, column] of [
+      ['EventVenue', 'venueId'],
+      ['EventOrganizer', 'organizerId'],
+      ['EventTerm', 'termId'],
+    ]) {
       const text = await plan(q(`SELECT "eventId" FROM "${table}" WHERE "${column}" = ?`), 1);
       expect(text).toMatch(new RegExp(`${table}_${column}_idx`));
     }

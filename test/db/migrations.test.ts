@@ -15,7 +15,10 @@ const provider = baseUrl ? databaseProviderOf(baseUrl) : 'sqlite';
 async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (provider === 'sqlite' || !baseUrl) {
     const dir = mkdtempSync(join(tmpdir(), 'calendar-migrations-'));
-    return { url: `file:${join(dir, 'calendar.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `file:${join(dir, 'calendar.db')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = `calendar_migrations_${process.pid}_${Date.now()}`;
   const admin = async (sql: string): Promise<void> => {

@@ -6,7 +6,8 @@ import { isValidTimezone, parseDateInput, zoneAbbreviation } from '../../src/dom
 // Wednesday 2026-03-04 10:30 in New York (EST), four days before DST starts (2026-03-08).
 const NOW = new Date('2026-03-04T15:30:00Z');
 const NY = 'America/New_York';
-const read = (input: string | number, zone = NY) => parseDateInput(input, zone, NOW)?.toFormat('yyyy-MM-dd HH:mm:ss ZZ') ?? null;
+const read = (input: string | number, zone = NY) =>
+  parseDateInput(input, zone, NOW)?.toFormat('yyyy-MM-dd HH:mm:ss ZZ') ?? null;
 
 describe('parseDateInput', () => {
   it('reads Y-m-d H:i:s, Y-m-d and ISO 8601 without offset as wall-clock in the zone', () => {
@@ -50,7 +51,16 @@ describe('parseDateInput', () => {
   });
 
   it('refuses what is not a date, or only partly one', () => {
-    for (const input of ['before my birthday', 'foo tomorrow', 'tomorrow-ish', '', '   ', '2026-13-45', '2026-05-01 25:00:00', 'x'.repeat(200)]) {
+    for (const input of [
+      'before my birthday',
+      'foo tomorrow',
+      'tomorrow-ish',
+      '',
+      '   ',
+      '2026-13-45',
+      '2026-05-01 25:00:00',
+      'x'.repeat(200),
+    ]) {
       expect([input, read(input)]).toEqual([input, null]);
     }
     expect(parseDateInput(Number.NaN, NY)).toBeNull();
@@ -59,15 +69,20 @@ describe('parseDateInput', () => {
 
 describe('time zones', () => {
   it('accepts IANA names and UTC±H[:MM], nothing else', () => {
-    for (const zone of ['UTC', 'America/New_York', 'Asia/Kolkata', 'UTC+2', 'UTC-3:30', 'UTC+14']) expect([zone, isValidTimezone(zone)]).toEqual([zone, true]);
-    for (const zone of ['EST', 'GMT+2', 'UTC+15', 'UTC+2.5', 'Mars/Olympus', 'utc+2', '']) expect([zone, isValidTimezone(zone)]).toEqual([zone, false]);
+    for (const zone of ['UTC', 'America/New_York', 'Asia/Kolkata', 'UTC+2', 'UTC-3:30', 'UTC+14'])
+      expect([zone, isValidTimezone(zone)]).toEqual([zone, true]);
+    for (const zone of ['EST', 'GMT+2', 'UTC+15', 'UTC+2.5', 'Mars/Olympus', 'utc+2', ''])
+      expect([zone, isValidTimezone(zone)]).toEqual([zone, false]);
   });
 
   it('names the abbreviation in force at the instant, as PHP does', () => {
     const winter = new Date('2026-01-15T12:00:00Z');
     const summer = new Date('2026-07-15T12:00:00Z');
     expect([zoneAbbreviation(winter, NY), zoneAbbreviation(summer, NY)]).toEqual(['EST', 'EDT']);
-    expect([zoneAbbreviation(winter, 'Europe/Paris'), zoneAbbreviation(summer, 'Europe/Paris')]).toEqual(['CET', 'CEST']);
+    expect([zoneAbbreviation(winter, 'Europe/Paris'), zoneAbbreviation(summer, 'Europe/Paris')]).toEqual([
+      'CET',
+      'CEST',
+    ]);
     expect(zoneAbbreviation(summer, 'Europe/London')).toBe('BST');
     expect(zoneAbbreviation(summer, 'UTC')).toBe('UTC');
     expect(zoneAbbreviation(summer, 'UTC+2')).toBe('UTC+2');

@@ -14,10 +14,17 @@ let editor: Credentials;
 let author: Credentials;
 let contributor: Credentials;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary response paths
-type Result = { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions: Record<string, any> }> };
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
+type Result = {
+  data?: Record<string, any> | null;
+  errors?: Array<{ message: string; extensions: Record<string, any> }>;
+};
 
-async function gql(query: string, variables: Record<string, unknown> = {}, as?: Credentials): Promise<Result> {
+async function gql(
+  query: string,
+  variables: Record<string, unknown> = {},
+  as?: Credentials,
+): Promise<Result> {
   const request = h.http.post('/graphql');
   if (as) request.set('Authorization', basicAuth(as));
   const res = await request.send({ query, variables });
@@ -64,7 +71,9 @@ describe('createEvent', () => {
     const venue = await createVenue(h.db, { name: 'Typed Hall' });
     const organizer = await createOrganizer(h.db, { name: 'Typed Org' });
     const jazz = await createTerm(h.db, 'tribe_events_cat', 'Typed Jazz');
-    const media = await h.db.media.create({ data: { url: 'https://cdn.example/typed.jpg', mimeType: 'image/jpeg' } });
+    const media = await h.db.media.create({
+      data: { url: 'https://cdn.example/typed.jpg', mimeType: 'image/jpeg' },
+    });
     const event = await created({
       title: 'Typed Concert',
       description: 'Plain words',
@@ -116,7 +125,18 @@ describe('createEvent', () => {
   it('names invalid fields in camelCase with the REST code', async () => {
     const { errors } = await gql(
       CREATE,
-      { input: { ...REQUIRED, title: ' ', startDate: 'before my birthday', timezone: 'Nowhere', website: 'foo', authorId: 99_999, postParentId: 99_999, cost: ['Donation'] } },
+      {
+        input: {
+          ...REQUIRED,
+          title: ' ',
+          startDate: 'before my birthday',
+          timezone: 'Nowhere',
+          website: 'foo',
+          authorId: 99_999,
+          postParentId: 99_999,
+          cost: ['Donation'],
+        },
+      },
       admin,
     );
     expect(errors![0]!.extensions).toMatchObject({
@@ -140,35 +160,70 @@ describe('createEvent', () => {
 
   it('refuses a venue entry that gives neither id nor create, and an unknown {id}', async () => {
     const neither = await gql(CREATE, { input: { ...REQUIRED, venues: [{}] } }, admin);
-    expect(neither.errors![0]!.extensions).toMatchObject({ code: 'rest_invalid_param', data: { params: { venues: expect.any(String) } } });
+    expect(neither.errors![0]!.extensions).toMatchObject({
+      code: 'rest_invalid_param',
+      data: { params: { venues: expect.any(String) } },
+    });
     const unknown = await gql(CREATE, { input: { ...REQUIRED, organizers: [{ id: 99_999 }] } }, admin);
-    expect(unknown.errors![0]!.extensions).toMatchObject({ code: 'invalid-linked-post-id', http: { status: 400 } });
+    expect(unknown.errors![0]!.extensions).toMatchObject({
+      code: 'invalid-linked-post-id',
+      http: { status: 400 },
+    });
   });
 
   it('changes nothing when the third inline organizer is invalid', async () => {
     const before = await h.db.organizer.count();
     const { errors } = await gql(
       CREATE,
-      { input: { ...REQUIRED, title: 'Graph Atomic', organizers: [{ create: { name: 'GA' } }, { create: { name: 'GB' } }, { create: { name: 'GC', website: 'bad' } }] } },
+      {
+        input: {
+          ...REQUIRED,
+          title: 'Graph Atomic',
+          organizers: [
+            { create: { name: 'GA' } },
+            { create: { name: 'GB' } },
+            { create: { name: 'GC', website: 'bad' } },
+          ],
+        },
+      },
       admin,
     );
-    expect(errors![0]!.extensions).toMatchObject({ code: 'rest_invalid_param', data: { params: { organizers: 'Invalid parameter.' } } });
+    expect(errors![0]!.extensions).toMatchObject({
+      code: 'rest_invalid_param',
+      data: { params: { organizers: 'Invalid parameter.' } },
+    });
     expect(await h.db.organizer.count()).toBe(before);
     expect(await h.db.event.count({ where: { title: 'Graph Atomic' } })).toBe(0);
   });
 
   it('scales the status for contributors and stretches all-day events', async () => {
     const event = await created({ status: 'publish', allDay: true }, contributor);
-    expect(event).toMatchObject({ status: 'pending', allDay: true, localStartDate: '2031-01-15 00:00:00', localEndDate: '2031-01-15 23:59:59' });
-    const denied = await gql(CREATE, { input: { ...REQUIRED, tags: [{ name: 'Contributor Invention' }] } }, contributor);
-    expect(denied.errors![0]!.extensions).toMatchObject({ code: 'rest_cannot_create_term', http: { status: 403 } });
+    expect(event).toMatchObject({
+      status: 'pending',
+      allDay: true,
+      localStartDate: '2031-01-15 00:00:00',
+      localEndDate: '2031-01-15 23:59:59',
+    });
+    const denied = await gql(
+      CREATE,
+      { input: { ...REQUIRED, tags: [{ name: 'Contributor Invention' }] } },
+      contributor,
+    );
+    expect(denied.errors![0]!.extensions).toMatchObject({
+      code: 'rest_cannot_create_term',
+      http: { status: 403 },
+    });
   });
 });
 
 describe('updateEvent and updateEventBySlug', () => {
   it('writes only the fields given', async () => {
     const event = await created({ title: 'Graph Keep', cost: ['$5'], featured: true, excerpt: 'Kept' });
-    const { data, errors } = await gql(UPDATE, { id: event.id, input: { title: 'Graph Kept', timezone: 'Asia/Tokyo' } }, editor);
+    const { data, errors } = await gql(
+      UPDATE,
+      { id: event.id, input: { title: 'Graph Kept', timezone: 'Asia/Tokyo' } },
+      editor,
+    );
     expect(errors).toBeUndefined();
     expect(data!.updateEvent).toMatchObject({
       title: 'Graph Kept',
@@ -184,10 +239,23 @@ describe('updateEvent and updateEventBySlug', () => {
 
   it('renames by slug, and removes links with empty lists', async () => {
     const venue = await createVenue(h.db);
-    const event = await created({ title: 'Graph Slug', venues: [{ id: venue.id }], categories: [{ name: 'Graph Slug Cat' }] });
-    const { data, errors } = await gql(UPDATE_BY_SLUG, { slug: 'graph-slug', input: { slug: 'graph-renamed', venues: [], categories: [] } }, editor);
+    const event = await created({
+      title: 'Graph Slug',
+      venues: [{ id: venue.id }],
+      categories: [{ name: 'Graph Slug Cat' }],
+    });
+    const { data, errors } = await gql(
+      UPDATE_BY_SLUG,
+      { slug: 'graph-slug', input: { slug: 'graph-renamed', venues: [], categories: [] } },
+      editor,
+    );
     expect(errors).toBeUndefined();
-    expect(data!.updateEventBySlug).toMatchObject({ id: event.id, slug: 'graph-renamed', venues: [], categories: [] });
+    expect(data!.updateEventBySlug).toMatchObject({
+      id: event.id,
+      slug: 'graph-renamed',
+      venues: [],
+      categories: [],
+    });
   });
 
   it('has no password on the by-slug input; sets one by id', async () => {
@@ -201,9 +269,15 @@ describe('updateEvent and updateEventBySlug', () => {
 
   it('answers 404 rest-event-not-found for an unknown id or slug', async () => {
     const byId = await gql(UPDATE, { id: 99_999, input: { title: 'x' } }, editor);
-    expect(byId.errors![0]!.extensions).toMatchObject({ code: 'rest-event-not-found', http: { status: 404 } });
+    expect(byId.errors![0]!.extensions).toMatchObject({
+      code: 'rest-event-not-found',
+      http: { status: 404 },
+    });
     const bySlug = await gql(UPDATE_BY_SLUG, { slug: 'nope', input: { title: 'x' } }, editor);
-    expect(bySlug.errors![0]!.extensions).toMatchObject({ code: 'rest-event-not-found', http: { status: 404 } });
+    expect(bySlug.errors![0]!.extensions).toMatchObject({
+      code: 'rest-event-not-found',
+      http: { status: 404 },
+    });
   });
 
   it('applies the capability rules: contributors only edit their own drafts', async () => {
@@ -249,7 +323,10 @@ describe('updateEvent and updateEventBySlug', () => {
     const child = await created({ title: 'Graph Child', postParentId: parent.id });
     expect(child.postParent).toEqual({ id: parent.id });
     const loop = await gql(UPDATE, { id: parent.id, input: { postParentId: child.id } }, editor);
-    expect(loop.errors![0]!.extensions).toMatchObject({ code: 'rest_invalid_param', data: { params: { postParentId: 'Invalid parameter.' } } });
+    expect(loop.errors![0]!.extensions).toMatchObject({
+      code: 'rest_invalid_param',
+      data: { params: { postParentId: 'Invalid parameter.' } },
+    });
     const { data } = await gql(UPDATE, { id: child.id, input: { postParentId: 0 } }, editor);
     expect(data!.updateEvent.postParent).toBeNull();
   });
@@ -264,7 +341,10 @@ describe('deleteEvent and deleteEventBySlug', () => {
     const again = await gql(DELETE, { id: event.id }, editor);
     expect(again.errors![0]!.extensions).toMatchObject({ code: 'event-is-in-trash', http: { status: 410 } });
     const notAllowed = await gql(DELETE, { id: event.id, force: true }, author);
-    expect(notAllowed.errors![0]!.extensions).toMatchObject({ code: 'rest_forbidden', http: { status: 403 } });
+    expect(notAllowed.errors![0]!.extensions).toMatchObject({
+      code: 'rest_forbidden',
+      http: { status: 403 },
+    });
     const gone = await gql(DELETE, { id: event.id, force: true }, editor);
     expect(gone.data!.deleteEvent).toEqual({ id: event.id, status: 'trash' });
     expect(await h.db.event.findUnique({ where: { id: event.id } })).toBeNull();
@@ -275,7 +355,10 @@ describe('deleteEvent and deleteEventBySlug', () => {
     const { data } = await gql(DELETE_BY_SLUG, { slug: 'graph-slug-trash' }, editor);
     expect(data!.deleteEventBySlug).toEqual({ id: event.id, status: 'trash' });
     const unknown = await gql(DELETE_BY_SLUG, { slug: 'never-was' }, editor);
-    expect(unknown.errors![0]!.extensions).toMatchObject({ code: 'rest-event-not-found', http: { status: 404 } });
+    expect(unknown.errors![0]!.extensions).toMatchObject({
+      code: 'rest-event-not-found',
+      http: { status: 404 },
+    });
     const anonymous = await gql(DELETE, { id: event.id });
     expect(anonymous.errors![0]!.extensions).toMatchObject({ code: 'rest_forbidden', http: { status: 401 } });
   });

@@ -10,8 +10,11 @@ let h: Harness;
 let editor: Credentials;
 const ids: Record<string, number> = {};
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary response paths
-type Result = { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions: Record<string, any> }> };
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
+type Result = {
+  data?: Record<string, any> | null;
+  errors?: Array<{ message: string; extensions: Record<string, any> }>;
+};
 
 async function gql(query: string, as?: Credentials): Promise<Result> {
   const request = h.http.post('/graphql');
@@ -32,7 +35,9 @@ afterAll(() => h.close());
 
 describe('organizer, organizerBySlug, organizers', () => {
   it('reads an organizer by id and slug', async () => {
-    const { data, errors } = await gql(`{ organizer(id: ${ids.acme}) { id name slug description url phone website email passwordProtected image { url } } }`);
+    const { data, errors } = await gql(
+      `{ organizer(id: ${ids.acme}) { id name slug description url phone website email passwordProtected image { url } } }`,
+    );
     expect(errors).toBeUndefined();
     expect(data!.organizer).toEqual({
       id: ids.acme,
@@ -50,20 +55,28 @@ describe('organizer, organizerBySlug, organizers', () => {
   });
 
   it('uses the REST error codes and hides password-protected content', async () => {
-    expect((await gql('{ organizer(id: 999999) { id } }')).errors![0]!.extensions).toMatchObject({ code: 'organizer-not-found', http: { status: 404 } });
+    expect((await gql('{ organizer(id: 999999) { id } }')).errors![0]!.extensions).toMatchObject({
+      code: 'organizer-not-found',
+      http: { status: 404 },
+    });
     expect((await gql(`{ organizer(id: ${ids.draft}) { id } }`)).errors![0]!.extensions).toMatchObject({
       code: 'organizer-not-accessible',
       http: { status: 403 },
     });
     const locked = `{ organizer(id: ${ids.locked}) { name email phone website } }`;
-    expect((await gql(locked)).data!.organizer).toEqual({ name: 'Locked Org', email: '', phone: '', website: null });
+    expect((await gql(locked)).data!.organizer).toEqual({
+      name: 'Locked Org',
+      email: '',
+      phone: '',
+      website: null,
+    });
     expect((await gql(locked, editor)).data!.organizer.email).toBe('org@example.com');
   });
 
   it('filters the list as REST does', async () => {
     const names = async (filter: string, as?: Credentials) =>
-      (await gql(`{ organizers(filter: ${filter}) { pageInfo { total } items { name } } }`, as)).data!.organizers.items
-        .map((organizer: { name: string }) => organizer.name)
+      (await gql(`{ organizers(filter: ${filter}) { pageInfo { total } items { name } } }`, as))
+        .data!.organizers.items.map((organizer: { name: string }) => organizer.name)
         .sort();
     expect(await names(`{ event: ${ids.event} }`)).toEqual(['Acme']);
     expect(await names(`{ event: ${ids.event} }`, editor)).toEqual(['Acme', 'Draft Org']);

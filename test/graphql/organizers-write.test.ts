@@ -10,10 +10,17 @@ let h: Harness;
 let editor: Credentials;
 let contributor: Credentials;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary response paths
-type Result = { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions: Record<string, any> }> };
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
+type Result = {
+  data?: Record<string, any> | null;
+  errors?: Array<{ message: string; extensions: Record<string, any> }>;
+};
 
-async function gql(query: string, variables: Record<string, unknown> = {}, as?: Credentials): Promise<Result> {
+async function gql(
+  query: string,
+  variables: Record<string, unknown> = {},
+  as?: Credentials,
+): Promise<Result> {
   const request = h.http.post('/graphql');
   if (as) request.set('Authorization', basicAuth(as));
   return (await request.send({ query, variables })).body as Result;
@@ -26,17 +33,37 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const CREATE = 'mutation($input: CreateOrganizerInput!) { createOrganizer(input: $input) { id name slug status email phone website } }';
+const CREATE =
+  'mutation($input: CreateOrganizerInput!) { createOrganizer(input: $input) { id name slug status email phone website } }';
 
 describe('organizer mutations', () => {
   it('createOrganizer: 401 anonymous, creates, keeps e-mail as given, returns duplicates, validates', async () => {
-    expect((await gql(CREATE, { input: { name: 'Anon' } })).errors![0]!.extensions).toMatchObject({ code: 'rest_forbidden', http: { status: 401 } });
-    const created = await gql(CREATE, { input: { name: 'Graph Org', email: 'whatever', phone: '42' } }, editor);
-    expect(created.data!.createOrganizer).toMatchObject({ name: 'Graph Org', slug: 'graph-org', status: 'publish', email: 'whatever', phone: '42' });
+    expect((await gql(CREATE, { input: { name: 'Anon' } })).errors![0]!.extensions).toMatchObject({
+      code: 'rest_forbidden',
+      http: { status: 401 },
+    });
+    const created = await gql(
+      CREATE,
+      { input: { name: 'Graph Org', email: 'whatever', phone: '42' } },
+      editor,
+    );
+    expect(created.data!.createOrganizer).toMatchObject({
+      name: 'Graph Org',
+      slug: 'graph-org',
+      status: 'publish',
+      email: 'whatever',
+      phone: '42',
+    });
     const duplicate = await gql(CREATE, { input: { name: 'GRAPH ORG', phone: '43' } }, editor);
-    expect(duplicate.data!.createOrganizer).toMatchObject({ id: created.data!.createOrganizer.id, phone: '42' });
+    expect(duplicate.data!.createOrganizer).toMatchObject({
+      id: created.data!.createOrganizer.id,
+      phone: '42',
+    });
     const bad = await gql(CREATE, { input: { name: 'Bad', website: 'ftp//nope' } }, editor);
-    expect(bad.errors![0]!.extensions).toMatchObject({ code: 'rest_invalid_param', data: { params: { website: 'Invalid parameter.' } } });
+    expect(bad.errors![0]!.extensions).toMatchObject({
+      code: 'rest_invalid_param',
+      data: { params: { website: 'Invalid parameter.' } },
+    });
     const draft = await gql(CREATE, { input: { name: 'Contrib Org' } }, contributor);
     expect(draft.data!.createOrganizer.status).toBe('draft');
   });
@@ -48,23 +75,54 @@ describe('organizer mutations', () => {
       {},
       editor,
     );
-    expect(updated.data!.updateOrganizer).toEqual({ phone: '', email: 'new@example.com', passwordProtected: true });
-    const bySlug = await gql('mutation { updateOrganizerBySlug(slug: "graph-upd", input: { name: "Renamed Org" }) { name } }', {}, editor);
+    expect(updated.data!.updateOrganizer).toEqual({
+      phone: '',
+      email: 'new@example.com',
+      passwordProtected: true,
+    });
+    const bySlug = await gql(
+      'mutation { updateOrganizerBySlug(slug: "graph-upd", input: { name: "Renamed Org" }) { name } }',
+      {},
+      editor,
+    );
     expect(bySlug.data!.updateOrganizerBySlug.name).toBe('Renamed Org');
-    const missing = await gql('mutation { updateOrganizerBySlug(slug: "nobody", input: { phone: "1" }) { id } }', {}, editor);
-    expect(missing.errors![0]!.extensions).toMatchObject({ code: 'organizer-not-found', http: { status: 404 } });
-    const refused = await gql(`mutation { updateOrganizer(id: ${organizer.id}, input: { phone: "1" }) { id } }`, {}, contributor);
+    const missing = await gql(
+      'mutation { updateOrganizerBySlug(slug: "nobody", input: { phone: "1" }) { id } }',
+      {},
+      editor,
+    );
+    expect(missing.errors![0]!.extensions).toMatchObject({
+      code: 'organizer-not-found',
+      http: { status: 404 },
+    });
+    const refused = await gql(
+      `mutation { updateOrganizer(id: ${organizer.id}, input: { phone: "1" }) { id } }`,
+      {},
+      contributor,
+    );
     expect(refused.errors![0]!.extensions).toMatchObject({ code: 'rest_forbidden', http: { status: 403 } });
   });
 
   it('deleteOrganizer / deleteOrganizerBySlug: trash and unlink, 410, force', async () => {
     const organizer = await createOrganizer(h.db, { slug: 'graph-del' });
     const event = await createEvent(h.db, { organizerIds: [organizer.id] });
-    expect((await gql(`mutation { deleteOrganizer(id: ${organizer.id}) { status } }`, {}, editor)).data!.deleteOrganizer.status).toBe('trash');
-    expect((await gql(`{ event(id: ${event.id}) { organizers { id } } }`)).data!.event.organizers).toEqual([]);
+    expect(
+      (await gql(`mutation { deleteOrganizer(id: ${organizer.id}) { status } }`, {}, editor)).data!
+        .deleteOrganizer.status,
+    ).toBe('trash');
+    expect((await gql(`{ event(id: ${event.id}) { organizers { id } } }`)).data!.event.organizers).toEqual(
+      [],
+    );
     const again = await gql('mutation { deleteOrganizerBySlug(slug: "graph-del") { id } }', {}, editor);
-    expect(again.errors![0]!.extensions).toMatchObject({ code: 'organizer-is-in-trash', http: { status: 410 } });
-    const purged = await gql('mutation { deleteOrganizerBySlug(slug: "graph-del", force: true) { id } }', {}, editor);
+    expect(again.errors![0]!.extensions).toMatchObject({
+      code: 'organizer-is-in-trash',
+      http: { status: 410 },
+    });
+    const purged = await gql(
+      'mutation { deleteOrganizerBySlug(slug: "graph-del", force: true) { id } }',
+      {},
+      editor,
+    );
     expect(purged.data!.deleteOrganizerBySlug.id).toBe(organizer.id);
     expect(await h.db.organizer.count({ where: { id: organizer.id } })).toBe(0);
   });

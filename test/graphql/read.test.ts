@@ -6,9 +6,16 @@ let h: Harness;
 const ids: Record<string, number> = {};
 
 async function gql(query: string, variables: Record<string, unknown> = {}) {
-  const res = await h.http.post('/graphql').send({ query, variables }).expect('content-type', /json/).expect(200);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test reads arbitrary response paths
-  return res.body as { data?: Record<string, any>; errors?: Array<{ message: string; extensions: Record<string, unknown> }> };
+  const res = await h.http
+    .post('/graphql')
+    .send({ query, variables })
+    .expect('content-type', /json/)
+    .expect(200);
+  /* eslint-disable @typescript-eslint/no-explicit-any -- test reads arbitrary response paths */
+  return res.body as {
+    data?: Record<string, any>;
+    errors?: Array<{ message: string; extensions: Record<string, unknown> }>;
+  };
 }
 
 beforeAll(async () => {
@@ -16,7 +23,9 @@ beforeAll(async () => {
   const venue = await createVenue(h.db, { name: 'Opera', slug: 'opera', geoLat: 48.87, geoLng: 2.33 });
   const organizer = await createOrganizer(h.db, { name: 'Org', slug: 'org' });
   const parent = await createTerm(h.db, 'tribe_events_cat', 'Arts');
-  const child = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'Opera', slug: 'opera', parentId: parent.id } });
+  const child = await h.db.term.create({
+    data: { taxonomy: 'tribe_events_cat', name: 'Opera', slug: 'opera', parentId: parent.id },
+  });
   const tag = await createTerm(h.db, 'post_tag', 'Outdoor');
   const event = await createEvent(h.db, {
     title: 'Carmen',
@@ -29,7 +38,15 @@ beforeAll(async () => {
   });
   const draft = await createEvent(h.db, { status: 'draft' });
   for (let i = 0; i < 12; i++) await createEvent(h.db, { title: `Upcoming ${i}` });
-  Object.assign(ids, { venue: venue.id, organizer: organizer.id, event: event.id, draft: draft.id, child: child.id, tag: tag.id, parent: parent.id });
+  Object.assign(ids, {
+    venue: venue.id,
+    organizer: organizer.id,
+    event: event.id,
+    draft: draft.id,
+    child: child.id,
+    tag: tag.id,
+    parent: parent.id,
+  });
 });
 afterAll(() => h.close());
 
@@ -49,7 +66,12 @@ describe('GraphQL reads', () => {
       localStartDate: '2031-07-01 20:00:00',
       timezone: 'Europe/Paris',
       timezoneAbbr: 'CEST',
-      cost: { formatted: 'Free – 30€', values: [0, 20, 30], currencySymbol: '€', currencyPosition: 'postfix' },
+      cost: {
+        formatted: 'Free – 30€',
+        values: [0, 20, 30],
+        currencySymbol: '€',
+        currencyPosition: 'postfix',
+      },
       venues: [{ name: 'Opera', geoLat: 48.87 }],
       organizers: [{ name: 'Org' }],
       categories: [{ name: 'Opera', parent: { name: 'Arts' }, count: 1 }],
@@ -64,13 +86,21 @@ describe('GraphQL reads', () => {
 
   it('refuses drafts and unknown ids with the REST codes in extensions', async () => {
     const draft = await gql('query($id: Int!) { event(id: $id) { id } }', { id: ids.draft });
-    expect(draft.errors![0]!.extensions).toMatchObject({ code: 'event-not-accessible', http: { status: 403 } });
+    expect(draft.errors![0]!.extensions).toMatchObject({
+      code: 'event-not-accessible',
+      http: { status: 403 },
+    });
     const missing = await gql('{ event(id: 987654) { id } }');
-    expect(missing.errors![0]!.extensions).toMatchObject({ code: 'rest-event-not-found', http: { status: 404 } });
+    expect(missing.errors![0]!.extensions).toMatchObject({
+      code: 'rest-event-not-found',
+      http: { status: 404 },
+    });
   });
 
   it('pages the upcoming events with totals', async () => {
-    const { data } = await gql('{ events(page: 2, perPage: 5) { pageInfo { page perPage total totalPages } items { title } } }');
+    const { data } = await gql(
+      '{ events(page: 2, perPage: 5) { pageInfo { page perPage total totalPages } items { title } } }',
+    );
     expect(data!.events.pageInfo).toEqual({ page: 2, perPage: 5, total: 12, totalPages: 3 });
     expect(data!.events.items).toHaveLength(5);
   });
@@ -81,11 +111,14 @@ describe('GraphQL reads', () => {
   });
 
   it('reads venues, organizers, categories and tags', async () => {
-    const { data, errors } = await gql(`query($v: Int!, $o: Int!, $c: Int!, $t: Int!) {
+    const { data, errors } = await gql(
+      `query($v: Int!, $o: Int!, $c: Int!, $t: Int!) {
       venue(id: $v) { name } venueBySlug(slug: "opera") { id } venues { pageInfo { total } items { name } }
       organizer(id: $o) { name } organizerBySlug(slug: "org") { id } organizers { pageInfo { total } }
       category(id: $c) { name parent { id } url } categories { pageInfo { total } items { name } }
-      tag(id: $t) { name count } tags { items { name } } }`, { v: ids.venue, o: ids.organizer, c: ids.child, t: ids.tag });
+      tag(id: $t) { name count } tags { items { name } } }`,
+      { v: ids.venue, o: ids.organizer, c: ids.child, t: ids.tag },
+    );
     expect(errors).toBeUndefined();
     expect(data).toMatchObject({
       venue: { name: 'Opera' },
@@ -105,7 +138,9 @@ describe('GraphQL reads', () => {
   });
 
   it('refuses queries deeper than the limit', async () => {
-    const { errors } = await gql('{ events { items { postParent { postParent { postParent { postParent { postParent { postParent { postParent { postParent { id } } } } } } } } } } }');
+    const { errors } = await gql(
+      '{ events { items { postParent { postParent { postParent { postParent { postParent { postParent { postParent { postParent { id } } } } } } } } } } }',
+    );
     expect(errors?.[0]?.message).toMatch(/depth/i);
   });
 

@@ -38,7 +38,9 @@ async function categoryNames(variables: Record<string, unknown>) {
 beforeAll(async () => {
   h = await startHarness();
   const arts = await createTerm(h.db, 'tribe_events_cat', 'Arts');
-  const opera = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'Opera', slug: 'opera', parentId: arts.id } });
+  const opera = await h.db.term.create({
+    data: { taxonomy: 'tribe_events_cat', name: 'Opera', slug: 'opera', parentId: arts.id },
+  });
   const music = await createTerm(h.db, 'tribe_events_cat', 'Music');
   const empty = await createTerm(h.db, 'tribe_events_cat', 'Empty');
   const outdoor = await createTerm(h.db, 'post_tag', 'outdoor');
@@ -46,15 +48,34 @@ beforeAll(async () => {
   const carmen = await createEvent(h.db, { title: 'Carmen', termIds: [opera.id, music.id, outdoor.id] });
   await createEvent(h.db, { title: 'Jazz', termIds: [music.id] });
   const draft = await createEvent(h.db, { title: 'Draft', status: 'draft', termIds: [empty.id, unused.id] });
-  Object.assign(ids, { arts: arts.id, opera: opera.id, music: music.id, empty: empty.id, outdoor: outdoor.id, carmen: carmen.id, draft: draft.id });
+  Object.assign(ids, {
+    arts: arts.id,
+    opera: opera.id,
+    music: music.id,
+    empty: empty.id,
+    outdoor: outdoor.id,
+    carmen: carmen.id,
+    draft: draft.id,
+  });
 });
 afterAll(() => h.close());
 
 describe('category and tag by id', () => {
   it('reads a category with its parent and count', async () => {
-    const { data, errors } = await gql('query($id: Int!) { category(id: $id) { id name slug description url count parent { name } } }', { id: ids.opera });
+    const { data, errors } = await gql(
+      'query($id: Int!) { category(id: $id) { id name slug description url count parent { name } } }',
+      { id: ids.opera },
+    );
     expect(errors).toBeUndefined();
-    expect(data!.category).toEqual({ id: ids.opera, name: 'Opera', slug: 'opera', description: '', url: `${SITE_URL}/events/category/opera/`, count: 1, parent: { name: 'Arts' } });
+    expect(data!.category).toEqual({
+      id: ids.opera,
+      name: 'Opera',
+      slug: 'opera',
+      description: '',
+      url: `${SITE_URL}/events/category/opera/`,
+      count: 1,
+      parent: { name: 'Arts' },
+    });
   });
 
   it('reads a tag', async () => {
@@ -63,7 +84,11 @@ describe('category and tag by id', () => {
   });
 
   it('answers an unknown id, or a term of the other taxonomy, with term-not-found (404)', async () => {
-    for (const [query, id] of [['category', 987654], ['category', ids.outdoor], ['tag', ids.music]] as const) {
+    for (const [query, id] of [
+      ['category', 987654],
+      ['category', ids.outdoor],
+      ['tag', ids.music],
+    ] as const) {
       const { errors } = await gql(`query($id: Int!) { ${query}(id: $id) { id } }`, { id });
       expect(errors![0]!.extensions).toMatchObject({ code: 'term-not-found', http: { status: 404 } });
     }
@@ -73,19 +98,30 @@ describe('category and tag by id', () => {
 describe('categories and tags lists', () => {
   it('hide empty terms by default (a parent with a non-empty child stays), ordered by name', async () => {
     expect(await categoryNames({})).toEqual(['Arts', 'Music', 'Opera']);
-    expect(await categoryNames({ filter: { hideEmpty: false } })).toEqual(['Arts', 'Empty', 'Music', 'Opera']);
+    expect(await categoryNames({ filter: { hideEmpty: false } })).toEqual([
+      'Arts',
+      'Empty',
+      'Music',
+      'Opera',
+    ]);
   });
 
   it('page with totals, and answer a page past the end with no items', async () => {
     const { data } = await gql(CATEGORIES, { perPage: 2, page: 2, filter: { hideEmpty: false } });
-    expect(data!.categories).toEqual({ pageInfo: { page: 2, perPage: 2, total: 4, totalPages: 2 }, items: [{ name: 'Music' }, { name: 'Opera' }] });
+    expect(data!.categories).toEqual({
+      pageInfo: { page: 2, perPage: 2, total: 4, totalPages: 2 },
+      items: [{ name: 'Music' }, { name: 'Opera' }],
+    });
     const past = await gql(CATEGORIES, { page: 5 });
     expect(past.data!.categories.items).toEqual([]);
   });
 
   it('filter by search, include, exclude, parent, event and slug', async () => {
     expect(await categoryNames({ filter: { search: 'P' } })).toEqual(['Opera']);
-    expect(await categoryNames({ filter: { include: [ids.music, ids.empty], hideEmpty: false } })).toEqual(['Empty', 'Music']);
+    expect(await categoryNames({ filter: { include: [ids.music, ids.empty], hideEmpty: false } })).toEqual([
+      'Empty',
+      'Music',
+    ]);
     expect(await categoryNames({ filter: { exclude: [ids.music] } })).toEqual(['Arts', 'Opera']);
     expect(await categoryNames({ filter: { parent: ids.arts } })).toEqual(['Opera']);
     expect(await categoryNames({ filter: { parent: 0 } })).toEqual(['Arts', 'Music']);
@@ -115,7 +151,10 @@ describe('categories and tags lists', () => {
     ];
     for (const [variables, params] of cases) {
       const { errors } = await gql(CATEGORIES, variables);
-      expect(errors![0]!.extensions, JSON.stringify(variables)).toMatchObject({ code: 'rest_invalid_param', http: { status: 400 } });
+      expect(errors![0]!.extensions, JSON.stringify(variables)).toMatchObject({
+        code: 'rest_invalid_param',
+        http: { status: 400 },
+      });
       expect(Object.keys((errors![0]!.extensions.data as { params: object }).params)).toEqual(params);
     }
   });
@@ -128,7 +167,8 @@ describe('categories and tags lists', () => {
   });
 
   it('cost the same number of SQL statements for 2 and 50 terms per page', async () => {
-    for (let i = 0; i < 60; i++) await createTerm(h.db, 'tribe_events_cat', `Bulk ${String(i).padStart(2, '0')}`);
+    for (let i = 0; i < 60; i++)
+      await createTerm(h.db, 'tribe_events_cat', `Bulk ${String(i).padStart(2, '0')}`);
     const query = `query($perPage: Int) { categories(perPage: $perPage, filter: { hideEmpty: false }) {
       pageInfo { total } items { id name count url parent { name } } } }`;
     const run = async (perPage: number) => {

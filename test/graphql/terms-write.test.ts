@@ -31,20 +31,27 @@ const UPDATE_CATEGORY = `mutation($id: Int!, $input: UpdateCategoryInput!) {
   updateCategory(id: $id, input: $input) { id name slug description parent { id } }
 }`;
 const DELETE_CATEGORY = 'mutation($id: Int!) { deleteCategory(id: $id) { id name count parent { id } } }';
-const CREATE_TAG = 'mutation($input: CreateTagInput!) { createTag(input: $input) { id name slug description count } }';
-const UPDATE_TAG = 'mutation($id: Int!, $input: UpdateTagInput!) { updateTag(id: $id, input: $input) { id name slug } }';
+const CREATE_TAG =
+  'mutation($input: CreateTagInput!) { createTag(input: $input) { id name slug description count } }';
+const UPDATE_TAG =
+  'mutation($id: Int!, $input: UpdateTagInput!) { updateTag(id: $id, input: $input) { id name slug } }';
 const DELETE_TAG = 'mutation($id: Int!) { deleteTag(id: $id) { id name count } }';
 
 beforeAll(async () => {
   h = await startHarness();
-  for (const role of ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const) users[role] = await createUser(h, role);
+  for (const role of ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const)
+    users[role] = await createUser(h, role);
 });
 afterAll(() => h.close());
 
 describe('createCategory / createTag', () => {
   it('creates a category under a parent, deriving a unique slug', async () => {
     const parent = await createTerm(h.db, 'tribe_events_cat', 'GQL Parent');
-    const { data, errors } = await gql(CREATE_CATEGORY, { input: { name: 'GQL Parent', parentId: parent.id, description: 'Child' } }, 'editor');
+    const { data, errors } = await gql(
+      CREATE_CATEGORY,
+      { input: { name: 'GQL Parent', parentId: parent.id, description: 'Child' } },
+      'editor',
+    );
     expect(errors).toBeUndefined();
     expect(data!.createCategory).toEqual({
       id: expect.any(Number),
@@ -57,14 +64,29 @@ describe('createCategory / createTag', () => {
   });
 
   it('creates a tag, sanitising a given slug', async () => {
-    const { data } = await gql(CREATE_TAG, { input: { name: 'Family Friendly', slug: 'Family  Friendly!' } }, 'administrator');
-    expect(data!.createTag).toMatchObject({ name: 'Family Friendly', slug: 'family-friendly', description: '', count: 0 });
+    const { data } = await gql(
+      CREATE_TAG,
+      { input: { name: 'Family Friendly', slug: 'Family  Friendly!' } },
+      'administrator',
+    );
+    expect(data!.createTag).toMatchObject({
+      name: 'Family Friendly',
+      slug: 'family-friendly',
+      description: '',
+      count: 0,
+    });
   });
 
   it('refuses anonymous callers (401) and roles below editor (403, D8)', async () => {
-    expect(errorOf(await gql(CREATE_CATEGORY, { input: { name: 'Nope' } }))).toEqual({ code: 'rest_forbidden', http: { status: 401 } });
+    expect(errorOf(await gql(CREATE_CATEGORY, { input: { name: 'Nope' } }))).toEqual({
+      code: 'rest_forbidden',
+      http: { status: 401 },
+    });
     for (const role of ['subscriber', 'contributor', 'author'] as const) {
-      expect(errorOf(await gql(CREATE_TAG, { input: { name: 'Nope' } }, role)), role).toEqual({ code: 'rest_forbidden', http: { status: 403 } });
+      expect(errorOf(await gql(CREATE_TAG, { input: { name: 'Nope' } }, role)), role).toEqual({
+        code: 'rest_forbidden',
+        http: { status: 403 },
+      });
     }
     expect(await h.db.term.count({ where: { name: 'Nope' } })).toBe(0);
   });
@@ -79,7 +101,11 @@ describe('createCategory / createTag', () => {
     ];
     for (const [input, param] of cases) {
       const error = errorOf(await gql(CREATE_CATEGORY, { input }));
-      expect(error, JSON.stringify(input)).toMatchObject({ code: 'rest_invalid_param', http: { status: 400 }, data: { params: { [param]: 'Invalid parameter.' } } });
+      expect(error, JSON.stringify(input)).toMatchObject({
+        code: 'rest_invalid_param',
+        http: { status: 400 },
+        data: { params: { [param]: 'Invalid parameter.' } },
+      });
     }
   });
 
@@ -96,29 +122,55 @@ describe('createCategory / createTag', () => {
 describe('updateCategory / updateTag', () => {
   it('changes the given fields only; null or 0 moves a category to the top level', async () => {
     const parent = await createTerm(h.db, 'tribe_events_cat', 'Upd Parent');
-    const term = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'Upd', slug: 'upd', description: 'd', parentId: parent.id } });
+    const term = await h.db.term.create({
+      data: { taxonomy: 'tribe_events_cat', name: 'Upd', slug: 'upd', description: 'd', parentId: parent.id },
+    });
     const renamed = await gql(UPDATE_CATEGORY, { id: term.id, input: { name: 'Updated' } }, 'editor');
-    expect(renamed.data!.updateCategory).toEqual({ id: term.id, name: 'Updated', slug: 'upd', description: 'd', parent: { id: parent.id } });
+    expect(renamed.data!.updateCategory).toEqual({
+      id: term.id,
+      name: 'Updated',
+      slug: 'upd',
+      description: 'd',
+      parent: { id: parent.id },
+    });
     const top = await gql(UPDATE_CATEGORY, { id: term.id, input: { parentId: null } }, 'editor');
     expect(top.data!.updateCategory.parent).toBeNull();
     await gql(UPDATE_CATEGORY, { id: term.id, input: { parentId: parent.id } }, 'editor');
-    const zero = await gql(UPDATE_CATEGORY, { id: term.id, input: { parentId: 0, slug: 'new-upd' } }, 'editor');
+    const zero = await gql(
+      UPDATE_CATEGORY,
+      { id: term.id, input: { parentId: 0, slug: 'new-upd' } },
+      'editor',
+    );
     expect(zero.data!.updateCategory).toMatchObject({ slug: 'new-upd', parent: null });
   });
 
   it('refuses cycles, slug clashes (D7) and unknown ids (D1)', async () => {
     const top = await createTerm(h.db, 'tribe_events_cat', 'G Top');
-    const child = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'G Child', slug: 'g-child', parentId: top.id } });
-    expect(errorOf(await gql(UPDATE_CATEGORY, { id: top.id, input: { parentId: child.id } }, 'editor'))).toMatchObject({ code: 'rest_invalid_param', http: { status: 400 } });
-    expect(errorOf(await gql(UPDATE_CATEGORY, { id: top.id, input: { slug: 'g-child' } }, 'editor'))).toMatchObject({ code: 'duplicate_term_slug', http: { status: 400 } });
-    expect(errorOf(await gql(UPDATE_CATEGORY, { id: 987654, input: { name: 'x' } }))).toMatchObject({ code: 'term-not-found', http: { status: 404 } });
+    const child = await h.db.term.create({
+      data: { taxonomy: 'tribe_events_cat', name: 'G Child', slug: 'g-child', parentId: top.id },
+    });
+    expect(
+      errorOf(await gql(UPDATE_CATEGORY, { id: top.id, input: { parentId: child.id } }, 'editor')),
+    ).toMatchObject({ code: 'rest_invalid_param', http: { status: 400 } });
+    expect(
+      errorOf(await gql(UPDATE_CATEGORY, { id: top.id, input: { slug: 'g-child' } }, 'editor')),
+    ).toMatchObject({ code: 'duplicate_term_slug', http: { status: 400 } });
+    expect(errorOf(await gql(UPDATE_CATEGORY, { id: 987654, input: { name: 'x' } }))).toMatchObject({
+      code: 'term-not-found',
+      http: { status: 404 },
+    });
     const tag = await createTerm(h.db, 'post_tag', 'G Tag');
-    expect(errorOf(await gql(UPDATE_CATEGORY, { id: tag.id, input: { name: 'x' } }, 'editor'))).toMatchObject({ code: 'term-not-found' });
+    expect(errorOf(await gql(UPDATE_CATEGORY, { id: tag.id, input: { name: 'x' } }, 'editor'))).toMatchObject(
+      { code: 'term-not-found' },
+    );
   });
 
   it('updates a tag; authors may not', async () => {
     const tag = await createTerm(h.db, 'post_tag', 'Old GQL Tag');
-    expect(errorOf(await gql(UPDATE_TAG, { id: tag.id, input: { name: 'x' } }, 'author'))).toEqual({ code: 'rest_forbidden', http: { status: 403 } });
+    expect(errorOf(await gql(UPDATE_TAG, { id: tag.id, input: { name: 'x' } }, 'author'))).toEqual({
+      code: 'rest_forbidden',
+      http: { status: 403 },
+    });
     const { data } = await gql(UPDATE_TAG, { id: tag.id, input: { name: 'New GQL Tag' } }, 'editor');
     expect(data!.updateTag).toEqual({ id: tag.id, name: 'New GQL Tag', slug: 'old-gql-tag' });
   });
@@ -127,20 +179,38 @@ describe('updateCategory / updateTag', () => {
 describe('deleteCategory / deleteTag', () => {
   it('returns the category as it was (count and parent included) and moves its children up', async () => {
     const grandparent = await createTerm(h.db, 'tribe_events_cat', 'Del GP');
-    const term = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'Del Me', slug: 'del-me', parentId: grandparent.id } });
-    const child = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'Del Child', slug: 'del-child', parentId: term.id } });
+    const term = await h.db.term.create({
+      data: { taxonomy: 'tribe_events_cat', name: 'Del Me', slug: 'del-me', parentId: grandparent.id },
+    });
+    const child = await h.db.term.create({
+      data: { taxonomy: 'tribe_events_cat', name: 'Del Child', slug: 'del-child', parentId: term.id },
+    });
     await createEvent(h.db, { termIds: [term.id] });
     const { data, errors } = await gql(DELETE_CATEGORY, { id: term.id }, 'editor');
     expect(errors).toBeUndefined();
-    expect(data!.deleteCategory).toEqual({ id: term.id, name: 'Del Me', count: 1, parent: { id: grandparent.id } });
+    expect(data!.deleteCategory).toEqual({
+      id: term.id,
+      name: 'Del Me',
+      count: 1,
+      parent: { id: grandparent.id },
+    });
     expect((await h.db.term.findUnique({ where: { id: child.id } }))!.parentId).toBe(grandparent.id);
-    expect(errorOf(await gql(DELETE_CATEGORY, { id: term.id }, 'editor'))).toMatchObject({ code: 'term-not-found', http: { status: 404 } });
+    expect(errorOf(await gql(DELETE_CATEGORY, { id: term.id }, 'editor'))).toMatchObject({
+      code: 'term-not-found',
+      http: { status: 404 },
+    });
   });
 
   it('deletes a tag; 401 anonymously, 403 for contributors', async () => {
     const tag = await createTerm(h.db, 'post_tag', 'Del Tag');
-    expect(errorOf(await gql(DELETE_TAG, { id: tag.id }))).toEqual({ code: 'rest_forbidden', http: { status: 401 } });
-    expect(errorOf(await gql(DELETE_TAG, { id: tag.id }, 'contributor'))).toEqual({ code: 'rest_forbidden', http: { status: 403 } });
+    expect(errorOf(await gql(DELETE_TAG, { id: tag.id }))).toEqual({
+      code: 'rest_forbidden',
+      http: { status: 401 },
+    });
+    expect(errorOf(await gql(DELETE_TAG, { id: tag.id }, 'contributor'))).toEqual({
+      code: 'rest_forbidden',
+      http: { status: 403 },
+    });
     const { data } = await gql(DELETE_TAG, { id: tag.id }, 'administrator');
     expect(data!.deleteTag).toEqual({ id: tag.id, name: 'Del Tag', count: 0 });
     expect(await h.db.term.findUnique({ where: { id: tag.id } })).toBeNull();

@@ -10,10 +10,17 @@ let h: Harness;
 let editor: Credentials;
 const ids: Record<string, number> = {};
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary response paths
-type Result = { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions: Record<string, any> }> };
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
+type Result = {
+  data?: Record<string, any> | null;
+  errors?: Array<{ message: string; extensions: Record<string, any> }>;
+};
 
-async function gql(query: string, variables: Record<string, unknown> = {}, as?: Credentials): Promise<Result> {
+async function gql(
+  query: string,
+  variables: Record<string, unknown> = {},
+  as?: Credentials,
+): Promise<Result> {
   const request = h.http.post('/graphql');
   if (as) request.set('Authorization', basicAuth(as));
   const res = await request.send({ query, variables }).expect(200);
@@ -23,10 +30,26 @@ async function gql(query: string, variables: Record<string, unknown> = {}, as?: 
 beforeAll(async () => {
   h = await startHarness();
   editor = await createUser(h, 'editor');
-  const media = await h.db.media.create({ data: { url: 'http://img.example/opera.jpg', width: 10, height: 10 } });
-  const opera = await createVenue(h.db, { name: 'Opera', slug: 'opera', geoLat: 48.87, geoLng: 2.33, imageId: media.id, authorId: editor.id });
+  const media = await h.db.media.create({
+    data: { url: 'http://img.example/opera.jpg', width: 10, height: 10 },
+  });
+  const opera = await createVenue(h.db, {
+    name: 'Opera',
+    slug: 'opera',
+    geoLat: 48.87,
+    geoLng: 2.33,
+    imageId: media.id,
+    authorId: editor.id,
+  });
   const draft = await createVenue(h.db, { name: 'Draft Venue', slug: 'draft-venue', status: 'draft' });
-  const locked = await createVenue(h.db, { name: 'Locked', slug: 'locked', password: 'pw', imageId: media.id, geoLat: 1, geoLng: 1 });
+  const locked = await createVenue(h.db, {
+    name: 'Locked',
+    slug: 'locked',
+    password: 'pw',
+    imageId: media.id,
+    geoLat: 1,
+    geoLng: 1,
+  });
   const event = await createEvent(h.db, { venueIds: [opera.id, draft.id] });
   Object.assign(ids, { opera: opera.id, draft: draft.id, locked: locked.id, event: event.id });
 });
@@ -37,7 +60,9 @@ const FIELDS = `id slug name description url address city stateProvince zip webs
 
 describe('venue, venueBySlug', () => {
   it('reads a venue with its relations', async () => {
-    const { data, errors } = await gql(`query($id: Int!) { venue(id: $id) { ${FIELDS} } }`, { id: ids.opera });
+    const { data, errors } = await gql(`query($id: Int!) { venue(id: $id) { ${FIELDS} } }`, {
+      id: ids.opera,
+    });
     expect(errors).toBeUndefined();
     expect(data!.venue).toEqual({
       id: ids.opera,
@@ -69,7 +94,10 @@ describe('venue, venueBySlug', () => {
     const bySlug = await gql('{ venueBySlug(slug: "none") { id } }');
     expect(bySlug.errors![0]!.extensions.code).toBe('venue-not-found');
     const draft = await gql(`{ venue(id: ${ids.draft}) { id } }`);
-    expect(draft.errors![0]!.extensions).toMatchObject({ code: 'venue-not-accessible', http: { status: 403 } });
+    expect(draft.errors![0]!.extensions).toMatchObject({
+      code: 'venue-not-accessible',
+      http: { status: 403 },
+    });
     expect((await gql(`{ venue(id: ${ids.draft}) { id } }`, {}, editor)).data!.venue.id).toBe(ids.draft);
   });
 
@@ -84,7 +112,11 @@ describe('venue, venueBySlug', () => {
       image: null,
       passwordProtected: true,
     });
-    expect((await gql(query, {}, editor)).data!.venue).toMatchObject({ address: '1 Main St', geoLat: 1, image: { url: 'http://img.example/opera.jpg' } });
+    expect((await gql(query, {}, editor)).data!.venue).toMatchObject({
+      address: '1 Main St',
+      geoLat: 1,
+      image: { url: 'http://img.example/opera.jpg' },
+    });
   });
 });
 
@@ -92,24 +124,39 @@ describe('venues', () => {
   it('filters as REST does, with page info', async () => {
     const query = `query($filter: VenueFilter) { venues(filter: $filter) { pageInfo { total totalPages } items { name } } }`;
     const all = await gql(query);
-    expect(all.data!.venues.items.map((venue: { name: string }) => venue.name).sort()).toEqual(['Locked', 'Opera']);
+    expect(all.data!.venues.items.map((venue: { name: string }) => venue.name).sort()).toEqual([
+      'Locked',
+      'Opera',
+    ]);
     const ofEvent = await gql(query, { filter: { event: ids.event } }, editor);
-    expect(ofEvent.data!.venues.items.map((venue: { name: string }) => venue.name).sort()).toEqual(['Draft Venue', 'Opera']);
+    expect(ofEvent.data!.venues.items.map((venue: { name: string }) => venue.name).sort()).toEqual([
+      'Draft Venue',
+      'Opera',
+    ]);
     const upcoming = await gql(query, { filter: { onlyWithUpcoming: true, hasEvents: true, search: 'OPE' } });
-    expect(upcoming.data!.venues).toEqual({ pageInfo: { total: 1, totalPages: 1 }, items: [{ name: 'Opera' }] });
+    expect(upcoming.data!.venues).toEqual({
+      pageInfo: { total: 1, totalPages: 1 },
+      items: [{ name: 'Opera' }],
+    });
     const empty = await gql(query, { filter: { hasEvents: false } });
     expect(empty.data!.venues.items).toEqual([{ name: 'Locked' }]);
   });
 
   it('applies the status rules and the event check with REST error codes', async () => {
     const drafts = await gql('{ venues(filter: { status: [draft] }) { items { name } } }');
-    expect(drafts.errors![0]!.extensions).toMatchObject({ code: 'rest_invalid_param', http: { status: 400 } });
+    expect(drafts.errors![0]!.extensions).toMatchObject({
+      code: 'rest_invalid_param',
+      http: { status: 400 },
+    });
     const forEditor = await gql('{ venues(filter: { status: [draft] }) { items { name } } }', {}, editor);
     expect(forEditor.data!.venues.items).toEqual([{ name: 'Draft Venue' }]);
     const unknown = await gql('{ venues(filter: { event: 999999 }) { items { name } } }');
     expect(unknown.errors![0]!.extensions.data).toMatchObject({ params: { event: 'Invalid parameter.' } });
     const beyond = await gql('{ venues(page: 5) { items { name } } }');
-    expect(beyond.errors![0]!.extensions).toMatchObject({ code: 'venue-archive-page-not-found', http: { status: 404 } });
+    expect(beyond.errors![0]!.extensions).toMatchObject({
+      code: 'venue-archive-page-not-found',
+      http: { status: 404 },
+    });
   });
 });
 

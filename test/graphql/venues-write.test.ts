@@ -12,10 +12,17 @@ let editor: Credentials;
 let author: Credentials;
 let contributor: Credentials;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary response paths
-type Result = { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions: Record<string, any> }> };
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
+type Result = {
+  data?: Record<string, any> | null;
+  errors?: Array<{ message: string; extensions: Record<string, any> }>;
+};
 
-async function gql(query: string, variables: Record<string, unknown> = {}, as?: Credentials): Promise<Result> {
+async function gql(
+  query: string,
+  variables: Record<string, unknown> = {},
+  as?: Credentials,
+): Promise<Result> {
   const request = h.http.post('/graphql');
   if (as) request.set('Authorization', basicAuth(as));
   const res = await request.send({ query, variables });
@@ -42,7 +49,17 @@ describe('createVenue', () => {
   it('creates a venue from camelCase fields', async () => {
     const { data, errors } = await gql(
       CREATE,
-      { input: { name: 'Graph Hall', city: 'Turin', stateProvince: 'Piedmont', geoLat: 45.07, geoLng: 7.69, showMap: false, website: 'https://graph.example' } },
+      {
+        input: {
+          name: 'Graph Hall',
+          city: 'Turin',
+          stateProvince: 'Piedmont',
+          geoLat: 45.07,
+          geoLng: 7.69,
+          showMap: false,
+          website: 'https://graph.example',
+        },
+      },
       editor,
     );
     expect(errors).toBeUndefined();
@@ -67,7 +84,9 @@ describe('createVenue', () => {
     expect(errors![0]!.extensions).toMatchObject({
       code: 'rest_invalid_param',
       http: { status: 400 },
-      data: { params: { venue: 'Invalid parameter.', website: 'Invalid parameter.', geo_lat: 'Invalid parameter.' } },
+      data: {
+        params: { venue: 'Invalid parameter.', website: 'Invalid parameter.', geo_lat: 'Invalid parameter.' },
+      },
     });
   });
 
@@ -75,7 +94,14 @@ describe('createVenue', () => {
     const query = `mutation($input: CreateVenueInput!) { createVenue(input: $input) { image { url } publishedAt author { id } } }`;
     const { data, errors } = await gql(
       query,
-      { input: { name: 'Pictured', image: 'https://img.example/p.webp', date: '2024-05-01 10:00:00', authorId: author.id } },
+      {
+        input: {
+          name: 'Pictured',
+          image: 'https://img.example/p.webp',
+          date: '2024-05-01 10:00:00',
+          authorId: author.id,
+        },
+      },
       author,
     );
     expect(errors).toBeUndefined();
@@ -84,7 +110,11 @@ describe('createVenue', () => {
       publishedAt: '2024-05-01T10:00:00.000Z',
       author: { id: author.id },
     });
-    const refused = await gql(query, { input: { name: 'Refused', image: 'https://img.example/q.png' } }, contributor);
+    const refused = await gql(
+      query,
+      { input: { name: 'Refused', image: 'https://img.example/q.png' } },
+      contributor,
+    );
     expect(refused.errors![0]!.extensions.data.params).toEqual({ image: 'Invalid parameter.' });
     const unknownAuthor = await gql(query, { input: { name: 'Orphan', authorId: 999999 } }, editor);
     expect(unknownAuthor.errors![0]!.extensions.data.params).toEqual({ author: 'Invalid parameter.' });
@@ -105,9 +135,20 @@ describe('updateVenue, updateVenueBySlug', () => {
 
   it('changes the fields given; "" clears text, null clears coordinates, others stay', async () => {
     const venue = await createVenue(h.db, { geoLat: 3, geoLng: 4 });
-    const { data, errors } = await gql(UPDATE, { id: venue.id, input: { city: 'Nantes', address: '', geoLat: null, geoLng: null } }, editor);
+    const { data, errors } = await gql(
+      UPDATE,
+      { id: venue.id, input: { city: 'Nantes', address: '', geoLat: null, geoLng: null } },
+      editor,
+    );
     expect(errors).toBeUndefined();
-    expect(data!.updateVenue).toEqual({ name: venue.name, city: 'Nantes', address: '', geoLat: null, geoLng: null, passwordProtected: false });
+    expect(data!.updateVenue).toEqual({
+      name: venue.name,
+      city: 'Nantes',
+      address: '',
+      geoLat: null,
+      geoLng: null,
+      passwordProtected: false,
+    });
   });
 
   it('sets a password by id; the by-slug input has no password field', async () => {
@@ -116,9 +157,17 @@ describe('updateVenue, updateVenueBySlug', () => {
     expect(data!.updateVenue.passwordProtected).toBe(true);
     const anonymous = await gql(`{ venue(id: ${venue.id}) { name address } }`);
     expect(anonymous.data!.venue).toEqual({ name: venue.name, address: '' });
-    const bySlug = await gql('mutation { updateVenueBySlug(slug: "graph-pw", input: { password: "x" }) { id } }', {}, author);
+    const bySlug = await gql(
+      'mutation { updateVenueBySlug(slug: "graph-pw", input: { password: "x" }) { id } }',
+      {},
+      author,
+    );
     expect(bySlug.errors![0]!.message).toMatch(/password/);
-    const renamed = await gql('mutation { updateVenueBySlug(slug: "graph-pw", input: { name: "Renamed" }) { name slug } }', {}, author);
+    const renamed = await gql(
+      'mutation { updateVenueBySlug(slug: "graph-pw", input: { name: "Renamed" }) { name slug } }',
+      {},
+      author,
+    );
     expect(renamed.data!.updateVenueBySlug).toEqual({ name: 'Renamed', slug: 'graph-pw' });
   });
 
@@ -142,7 +191,11 @@ describe('deleteVenue, deleteVenueBySlug', () => {
     expect(again.errors![0]!.extensions).toMatchObject({ code: 'venue-is-in-trash', http: { status: 410 } });
     const notEditor = await gql(`mutation { deleteVenue(id: ${venue.id}, force: true) { id } }`, {}, author);
     expect(notEditor.errors![0]!.extensions.code).toBe('rest_forbidden');
-    const purged = await gql('mutation { deleteVenueBySlug(slug: "graph-doomed", force: true) { id name } }', {}, editor);
+    const purged = await gql(
+      'mutation { deleteVenueBySlug(slug: "graph-doomed", force: true) { id name } }',
+      {},
+      editor,
+    );
     expect(purged.data!.deleteVenueBySlug).toEqual({ id: venue.id, name: venue.name });
     expect(await h.db.venue.findUnique({ where: { id: venue.id } })).toBeNull();
   });

@@ -13,7 +13,10 @@ export async function freshDatabase(): Promise<{ url: string; drop: () => Promis
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl || databaseProviderOf(serverUrl) === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'calendar-test-'));
-    return { url: `file:${join(dir, 'test.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `file:${join(dir, 'test.db')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = `calendar_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });

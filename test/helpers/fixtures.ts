@@ -6,24 +6,56 @@ import { refreshTermCounts } from '../../src/services/term-counts.js';
 let sequence = 0;
 const next = () => ++sequence;
 
-export async function createVenue(db: Db, fields: Partial<Parameters<Db['venue']['create']>[0]['data']> = {}) {
+export async function createVenue(
+  db: Db,
+  fields: Partial<Parameters<Db['venue']['create']>[0]['data']> = {},
+) {
   const n = next();
   return db.venue.create({
-    data: { name: `Venue ${n}`, slug: `venue-${n}`, address: '1 Main St', city: 'Springfield', country: 'United States', state: 'IL', stateprovince: 'IL', zip: '62701', phone: '555-0100', website: 'http://example.com', ...fields },
+    data: {
+      name: `Venue ${n}`,
+      slug: `venue-${n}`,
+      address: '1 Main St',
+      city: 'Springfield',
+      country: 'United States',
+      state: 'IL',
+      stateprovince: 'IL',
+      zip: '62701',
+      phone: '555-0100',
+      website: 'http://example.com',
+      ...fields,
+    },
   });
 }
 
-export async function createOrganizer(db: Db, fields: Partial<Parameters<Db['organizer']['create']>[0]['data']> = {}) {
+export async function createOrganizer(
+  db: Db,
+  fields: Partial<Parameters<Db['organizer']['create']>[0]['data']> = {},
+) {
   const n = next();
   return db.organizer.create({
-    data: { name: `Organizer ${n}`, slug: `organizer-${n}`, phone: '555-0199', website: 'http://acme.example', email: 'org@example.com', ...fields },
+    data: {
+      name: `Organizer ${n}`,
+      slug: `organizer-${n}`,
+      phone: '555-0199',
+      website: 'http://acme.example',
+      email: 'org@example.com',
+      ...fields,
+    },
   });
 }
 
 export async function createTerm(db: Db, taxonomy: 'tribe_events_cat' | 'post_tag', name?: string) {
   const n = next();
   const termName = name ?? `Term ${n}`;
-  return db.term.create({ data: { taxonomy, name: termName, slug: termName.toLowerCase().replace(/\W+/g, '-'), description: `${termName} events` } });
+  return db.term.create({
+    data: {
+      taxonomy,
+      name: termName,
+      slug: termName.toLowerCase().replace(/\W+/g, '-'),
+      description: `${termName} events`,
+    },
+  });
 }
 
 export interface EventFixture {
@@ -50,7 +82,10 @@ async function insertEvent(db: Db, fixture: EventFixture) {
   const timezone = fixture.timezone ?? 'UTC';
   const start = fixture.start
     ? DateTime.fromFormat(fixture.start, 'yyyy-MM-dd HH:mm:ss', { zone: timezone })
-    : DateTime.now().setZone(timezone).plus({ days: 1 }).set({ hour: 10, minute: 0, second: 0, millisecond: 0 });
+    : DateTime.now()
+        .setZone(timezone)
+        .plus({ days: 1 })
+        .set({ hour: 10, minute: 0, second: 0, millisecond: 0 });
   const end = start.plus({ hours: fixture.hours ?? 2 });
   const title = fixture.title ?? `Event ${n}`;
   return db.event.create({
@@ -63,7 +98,9 @@ async function insertEvent(db: Db, fixture: EventFixture) {
       cost: '10',
       website: 'http://example.com/e',
       venues: { create: (fixture.venueIds ?? []).map((venueId, position) => ({ venueId, position })) },
-      organizers: { create: (fixture.organizerIds ?? []).map((organizerId, position) => ({ organizerId, position })) },
+      organizers: {
+        create: (fixture.organizerIds ?? []).map((organizerId, position) => ({ organizerId, position })),
+      },
       terms: { create: (fixture.termIds ?? []).map((termId, position) => ({ termId, position })) },
       ...fixture.fields,
     },

@@ -35,7 +35,11 @@ export async function startHarness(env: Record<string, string> = {}, logger?: Lo
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const app = buildApp({ db, config, logger: logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
+  const app = buildApp({
+    db,
+    config,
+    logger: logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+  });
   return {
     db,
     config,

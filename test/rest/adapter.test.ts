@@ -1,5 +1,13 @@
 import Koa from 'koa';
-import { GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLBoolean, GraphQLSchema, GraphQLString } from 'graphql';
+import {
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLBoolean,
+  GraphQLSchema,
+  GraphQLString,
+} from 'graphql';
 import { JSONResolver } from 'graphql-scalars';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +24,12 @@ import { createEvent } from '../helpers/fixtures.js';
 
 const Echo = new GraphQLObjectType({
   name: 'Echo',
-  fields: { args: { type: JSONResolver }, total: { type: GraphQLInt }, next: { type: GraphQLString }, location: { type: GraphQLString } },
+  fields: {
+    args: { type: JSONResolver },
+    total: { type: GraphQLInt },
+    next: { type: GraphQLString },
+    location: { type: GraphQLString },
+  },
 });
 
 const schema = new GraphQLSchema({
@@ -46,7 +59,11 @@ const schema = new GraphQLSchema({
       store: {
         type: Echo,
         args: { input: { type: JSONResolver } },
-        resolve: (_root, args: Record<string, unknown>) => ({ args, total: 1, location: 'http://x/things/1' }),
+        resolve: (_root, args: Record<string, unknown>) => ({
+          args,
+          total: 1,
+          location: 'http://x/things/1',
+        }),
       },
       update: {
         type: Echo,
@@ -58,9 +75,30 @@ const schema = new GraphQLSchema({
 });
 
 const routes: RestRoute[] = [
-  { methods: ['GET'], path: '/echo', operation: 'Query.echo', headers: { 'X-Total': 'total' }, omitWhenNull: ['next'], description: 'echo' },
-  { methods: ['POST'], path: '/echo', operation: 'Mutation.store', status: 201, bodyArgument: 'input', locationFrom: 'location', description: 'store' },
-  { methods: ['POST', 'PUT', 'PATCH'], path: '/echo/:id', operation: 'Mutation.update', bodyArgument: 'input', description: 'update' },
+  {
+    methods: ['GET'],
+    path: '/echo',
+    operation: 'Query.echo',
+    headers: { 'X-Total': 'total' },
+    omitWhenNull: ['next'],
+    description: 'echo',
+  },
+  {
+    methods: ['POST'],
+    path: '/echo',
+    operation: 'Mutation.store',
+    status: 201,
+    bodyArgument: 'input',
+    locationFrom: 'location',
+    description: 'store',
+  },
+  {
+    methods: ['POST', 'PUT', 'PATCH'],
+    path: '/echo/:id',
+    operation: 'Mutation.update',
+    bodyArgument: 'input',
+    description: 'update',
+  },
 ];
 
 const logged: unknown[] = [];
@@ -69,7 +107,9 @@ const router = createRestRouter({
   schema,
   routes,
   createContext: () => ({}) as Context,
-  logger: Object.assign(createLogger('silent'), { error: (...args: unknown[]) => logged.push(args) }) as never,
+  logger: Object.assign(createLogger('silent'), {
+    error: (...args: unknown[]) => logged.push(args),
+  }) as never,
 });
 app.use(router.routes());
 const http = supertest(app.callback());
@@ -94,7 +134,11 @@ describe('query parameters', () => {
     expect(res.body).toEqual({
       code: 'rest_invalid_param',
       message: 'Invalid parameter(s): id, flag, ids',
-      data: { status: 400, params: { id: 'Invalid parameter.', flag: 'Invalid parameter.', ids: 'Invalid parameter.' }, details: [] },
+      data: {
+        status: 400,
+        params: { id: 'Invalid parameter.', flag: 'Invalid parameter.', ids: 'Invalid parameter.' },
+        details: [],
+      },
     });
   });
 });
@@ -110,7 +154,11 @@ describe('responses', () => {
 
   it('turns an ApiError into the WordPress error shape', async () => {
     const res = await http.get(`${API}/echo?fail=api`).expect(409);
-    expect(res.body).toEqual({ code: 'some-conflict', message: 'Conflict', data: { status: 409, detail: 'x' } });
+    expect(res.body).toEqual({
+      code: 'some-conflict',
+      message: 'Conflict',
+      data: { status: 409, detail: 'x' },
+    });
   });
 
   it('hides unexpected failures behind a logged 500', async () => {
@@ -123,7 +171,10 @@ describe('responses', () => {
 
 describe('bodies', () => {
   it('maps a flat JSON body onto the body argument, with status and Location', async () => {
-    const res = await http.post(`${API}/echo`).send({ title: 'A', venue: { id: 3 } }).expect(201);
+    const res = await http
+      .post(`${API}/echo`)
+      .send({ title: 'A', venue: { id: 3 } })
+      .expect(201);
     expect(res.body.args).toEqual({ input: { title: 'A', venue: { id: 3 } } });
     expect(res.headers.location).toBe('http://x/things/1');
   });
@@ -141,7 +192,11 @@ describe('bodies', () => {
   });
 
   it('answers malformed JSON with 400 rest_invalid_json', async () => {
-    const res = await http.post(`${API}/echo`).set('content-type', 'application/json').send('{"title": ').expect(400);
+    const res = await http
+      .post(`${API}/echo`)
+      .set('content-type', 'application/json')
+      .send('{"title": ')
+      .expect(400);
     expect(res.body.code).toBe('rest_invalid_json');
   });
 });
@@ -149,7 +204,12 @@ describe('bodies', () => {
 describe('routing', () => {
   it('refuses a route table that maps one operation twice (SOFA keeps one route per operation)', () => {
     expect(() =>
-      createRestRouter({ schema, routes: [routes[0]!, { ...routes[0]!, path: '/other' }], createContext: () => ({}) as Context, logger: createLogger('silent') }),
+      createRestRouter({
+        schema,
+        routes: [routes[0]!, { ...routes[0]!, path: '/other' }],
+        createContext: () => ({}) as Context,
+        logger: createLogger('silent'),
+      }),
     ).toThrow(/Query\.echo/);
   });
 
@@ -185,7 +245,9 @@ describe('the real event routes', () => {
 
   it('keep the language segment in every URL', async () => {
     const res = await h.http.get(`/fr${API}/events?per_page=1`).expect(200);
-    expect(res.body.rest_url).toMatch(/^http:\/\/calendar\.test:8080\/fr\/calendar\/events\/v1\/events\/\?page=1&per_page=1&/);
+    expect(res.body.rest_url).toMatch(
+      /^http:\/\/calendar\.test:8080\/fr\/calendar\/events\/v1\/events\/\?page=1&per_page=1&/,
+    );
     expect(res.body.next_rest_url).toMatch(/\/fr\/calendar\/events\/v1\/events\/\?per_page=1&.*&page=2$/);
     expect(res.body.events[0].url).toMatch(/^http:\/\/calendar\.test:8080\/fr\/event\//);
     expect(res.body.events[0].rest_url).toMatch(/\/fr\/calendar\/events\/v1\/events\/\d+$/);
@@ -196,7 +258,9 @@ describe('the real event routes', () => {
     expect(second.body.previous_rest_url).not.toMatch(/[?&]page=/);
     expect(second.body.next_rest_url).toMatch(/page=3$/);
     expect((await h.http.get(`${API}/events?per_page=100`).expect(200)).body.rest_url).toMatch(/per_page=50/);
-    expect((await h.http.get(`${API}/events?page=4&per_page=1`).expect(404)).body.code).toBe('event-archive-page-not-found');
+    expect((await h.http.get(`${API}/events?page=4&per_page=1`).expect(404)).body.code).toBe(
+      'event-archive-page-not-found',
+    );
     for (const bad of ['page=0', 'page=-1', 'page=foo', 'per_page=0', 'per_page=foo']) {
       expect((await h.http.get(`${API}/events?${bad}`).expect(400)).body.code).toBe('rest_invalid_param');
     }

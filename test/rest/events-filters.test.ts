@@ -31,7 +31,10 @@ const month = (m: string) => `start_date=${m}-01&end_date=${m}-28`;
 describe('paging', () => {
   beforeAll(async () => {
     for (let i = 1; i <= 55; i++) {
-      await createEvent(h.db, { title: `Page ${i}`, start: `2032-01-${String(1 + (i % 27)).padStart(2, '0')} 10:00:00` });
+      await createEvent(h.db, {
+        title: `Page ${i}`,
+        start: `2032-01-${String(1 + (i % 27)).padStart(2, '0')} 10:00:00`,
+      });
     }
   });
 
@@ -53,7 +56,9 @@ describe('paging', () => {
 
   it('orders by start, then id', async () => {
     const res = await list(`${month('2032-01')}&per_page=50`);
-    const starts = res.body.events.map((e: { start_date: string; id: number }) => `${e.start_date}#${String(e.id).padStart(8, '0')}`);
+    const starts = res.body.events.map(
+      (e: { start_date: string; id: number }) => `${e.start_date}#${String(e.id).padStart(8, '0')}`,
+    );
     expect(starts).toEqual([...starts].sort());
   });
 
@@ -66,7 +71,9 @@ describe('paging', () => {
       `${API_ROOT}/events/?per_page=20&start_date=2032-01-01+00%3A00%3A00&end_date=2032-01-28+23%3A59%3A59&status=publish&page=2`,
     );
     expect(first.body.previous_rest_url).toBeUndefined();
-    const second = await h.http.get(new URL(first.body.next_rest_url).pathname + new URL(first.body.next_rest_url).search).expect(200);
+    const second = await h.http
+      .get(new URL(first.body.next_rest_url).pathname + new URL(first.body.next_rest_url).search)
+      .expect(200);
     expect(second.body.events[0].id).not.toBe(first.body.events[0].id);
     expect(second.body.previous_rest_url).toBe(
       `${API_ROOT}/events/?per_page=20&start_date=2032-01-01+00%3A00%3A00&end_date=2032-01-28+23%3A59%3A59&status=publish`,
@@ -116,10 +123,24 @@ describe('date window and date filters', () => {
   const wall = (d: DateTime) => d.toFormat('yyyy-MM-dd HH:mm:ss');
 
   beforeAll(async () => {
-    await createEvent(h.db, { title: 'Window started two days ago', start: wall(now.minus({ days: 2 }).startOf('day').plus({ hours: 10 })), hours: 24 * 4 });
-    await createEvent(h.db, { title: 'Window yesterday', start: wall(now.minus({ days: 1 }).startOf('day').plus({ hours: 1 })) });
-    await createEvent(h.db, { title: 'Window in a year', start: wall(now.plus({ years: 1 }).startOf('day').plus({ hours: 9 })) });
-    await createEvent(h.db, { title: 'Window ends after 24 months', start: wall(now.plus({ months: 24 }).startOf('day').plus({ hours: 22 })), hours: 4 });
+    await createEvent(h.db, {
+      title: 'Window started two days ago',
+      start: wall(now.minus({ days: 2 }).startOf('day').plus({ hours: 10 })),
+      hours: 24 * 4,
+    });
+    await createEvent(h.db, {
+      title: 'Window yesterday',
+      start: wall(now.minus({ days: 1 }).startOf('day').plus({ hours: 1 })),
+    });
+    await createEvent(h.db, {
+      title: 'Window in a year',
+      start: wall(now.plus({ years: 1 }).startOf('day').plus({ hours: 9 })),
+    });
+    await createEvent(h.db, {
+      title: 'Window ends after 24 months',
+      start: wall(now.plus({ months: 24 }).startOf('day').plus({ hours: 22 })),
+      hours: 4,
+    });
     // 2033-03: precise times for the bound semantics
     await createEvent(h.db, { title: 'Mar 10 morning', start: '2033-03-10 09:00:00', hours: 2 });
     await createEvent(h.db, { title: 'Mar 10 evening', start: '2033-03-10 20:00:00', hours: 2 });
@@ -136,7 +157,9 @@ describe('date window and date filters', () => {
     expect(names).not.toContain('Window ends after 24 months');
     const start = now.minus({ days: 1 }).toFormat('yyyy-MM-dd');
     const end = now.plus({ months: 24 }).toFormat('yyyy-MM-dd');
-    expect(res.body.rest_url).toBe(`${API_ROOT}/events/?page=1&per_page=50&start_date=${start} 00:00:00&end_date=${end} 23:59:59&status=publish`);
+    expect(res.body.rest_url).toBe(
+      `${API_ROOT}/events/?page=1&per_page=50&start_date=${start} 00:00:00&end_date=${end} 23:59:59&status=publish`,
+    );
   });
 
   it('ends_after finds what is still running; the default window is then dropped', async () => {
@@ -148,10 +171,23 @@ describe('date window and date filters', () => {
   });
 
   it('start_date keeps events starting on or after the day, end_date those ending on or before the day', async () => {
-    expect(titles((await list('start_date=2033-03-10&end_date=2033-03-12')).body)).toEqual(['Mar 10 morning', 'Mar 10 evening', 'Mar 11 noon']);
-    expect(titles((await list('start_date=2033-03-10 15:00:00&end_date=2033-03-12')).body)).toEqual(['Mar 10 morning', 'Mar 10 evening', 'Mar 11 noon']);
-    expect(titles((await list('start_date=2033-03-11&end_date=2033-03-12 10:00')).body)).toEqual(['Mar 11 noon']);
-    expect(titles((await list('start_date=2033-03-10&end_date=2033-03-11')).body)).toEqual(['Mar 10 morning', 'Mar 10 evening']);
+    expect(titles((await list('start_date=2033-03-10&end_date=2033-03-12')).body)).toEqual([
+      'Mar 10 morning',
+      'Mar 10 evening',
+      'Mar 11 noon',
+    ]);
+    expect(titles((await list('start_date=2033-03-10 15:00:00&end_date=2033-03-12')).body)).toEqual([
+      'Mar 10 morning',
+      'Mar 10 evening',
+      'Mar 11 noon',
+    ]);
+    expect(titles((await list('start_date=2033-03-11&end_date=2033-03-12 10:00')).body)).toEqual([
+      'Mar 11 noon',
+    ]);
+    expect(titles((await list('start_date=2033-03-10&end_date=2033-03-11')).body)).toEqual([
+      'Mar 10 morning',
+      'Mar 10 evening',
+    ]);
   });
 
   it('strict_dates keeps the exact times', async () => {
@@ -162,17 +198,27 @@ describe('date window and date filters', () => {
 
   it('starts_after/starts_before/ends_after/ends_before are strict, rounded to 23:59:59 unless strict_dates', async () => {
     // inclusive mode: starts_after=Mar 10 → starts on Mar 11 or later
-    expect(titles((await list('starts_after=2033-03-10&starts_before=2033-03-20')).body)).toEqual(['Mar 11 noon', 'Mar 14 long']);
-    // starts_before=Mar 10 → starts on or before Mar 10
-    expect(titles((await list('starts_after=2033-03-01&starts_before=2033-03-10')).body)).toEqual(['Mar 10 morning', 'Mar 10 evening']);
-    expect(titles((await list('starts_after=2033-03-10 12:00&starts_before=2033-03-20&strict_dates=true')).body)).toEqual([
-      'Mar 10 evening',
+    expect(titles((await list('starts_after=2033-03-10&starts_before=2033-03-20')).body)).toEqual([
       'Mar 11 noon',
       'Mar 14 long',
     ]);
+    // starts_before=Mar 10 → starts on or before Mar 10
+    expect(titles((await list('starts_after=2033-03-01&starts_before=2033-03-10')).body)).toEqual([
+      'Mar 10 morning',
+      'Mar 10 evening',
+    ]);
+    expect(
+      titles((await list('starts_after=2033-03-10 12:00&starts_before=2033-03-20&strict_dates=true')).body),
+    ).toEqual(['Mar 10 evening', 'Mar 11 noon', 'Mar 14 long']);
     // ends_after=Mar 12 → ends on Mar 13 or later; ends_before=Mar 12 → ends on or before Mar 12
-    expect(titles((await list('ends_after=2033-03-12&ends_before=2033-03-31')).body)).toEqual(['Mar 14 long']);
-    expect(titles((await list('ends_after=2033-03-01&ends_before=2033-03-12')).body)).toEqual(['Mar 10 morning', 'Mar 10 evening', 'Mar 11 noon']);
+    expect(titles((await list('ends_after=2033-03-12&ends_before=2033-03-31')).body)).toEqual([
+      'Mar 14 long',
+    ]);
+    expect(titles((await list('ends_after=2033-03-01&ends_before=2033-03-12')).body)).toEqual([
+      'Mar 10 morning',
+      'Mar 10 evening',
+      'Mar 11 noon',
+    ]);
     const res = await list('starts_after=2033-03-10&ends_before=2033-03-31');
     expect(res.body.rest_url).toBe(
       `${API_ROOT}/events/?page=1&per_page=10&status=publish&starts_after=2033-03-10 23:59:59&ends_before=2033-03-31 23:59:59`,
@@ -182,16 +228,22 @@ describe('date window and date filters', () => {
   it('keeps an explicit start_date next to starts_*', async () => {
     const res = await list('start_date=2033-03-11&starts_before=2033-03-31');
     expect(titles(res.body)).toEqual(['Mar 11 noon', 'Mar 14 long']);
-    expect(res.body.rest_url).toContain('start_date=2033-03-11 00:00:00&status=publish&starts_before=2033-03-31 23:59:59');
+    expect(res.body.rest_url).toContain(
+      'start_date=2033-03-11 00:00:00&status=publish&starts_before=2033-03-31 23:59:59',
+    );
   });
 
   it('accepts ISO 8601, timestamps and English phrases; refuses garbage', async () => {
     const stamp = Math.floor(DateTime.fromISO('2033-03-10T15:00:00Z').toSeconds());
-    expect(titles((await list(`start_date=${stamp}&end_date=2033-03-12 23:59:59&strict_dates=1`)).body)).toEqual(['Mar 10 evening', 'Mar 11 noon']);
-    expect(titles((await list(`start_date=2033-03-10T17:00:00%2B02:00&end_date=2033-03-12T23:00:00Z&strict_dates=1`)).body)).toEqual([
-      'Mar 10 evening',
-      'Mar 11 noon',
-    ]);
+    expect(
+      titles((await list(`start_date=${stamp}&end_date=2033-03-12 23:59:59&strict_dates=1`)).body),
+    ).toEqual(['Mar 10 evening', 'Mar 11 noon']);
+    expect(
+      titles(
+        (await list(`start_date=2033-03-10T17:00:00%2B02:00&end_date=2033-03-12T23:00:00Z&strict_dates=1`))
+          .body,
+      ),
+    ).toEqual(['Mar 10 evening', 'Mar 11 noon']);
     for (const phrase of ['tomorrow', '+5 weeks', 'next wednesday 4pm', 'yesterday 23:59', 'now']) {
       await list(`start_date=${encodeURIComponent(phrase)}`);
     }
@@ -214,9 +266,22 @@ describe('date window and date filters', () => {
 describe('time zones', () => {
   beforeAll(async () => {
     // US DST starts on Sunday 2034-03-12 at 02:00 local.
-    await createEvent(h.db, { title: 'NY before DST', start: '2034-03-11 10:00:00', timezone: 'America/New_York' });
-    await createEvent(h.db, { title: 'NY across DST', start: '2034-03-11 22:00:00', timezone: 'America/New_York', hours: 8 });
-    await createEvent(h.db, { title: 'NY after DST', start: '2034-03-13 10:00:00', timezone: 'America/New_York' });
+    await createEvent(h.db, {
+      title: 'NY before DST',
+      start: '2034-03-11 10:00:00',
+      timezone: 'America/New_York',
+    });
+    await createEvent(h.db, {
+      title: 'NY across DST',
+      start: '2034-03-11 22:00:00',
+      timezone: 'America/New_York',
+      hours: 8,
+    });
+    await createEvent(h.db, {
+      title: 'NY after DST',
+      start: '2034-03-13 10:00:00',
+      timezone: 'America/New_York',
+    });
     await createEvent(h.db, { title: 'Fixed offset', start: '2034-03-13 10:00:00', timezone: 'UTC+2' });
     await createEvent(h.db, { title: 'Tokyo', start: '2034-03-13 08:00:00', timezone: 'Asia/Tokyo' });
   });
@@ -230,7 +295,10 @@ describe('time zones', () => {
       timezone: 'America/New_York',
       timezone_abbr: 'EST',
     });
-    expect(byTitle['NY after DST']).toMatchObject({ utc_start_date: '2034-03-13 14:00:00', timezone_abbr: 'EDT' });
+    expect(byTitle['NY after DST']).toMatchObject({
+      utc_start_date: '2034-03-13 14:00:00',
+      timezone_abbr: 'EDT',
+    });
     // 8 hours from 22:00 EST is 07:00 EDT (one wall-clock hour is skipped)
     expect(byTitle['NY across DST']).toMatchObject({
       start_date: '2034-03-11 22:00:00',
@@ -267,28 +335,52 @@ describe('time zones', () => {
 
 describe('search', () => {
   beforeAll(async () => {
-    await createEvent(h.db, { title: 'Jazz Night', start: '2032-02-03 20:00:00', fields: { description: '<p>Live music downtown</p>' } });
-    await createEvent(h.db, { title: 'Rock concert', start: '2032-02-04 20:00:00', fields: { excerpt: 'Loud JAZZ fusion', description: 'A night out' } });
-    await createEvent(h.db, { title: 'Poetry', start: '2032-02-05 20:00:00', fields: { description: 'Quiet words, 100% free' } });
-    await createEvent(h.db, { title: 'Secret jazz', start: '2032-02-06 20:00:00', fields: { password: 'open-sesame' } });
+    await createEvent(h.db, {
+      title: 'Jazz Night',
+      start: '2032-02-03 20:00:00',
+      fields: { description: '<p>Live music downtown</p>' },
+    });
+    await createEvent(h.db, {
+      title: 'Rock concert',
+      start: '2032-02-04 20:00:00',
+      fields: { excerpt: 'Loud JAZZ fusion', description: 'A night out' },
+    });
+    await createEvent(h.db, {
+      title: 'Poetry',
+      start: '2032-02-05 20:00:00',
+      fields: { description: 'Quiet words, 100% free' },
+    });
+    await createEvent(h.db, {
+      title: 'Secret jazz',
+      start: '2032-02-06 20:00:00',
+      fields: { password: 'open-sesame' },
+    });
   });
 
   it('matches every word in the title, excerpt or description, ignoring case', async () => {
     const jazz = await list(`${month('2032-02')}&search=jazz`);
     expect(titles(jazz.body)).toEqual(['Jazz Night', 'Rock concert']);
-    expect(titles((await list(`${month('2032-02')}&search=JAZZ%20night`)).body)).toEqual(['Jazz Night', 'Rock concert']);
+    expect(titles((await list(`${month('2032-02')}&search=JAZZ%20night`)).body)).toEqual([
+      'Jazz Night',
+      'Rock concert',
+    ]);
     expect(titles((await list(`${month('2032-02')}&search=jazz%20downtown`)).body)).toEqual(['Jazz Night']);
-    expect(titles((await list(`${month('2032-02')}&search=%22night%20out%22`)).body)).toEqual(['Rock concert']);
+    expect(titles((await list(`${month('2032-02')}&search=%22night%20out%22`)).body)).toEqual([
+      'Rock concert',
+    ]);
     expect(titles((await list(`${month('2032-02')}&search=100%25`)).body)).toEqual(['Poetry']);
     // LIKE wildcards are literal on PostgreSQL; SQLite has no LIKE escape character (documented).
-    if (h.config.databaseProvider === 'postgresql') expect(titles((await list(`${month('2032-02')}&search=_`)).body)).toEqual([]);
+    if (h.config.databaseProvider === 'postgresql')
+      expect(titles((await list(`${month('2032-02')}&search=_`)).body)).toEqual([]);
     expect(jazz.body.rest_url).toContain('&search=jazz&status=publish');
   });
 
   it('never finds password-protected events for anonymous callers (kept from the reference)', async () => {
     expect(titles((await list(`${month('2032-02')}&search=secret`)).body)).toEqual([]);
     const editor = await createUser(h, 'editor');
-    expect(titles((await list(`${month('2032-02')}&search=secret`, 200, editor)).body)).toEqual(['Secret jazz']);
+    expect(titles((await list(`${month('2032-02')}&search=secret`, 200, editor)).body)).toEqual([
+      'Secret jazz',
+    ]);
   });
 
   it('takes an empty search for none and refuses a non-string one', async () => {
@@ -307,20 +399,34 @@ describe('categories and tags', () => {
     Object.assign(ids, { music: music.id, sport: sport.id, empty: empty.id, kids: kids.id });
     await createEvent(h.db, { title: 'Concert', start: '2032-03-02 10:00:00', termIds: [music.id] });
     await createEvent(h.db, { title: 'Match', start: '2032-03-03 10:00:00', termIds: [sport.id, kids.id] });
-    await createEvent(h.db, { title: 'Kids concert', start: '2032-03-04 10:00:00', termIds: [music.id, kids.id] });
+    await createEvent(h.db, {
+      title: 'Kids concert',
+      start: '2032-03-04 10:00:00',
+      termIds: [music.id, kids.id],
+    });
     await createEvent(h.db, { title: 'Untagged', start: '2032-03-05 10:00:00' });
   });
 
   it('filters by slug or id, as an array or a comma list, any of them', async () => {
-    expect(titles((await list(`${month('2032-03')}&categories=filter-music`)).body)).toEqual(['Concert', 'Kids concert']);
-    expect(titles((await list(`${month('2032-03')}&categories[]=filter-music&categories[]=${ids.sport}`)).body)).toEqual([
+    expect(titles((await list(`${month('2032-03')}&categories=filter-music`)).body)).toEqual([
+      'Concert',
+      'Kids concert',
+    ]);
+    expect(
+      titles((await list(`${month('2032-03')}&categories[]=filter-music&categories[]=${ids.sport}`)).body),
+    ).toEqual(['Concert', 'Match', 'Kids concert']);
+    expect(titles((await list(`${month('2032-03')}&categories=${ids.music},filter-sport`)).body)).toEqual([
       'Concert',
       'Match',
       'Kids concert',
     ]);
-    expect(titles((await list(`${month('2032-03')}&categories=${ids.music},filter-sport`)).body)).toEqual(['Concert', 'Match', 'Kids concert']);
-    expect(titles((await list(`${month('2032-03')}&tags=filter-kids`)).body)).toEqual(['Match', 'Kids concert']);
-    expect(titles((await list(`${month('2032-03')}&tags=${ids.kids}&categories=filter-music`)).body)).toEqual(['Kids concert']);
+    expect(titles((await list(`${month('2032-03')}&tags=filter-kids`)).body)).toEqual([
+      'Match',
+      'Kids concert',
+    ]);
+    expect(titles((await list(`${month('2032-03')}&tags=${ids.kids}&categories=filter-music`)).body)).toEqual(
+      ['Kids concert'],
+    );
   });
 
   it('answers a known but unused term with an empty list, an unknown one with 400', async () => {
@@ -331,7 +437,9 @@ describe('categories and tags', () => {
   });
 
   it('echoes the term filters in the links so that the next page keeps them (D2)', async () => {
-    const res = await list(`${month('2032-03')}&categories=filter-music,filter-sport&tags=filter-kids&per_page=1`);
+    const res = await list(
+      `${month('2032-03')}&categories=filter-music,filter-sport&tags=filter-kids&per_page=1`,
+    );
     expect(res.body.rest_url).toContain('&categories=filter-music,filter-sport&tags=filter-kids');
     const next = new URL(res.body.next_rest_url);
     const page2 = await h.http.get(next.pathname + next.search).expect(200);
@@ -349,20 +457,40 @@ describe('venue, organizer, featured', () => {
     const acme = await createOrganizer(h.db, { name: 'Acme' });
     const zeta = await createOrganizer(h.db, { name: 'Zeta' });
     Object.assign(ids, { hall: hall.id, park: park.id, unused: unused.id, acme: acme.id, zeta: zeta.id });
-    await createEvent(h.db, { title: 'In hall', start: '2032-04-02 10:00:00', venueIds: [hall.id], organizerIds: [acme.id], fields: { featured: true } });
-    await createEvent(h.db, { title: 'In park', start: '2032-04-03 10:00:00', venueIds: [park.id], organizerIds: [zeta.id, acme.id] });
+    await createEvent(h.db, {
+      title: 'In hall',
+      start: '2032-04-02 10:00:00',
+      venueIds: [hall.id],
+      organizerIds: [acme.id],
+      fields: { featured: true },
+    });
+    await createEvent(h.db, {
+      title: 'In park',
+      start: '2032-04-03 10:00:00',
+      venueIds: [park.id],
+      organizerIds: [zeta.id, acme.id],
+    });
     await createEvent(h.db, { title: 'Nowhere', start: '2032-04-04 10:00:00', fields: { featured: true } });
   });
 
   it('filters by venue ids (array or comma list, any of them)', async () => {
     expect(titles((await list(`${month('2032-04')}&venue=${ids.hall}`)).body)).toEqual(['In hall']);
-    expect(titles((await list(`${month('2032-04')}&venue=${ids.hall},${ids.park}`)).body)).toEqual(['In hall', 'In park']);
-    expect(titles((await list(`${month('2032-04')}&venue[]=${ids.park}&venue[]=${ids.hall}`)).body)).toEqual(['In hall', 'In park']);
+    expect(titles((await list(`${month('2032-04')}&venue=${ids.hall},${ids.park}`)).body)).toEqual([
+      'In hall',
+      'In park',
+    ]);
+    expect(titles((await list(`${month('2032-04')}&venue[]=${ids.park}&venue[]=${ids.hall}`)).body)).toEqual([
+      'In hall',
+      'In park',
+    ]);
     expect((await list(`${month('2032-04')}&venue=${ids.unused}`)).body.events).toEqual([]);
   });
 
   it('filters by organizer ids', async () => {
-    expect(titles((await list(`${month('2032-04')}&organizer=${ids.acme}`)).body)).toEqual(['In hall', 'In park']);
+    expect(titles((await list(`${month('2032-04')}&organizer=${ids.acme}`)).body)).toEqual([
+      'In hall',
+      'In park',
+    ]);
     const res = await list(`${month('2032-04')}&organizer=${ids.zeta}`);
     expect(titles(res.body)).toEqual(['In park']);
     expect(res.body.rest_url).toContain(`&organizer=${ids.zeta}`);
@@ -370,7 +498,10 @@ describe('venue, organizer, featured', () => {
 
   it('refuses unknown or non-numeric venue and organizer ids', async () => {
     const unknown = await list('venue=987654&organizer=987653', 400);
-    expect(unknown.body.data.params).toEqual({ venue: 'Invalid parameter.', organizer: 'Invalid parameter.' });
+    expect(unknown.body.data.params).toEqual({
+      venue: 'Invalid parameter.',
+      organizer: 'Invalid parameter.',
+    });
     expect((await list('venue=foo', 400)).body.data.params).toEqual({ venue: 'Invalid parameter.' });
     expect((await list('organizer=1,x', 400)).body.data.params).toEqual({ organizer: 'Invalid parameter.' });
   });
@@ -394,7 +525,12 @@ describe('status', () => {
     editor = await createUser(h, 'editor');
     await createEvent(h.db, { title: 'Published', start: '2032-05-02 10:00:00' });
     await createEvent(h.db, { title: 'Someone’s draft', start: '2032-05-03 10:00:00', status: 'draft' });
-    await createEvent(h.db, { title: 'My draft', start: '2032-05-04 10:00:00', status: 'draft', fields: { authorId: contributor.id } });
+    await createEvent(h.db, {
+      title: 'My draft',
+      start: '2032-05-04 10:00:00',
+      status: 'draft',
+      fields: { authorId: contributor.id },
+    });
     await createEvent(h.db, { title: 'Pending', start: '2032-05-05 10:00:00', status: 'pending' });
     await createEvent(h.db, { title: 'Trashed', start: '2032-05-06 10:00:00', status: 'trash' });
   });
@@ -419,34 +555,70 @@ describe('status', () => {
     expect(all.body.rest_url).toContain('&status=publish,future,draft,pending,private');
     const some = await list(`${month('2032-05')}&status=publish,%20draft`, 200, editor);
     expect(titles(some.body)).toEqual(['Published', 'Someone’s draft', 'My draft']);
-    expect((await list('status=foo', 400, editor)).body.data.params).toEqual({ status: 'Invalid parameter.' });
+    expect((await list('status=foo', 400, editor)).body.data.params).toEqual({
+      status: 'Invalid parameter.',
+    });
     expect((await list('status=trash', 400, editor)).body.code).toBe('rest_invalid_param');
   });
 
   it('shows contributors the published events and their own', async () => {
     expect(titles((await list(month('2032-05'), 200, contributor)).body)).toEqual(['Published', 'My draft']);
-    expect(titles((await list(`${month('2032-05')}&status=draft`, 200, contributor)).body)).toEqual(['My draft']);
+    expect(titles((await list(`${month('2032-05')}&status=draft`, 200, contributor)).body)).toEqual([
+      'My draft',
+    ]);
   });
 });
 
 describe('include, post_parent, hide_from_listings, ticketed', () => {
   const ids: Record<string, number> = {};
   beforeAll(async () => {
-    const old = await createEvent(h.db, { title: 'Long ago', start: '2001-01-01 10:00:00', fields: { publishedAt: new Date('2026-01-03T00:00:00Z') } });
-    const later = await createEvent(h.db, { title: 'Later', start: '2032-06-20 10:00:00', fields: { publishedAt: new Date('2026-01-01T00:00:00Z') } });
-    const hidden = await createEvent(h.db, { title: 'Hidden', start: '2032-06-10 10:00:00', fields: { hideFromListings: true } });
+    const old = await createEvent(h.db, {
+      title: 'Long ago',
+      start: '2001-01-01 10:00:00',
+      fields: { publishedAt: new Date('2026-01-03T00:00:00Z') },
+    });
+    const later = await createEvent(h.db, {
+      title: 'Later',
+      start: '2032-06-20 10:00:00',
+      fields: { publishedAt: new Date('2026-01-01T00:00:00Z') },
+    });
+    const hidden = await createEvent(h.db, {
+      title: 'Hidden',
+      start: '2032-06-10 10:00:00',
+      fields: { hideFromListings: true },
+    });
     const parent = await createEvent(h.db, { title: 'Series', start: '2032-06-01 10:00:00' });
-    const child1 = await createEvent(h.db, { title: 'Series #1', start: '2032-06-08 10:00:00', fields: { postParentId: parent.id } });
-    await createEvent(h.db, { title: 'Series #2', start: '2032-06-15 10:00:00', fields: { postParentId: parent.id } });
-    Object.assign(ids, { old: old.id, later: later.id, hidden: hidden.id, parent: parent.id, child1: child1.id });
+    const child1 = await createEvent(h.db, {
+      title: 'Series #1',
+      start: '2032-06-08 10:00:00',
+      fields: { postParentId: parent.id },
+    });
+    await createEvent(h.db, {
+      title: 'Series #2',
+      start: '2032-06-15 10:00:00',
+      fields: { postParentId: parent.id },
+    });
+    Object.assign(ids, {
+      old: old.id,
+      later: later.id,
+      hidden: hidden.id,
+      parent: parent.id,
+      child1: child1.id,
+    });
   });
 
   it('include lists only those ids, ignoring every date filter, by publication date then id (D15)', async () => {
-    const res = await list(`include=${ids.later},${ids.old},${ids.child1}&start_date=2032-06-01&starts_after=2032-06-01`);
+    const res = await list(
+      `include=${ids.later},${ids.old},${ids.child1}&start_date=2032-06-01&starts_after=2032-06-01`,
+    );
     expect(titles(res.body)).toEqual(['Later', 'Long ago', 'Series #1']);
-    expect(res.body.rest_url).toBe(`${API_ROOT}/events/?page=1&per_page=10&status=publish&include=${ids.later},${ids.old},${ids.child1}`);
+    expect(res.body.rest_url).toBe(
+      `${API_ROOT}/events/?page=1&per_page=10&status=publish&include=${ids.later},${ids.old},${ids.child1}`,
+    );
     expect(titles((await list(`include[]=${ids.old}&include[]=987654`)).body)).toEqual(['Long ago']);
-    expect((await list('include=foo-bar,23', 400)).body.data.params).toEqual({ include: 'Invalid parameter.' });
+    expect((await list('include=foo-bar,23', 400)).body.data.params).toEqual({
+      include: 'Invalid parameter.',
+    });
   });
 
   it('never lists hide_from_listings events, even by include, but they stay readable by id', async () => {
@@ -481,7 +653,11 @@ describe('include, post_parent, hide_from_listings, ticketed', () => {
         status: 400,
         params: { ticketed: 'Event Tickets plugin is not activated.' },
         details: {
-          ticketed: { code: 'event-tickets-not-active', message: 'Event Tickets plugin is not activated.', data: { status: 400 } },
+          ticketed: {
+            code: 'event-tickets-not-active',
+            message: 'Event Tickets plugin is not activated.',
+            data: { status: 400 },
+          },
         },
       },
     });
@@ -495,19 +671,42 @@ describe('geolocation', () => {
     const lyon = await createVenue(h.db, { name: 'Lyon', geoLat: 45.764, geoLng: 4.8357 });
     const nowhere = await createVenue(h.db, { name: 'No coordinates' });
     const fiji = await createVenue(h.db, { name: 'Fiji east', geoLat: -17.0, geoLng: -179.9 });
-    await createEvent(h.db, { title: 'Early in Versailles', start: '2032-07-01 10:00:00', venueIds: [versailles.id] });
+    await createEvent(h.db, {
+      title: 'Early in Versailles',
+      start: '2032-07-01 10:00:00',
+      venueIds: [versailles.id],
+    });
     await createEvent(h.db, { title: 'Late in Paris', start: '2032-07-20 10:00:00', venueIds: [paris.id] });
     await createEvent(h.db, { title: 'Mid in Paris', start: '2032-07-10 10:00:00', venueIds: [paris.id] });
     await createEvent(h.db, { title: 'In Lyon', start: '2032-07-05 10:00:00', venueIds: [lyon.id] });
-    await createEvent(h.db, { title: 'No coordinates', start: '2032-07-06 10:00:00', venueIds: [nowhere.id] });
+    await createEvent(h.db, {
+      title: 'No coordinates',
+      start: '2032-07-06 10:00:00',
+      venueIds: [nowhere.id],
+    });
     await createEvent(h.db, { title: 'No venue', start: '2032-07-07 10:00:00' });
-    await createEvent(h.db, { title: 'Two venues', start: '2032-07-08 10:00:00', venueIds: [lyon.id, versailles.id] });
-    await createEvent(h.db, { title: 'Across the date line', start: '2032-07-09 10:00:00', venueIds: [fiji.id] });
+    await createEvent(h.db, {
+      title: 'Two venues',
+      start: '2032-07-08 10:00:00',
+      venueIds: [lyon.id, versailles.id],
+    });
+    await createEvent(h.db, {
+      title: 'Across the date line',
+      start: '2032-07-09 10:00:00',
+      venueIds: [fiji.id],
+    });
   });
 
   it('geoloc=true keeps events whose venue has coordinates', async () => {
     const res = await list(`${month('2032-07')}&geoloc=1`);
-    expect(titles(res.body)).toEqual(['Early in Versailles', 'In Lyon', 'Two venues', 'Across the date line', 'Mid in Paris', 'Late in Paris']);
+    expect(titles(res.body)).toEqual([
+      'Early in Versailles',
+      'In Lyon',
+      'Two venues',
+      'Across the date line',
+      'Mid in Paris',
+      'Late in Paris',
+    ]);
     expect(res.body.rest_url).toContain('&geoloc=1');
     expect(titles((await list(`${month('2032-07')}&geoloc=0`)).body)).toHaveLength(8);
   });
@@ -519,7 +718,9 @@ describe('geolocation', () => {
     expect(res.body.rest_url).toContain('&geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=50');
     const near = await list(`${month('2032-07')}&geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=5`);
     expect(titles(near.body)).toEqual(['Mid in Paris', 'Late in Paris']);
-    const far = await list(`${month('2032-07')}&geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=500&per_page=3&page=2`);
+    const far = await list(
+      `${month('2032-07')}&geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=500&per_page=3&page=2`,
+    );
     expect(titles(far.body)).toEqual(['Two venues', 'In Lyon']);
     expect(far.body.total).toBe(5);
   });
@@ -534,7 +735,9 @@ describe('geolocation', () => {
     expect((await list('geoloc_lng=2.3', 400)).body.data.params).toHaveProperty('geoloc_lat');
     expect((await list('geoloc_lat=91&geoloc_lng=2', 400)).body.data.params).toHaveProperty('geoloc_lat');
     expect((await list('geoloc_lat=north&geoloc_lng=2', 400)).body.data.params).toHaveProperty('geoloc_lat');
-    expect((await list('geoloc_lat=48&geoloc_lng=2&geoloc_radius=0', 400)).body.data.params).toHaveProperty('geoloc_radius');
+    expect((await list('geoloc_lat=48&geoloc_lng=2&geoloc_radius=0', 400)).body.data.params).toHaveProperty(
+      'geoloc_radius',
+    );
   });
 });
 
@@ -583,9 +786,15 @@ describe('password-protected events in lists', () => {
 
   it('show their content with the right password, and to whoever may edit them', async () => {
     const withPassword = await list(`${month('2032-08')}&password=pw`);
-    expect(withPassword.body.events[0]).toMatchObject({ excerpt: 'secret', featured: true, tags: [{ name: 'protected-tag' }] });
+    expect(withPassword.body.events[0]).toMatchObject({
+      excerpt: 'secret',
+      featured: true,
+      tags: [{ name: 'protected-tag' }],
+    });
     expect(withPassword.body.rest_url).not.toContain('password');
     expect((await list(`${month('2032-08')}&password=nope`)).body.events[0].excerpt).toBe('');
-    expect((await list(month('2032-08'), 200, author)).body.events[0].image).toMatchObject({ url: 'http://example.com/p.jpg' });
+    expect((await list(month('2032-08'), 200, author)).body.events[0].image).toMatchObject({
+      url: 'http://example.com/p.jpg',
+    });
   });
 });

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 
-const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+const sample = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
 function shape(value: unknown): unknown {
@@ -32,7 +33,12 @@ beforeAll(async () => {
     fields: { description: '<p>Hello</p>', slug: 'first-event', authorId },
   });
   eventId = event.id;
-  await createEvent(h.db, { title: 'Soon', venueIds: [venue.id], organizerIds: [organizer.id], termIds: [music.id] });
+  await createEvent(h.db, {
+    title: 'Soon',
+    venueIds: [venue.id],
+    organizerIds: [organizer.id],
+    termIds: [music.id],
+  });
 });
 afterAll(() => h.close());
 
@@ -65,13 +71,22 @@ describe('GET /events/{id}', () => {
     expect(body.venue.venue).toBe('Main Hall');
     expect(body.venue.json_ld['@type']).toBe('Place');
     expect(body.organizer).toHaveLength(1);
-    expect(body.categories[0]).toMatchObject({ name: 'Music', taxonomy: 'tribe_events_cat', count: 2, id: expect.any(Number) });
+    expect(body.categories[0]).toMatchObject({
+      name: 'Music',
+      taxonomy: 'tribe_events_cat',
+      count: 2,
+      id: expect.any(Number),
+    });
     expect(body.json_ld.startDate).toBe('2031-12-01T10:00:00+00:00');
   });
 
   it('answers a missing event with 404 rest-event-not-found and a non-numeric id with rest_no_route', async () => {
     const missing = await h.http.get(`${API}/events/999999`).expect(404);
-    expect(missing.body).toEqual({ code: 'rest-event-not-found', message: 'Event with ID 999999 does not exist.', data: { status: 404 } });
+    expect(missing.body).toEqual({
+      code: 'rest-event-not-found',
+      message: 'Event with ID 999999 does not exist.',
+      data: { status: 404 },
+    });
     const bad = await h.http.get(`${API}/events/abc`).expect(404);
     expect(bad.body.code).toBe('rest_no_route');
   });
@@ -98,7 +113,11 @@ describe('GET /events', () => {
     for (const key of Object.keys(reference)) {
       // venue/organizer key sets depend on which fields are filled (falsy ones are dropped)
       if (key === 'venue' || key === 'organizer') {
-        expect([key, Array.isArray(ours[key]), typeof ours[key]]).toEqual([key, Array.isArray(reference[key]), typeof reference[key]]);
+        expect([key, Array.isArray(ours[key]), typeof ours[key]]).toEqual([
+          key,
+          Array.isArray(reference[key]),
+          typeof reference[key],
+        ]);
         continue;
       }
       if (key === 'tags') continue; // none here

@@ -7,7 +7,8 @@ import { createUser } from '../helpers/users.js';
 // GET /events/{id} and /events/by-slug/{slug}: visibility (tec-reference §3.2, §4.3, D1) and the full
 // representation, compared with the captured samples.
 
-const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+const sample = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
 
 /** Key order and JSON types, recursively (arrays: first element). */
 function shape(value: unknown): unknown {
@@ -34,9 +35,13 @@ beforeAll(async () => {
   const org1 = await createOrganizer(h.db, { name: 'Acme Org', authorId: author.id });
   const org2 = await createOrganizer(h.db, { name: 'Beta Org' });
   const music = await createTerm(h.db, 'tribe_events_cat', 'Single Music');
-  const child = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'Single Jazz', slug: 'single-jazz', parentId: music.id } });
+  const child = await h.db.term.create({
+    data: { taxonomy: 'tribe_events_cat', name: 'Single Jazz', slug: 'single-jazz', parentId: music.id },
+  });
   const tag = await createTerm(h.db, 'post_tag', 'single-kids');
-  const media = await h.db.media.create({ data: { url: 'http://example.com/img/poster.jpg', width: 800, height: 600, filesize: 1234 } });
+  const media = await h.db.media.create({
+    data: { url: 'http://example.com/img/poster.jpg', width: 800, height: 600, filesize: 1234 },
+  });
   const full = await createEvent(h.db, {
     title: 'Full Event',
     start: '2031-12-01 10:00:00',
@@ -44,15 +49,50 @@ beforeAll(async () => {
     venueIds: [venue.id],
     organizerIds: [org1.id, org2.id],
     termIds: [child.id, tag.id],
-    fields: { slug: 'full-event', imageId: media.id, excerpt: 'Short', authorId: author.id, cost: '0,20,30', currencySymbol: '$', currencyPosition: 'postfix' },
+    fields: {
+      slug: 'full-event',
+      imageId: media.id,
+      excerpt: 'Short',
+      authorId: author.id,
+      cost: '0,20,30',
+      currencySymbol: '$',
+      currencyPosition: 'postfix',
+    },
   });
-  const twoVenues = await createEvent(h.db, { title: 'Two venues', start: '2031-12-02 10:00:00', venueIds: [venue.id, second.id], fields: { slug: 'two-venues', website: '' } });
-  const draft = await createEvent(h.db, { title: 'Draft', status: 'draft', fields: { slug: 'a-draft', authorId: author.id } });
+  const twoVenues = await createEvent(h.db, {
+    title: 'Two venues',
+    start: '2031-12-02 10:00:00',
+    venueIds: [venue.id, second.id],
+    fields: { slug: 'two-venues', website: '' },
+  });
+  const draft = await createEvent(h.db, {
+    title: 'Draft',
+    status: 'draft',
+    fields: { slug: 'a-draft', authorId: author.id },
+  });
   const trashed = await createEvent(h.db, { title: 'Trashed', status: 'trash', fields: { slug: 'trashed' } });
-  const privateEvent = await createEvent(h.db, { title: 'Private', status: 'private', fields: { slug: 'private-one', authorId: author.id } });
-  const locked = await createEvent(h.db, { title: 'Locked', fields: { slug: 'locked', password: 's3cret', authorId: author.id } });
+  const privateEvent = await createEvent(h.db, {
+    title: 'Private',
+    status: 'private',
+    fields: { slug: 'private-one', authorId: author.id },
+  });
+  const locked = await createEvent(h.db, {
+    title: 'Locked',
+    fields: { slug: 'locked', password: 's3cret', authorId: author.id },
+  });
   const unicode = await createEvent(h.db, { title: 'Café', fields: { slug: 'café-concert' } });
-  Object.assign(ids, { full: full.id, twoVenues: twoVenues.id, draft: draft.id, trashed: trashed.id, private: privateEvent.id, locked: locked.id, unicode: unicode.id, media: media.id, child: child.id, music: music.id });
+  Object.assign(ids, {
+    full: full.id,
+    twoVenues: twoVenues.id,
+    draft: draft.id,
+    trashed: trashed.id,
+    private: privateEvent.id,
+    locked: locked.id,
+    unicode: unicode.id,
+    media: media.id,
+    child: child.id,
+    music: music.id,
+  });
 });
 afterAll(() => h.close());
 
@@ -65,7 +105,11 @@ describe('the single event representation', () => {
       if (['image', 'organizer', 'json_ld', 'tags', 'cost_details', 'categories'].includes(key)) continue;
       expect([key, shape(res.body[key])]).toEqual([key, shape(reference[key])]);
     }
-    expect(Object.keys(res.body.json_ld)).toEqual([...Object.keys(reference.json_ld).slice(0, 4), 'image', ...Object.keys(reference.json_ld).slice(4)]);
+    expect(Object.keys(res.body.json_ld)).toEqual([
+      ...Object.keys(reference.json_ld).slice(0, 4),
+      'image',
+      ...Object.keys(reference.json_ld).slice(4),
+    ]);
   });
 
   it('computes every derived field', async () => {
@@ -78,13 +122,32 @@ describe('the single event representation', () => {
       excerpt: 'Short',
       start_date: '2031-12-01 10:00:00',
       utc_start_date: '2031-12-01 15:00:00',
-      utc_start_date_details: { year: '2031', month: '12', day: '01', hour: '15', minutes: '00', seconds: '00' },
+      utc_start_date_details: {
+        year: '2031',
+        month: '12',
+        day: '01',
+        hour: '15',
+        minutes: '00',
+        seconds: '00',
+      },
       timezone: 'America/New_York',
       timezone_abbr: 'EST',
       cost: 'Free – 30$',
-      cost_details: { currency_symbol: '$', currency_code: '', currency_position: 'postfix', values: ['0', '20', '30'] },
+      cost_details: {
+        currency_symbol: '$',
+        currency_code: '',
+        currency_position: 'postfix',
+        values: ['0', '20', '30'],
+      },
       website: 'http://example.com/e',
-      image: { url: 'http://example.com/img/poster.jpg', id: ids.media, extension: 'jpg', width: 800, height: 600, filesize: 1234 },
+      image: {
+        url: 'http://example.com/img/poster.jpg',
+        id: ids.media,
+        extension: 'jpg',
+        width: 800,
+        height: 600,
+        filesize: 1234,
+      },
       custom_fields: [],
     });
     expect(body.venue).toMatchObject({ venue: 'Main Hall', slug: 'main-hall' });
@@ -124,7 +187,11 @@ describe('the single event representation', () => {
       url: `${SITE_URL}/event/full-event/`,
       startDate: '2031-12-01T10:00:00-05:00',
       endDate: '2031-12-01T12:00:00-05:00',
-      location: { '@type': 'Place', name: 'Main Hall', address: { '@type': 'PostalAddress', addressLocality: 'Springfield' } },
+      location: {
+        '@type': 'Place',
+        name: 'Main Hall',
+        address: { '@type': 'PostalAddress', addressLocality: 'Springfield' },
+      },
       offers: { '@type': 'Offer', price: '0', url: `${SITE_URL}/event/full-event/` },
       performer: 'Organization',
     });
@@ -149,7 +216,11 @@ describe('the single event representation', () => {
 describe('who may read a single event', () => {
   it('404 rest-event-not-found for an unknown id, rest_no_route for a non-numeric one', async () => {
     const res = await h.http.get(`${API}/events/987654`).expect(404);
-    expect(res.body).toEqual({ code: 'rest-event-not-found', message: 'Event with ID 987654 does not exist.', data: { status: 404 } });
+    expect(res.body).toEqual({
+      code: 'rest-event-not-found',
+      message: 'Event with ID 987654 does not exist.',
+      data: { status: 404 },
+    });
     await h.http.get(`${API}/events/0`).expect(404);
     expect((await h.http.get(`${API}/events/12abc`).expect(404)).body.code).toBe('rest_no_route');
   });
@@ -159,15 +230,26 @@ describe('who may read a single event', () => {
       const request = h.http.get(`${API}/events/${ids.trashed}`);
       if (who) request.auth(who.login, who.password);
       const res = await request.expect(403);
-      expect(res.body).toEqual({ code: 'event-no-longer-available', message: 'This event is no longer available', data: { status: 403 } });
+      expect(res.body).toEqual({
+        code: 'event-no-longer-available',
+        message: 'This event is no longer available',
+        data: { status: 403 },
+      });
     }
   });
 
   it('403 event-not-accessible for a draft, unless the viewer may edit it', async () => {
     const anonymous = await h.http.get(`${API}/events/${ids.draft}`).expect(403);
-    expect(anonymous.body).toEqual({ code: 'event-not-accessible', message: 'The requested event is not accessible', data: { status: 403 } });
+    expect(anonymous.body).toEqual({
+      code: 'event-not-accessible',
+      message: 'The requested event is not accessible',
+      data: { status: 403 },
+    });
     await h.http.get(`${API}/events/${ids.draft}`).auth(otherAuthor.login, otherAuthor.password).expect(403);
-    const own = await h.http.get(`${API}/events/${ids.draft}`).auth(author.login, author.password).expect(200);
+    const own = await h.http
+      .get(`${API}/events/${ids.draft}`)
+      .auth(author.login, author.password)
+      .expect(200);
     expect(own.body.status).toBe('draft');
     expect(own.body.url).toBe(`${SITE_URL}/?post_type=tribe_events&p=${ids.draft}`);
     await h.http.get(`${API}/events/${ids.draft}`).auth(editor.login, editor.password).expect(200);
@@ -175,7 +257,10 @@ describe('who may read a single event', () => {
 
   it('private events: their author and editors only', async () => {
     await h.http.get(`${API}/events/${ids.private}`).expect(403);
-    await h.http.get(`${API}/events/${ids.private}`).auth(otherAuthor.login, otherAuthor.password).expect(403);
+    await h.http
+      .get(`${API}/events/${ids.private}`)
+      .auth(otherAuthor.login, otherAuthor.password)
+      .expect(403);
     await h.http.get(`${API}/events/${ids.private}`).auth(author.login, author.password).expect(200);
     await h.http.get(`${API}/events/${ids.private}`).auth(editor.login, editor.password).expect(200);
   });
@@ -212,11 +297,21 @@ describe('GET /events/by-slug/{slug}', () => {
 
   it('applies the same checks: unknown slug 404 (D1), draft 403, trashed 403, password 403', async () => {
     const missing = await h.http.get(`${API}/events/by-slug/no-such-event`).expect(404);
-    expect(missing.body).toEqual({ code: 'rest-event-not-found', message: 'Event with slug no-such-event does not exist.', data: { status: 404 } });
-    expect((await h.http.get(`${API}/events/by-slug/a-draft`).expect(403)).body.code).toBe('event-not-accessible');
+    expect(missing.body).toEqual({
+      code: 'rest-event-not-found',
+      message: 'Event with slug no-such-event does not exist.',
+      data: { status: 404 },
+    });
+    expect((await h.http.get(`${API}/events/by-slug/a-draft`).expect(403)).body.code).toBe(
+      'event-not-accessible',
+    );
     await h.http.get(`${API}/events/by-slug/a-draft`).auth(author.login, author.password).expect(200);
-    expect((await h.http.get(`${API}/events/by-slug/trashed`).expect(403)).body.code).toBe('event-no-longer-available');
-    expect((await h.http.get(`${API}/events/by-slug/locked`).expect(403)).body.code).toBe('event-password-protected');
+    expect((await h.http.get(`${API}/events/by-slug/trashed`).expect(403)).body.code).toBe(
+      'event-no-longer-available',
+    );
+    expect((await h.http.get(`${API}/events/by-slug/locked`).expect(403)).body.code).toBe(
+      'event-password-protected',
+    );
     await h.http.get(`${API}/events/by-slug/locked?password=s3cret`).expect(200);
   });
 

@@ -9,7 +9,8 @@ import { createUser } from '../helpers/users.js';
 // §4.2; reference §3.2, §4.1, §6; D3, D4, D9, D14, D17): EventInsertionCest, EventUpdateCest,
 // EventDeletionCest, the event rows of AuthorizationCest and tec-reference §9 items 10–14.
 
-const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+const sample = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
 function shape(value: unknown): unknown {
@@ -60,7 +61,11 @@ const remove = (path: string | number, as?: Credentials) => {
 const stored = (id: number) =>
   h.db.event.findUniqueOrThrow({
     where: { id },
-    include: { venues: { orderBy: { position: 'asc' } }, organizers: { orderBy: { position: 'asc' } }, terms: { orderBy: { position: 'asc' } } },
+    include: {
+      venues: { orderBy: { position: 'asc' } },
+      organizers: { orderBy: { position: 'asc' } },
+      terms: { orderBy: { position: 'asc' } },
+    },
   });
 
 describe('POST /events', () => {
@@ -137,13 +142,29 @@ describe('POST /events', () => {
       .post(`${API}/events`)
       .auth(admin.login, admin.password)
       .type('form')
-      .send({ ...REQUIRED, title: 'Form Event', all_day: '1', featured: 'yes', sticky: 'no', 'cost[0]': '5$', 'cost[1]': '10$' })
+      .send({
+        ...REQUIRED,
+        title: 'Form Event',
+        all_day: '1',
+        featured: 'yes',
+        sticky: 'no',
+        'cost[0]': '5$',
+        'cost[1]': '10$',
+      })
       .expect(201);
-    expect(res.body).toMatchObject({ title: 'Form Event', all_day: true, featured: true, sticky: false, cost: '5$ – 10$' });
+    expect(res.body).toMatchObject({
+      title: 'Form Event',
+      all_day: true,
+      featured: true,
+      sticky: false,
+      cost: '5$ – 10$',
+    });
   });
 
   it('names missing required fields (400 rest_missing_callback_param, as sample 10)', async () => {
-    const res = await create({ start_date: REQUIRED.start_date, end_date: REQUIRED.end_date }, admin).expect(400);
+    const res = await create({ start_date: REQUIRED.start_date, end_date: REQUIRED.end_date }, admin).expect(
+      400,
+    );
     expect(res.body).toEqual(sample('10-event-create-400-no-title.json'));
     const all = await create({}, admin).expect(400);
     expect(all.body.data.params).toEqual(['title', 'start_date', 'end_date']);
@@ -165,7 +186,11 @@ describe('POST /events', () => {
     ['post_parent', 99_999],
   ])('refuses %s = %j with 400 rest_invalid_param naming it', async (param, value) => {
     const res = await create({ ...REQUIRED, [param]: value }, admin).expect(400);
-    expect(res.body).toMatchObject({ code: 'rest_invalid_param', message: `Invalid parameter(s): ${param}`, data: { status: 400 } });
+    expect(res.body).toMatchObject({
+      code: 'rest_invalid_param',
+      message: `Invalid parameter(s): ${param}`,
+      data: { status: 400 },
+    });
     expect(Object.keys(res.body.data.params)).toEqual([param]);
   });
 
@@ -188,7 +213,15 @@ describe('POST /events', () => {
   });
 
   it('reads dates in an explicit timezone and stores the UTC instants', async () => {
-    const res = await create({ ...REQUIRED, timezone: 'America/New_York', start_date: '2031-01-15 09:00:00', end_date: '2031-07-15 09:00:00' }, admin).expect(201);
+    const res = await create(
+      {
+        ...REQUIRED,
+        timezone: 'America/New_York',
+        start_date: '2031-01-15 09:00:00',
+        end_date: '2031-07-15 09:00:00',
+      },
+      admin,
+    ).expect(201);
     expect(res.body).toMatchObject({
       timezone: 'America/New_York',
       timezone_abbr: 'EST',
@@ -197,8 +230,15 @@ describe('POST /events', () => {
       end_date: '2031-07-15 09:00:00',
       utc_end_date: '2031-07-15 13:00:00',
     });
-    const offset = await create({ ...REQUIRED, timezone: 'UTC+2', start_date: '2031-05-01T10:00:00+00:00' }, admin).expect(201);
-    expect(offset.body).toMatchObject({ timezone: 'UTC+2', start_date: '2031-05-01 12:00:00', utc_start_date: '2031-05-01 10:00:00' });
+    const offset = await create(
+      { ...REQUIRED, timezone: 'UTC+2', start_date: '2031-05-01T10:00:00+00:00' },
+      admin,
+    ).expect(201);
+    expect(offset.body).toMatchObject({
+      timezone: 'UTC+2',
+      start_date: '2031-05-01 12:00:00',
+      utc_start_date: '2031-05-01 10:00:00',
+    });
   });
 
   it('sets the author (an existing user; only editors may name someone else)', async () => {
@@ -210,8 +250,15 @@ describe('POST /events', () => {
   });
 
   it('sets the publication date from date or date_utc, and schedules future events', async () => {
-    const dated = await create({ ...REQUIRED, date: '2026-01-01 10:00:00', timezone: 'Europe/Paris' }, admin).expect(201);
-    expect(dated.body).toMatchObject({ date: '2026-01-01 09:00:00', date_utc: '2026-01-01 09:00:00', status: 'publish' });
+    const dated = await create(
+      { ...REQUIRED, date: '2026-01-01 10:00:00', timezone: 'Europe/Paris' },
+      admin,
+    ).expect(201);
+    expect(dated.body).toMatchObject({
+      date: '2026-01-01 09:00:00',
+      date_utc: '2026-01-01 09:00:00',
+      status: 'publish',
+    });
     const utc = await create({ ...REQUIRED, date_utc: '2026-02-01 10:00:00' }, admin).expect(201);
     expect(utc.body.date_utc).toBe('2026-02-01 10:00:00');
     const future = await create({ ...REQUIRED, status: 'future', date: '+2 weeks' }, admin).expect(201);
@@ -237,18 +284,36 @@ describe('POST /events', () => {
       admin,
     ).expect(201);
     expect(res.body.id).not.toBe(4242);
-    expect(res.body).toMatchObject({ utc_start_date: '2031-01-15 18:00:00', timezone_abbr: 'UTC', cost_details: { values: [] } });
+    expect(res.body).toMatchObject({
+      utc_start_date: '2031-01-15 18:00:00',
+      timezone_abbr: 'UTC',
+      cost_details: { values: [] },
+    });
   });
 
   it('stretches all-day events over whole days, several days too', async () => {
     const one = await create({ ...REQUIRED, all_day: true }, admin).expect(201);
-    expect(one.body).toMatchObject({ all_day: true, start_date: '2031-01-15 00:00:00', end_date: '2031-01-15 23:59:59' });
-    const multi = await create({ ...REQUIRED, all_day: 'true', end_date: '2031-01-17 10:00:00' }, admin).expect(201);
-    expect(multi.body).toMatchObject({ start_date: '2031-01-15 00:00:00', end_date: '2031-01-17 23:59:59', utc_end_date: '2031-01-17 23:59:59' });
+    expect(one.body).toMatchObject({
+      all_day: true,
+      start_date: '2031-01-15 00:00:00',
+      end_date: '2031-01-15 23:59:59',
+    });
+    const multi = await create(
+      { ...REQUIRED, all_day: 'true', end_date: '2031-01-17 10:00:00' },
+      admin,
+    ).expect(201);
+    expect(multi.body).toMatchObject({
+      start_date: '2031-01-15 00:00:00',
+      end_date: '2031-01-17 23:59:59',
+      utc_end_date: '2031-01-17 23:59:59',
+    });
   });
 
   it('turns an end before the start into the start, in local and UTC alike (D14)', async () => {
-    const res = await create({ ...REQUIRED, timezone: 'Europe/Paris', end_date: '2031-01-14 10:00:00' }, admin).expect(201);
+    const res = await create(
+      { ...REQUIRED, timezone: 'Europe/Paris', end_date: '2031-01-14 10:00:00' },
+      admin,
+    ).expect(201);
     expect(res.body).toMatchObject({
       start_date: '2031-01-15 18:00:00',
       end_date: '2031-01-15 18:00:00',
@@ -258,9 +323,15 @@ describe('POST /events', () => {
   });
 
   it('takes an image by media id or http(s) URL (a URL needs the upload capability)', async () => {
-    const media = await h.db.media.create({ data: { url: 'https://cdn.example/poster.jpg', mimeType: 'image/jpeg', width: 800, height: 600 } });
+    const media = await h.db.media.create({
+      data: { url: 'https://cdn.example/poster.jpg', mimeType: 'image/jpeg', width: 800, height: 600 },
+    });
     const byId = await create({ ...REQUIRED, image: media.id }, admin).expect(201);
-    expect(byId.body.image).toMatchObject({ id: media.id, url: 'https://cdn.example/poster.jpg', extension: 'jpg' });
+    expect(byId.body.image).toMatchObject({
+      id: media.id,
+      url: 'https://cdn.example/poster.jpg',
+      extension: 'jpg',
+    });
     const byUrl = await create({ ...REQUIRED, image: 'https://cdn.example/new.png' }, author).expect(201);
     expect(byUrl.body.image).toMatchObject({ url: 'https://cdn.example/new.png' });
     expect(await h.db.media.count({ where: { url: 'https://cdn.example/new.png' } })).toBe(1);
@@ -268,21 +339,33 @@ describe('POST /events', () => {
       const res = await create({ ...REQUIRED, image: bad }, admin).expect(400);
       expect(res.body.data.params).toEqual({ image: 'Invalid parameter.' });
     }
-    const unauthorized = await create({ ...REQUIRED, image: 'https://cdn.example/other.png' }, contributor).expect(400);
+    const unauthorized = await create(
+      { ...REQUIRED, image: 'https://cdn.example/other.png' },
+      contributor,
+    ).expect(400);
     expect(unauthorized.body.data.params).toHaveProperty('image');
   });
 
   it('parses costs as string or array, with the currency symbol and position (item 13)', async () => {
     const postfix = await create({ ...REQUIRED, cost: '20$' }, admin).expect(201);
-    expect(postfix.body).toMatchObject({ cost: '20$', cost_details: { currency_symbol: '$', currency_position: 'postfix', values: ['20'] } });
+    expect(postfix.body).toMatchObject({
+      cost: '20$',
+      cost_details: { currency_symbol: '$', currency_position: 'postfix', values: ['20'] },
+    });
     const range = await create({ ...REQUIRED, cost: ['0$', '20$', '30$'] }, admin).expect(201);
     expect(range.body).toMatchObject({ cost: 'Free – 30$', cost_details: { values: ['0', '20', '30'] } });
     const prefix = await create({ ...REQUIRED, cost: '€ 12 - 18' }, admin).expect(201);
-    expect(prefix.body).toMatchObject({ cost: '€12 – €18', cost_details: { currency_symbol: '€', currency_position: 'prefix' } });
+    expect(prefix.body).toMatchObject({
+      cost: '€12 – €18',
+      cost_details: { currency_symbol: '€', currency_position: 'prefix' },
+    });
   });
 
   it('falls back to the permalink when the website is empty', async () => {
-    const res = await create({ ...REQUIRED, title: 'Site Event', website: 'https://tickets.example/e' }, admin).expect(201);
+    const res = await create(
+      { ...REQUIRED, title: 'Site Event', website: 'https://tickets.example/e' },
+      admin,
+    ).expect(201);
     expect(res.body.website).toBe('https://tickets.example/e');
     const empty = await create({ ...REQUIRED, title: 'No Site', website: '' }, admin).expect(201);
     expect(empty.body.website).toBe(`${SITE_URL}/event/no-site/`);
@@ -290,8 +373,24 @@ describe('POST /events', () => {
 
   it('sets the presentation flags for every role that may create', async () => {
     for (const as of [admin, editor, author, contributor]) {
-      const res = await create({ ...REQUIRED, show_map: true, show_map_link: 'true', hide_from_listings: 1, sticky: 'yes', featured: 'on' }, as).expect(201);
-      expect(res.body).toMatchObject({ show_map: true, show_map_link: true, hide_from_listings: true, sticky: true, featured: true });
+      const res = await create(
+        {
+          ...REQUIRED,
+          show_map: true,
+          show_map_link: 'true',
+          hide_from_listings: 1,
+          sticky: 'yes',
+          featured: 'on',
+        },
+        as,
+      ).expect(201);
+      expect(res.body).toMatchObject({
+        show_map: true,
+        show_map_link: true,
+        hide_from_listings: true,
+        sticky: true,
+        featured: true,
+      });
     }
   });
 
@@ -309,7 +408,16 @@ describe('POST /events', () => {
   });
 
   it('hides hide_from_listings events from lists but serves them by id', async () => {
-    const res = await create({ ...REQUIRED, title: 'Unlisted', start_date: 'tomorrow 9am', end_date: 'tomorrow 10am', hide_from_listings: true }, admin).expect(201);
+    const res = await create(
+      {
+        ...REQUIRED,
+        title: 'Unlisted',
+        start_date: 'tomorrow 9am',
+        end_date: 'tomorrow 10am',
+        hide_from_listings: true,
+      },
+      admin,
+    ).expect(201);
     const list = await h.http.get(`${API}/events`).query({ per_page: 50 }).expect(200);
     expect(list.body.events.map((event: { id: number }) => event.id)).not.toContain(res.body.id);
     await h.http.get(`${API}/events/${res.body.id}`).expect(200);
@@ -319,14 +427,23 @@ describe('POST /events', () => {
     const first = await create({ ...REQUIRED, title: 'Twin Title' }, admin).expect(201);
     const second = await create({ ...REQUIRED, title: 'Twin Title' }, admin).expect(201);
     const explicit = await create({ ...REQUIRED, title: 'Other', slug: 'twin-title' }, admin).expect(201);
-    expect([first.body.slug, second.body.slug, explicit.body.slug]).toEqual(['twin-title', 'twin-title-2', 'twin-title-3']);
+    expect([first.body.slug, second.body.slug, explicit.body.slug]).toEqual([
+      'twin-title',
+      'twin-title-2',
+      'twin-title-3',
+    ]);
   });
 
   it('links a parent event', async () => {
     const parent = await create({ ...REQUIRED, title: 'Parent' }, admin).expect(201);
-    const child = await create({ ...REQUIRED, title: 'Child', post_parent: parent.body.id }, admin).expect(201);
+    const child = await create({ ...REQUIRED, title: 'Child', post_parent: parent.body.id }, admin).expect(
+      201,
+    );
     expect((await stored(child.body.id)).postParentId).toBe(parent.body.id);
-    const list = await h.http.get(`${API}/events`).query({ post_parent: parent.body.id, start_date: '2031-01-01', end_date: '2031-12-31' }).expect(200);
+    const list = await h.http
+      .get(`${API}/events`)
+      .query({ post_parent: parent.body.id, start_date: '2031-01-01', end_date: '2031-12-31' })
+      .expect(200);
     expect(list.body.events.map((event: { id: number }) => event.id)).toEqual([child.body.id]);
   });
 
@@ -338,11 +455,20 @@ describe('POST /events', () => {
       const byObject = await create({ ...REQUIRED, venue: { id: venue.id } }, admin).expect(201);
       expect(byObject.body.venue.id).toBe(venue.id);
       const unknown = await create({ ...REQUIRED, venue: 99_999 }, admin).expect(400);
-      expect(unknown.body).toMatchObject({ code: 'rest_invalid_param', data: { params: { venue: 'Invalid parameter.' } } });
+      expect(unknown.body).toMatchObject({
+        code: 'rest_invalid_param',
+        data: { params: { venue: 'Invalid parameter.' } },
+      });
       const organizer = await createOrganizer(h.db);
       const notAVenue = await create({ ...REQUIRED, venue: { id: 99_999 } }, admin).expect(400);
-      expect(notAVenue.body).toMatchObject({ code: 'invalid-linked-post-id', message: 'The provided linked post ID is not valid' });
-      const organizerAsVenue = await create({ ...REQUIRED, venue: { id: organizer.id + 10_000 } }, admin).expect(400);
+      expect(notAVenue.body).toMatchObject({
+        code: 'invalid-linked-post-id',
+        message: 'The provided linked post ID is not valid',
+      });
+      const organizerAsVenue = await create(
+        { ...REQUIRED, venue: { id: organizer.id + 10_000 } },
+        admin,
+      ).expect(400);
       expect(organizerAsVenue.body.code).toBe('invalid-linked-post-id');
     });
 
@@ -351,15 +477,34 @@ describe('POST /events', () => {
       ['Buckingham Palace', 'London', 'United Kingdom', { province: 'Greater London' }],
       ['Colosseo', 'Roma', 'Italia', { stateprovince: 'RM' }],
       ['Opera House', 'Sydney', 'Australia', { state: 'NSW', zip: '2000' }],
-    ])('creates an inline venue (%s) with the submitted fields (item 12)', async (name, city, country, extra) => {
-      const res = await create({ ...REQUIRED, venue: { venue: name, address: '1 Main St', city, country, phone: '+1 555', ...extra } }, admin).expect(201);
-      expect(res.body.venue).toMatchObject({ venue: name, address: '1 Main St', city, country, phone: '+1 555', ...extra });
-      const venue = await h.db.venue.findUniqueOrThrow({ where: { id: res.body.venue.id } });
-      expect(venue.name).toBe(name);
-    });
+    ])(
+      'creates an inline venue (%s) with the submitted fields (item 12)',
+      async (name, city, country, extra) => {
+        const res = await create(
+          {
+            ...REQUIRED,
+            venue: { venue: name, address: '1 Main St', city, country, phone: '+1 555', ...extra },
+          },
+          admin,
+        ).expect(201);
+        expect(res.body.venue).toMatchObject({
+          venue: name,
+          address: '1 Main St',
+          city,
+          country,
+          phone: '+1 555',
+          ...extra,
+        });
+        const venue = await h.db.venue.findUniqueOrThrow({ where: { id: res.body.venue.id } });
+        expect(venue.name).toBe(name);
+      },
+    );
 
     it('reuses an existing venue with the same name (any case) instead of creating one', async () => {
-      const first = await create({ ...REQUIRED, venue: { venue: 'Dedupe Hall', city: 'Rome' } }, admin).expect(201);
+      const first = await create(
+        { ...REQUIRED, venue: { venue: 'Dedupe Hall', city: 'Rome' } },
+        admin,
+      ).expect(201);
       const second = await create({ ...REQUIRED, venue: { venue: 'dedupe hall' } }, admin).expect(201);
       expect(second.body.venue.id).toBe(first.body.venue.id);
       expect(await h.db.venue.count({ where: { name: 'Dedupe Hall' } })).toBe(1);
@@ -368,40 +513,97 @@ describe('POST /events', () => {
     it('links organizers by id, comma list, array, {id} and inline objects, in order (item 12)', async () => {
       const x = await createOrganizer(h.db);
       const y = await createOrganizer(h.db);
-      const mixed = await create({ ...REQUIRED, organizer: [{ organizer: 'Organizer A' }, { id: x.id }, { id: y.id }, { organizer: 'Organizer C', email: 'c@example.com' }] }, admin).expect(201);
-      expect(mixed.body.organizer.map((o: { organizer: string }) => o.organizer)).toEqual(['Organizer A', x.name, y.name, 'Organizer C']);
+      const mixed = await create(
+        {
+          ...REQUIRED,
+          organizer: [
+            { organizer: 'Organizer A' },
+            { id: x.id },
+            { id: y.id },
+            { organizer: 'Organizer C', email: 'c@example.com' },
+          ],
+        },
+        admin,
+      ).expect(201);
+      expect(mixed.body.organizer.map((o: { organizer: string }) => o.organizer)).toEqual([
+        'Organizer A',
+        x.name,
+        y.name,
+        'Organizer C',
+      ]);
       expect(mixed.body.organizer[3]).toMatchObject({ email: 'c@example.com' });
       const list = await create({ ...REQUIRED, organizer: `${y.id},${x.id}` }, admin).expect(201);
       expect(list.body.organizer.map((o: { id: number }) => o.id)).toEqual([y.id, x.id]);
       const single = await create({ ...REQUIRED, organizer: x.id }, admin).expect(201);
       expect(single.body.organizer.map((o: { id: number }) => o.id)).toEqual([x.id]);
-      const bare = await create({ ...REQUIRED, organizer: { organizer: 'Lonely Organizer' } }, admin).expect(201);
+      const bare = await create({ ...REQUIRED, organizer: { organizer: 'Lonely Organizer' } }, admin).expect(
+        201,
+      );
       expect(bare.body.organizer).toMatchObject([{ organizer: 'Lonely Organizer' }]);
-      const notAnOrganizer = await create({ ...REQUIRED, organizer: [{ id: x.id }, { id: 99_999 }] }, admin).expect(400);
+      const notAnOrganizer = await create(
+        { ...REQUIRED, organizer: [{ id: x.id }, { id: 99_999 }] },
+        admin,
+      ).expect(400);
       expect(notAnOrganizer.body.code).toBe('invalid-linked-post-id');
     });
 
     it('names a bad inline venue or organizer, with the reason in details', async () => {
-      const res = await create({ ...REQUIRED, venue: { venue: 'Bad Site Hall', website: 'nope' } }, admin).expect(400);
+      const res = await create(
+        { ...REQUIRED, venue: { venue: 'Bad Site Hall', website: 'nope' } },
+        admin,
+      ).expect(400);
       expect(res.body).toMatchObject({
         code: 'rest_invalid_param',
-        data: { params: { venue: 'Invalid parameter.' }, details: { venue: { code: 'could-not-create-venue', data: { cause: { code: 'rest_invalid_param' } } } } },
+        data: {
+          params: { venue: 'Invalid parameter.' },
+          details: {
+            venue: { code: 'could-not-create-venue', data: { cause: { code: 'rest_invalid_param' } } },
+          },
+        },
       });
-      const nameless = await create({ ...REQUIRED, organizer: [{ email: 'x@example.com' }] }, admin).expect(400);
+      const nameless = await create({ ...REQUIRED, organizer: [{ email: 'x@example.com' }] }, admin).expect(
+        400,
+      );
       expect(nameless.body.data.details.organizer.code).toBe('could-not-create-organizer');
     });
 
     it('changes nothing when the third inline organizer is invalid', async () => {
-      const before = { events: await h.db.event.count(), organizers: await h.db.organizer.count(), venues: await h.db.venue.count() };
-      await create({ ...REQUIRED, title: 'Atomic', venue: { venue: 'Atomic Venue' }, organizer: [{ organizer: 'Atomic A' }, { organizer: 'Atomic B' }, { organizer: 'Atomic C', website: 'bad' }] }, admin).expect(400);
-      expect({ events: await h.db.event.count(), organizers: await h.db.organizer.count(), venues: await h.db.venue.count() }).toEqual(before);
+      const before = {
+        events: await h.db.event.count(),
+        organizers: await h.db.organizer.count(),
+        venues: await h.db.venue.count(),
+      };
+      await create(
+        {
+          ...REQUIRED,
+          title: 'Atomic',
+          venue: { venue: 'Atomic Venue' },
+          organizer: [
+            { organizer: 'Atomic A' },
+            { organizer: 'Atomic B' },
+            { organizer: 'Atomic C', website: 'bad' },
+          ],
+        },
+        admin,
+      ).expect(400);
+      expect({
+        events: await h.db.event.count(),
+        organizers: await h.db.organizer.count(),
+        venues: await h.db.venue.count(),
+      }).toEqual(before);
     });
   });
 
   describe('categories and tags', () => {
     it('creates unknown category names; "" gives none (item 13)', async () => {
       const res = await create({ ...REQUIRED, categories: 'cat1,cat2' }, admin).expect(201);
-      expect(res.body.categories.map((c: { name: string; slug: string; count: number }) => [c.name, c.slug, c.count])).toEqual([
+      expect(
+        res.body.categories.map((c: { name: string; slug: string; count: number }) => [
+          c.name,
+          c.slug,
+          c.count,
+        ]),
+      ).toEqual([
         ['cat1', 'cat1', 1],
         ['cat2', 'cat2', 1],
       ]);
@@ -412,7 +614,14 @@ describe('POST /events', () => {
     it('mixes ids and names (any case), comma lists, arrays and {id}/{name} objects (D3, sample 30 no longer a 500)', async () => {
       const rock = await createTerm(h.db, 'tribe_events_cat', 'Rock');
       const indoor = await createTerm(h.db, 'post_tag', 'Indoor');
-      const res = await create({ ...REQUIRED, categories: [rock.id, 'rock', 'New Genre'], tags: [{ name: 'indoor' }, { name: 'Brand New' }, { id: indoor.id }] }, admin).expect(201);
+      const res = await create(
+        {
+          ...REQUIRED,
+          categories: [rock.id, 'rock', 'New Genre'],
+          tags: [{ name: 'indoor' }, { name: 'Brand New' }, { id: indoor.id }],
+        },
+        admin,
+      ).expect(201);
       expect(res.body.categories.map((c: { name: string }) => c.name)).toEqual(['Rock', 'New Genre']);
       expect(res.body.tags.map((t: { name: string }) => t.name)).toEqual(['Indoor', 'Brand New']);
       expect(res.body.tags[0].id).toBe(indoor.id);
@@ -450,15 +659,30 @@ describe('odd input', () => {
     { ...REQUIRED, start_date: 'x'.repeat(10_000) },
     { ...REQUIRED, timezone: ['UTC'], all_day: { yes: true }, cost: { amount: 5 }, website: 12 },
     { ...REQUIRED, venue: [[1]], organizer: [{ id: 'x' }], categories: [[]], tags: { name: {} } },
-    { ...REQUIRED, venue: { id: -4 }, organizer: '9'.repeat(30), categories: ['9'.repeat(30)], post_parent: 1.5 },
+    {
+      ...REQUIRED,
+      venue: { id: -4 },
+      organizer: '9'.repeat(30),
+      categories: ['9'.repeat(30)],
+      post_parent: 1.5,
+    },
     { ...REQUIRED, slug: '——', author: { id: 1 }, status: ['publish'], image: { url: 'x' }, password: 7 },
     { ...REQUIRED, date: 'yesterday', date_utc: 'garbage', excerpt: null, description: false },
-    { ...REQUIRED, author: 99_999_999_999, venue: 99_999_999_999, organizer: [{ id: 99_999_999_999 }], post_parent: 99_999_999_999 },
+    {
+      ...REQUIRED,
+      author: 99_999_999_999,
+      venue: 99_999_999_999,
+      organizer: [{ id: 99_999_999_999 }],
+      post_parent: 99_999_999_999,
+    },
     { ...REQUIRED, categories: [99_999_999_999], tags: '99999999999', image: '99999999999' },
   ];
 
   it.each(odd.map((body, i) => [i, body]))('never answers a 500 (body %i)', async (_i, body) => {
-    const res = await h.http.post(`${API}/events`).auth(admin.login, admin.password).send(body as object);
+    const res = await h.http
+      .post(`${API}/events`)
+      .auth(admin.login, admin.password)
+      .send(body as object);
     expect(res.status).toBeLessThan(500);
     const event = await createEvent(h.db, { fields: { authorId: admin.id } });
     const updated = await update(event.id, body as object, admin, 'patch');
@@ -466,7 +690,11 @@ describe('odd input', () => {
   });
 
   it('answers malformed JSON with 400', async () => {
-    const res = await h.http.post(`${API}/events`).auth(admin.login, admin.password).set('content-type', 'application/json').send('{"title": ');
+    const res = await h.http
+      .post(`${API}/events`)
+      .auth(admin.login, admin.password)
+      .set('content-type', 'application/json')
+      .send('{"title": ');
     expect(res.status).toBe(400);
   });
 });
@@ -474,29 +702,55 @@ describe('odd input', () => {
 describe('POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}', () => {
   it('answers 404 rest-event-not-found for an unknown id or slug', async () => {
     const res = await update(99_999, { title: 'x' }, admin).expect(404);
-    expect(res.body).toEqual({ code: 'rest-event-not-found', message: 'Event with ID 99999 does not exist.', data: { status: 404 } });
+    expect(res.body).toEqual({
+      code: 'rest-event-not-found',
+      message: 'Event with ID 99999 does not exist.',
+      data: { status: 404 },
+    });
     await update('by-slug/no-such-event', { title: 'x' }, admin).expect(404);
   });
 
-  it.each(['post', 'put', 'patch'] as const)('updates with %s (200) and writes only the fields sent', async (method) => {
-    const event = await create({ ...REQUIRED, title: `Keep ${method}`, cost: '$9', website: 'https://keep.example', featured: true, excerpt: 'Kept' }, admin).expect(201);
-    const res = await update(event.body.id, { title: `Changed ${method}` }, admin, method).expect(200);
-    expect(res.body).not.toHaveProperty('json_ld');
-    expect(res.body).toMatchObject({
-      title: `Changed ${method}`,
-      slug: `keep-${method}`,
-      cost: '$9',
-      website: 'https://keep.example',
-      featured: true,
-      excerpt: '<p>Kept</p>',
-      start_date: REQUIRED.start_date,
-    });
-  });
+  it.each(['post', 'put', 'patch'] as const)(
+    'updates with %s (200) and writes only the fields sent',
+    async (method) => {
+      const event = await create(
+        {
+          ...REQUIRED,
+          title: `Keep ${method}`,
+          cost: '$9',
+          website: 'https://keep.example',
+          featured: true,
+          excerpt: 'Kept',
+        },
+        admin,
+      ).expect(201);
+      const res = await update(event.body.id, { title: `Changed ${method}` }, admin, method).expect(200);
+      expect(res.body).not.toHaveProperty('json_ld');
+      expect(res.body).toMatchObject({
+        title: `Changed ${method}`,
+        slug: `keep-${method}`,
+        cost: '$9',
+        website: 'https://keep.example',
+        featured: true,
+        excerpt: '<p>Kept</p>',
+        start_date: REQUIRED.start_date,
+      });
+    },
+  );
 
   it('renames by slug, and refuses a password there', async () => {
     await create({ ...REQUIRED, title: 'Old Name' }, admin).expect(201);
-    const res = await update('by-slug/old-name', { slug: 'new-name', title: 'New Name' }, admin, 'patch').expect(200);
-    expect(res.body).toMatchObject({ slug: 'new-name', title: 'New Name', url: `${SITE_URL}/event/new-name/` });
+    const res = await update(
+      'by-slug/old-name',
+      { slug: 'new-name', title: 'New Name' },
+      admin,
+      'patch',
+    ).expect(200);
+    expect(res.body).toMatchObject({
+      slug: 'new-name',
+      title: 'New Name',
+      url: `${SITE_URL}/event/new-name/`,
+    });
     await h.http.get(`${API}/events/by-slug/new-name`).expect(200);
     const password = await update('by-slug/new-name', { password: 'secret' }, admin).expect(400);
     expect(password.body.data.params).toHaveProperty('password');
@@ -514,9 +768,22 @@ describe('POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}', () => {
   it('re-reads the wall-clock when only the timezone changes (D10), keeps the zone otherwise (D11)', async () => {
     const event = await create({ ...REQUIRED, timezone: 'America/New_York' }, admin).expect(201);
     const zone = await update(event.body.id, { timezone: 'Europe/Paris' }, admin).expect(200);
-    expect(zone.body).toMatchObject({ timezone: 'Europe/Paris', timezone_abbr: 'CET', start_date: '2031-01-15 18:00:00', utc_start_date: '2031-01-15 17:00:00' });
-    const dates = await update(event.body.id, { start_date: '2031-01-16 10:00:00', end_date: '2031-01-16 12:00:00' }, admin).expect(200);
-    expect(dates.body).toMatchObject({ timezone: 'Europe/Paris', start_date: '2031-01-16 10:00:00', utc_start_date: '2031-01-16 09:00:00' });
+    expect(zone.body).toMatchObject({
+      timezone: 'Europe/Paris',
+      timezone_abbr: 'CET',
+      start_date: '2031-01-15 18:00:00',
+      utc_start_date: '2031-01-15 17:00:00',
+    });
+    const dates = await update(
+      event.body.id,
+      { start_date: '2031-01-16 10:00:00', end_date: '2031-01-16 12:00:00' },
+      admin,
+    ).expect(200);
+    expect(dates.body).toMatchObject({
+      timezone: 'Europe/Paris',
+      start_date: '2031-01-16 10:00:00',
+      utc_start_date: '2031-01-16 09:00:00',
+    });
   });
 
   it('applies a lone start or end date (D12), clamping the end (D14)', async () => {
@@ -524,7 +791,11 @@ describe('POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}', () => {
     const start = await update(event.body.id, { start_date: '2031-01-15 19:00:00' }, admin).expect(200);
     expect(start.body).toMatchObject({ start_date: '2031-01-15 19:00:00', end_date: '2031-01-15 21:00:00' });
     const late = await update(event.body.id, { start_date: '2031-01-15 23:00:00' }, admin).expect(200);
-    expect(late.body).toMatchObject({ start_date: '2031-01-15 23:00:00', end_date: '2031-01-15 23:00:00', utc_end_date: '2031-01-15 23:00:00' });
+    expect(late.body).toMatchObject({
+      start_date: '2031-01-15 23:00:00',
+      end_date: '2031-01-15 23:00:00',
+      utc_end_date: '2031-01-15 23:00:00',
+    });
     const end = await update(event.body.id, { end_date: '2031-01-16 01:00:00' }, admin).expect(200);
     expect(end.body).toMatchObject({ start_date: '2031-01-15 23:00:00', end_date: '2031-01-16 01:00:00' });
   });
@@ -532,13 +803,17 @@ describe('POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}', () => {
   it.each(['', 0, [], null])('removes the venue and organizers with %j (D9)', async (empty) => {
     const venue = await createVenue(h.db);
     const organizer = await createOrganizer(h.db);
-    const event = await create({ ...REQUIRED, venue: venue.id, organizer: [organizer.id] }, admin).expect(201);
+    const event = await create({ ...REQUIRED, venue: venue.id, organizer: [organizer.id] }, admin).expect(
+      201,
+    );
     const res = await update(event.body.id, { venue: empty, organizer: empty }, admin).expect(200);
     expect(res.body).toMatchObject({ venue: [], organizer: [] });
   });
 
   it('replaces categories and tags, and clears them with "" or []', async () => {
-    const event = await create({ ...REQUIRED, categories: 'Alpha Cat', tags: 'Alpha Tag' }, admin).expect(201);
+    const event = await create({ ...REQUIRED, categories: 'Alpha Cat', tags: 'Alpha Tag' }, admin).expect(
+      201,
+    );
     const replaced = await update(event.body.id, { categories: 'Beta Cat' }, admin).expect(200);
     expect(replaced.body.categories.map((c: { name: string }) => c.name)).toEqual(['Beta Cat']);
     expect(replaced.body.tags.map((t: { name: string }) => t.name)).toEqual(['Alpha Tag']);
@@ -560,13 +835,28 @@ describe('POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}', () => {
 
   it('refuses invalid values with 400 before looking at the caller', async () => {
     const event = await create(REQUIRED, admin).expect(201);
-    const res = await update(event.body.id, { website: 'foo', timezone: 'Nowhere', all_day: 'perhaps' }).expect(400);
+    const res = await update(event.body.id, {
+      website: 'foo',
+      timezone: 'Nowhere',
+      all_day: 'perhaps',
+    }).expect(400);
     expect(Object.keys(res.body.data.params).sort()).toEqual(['all_day', 'timezone', 'website']);
   });
 
   it('changes nothing when a part of the update fails half-way', async () => {
     const event = await create({ ...REQUIRED, title: 'Untouched' }, admin).expect(201);
-    await update(event.body.id, { title: 'Touched', organizer: [{ organizer: 'Half A' }, { organizer: 'Half B' }, { organizer: 'Half C', website: 'bad' }] }, admin).expect(400);
+    await update(
+      event.body.id,
+      {
+        title: 'Touched',
+        organizer: [
+          { organizer: 'Half A' },
+          { organizer: 'Half B' },
+          { organizer: 'Half C', website: 'bad' },
+        ],
+      },
+      admin,
+    ).expect(400);
     expect((await stored(event.body.id)).title).toBe('Untouched');
     expect(await h.db.organizer.count({ where: { name: { startsWith: 'Half ' } } })).toBe(0);
   });
@@ -588,7 +878,11 @@ describe('POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}', () => {
       { start_date: '2031-01-15 17:30:00' },
       { end_date: '2031-01-15 22:00:00' },
     ];
-    const responses = await Promise.all(bodies.map((body, i) => update(event.body.id, body, editor, (['post', 'put', 'patch'] as const)[i % 3])));
+    const responses = await Promise.all(
+      bodies.map((body, i) =>
+        update(event.body.id, body, editor, (['post', 'put', 'patch'] as const)[i % 3]),
+      ),
+    );
     expect(responses.map((res) => res.status)).toEqual(bodies.map(() => 200));
     const { body } = await h.http.get(`${API}/events/${event.body.id}`).expect(200);
     expect(body).toMatchObject({
@@ -649,7 +943,8 @@ describe('DELETE /events/{id} and /events/by-slug/{slug}', () => {
 });
 
 describe('AuthorizationCest: events', () => {
-  const event = (as: Credentials, status = 'publish') => createEvent(h.db, { status, fields: { authorId: as.id } });
+  const event = (as: Credentials, status = 'publish') =>
+    createEvent(h.db, { status, fields: { authorId: as.id } });
 
   it('anonymous PUT/DELETE on published or draft events → 401', async () => {
     for (const status of ['publish', 'draft']) {

@@ -15,7 +15,14 @@ beforeAll(async () => {
   h = await startHarness();
   editor = await createUser(h, 'editor');
   const organizer = (name: string, fields: Parameters<typeof createOrganizer>[1] = {}) =>
-    createOrganizer(h.db, { name, slug: name.toLowerCase().replace(/\W+/g, '-'), phone: '', website: '', email: '', ...fields });
+    createOrganizer(h.db, {
+      name,
+      slug: name.toLowerCase().replace(/\W+/g, '-'),
+      phone: '',
+      website: '',
+      email: '',
+      ...fields,
+    });
   const upcoming = await organizer('Upcoming Org');
   const past = await organizer('Past Org');
   const draftOnly = await organizer('Draft Org');
@@ -26,7 +33,10 @@ beforeAll(async () => {
   await organizer('Web Org', { website: 'https://quux.example' });
   await organizer('Described Org', { description: 'All about Quux' });
   const shared = await createEvent(h.db, { organizerIds: [upcoming.id, hidden.id] });
-  await createEvent(h.db, { start: DateTime.utc().minus({ days: 3 }).toFormat('yyyy-MM-dd HH:mm:ss'), organizerIds: [past.id] });
+  await createEvent(h.db, {
+    start: DateTime.utc().minus({ days: 3 }).toFormat('yyyy-MM-dd HH:mm:ss'),
+    organizerIds: [past.id],
+  });
   await createEvent(h.db, { status: 'draft', organizerIds: [draftOnly.id] });
   const lonely = await createEvent(h.db, {});
   Object.assign(ids, { shared: shared.id, lonely: lonely.id, empty: empty.id });
@@ -51,7 +61,9 @@ describe('organizer filters', () => {
     expect(await names(`event=${ids.shared}`)).toEqual(['Upcoming Org']);
     expect(await names(`event=${ids.shared}`, editor)).toEqual(['Hidden Org', 'Upcoming Org']);
     expect(await names(`event=${ids.lonely}`)).toEqual([]);
-    expect((await h.http.get(`${API}/organizers?event=999999`).expect(400)).body.code).toBe('rest_invalid_param');
+    expect((await h.http.get(`${API}/organizers?event=999999`).expect(400)).body.code).toBe(
+      'rest_invalid_param',
+    );
   });
 
   it('has_events: true → linked to a non-draft event; false → the others (drafts-only counts as empty)', async () => {
@@ -63,13 +75,19 @@ describe('organizer filters', () => {
 
   it('only_with_upcoming: true → an event starting now or later (drafts only for editors); false → no filter', async () => {
     expect(await names('only_with_upcoming=true')).toEqual(['Upcoming Org']);
-    expect(await names('only_with_upcoming=true', editor)).toEqual(['Draft Org', 'Hidden Org', 'Upcoming Org']);
+    expect(await names('only_with_upcoming=true', editor)).toEqual([
+      'Draft Org',
+      'Hidden Org',
+      'Upcoming Org',
+    ]);
     expect(await names('only_with_upcoming=0')).toEqual(await names(''));
   });
 
   it('combines filters with AND and echoes them', async () => {
     expect(await names('has_events=true&only_with_upcoming=true')).toEqual(['Upcoming Org']);
-    const res = await h.http.get(`${API}/organizers?search=org&event=${ids.shared}&only_with_upcoming=1`).expect(200);
+    const res = await h.http
+      .get(`${API}/organizers?search=org&event=${ids.shared}&only_with_upcoming=1`)
+      .expect(200);
     expect(res.body.rest_url).toBe(
       `${API_ROOT}/organizers/?page=1&per_page=10&search=org&event=${ids.shared}&only_with_upcoming=true&status=publish`,
     );

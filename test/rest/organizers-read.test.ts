@@ -7,7 +7,8 @@ import { createUser } from '../helpers/users.js';
 // GET /organizers/{id}, /organizers/by-slug/{slug} and /organizers (reference §1.3, §2, §3.2, §4.3,
 // D1, D6): OrganizerSingleCest, OrganizerSingleSlugCest and OrganizerArchiveCest.
 
-const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+const sample = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
 
 function shape(value: unknown): unknown {
   if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
@@ -26,8 +27,19 @@ beforeAll(async () => {
   editor = await createUser(h, 'editor');
   author = await createUser(h, 'author');
   const acme = await createOrganizer(h.db, { name: 'Acme Org', slug: 'acme-org', authorId: author.id });
-  const draft = await createOrganizer(h.db, { name: 'Draft Org', slug: 'draft-org', status: 'draft', authorId: author.id });
-  const locked = await createOrganizer(h.db, { name: 'Locked Org', slug: 'locked-org', password: 'pw', description: 'Private', authorId: author.id });
+  const draft = await createOrganizer(h.db, {
+    name: 'Draft Org',
+    slug: 'draft-org',
+    status: 'draft',
+    authorId: author.id,
+  });
+  const locked = await createOrganizer(h.db, {
+    name: 'Locked Org',
+    slug: 'locked-org',
+    password: 'pw',
+    description: 'Private',
+    authorId: author.id,
+  });
   Object.assign(ids, { acme: acme.id, draft: draft.id, locked: locked.id });
 });
 afterAll(() => h.close());
@@ -53,7 +65,12 @@ describe('GET /organizers/{id}', () => {
     });
     expect(body).not.toHaveProperty('description');
     expect(body).not.toHaveProperty('image');
-    expect(body.json_ld).toMatchObject({ '@type': 'Person', name: 'Acme Org', telephone: '555-0199', sameAs: 'http://acme.example' });
+    expect(body.json_ld).toMatchObject({
+      '@type': 'Person',
+      name: 'Acme Org',
+      telephone: '555-0199',
+      sameAs: 'http://acme.example',
+    });
     expect(body.json_ld.email).toMatch(/&#\d+;/);
   });
 
@@ -63,7 +80,9 @@ describe('GET /organizers/{id}', () => {
       message: 'The requested post ID does not exist or is not an organizer',
       data: { status: 404 },
     });
-    expect((await h.http.get(`${API}/organizers/by-slug/nobody`).expect(404)).body.code).toBe('organizer-not-found');
+    expect((await h.http.get(`${API}/organizers/by-slug/nobody`).expect(404)).body.code).toBe(
+      'organizer-not-found',
+    );
     expect((await h.http.get(`${API}/organizers/abc`).expect(404)).body.code).toBe('rest_no_route');
   });
 
@@ -80,9 +99,18 @@ describe('GET /organizers/{id}', () => {
 
   it('scrubs password-protected organizers, keeping the name a string (D6)', async () => {
     const { body } = await h.http.get(`${API}/organizers/${ids.locked}`).expect(200);
-    expect(body).toMatchObject({ organizer: 'Locked Org', description: '', phone: '', website: '', email: '' });
+    expect(body).toMatchObject({
+      organizer: 'Locked Org',
+      description: '',
+      phone: '',
+      website: '',
+      email: '',
+    });
     expect(body.json_ld).toMatchObject({ name: 'Locked Org', email: '', telephone: '' });
-    const forEditor = await h.http.get(`${API}/organizers/${ids.locked}`).auth(editor.login, editor.password).expect(200);
+    const forEditor = await h.http
+      .get(`${API}/organizers/${ids.locked}`)
+      .auth(editor.login, editor.password)
+      .expect(200);
     expect(forEditor.body).toMatchObject({ description: 'Private', email: 'org@example.com' });
     const event = await createEvent(h.db, { organizerIds: [ids.locked!] });
     const embedded = await h.http.get(`${API}/events/${event.id}`).expect(200);
@@ -104,20 +132,34 @@ describe('GET /organizers', () => {
 
   it('answers an empty site with 200 and zero totals', async () => {
     const res = await fresh.http.get(`${API}/organizers`).expect(200);
-    expect(res.body).toEqual({ organizers: [], rest_url: `${API_ROOT}/organizers/?page=1&per_page=10&status=publish`, total: 0, total_pages: 0 });
+    expect(res.body).toEqual({
+      organizers: [],
+      rest_url: `${API_ROOT}/organizers/?page=1&per_page=10&status=publish`,
+      total: 0,
+      total_pages: 0,
+    });
     expect(res.headers['x-tec-total']).toBe('0');
   });
 
   it('pages like the reference (sample 15)', async () => {
     const owner = await createUser(fresh, 'author');
     for (let i = 1; i <= 11; i++) {
-      await createOrganizer(fresh.db, { name: `Organizer ${i}`, slug: `organizer-${i}`, authorId: owner.id, publishedAt: new Date(Date.UTC(2026, 0, i)) });
+      await createOrganizer(fresh.db, {
+        name: `Organizer ${i}`,
+        slug: `organizer-${i}`,
+        authorId: owner.id,
+        publishedAt: new Date(Date.UTC(2026, 0, i)),
+      });
     }
     const res = await fresh.http.get(`${API}/organizers?per_page=3`).expect(200);
     const reference = sample('15-organizers-list.json');
     expect(Object.keys(res.body)).toEqual(Object.keys(reference));
     expect(shape(res.body.organizers[0])).toEqual(shape(reference.organizers[0]));
-    expect(res.body.organizers.map((organizer: { organizer: string }) => organizer.organizer)).toEqual(['Organizer 11', 'Organizer 10', 'Organizer 9']);
+    expect(res.body.organizers.map((organizer: { organizer: string }) => organizer.organizer)).toEqual([
+      'Organizer 11',
+      'Organizer 10',
+      'Organizer 9',
+    ]);
     expect(res.body.next_rest_url).toBe(`${API_ROOT}/organizers/?per_page=3&status=publish&page=2`);
     expect(res.body).toMatchObject({ total: 11, total_pages: 4 });
     expect(res.headers['x-tec-totalpages']).toBe('4');
@@ -134,9 +176,16 @@ describe('GET /organizers', () => {
 
   it('hides drafts from anonymous readers and shows them to editors', async () => {
     const anonymous = await h.http.get(`${API}/organizers`).expect(200);
-    expect(anonymous.body.organizers.map((organizer: { organizer: string }) => organizer.organizer)).not.toContain('Draft Org');
+    expect(
+      anonymous.body.organizers.map((organizer: { organizer: string }) => organizer.organizer),
+    ).not.toContain('Draft Org');
     await h.http.get(`${API}/organizers?status=draft`).expect(400);
-    const drafts = await h.http.get(`${API}/organizers?status=draft`).auth(editor.login, editor.password).expect(200);
-    expect(drafts.body.organizers.map((organizer: { organizer: string }) => organizer.organizer)).toEqual(['Draft Org']);
+    const drafts = await h.http
+      .get(`${API}/organizers?status=draft`)
+      .auth(editor.login, editor.password)
+      .expect(200);
+    expect(drafts.body.organizers.map((organizer: { organizer: string }) => organizer.organizer)).toEqual([
+      'Draft Org',
+    ]);
   });
 });

@@ -33,7 +33,12 @@ describe('POST /organizers', () => {
   it('401s anonymous callers; 201 with the organizer for a contributor (as a draft)', async () => {
     await call('post', '', { organizer: 'Anon Org' }).expect(401);
     const res = await call('post', '', { organizer: 'Contrib Org', phone: '123' }, contributor).expect(201);
-    expect(res.body).toMatchObject({ organizer: 'Contrib Org', phone: '123', status: 'draft', author: String(contributor.id) });
+    expect(res.body).toMatchObject({
+      organizer: 'Contrib Org',
+      phone: '123',
+      status: 'draft',
+      author: String(contributor.id),
+    });
     expect(res.body.url).toBe(`${SITE_URL}/?post_type=tribe_organizer&p=${res.body.id}`);
   });
 
@@ -41,14 +46,38 @@ describe('POST /organizers', () => {
     const res = await call(
       'post',
       '',
-      { organizer: 'Full Org', description: 'About us', phone: '+1 555', website: 'http://full.example', email: 'not-an-email' },
+      {
+        organizer: 'Full Org',
+        description: 'About us',
+        phone: '+1 555',
+        website: 'http://full.example',
+        email: 'not-an-email',
+      },
       editor,
     ).expect(201);
     expect(Object.keys(res.body)).toEqual([
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'description', 'slug',
-      'phone', 'website', 'email', 'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'organizer',
+      'description',
+      'slug',
+      'phone',
+      'website',
+      'email',
+      'global_id',
+      'global_id_lineage',
     ]);
-    expect(res.body).toMatchObject({ slug: 'full-org', email: 'not-an-email', website: 'http://full.example' });
+    expect(res.body).toMatchObject({
+      slug: 'full-org',
+      email: 'not-an-email',
+      website: 'http://full.example',
+    });
   });
 
   it('400s a missing or empty name and a bad website, before permissions', async () => {
@@ -57,24 +86,47 @@ describe('POST /organizers', () => {
       message: 'Missing parameter(s): organizer',
       data: { status: 400, params: ['organizer'] },
     });
-    expect((await call('post', '', { organizer: '' }).expect(400)).body.data.params).toEqual({ organizer: 'Invalid parameter.' });
-    expect((await call('post', '', { organizer: 'X', website: 'foo' }, editor).expect(400)).body.data.params).toEqual({
+    expect((await call('post', '', { organizer: '' }).expect(400)).body.data.params).toEqual({
+      organizer: 'Invalid parameter.',
+    });
+    expect(
+      (await call('post', '', { organizer: 'X', website: 'foo' }, editor).expect(400)).body.data.params,
+    ).toEqual({
       website: 'Invalid parameter.',
     });
   });
 
   it('returns the existing organizer for a duplicate, unchanged (D18)', async () => {
-    const first = await call('post', '', { organizer: 'An organizer', description: 'Organizer description' }, editor).expect(201);
-    const again = await call('post', '', { organizer: 'an ORGANIZER', email: 'x@example.com' }, editor).expect(201);
+    const first = await call(
+      'post',
+      '',
+      { organizer: 'An organizer', description: 'Organizer description' },
+      editor,
+    ).expect(201);
+    const again = await call(
+      'post',
+      '',
+      { organizer: 'an ORGANIZER', email: 'x@example.com' },
+      editor,
+    ).expect(201);
     expect(again.body.id).toBe(first.body.id);
     expect(again.body).not.toHaveProperty('email');
-    const different = await call('post', '', { organizer: 'An organizer', description: 'Else' }, editor).expect(201);
+    const different = await call(
+      'post',
+      '',
+      { organizer: 'An organizer', description: 'Else' },
+      editor,
+    ).expect(201);
     expect(different.body.id).not.toBe(first.body.id);
   });
 
   it('takes an image by media id', async () => {
-    const media = await h.db.media.create({ data: { url: 'http://img.example/logo.gif', mimeType: 'image/gif' } });
-    const res = await call('post', '', { organizer: 'Logo Org', image: String(media.id) }, editor).expect(201);
+    const media = await h.db.media.create({
+      data: { url: 'http://img.example/logo.gif', mimeType: 'image/gif' },
+    });
+    const res = await call('post', '', { organizer: 'Logo Org', image: String(media.id) }, editor).expect(
+      201,
+    );
     expect(res.body.image).toMatchObject({ id: media.id, extension: 'gif' });
   });
 });
@@ -82,8 +134,17 @@ describe('POST /organizers', () => {
 describe('updates', () => {
   it('sets, clears (keys disappear) and keeps fields; 400 for an empty name', async () => {
     const organizer = await createOrganizer(h.db, { name: 'Mutable', slug: 'mutable' });
-    const res = await call('put', `/${organizer.id}`, { organizer: 'Mutated', phone: '', email: 'new@example.com' }, editor).expect(200);
-    expect(res.body).toMatchObject({ organizer: 'Mutated', email: 'new@example.com', website: 'http://acme.example' });
+    const res = await call(
+      'put',
+      `/${organizer.id}`,
+      { organizer: 'Mutated', phone: '', email: 'new@example.com' },
+      editor,
+    ).expect(200);
+    expect(res.body).toMatchObject({
+      organizer: 'Mutated',
+      email: 'new@example.com',
+      website: 'http://acme.example',
+    });
     expect(res.body).not.toHaveProperty('phone');
     await call('patch', `/${organizer.id}`, { organizer: '' }, editor).expect(400);
     const bySlug = await call('post', '/by-slug/mutable', { website: '' }, editor).expect(200);
@@ -104,7 +165,10 @@ describe('updates', () => {
     await call('put', '/by-slug/pw-org', { password: 'x' }, author).expect(200);
     expect((await h.http.get(`${API}/organizers/${organizer.id}`)).body.email).toBe('org@example.com');
     await call('put', `/${organizer.id}`, { password: 'x' }, author).expect(200);
-    expect((await h.http.get(`${API}/organizers/${organizer.id}`)).body).toMatchObject({ organizer: 'Pw Org', email: '' });
+    expect((await h.http.get(`${API}/organizers/${organizer.id}`)).body).toMatchObject({
+      organizer: 'Pw Org',
+      email: '',
+    });
     await call('put', `/${organizer.id}`, { password: '' }, author).expect(200);
     expect((await h.http.get(`${API}/organizers/${organizer.id}`)).body.email).toBe('org@example.com');
   });
@@ -119,7 +183,9 @@ describe('DELETE', () => {
     expect(res.body).toMatchObject({ id: organizer.id, status: 'trash' });
     const { body } = await h.http.get(`${API}/events/${event.id}`).expect(200);
     expect(body.organizer.map((linked: { id: number }) => linked.id)).toEqual([other.id]);
-    expect((await call('delete', `/${organizer.id}`, undefined, author).expect(410)).body.code).toBe('organizer-is-in-trash');
+    expect((await call('delete', `/${organizer.id}`, undefined, author).expect(410)).body.code).toBe(
+      'organizer-is-in-trash',
+    );
     await call('delete', `/${organizer.id}?force=true`, undefined, author).expect(403);
     await call('delete', `/${organizer.id}?force=true`, undefined, editor).expect(200);
     await h.http.get(`${API}/organizers/${organizer.id}`).expect(404);
@@ -127,7 +193,9 @@ describe('DELETE', () => {
 
   it('deletes by slug; 404 for unknown ids and slugs', async () => {
     const organizer = await createOrganizer(h.db, { slug: 'by-slug-org' });
-    expect((await call('delete', '/by-slug/by-slug-org', undefined, editor).expect(200)).body.id).toBe(organizer.id);
+    expect((await call('delete', '/by-slug/by-slug-org', undefined, editor).expect(200)).body.id).toBe(
+      organizer.id,
+    );
     await call('delete', '/999999', undefined, editor).expect(404);
     await call('delete', '/by-slug/no-such-org?force=true', undefined, editor).expect(404);
   });

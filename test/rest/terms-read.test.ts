@@ -8,7 +8,8 @@ import { refreshTermCounts } from '../../src/services/term-counts.js';
 // GET /categories, /categories/{id}, /tags, /tags/{id}: shapes of samples 07, 08, 16, 17, every list
 // filter of seed §4.5 (CategoryArchiveCest, TagArchiveCest, SingleCategoryCest, SingleTagCest) and D1/D2.
 
-const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+const sample = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
 function shape(value: unknown): unknown {
@@ -26,7 +27,15 @@ beforeAll(async () => {
   h = await startHarness();
   // Categories: Arts > Opera (events), Music (2 events), Business (empty), Zoo (1 event, draft + trashed others)
   const arts = await createTerm(h.db, 'tribe_events_cat', 'Arts');
-  const opera = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'Opera', slug: 'opera', parentId: arts.id, description: 'Sung' } });
+  const opera = await h.db.term.create({
+    data: {
+      taxonomy: 'tribe_events_cat',
+      name: 'Opera',
+      slug: 'opera',
+      parentId: arts.id,
+      description: 'Sung',
+    },
+  });
   const music = await createTerm(h.db, 'tribe_events_cat', 'Music');
   const business = await createTerm(h.db, 'tribe_events_cat', 'Business');
   const zoo = await createTerm(h.db, 'tribe_events_cat', 'zoo');
@@ -36,10 +45,20 @@ beforeAll(async () => {
   const carmen = await createEvent(h.db, { title: 'Carmen', termIds: [opera.id, music.id, outdoor.id] });
   await createEvent(h.db, { title: 'Jazz', termIds: [music.id, outdoor.id, adults.id] });
   await createEvent(h.db, { title: 'Lions', termIds: [zoo.id] });
-  const draft = await createEvent(h.db, { title: 'Draft', status: 'draft', termIds: [zoo.id, business.id, unused.id] });
+  const draft = await createEvent(h.db, {
+    title: 'Draft',
+    status: 'draft',
+    termIds: [zoo.id, business.id, unused.id],
+  });
   await createEvent(h.db, { title: 'Trashed', status: 'trash', termIds: [zoo.id, business.id] });
   Object.assign(ids, { arts: arts.id, opera: opera.id, music: music.id, business: business.id, zoo: zoo.id });
-  Object.assign(ids, { outdoor: outdoor.id, adults: adults.id, unused: unused.id, carmen: carmen.id, draft: draft.id });
+  Object.assign(ids, {
+    outdoor: outdoor.id,
+    adults: adults.id,
+    unused: unused.id,
+    carmen: carmen.id,
+    draft: draft.id,
+  });
 });
 afterAll(() => h.close());
 
@@ -82,7 +101,13 @@ describe('GET /categories/{id} and /tags/{id}', () => {
   it('returns the reference tag shape (sample 08): no parent', async () => {
     const res = await h.http.get(`${API}/tags/${ids.outdoor}`).expect(200);
     expect(shape(res.body)).toEqual(shape(sample('08-tag-single.json')));
-    expect(res.body).toMatchObject({ id: ids.outdoor, count: 2, name: 'outdoor', taxonomy: 'post_tag', url: `${SITE_URL}/events/tag/outdoor/` });
+    expect(res.body).toMatchObject({
+      id: ids.outdoor,
+      count: 2,
+      name: 'outdoor',
+      taxonomy: 'post_tag',
+      url: `${SITE_URL}/events/tag/outdoor/`,
+    });
     expect(res.body).not.toHaveProperty('parent');
   });
 
@@ -95,14 +120,23 @@ describe('GET /categories/{id} and /tags/{id}', () => {
 
   it('advertises the write methods to those who may use them', async () => {
     const editor = await createUser(h, 'editor');
-    const { body } = await h.http.get(`${API}/categories/${ids.music}`).auth(editor.login, editor.password).expect(200);
+    const { body } = await h.http
+      .get(`${API}/categories/${ids.music}`)
+      .auth(editor.login, editor.password)
+      .expect(200);
     expect(body._links.self[0].targetHints.allow).toEqual(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
   });
 
   it('answers an unknown id, or a term of the other taxonomy, with 404 term-not-found (D1)', async () => {
     const missing = await h.http.get(`${API}/categories/987654`).expect(404);
-    expect(missing.body).toEqual({ code: 'term-not-found', message: 'The requested term does not exist', data: { status: 404 } });
-    expect((await h.http.get(`${API}/categories/${ids.outdoor}`).expect(404)).body.code).toBe('term-not-found');
+    expect(missing.body).toEqual({
+      code: 'term-not-found',
+      message: 'The requested term does not exist',
+      data: { status: 404 },
+    });
+    expect((await h.http.get(`${API}/categories/${ids.outdoor}`).expect(404)).body.code).toBe(
+      'term-not-found',
+    );
     expect((await h.http.get(`${API}/tags/${ids.music}`).expect(404)).body.code).toBe('term-not-found');
   });
 
@@ -143,13 +177,19 @@ describe('GET /categories', () => {
   it('pages with next/previous links that echo every effective filter (D2)', async () => {
     const first = await h.http.get(`${API}/categories?per_page=2&hide_empty=false&search=s`).expect(200);
     expect(names(first.body)).toEqual(['Arts', 'Business']);
-    expect(first.body.rest_url).toBe(`${API_ROOT}/categories/?page=1&per_page=2&search=s&order=asc&orderby=name&hide_empty=false`);
-    expect(first.body.next_rest_url).toBe(`${API_ROOT}/categories/?per_page=2&search=s&order=asc&orderby=name&hide_empty=false&page=2`);
+    expect(first.body.rest_url).toBe(
+      `${API_ROOT}/categories/?page=1&per_page=2&search=s&order=asc&orderby=name&hide_empty=false`,
+    );
+    expect(first.body.next_rest_url).toBe(
+      `${API_ROOT}/categories/?per_page=2&search=s&order=asc&orderby=name&hide_empty=false&page=2`,
+    );
     expect(first.body.previous_rest_url).toBeUndefined();
     const second = await h.http.get(first.body.next_rest_url.replace(SITE_URL, '')).expect(200);
     expect(names(second.body)).toEqual(['Music']);
     expect(second.body.next_rest_url).toBeUndefined();
-    expect(second.body.previous_rest_url).toBe(`${API_ROOT}/categories/?per_page=2&search=s&order=asc&orderby=name&hide_empty=false`);
+    expect(second.body.previous_rest_url).toBe(
+      `${API_ROOT}/categories/?per_page=2&search=s&order=asc&orderby=name&hide_empty=false`,
+    );
   });
 
   it('answers a page past the end with 200 and an empty list', async () => {
@@ -170,22 +210,30 @@ describe('GET /categories', () => {
   });
 
   it('searches names as a substring, in any case', async () => {
-    expect(names((await h.http.get(`${API}/categories?search=US&hide_empty=0`).expect(200)).body)).toEqual(['Business', 'Music']);
+    expect(names((await h.http.get(`${API}/categories?search=US&hide_empty=0`).expect(200)).body)).toEqual([
+      'Business',
+      'Music',
+    ]);
     expect(names((await h.http.get(`${API}/categories?search=per`)).body)).toEqual(['Opera']);
     // LIKE wildcards are literal characters here
     expect((await h.http.get(`${API}/categories?search=%25`).expect(200)).body.total).toBe(0);
   });
 
   it('includes and excludes ids (arrays or comma lists)', async () => {
-    const include = await h.http.get(`${API}/categories?include=${ids.music},${ids.business}&hide_empty=false`).expect(200);
+    const include = await h.http
+      .get(`${API}/categories?include=${ids.music},${ids.business}&hide_empty=false`)
+      .expect(200);
     expect(names(include.body)).toEqual(['Business', 'Music']);
     expect(include.body.rest_url).toContain(`include=${ids.music},${ids.business}`);
-    const exclude = await h.http.get(`${API}/categories?exclude[]=${ids.music}&exclude[]=${ids.arts}`).expect(200);
+    const exclude = await h.http
+      .get(`${API}/categories?exclude[]=${ids.music}&exclude[]=${ids.arts}`)
+      .expect(200);
     expect(names(exclude.body)).toEqual(['Opera', 'zoo']);
   });
 
   it('orders by every supported attribute, both ways', async () => {
-    const order = async (query: string) => names((await h.http.get(`${API}/categories?hide_empty=false&${query}`).expect(200)).body);
+    const order = async (query: string) =>
+      names((await h.http.get(`${API}/categories?hide_empty=false&${query}`).expect(200)).body);
     expect(await order('order=desc')).toEqual(['zoo', 'Opera', 'Music', 'Business', 'Arts']);
     expect(await order('orderby=id')).toEqual(['Arts', 'Opera', 'Music', 'Business', 'zoo']);
     expect(await order('orderby=id&order=desc')).toEqual(['zoo', 'Business', 'Music', 'Opera', 'Arts']);
@@ -196,14 +244,26 @@ describe('GET /categories', () => {
   });
 
   it('lists the children of a parent, and top-level categories with parent=0', async () => {
-    expect(names((await h.http.get(`${API}/categories?parent=${ids.arts}`).expect(200)).body)).toEqual(['Opera']);
+    expect(names((await h.http.get(`${API}/categories?parent=${ids.arts}`).expect(200)).body)).toEqual([
+      'Opera',
+    ]);
     expect(names((await h.http.get(`${API}/categories?parent=${ids.music}`).expect(200)).body)).toEqual([]);
-    expect(names((await h.http.get(`${API}/categories?parent=0`).expect(200)).body)).toEqual(['Arts', 'Music', 'zoo']);
+    expect(names((await h.http.get(`${API}/categories?parent=0`).expect(200)).body)).toEqual([
+      'Arts',
+      'Music',
+      'zoo',
+    ]);
   });
 
   it('lists the categories of an event (post or event; event wins)', async () => {
-    expect(names((await h.http.get(`${API}/categories?post=${ids.carmen}`).expect(200)).body)).toEqual(['Music', 'Opera']);
-    const both = await h.http.get(`${API}/categories?post=${ids.carmen}&event=${ids.draft}&hide_empty=0`).auth(...(await editorAuth())).expect(200);
+    expect(names((await h.http.get(`${API}/categories?post=${ids.carmen}`).expect(200)).body)).toEqual([
+      'Music',
+      'Opera',
+    ]);
+    const both = await h.http
+      .get(`${API}/categories?post=${ids.carmen}&event=${ids.draft}&hide_empty=0`)
+      .auth(...(await editorAuth()))
+      .expect(200);
     expect(names(both.body)).toEqual(['Business', 'zoo']);
     expect(both.body.rest_url).toContain(`event=${ids.draft}`);
   });
@@ -260,23 +320,38 @@ describe('GET /tags', () => {
     const reference = sample('17-tags-list.json');
     expect(Object.keys(res.body)).toEqual(Object.keys(reference));
     expect(shape(res.body.tags[0])).toEqual(shape(reference.tags[0]));
-    expect(res.body.next_rest_url).toBe(`${API_ROOT}/tags/?per_page=1&order=asc&orderby=name&hide_empty=true&page=2`);
+    expect(res.body.next_rest_url).toBe(
+      `${API_ROOT}/tags/?per_page=1&order=asc&orderby=name&hide_empty=true&page=2`,
+    );
   });
 
   it('hides tags without published events, filters like categories', async () => {
     expect(names((await h.http.get(`${API}/tags`).expect(200)).body)).toEqual(['Adults', 'outdoor']);
-    expect(names((await h.http.get(`${API}/tags?hide_empty=false`).expect(200)).body)).toEqual(['Adults', 'outdoor', 'unused']);
-    expect(names((await h.http.get(`${API}/tags?orderby=count&order=desc`).expect(200)).body)).toEqual(['outdoor', 'Adults']);
-    expect(names((await h.http.get(`${API}/tags?event=${ids.carmen}`).expect(200)).body)).toEqual(['outdoor']);
+    expect(names((await h.http.get(`${API}/tags?hide_empty=false`).expect(200)).body)).toEqual([
+      'Adults',
+      'outdoor',
+      'unused',
+    ]);
+    expect(names((await h.http.get(`${API}/tags?orderby=count&order=desc`).expect(200)).body)).toEqual([
+      'outdoor',
+      'Adults',
+    ]);
+    expect(names((await h.http.get(`${API}/tags?event=${ids.carmen}`).expect(200)).body)).toEqual([
+      'outdoor',
+    ]);
     expect(names((await h.http.get(`${API}/tags?slug=adults`).expect(200)).body)).toEqual(['Adults']);
     expect(names((await h.http.get(`${API}/tags?search=DOO`).expect(200)).body)).toEqual(['outdoor']);
-    expect(names((await h.http.get(`${API}/tags?exclude=${ids.outdoor}`).expect(200)).body)).toEqual(['Adults']);
+    expect(names((await h.http.get(`${API}/tags?exclude=${ids.outdoor}`).expect(200)).body)).toEqual([
+      'Adults',
+    ]);
   });
 
   it('has no parent filter and refuses categories in include', async () => {
     const res = await h.http.get(`${API}/tags?parent=${ids.arts}`).expect(200);
     expect(res.body.rest_url).not.toContain('parent');
-    expect((await h.http.get(`${API}/tags?include=${ids.music}`).expect(400)).body.data.params).toEqual({ include: 'Invalid parameter.' });
+    expect((await h.http.get(`${API}/tags?include=${ids.music}`).expect(400)).body.data.params).toEqual({
+      include: 'Invalid parameter.',
+    });
   });
 });
 
@@ -292,7 +367,8 @@ describe('search', () => {
 describe('counts follow event writes', () => {
   it('reads the count event writes keep (refreshTermCounts), for the term and its lists', async () => {
     const count = async () => (await h.http.get(`${API}/categories/${ids.business}`).expect(200)).body.count;
-    const listed = async () => names((await h.http.get(`${API}/categories`).expect(200)).body).includes('Business');
+    const listed = async () =>
+      names((await h.http.get(`${API}/categories`).expect(200)).body).includes('Business');
     const affected = [ids.business!, ids.zoo!];
     expect(await count()).toBe(0);
     expect(await listed()).toBe(false);
@@ -311,11 +387,14 @@ describe('counts follow event writes', () => {
 
 describe('SQL statements per term list', () => {
   it('are the same for 2 and 50 terms per page, on both routes', async () => {
-    for (let i = 0; i < 120; i++) await createTerm(h.db, i % 2 ? 'post_tag' : 'tribe_events_cat', `Bulk ${String(i).padStart(2, '0')}`);
+    for (let i = 0; i < 120; i++)
+      await createTerm(h.db, i % 2 ? 'post_tag' : 'tribe_events_cat', `Bulk ${String(i).padStart(2, '0')}`);
     for (const route of ['categories', 'tags']) {
       const run = async (perPage: number) => {
         h.queries.length = 0;
-        const res = await h.http.get(`${API}/${route}?hide_empty=false&per_page=${perPage}&event=${ids.carmen}`).expect(200);
+        const res = await h.http
+          .get(`${API}/${route}?hide_empty=false&per_page=${perPage}&event=${ids.carmen}`)
+          .expect(200);
         expect(res.body.total).toBeGreaterThan(0);
         const small = h.queries.length;
         h.queries.length = 0;

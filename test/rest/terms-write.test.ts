@@ -7,7 +7,8 @@ import { createUser } from '../helpers/users.js';
 // POST /categories, POST|PUT|PATCH|DELETE /categories/{id} and the same for tags: the reference's
 // Category*/Tag* Insertion, Update and Deletion Cests, with D1 (404), D7 (no 500) and D8 (editors).
 
-const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+const sample = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
 
 /** The sample's category has no parent: compare a child's shape without `urls.up`. */
 function withoutUp(term: { urls: Record<string, string> }) {
@@ -23,7 +24,8 @@ function shape(value: unknown): unknown {
 
 type Credentials = [string, string];
 let h: Harness;
-const as: Record<'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber', Credentials> = {} as never;
+const as: Record<'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber', Credentials> =
+  {} as never;
 
 beforeAll(async () => {
   h = await startHarness();
@@ -56,28 +58,50 @@ describe('POST /categories', () => {
       parent: parent.id,
       meta: [],
       url: `${SITE_URL}/events/category/foo-bar/`,
-      urls: { self: `${API_ROOT}/categories/${id}`, collection: `${API_ROOT}/categories`, up: `${API_ROOT}/categories/${parent.id}` },
+      urls: {
+        self: `${API_ROOT}/categories/${id}`,
+        collection: `${API_ROOT}/categories`,
+        up: `${API_ROOT}/categories/${parent.id}`,
+      },
     });
     expect(res.headers.location).toBe(`${API_ROOT}/categories/${id}`);
     expect(await category(id)).toMatchObject({ name: 'foo', slug: 'foo-bar', parentId: parent.id });
   });
 
   it('derives a unique slug from the name, and accepts form bodies', async () => {
-    const first = await h.http.post(`${API}/categories`).auth(...as.administrator).type('form').send({ name: 'Rock & Roll Café' }).expect(201);
+    const first = await h.http
+      .post(`${API}/categories`)
+      .auth(...as.administrator)
+      .type('form')
+      .send({ name: 'Rock & Roll Café' })
+      .expect(201);
     expect(first.body).toMatchObject({ slug: 'rock-roll-cafe', parent: 0, description: '' });
     expect(first.body.urls).not.toHaveProperty('up');
     // same name elsewhere in the tree: allowed, slug made unique
     const parent = await createTerm(h.db, 'tribe_events_cat', 'Genres');
-    const second = await h.http.post(`${API}/categories`).auth(...as.editor).type('form').send({ name: 'Rock & Roll Café', parent: String(parent.id) }).expect(201);
+    const second = await h.http
+      .post(`${API}/categories`)
+      .auth(...as.editor)
+      .type('form')
+      .send({ name: 'Rock & Roll Café', parent: String(parent.id) })
+      .expect(201);
     expect(second.body).toMatchObject({ slug: 'rock-roll-cafe-2', parent: parent.id });
     // an explicit slug that is taken is made unique too (as WordPress does on insert)
-    const third = await h.http.post(`${API}/categories`).auth(...as.editor).send({ name: 'Other', slug: 'Rock Roll Cafe' }).expect(201);
+    const third = await h.http
+      .post(`${API}/categories`)
+      .auth(...as.editor)
+      .send({ name: 'Other', slug: 'Rock Roll Cafe' })
+      .expect(201);
     expect(third.body.slug).toBe('rock-roll-cafe-3');
   });
 
   it('refuses a duplicate name under the same parent with 400 term_exists and the existing id', async () => {
     const existing = await createTerm(h.db, 'tribe_events_cat', 'Theatre');
-    const res = await h.http.post(`${API}/categories`).auth(...as.editor).send({ name: 'theatre' }).expect(400);
+    const res = await h.http
+      .post(`${API}/categories`)
+      .auth(...as.editor)
+      .send({ name: 'theatre' })
+      .expect(400);
     expect(res.body).toEqual({
       code: 'term_exists',
       message: 'A term with the name provided already exists with this parent.',
@@ -88,20 +112,35 @@ describe('POST /categories', () => {
   it('refuses 401 anonymously, 403 below editor (D8), and lets editors and administrators in', async () => {
     const body = { name: 'Role test', description: 'Term description', slug: 'role-test' };
     const anonymous = await h.http.post(`${API}/categories`).send(body).expect(401);
-    expect(anonymous.body).toEqual({ code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 401 } });
+    expect(anonymous.body).toEqual({
+      code: 'rest_forbidden',
+      message: 'Sorry, you are not allowed to do that.',
+      data: { status: 401 },
+    });
     for (const role of ['subscriber', 'contributor', 'author'] as const) {
-      const res = await h.http.post(`${API}/categories`).auth(...as[role]).send(body);
+      const res = await h.http
+        .post(`${API}/categories`)
+        .auth(...as[role])
+        .send(body);
       expect(res.status, role).toBe(403);
       expect(res.body.code, role).toBe('rest_forbidden');
     }
     expect(await h.db.term.count({ where: { slug: 'role-test' } })).toBe(0);
-    await h.http.post(`${API}/categories`).auth(...as.administrator).send(body).expect(201);
+    await h.http
+      .post(`${API}/categories`)
+      .auth(...as.administrator)
+      .send(body)
+      .expect(201);
   });
 
   it('validates before checking permissions: 400 for bad parameters, even anonymously', async () => {
     const base = { name: 'foo', description: 'Term description', slug: 'foo-bar' };
     const missing = await h.http.post(`${API}/categories`).send({ description: 'x' }).expect(400);
-    expect(missing.body).toEqual({ code: 'rest_missing_callback_param', message: 'Missing parameter(s): name', data: { status: 400, params: ['name'] } });
+    expect(missing.body).toEqual({
+      code: 'rest_missing_callback_param',
+      message: 'Missing parameter(s): name',
+      data: { status: 400, params: ['name'] },
+    });
     const tag = await createTerm(h.db, 'post_tag', 'A tag');
     const cases: Array<[string, unknown]> = [
       ['name', ''],
@@ -130,34 +169,75 @@ describe('POST /categories', () => {
   });
 
   it('refuses a body that is not JSON with 400', async () => {
-    const res = await h.http.post(`${API}/categories`).auth(...as.editor).set('content-type', 'application/json').send('{"name":').expect(400);
+    const res = await h.http
+      .post(`${API}/categories`)
+      .auth(...as.editor)
+      .set('content-type', 'application/json')
+      .send('{"name":')
+      .expect(400);
     expect(res.body.code).toBe('rest_invalid_json');
   });
 });
 
 describe('POST /tags', () => {
   it('creates a tag in the reference shape (no parent; a parent sent is ignored)', async () => {
-    const res = await h.http.post(`${API}/tags`).auth(...as.editor).send({ name: 'Outdoor', description: 'Open air', parent: 3 }).expect(201);
+    const res = await h.http
+      .post(`${API}/tags`)
+      .auth(...as.editor)
+      .send({ name: 'Outdoor', description: 'Open air', parent: 3 })
+      .expect(201);
     const reference = sample('08-tag-single.json');
     expect(shape(res.body)).toEqual(shape(reference));
-    expect(res.body).toMatchObject({ name: 'Outdoor', slug: 'outdoor', taxonomy: 'post_tag', count: 0, url: `${SITE_URL}/events/tag/outdoor/` });
+    expect(res.body).toMatchObject({
+      name: 'Outdoor',
+      slug: 'outdoor',
+      taxonomy: 'post_tag',
+      count: 0,
+      url: `${SITE_URL}/events/tag/outdoor/`,
+    });
     expect(res.headers.location).toBe(`${API_ROOT}/tags/${res.body.id}`);
   });
 
   it('refuses a duplicate tag name anywhere in the taxonomy, but not a category of that name', async () => {
-    const res = await h.http.post(`${API}/tags`).auth(...as.editor).send({ name: 'OUTDOOR' }).expect(400);
+    const res = await h.http
+      .post(`${API}/tags`)
+      .auth(...as.editor)
+      .send({ name: 'OUTDOOR' })
+      .expect(400);
     expect(res.body.message).toBe('A term with the name provided already exists in this taxonomy.');
     expect(res.body.data.term_id).toEqual(expect.any(Number));
-    const cat = await h.http.post(`${API}/categories`).auth(...as.editor).send({ name: 'Outdoor' }).expect(201);
+    const cat = await h.http
+      .post(`${API}/categories`)
+      .auth(...as.editor)
+      .send({ name: 'Outdoor' })
+      .expect(201);
     expect(cat.body.slug).toBe('outdoor');
   });
 
   it('needs an editor (D8) and validates first', async () => {
     await h.http.post(`${API}/tags`).send({ name: 'x' }).expect(401);
-    await h.http.post(`${API}/tags`).auth(...as.author).send({ name: 'x' }).expect(403);
-    await h.http.post(`${API}/tags`).auth(...as.contributor).send({ name: 'x' }).expect(403);
-    expect((await h.http.post(`${API}/tags`).send({ name: '' }).expect(400)).body.code).toBe('rest_invalid_param');
-    expect((await h.http.post(`${API}/tags`).auth(...as.subscriber).send({}).expect(400)).body.code).toBe('rest_missing_callback_param');
+    await h.http
+      .post(`${API}/tags`)
+      .auth(...as.author)
+      .send({ name: 'x' })
+      .expect(403);
+    await h.http
+      .post(`${API}/tags`)
+      .auth(...as.contributor)
+      .send({ name: 'x' })
+      .expect(403);
+    expect((await h.http.post(`${API}/tags`).send({ name: '' }).expect(400)).body.code).toBe(
+      'rest_invalid_param',
+    );
+    expect(
+      (
+        await h.http
+          .post(`${API}/tags`)
+          .auth(...as.subscriber)
+          .send({})
+          .expect(400)
+      ).body.code,
+    ).toBe('rest_missing_callback_param');
   });
 });
 
@@ -180,9 +260,22 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
       slug: 'foo-bar-2',
       urls: { up: `${API_ROOT}/categories/${parent.id}` },
     });
-    const put = await h.http.put(`${API}/categories/${term.id}`).auth(...as.editor).send({ description: 'Put' }).expect(200);
-    expect(put.body).toMatchObject({ description: 'Put', name: 'foo2', slug: 'foo-bar-2', parent: parent.id });
-    const patch = await h.http.patch(`${API}/categories/${term.id}`).auth(...as.editor).send({ parent: 0 }).expect(200);
+    const put = await h.http
+      .put(`${API}/categories/${term.id}`)
+      .auth(...as.editor)
+      .send({ description: 'Put' })
+      .expect(200);
+    expect(put.body).toMatchObject({
+      description: 'Put',
+      name: 'foo2',
+      slug: 'foo-bar-2',
+      parent: parent.id,
+    });
+    const patch = await h.http
+      .patch(`${API}/categories/${term.id}`)
+      .auth(...as.editor)
+      .send({ parent: 0 })
+      .expect(200);
     expect(patch.body.parent).toBe(0);
     expect(patch.body.urls).not.toHaveProperty('up');
     expect(res.headers['allow']).toBe('GET, POST, PUT, PATCH, DELETE');
@@ -190,62 +283,129 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
 
   it('keeps the slug when only the name changes', async () => {
     const term = await createTerm(h.db, 'tribe_events_cat', 'Stable');
-    const res = await h.http.post(`${API}/categories/${term.id}`).auth(...as.editor).send({ name: 'Renamed' }).expect(200);
+    const res = await h.http
+      .post(`${API}/categories/${term.id}`)
+      .auth(...as.editor)
+      .send({ name: 'Renamed' })
+      .expect(200);
     expect(res.body).toMatchObject({ name: 'Renamed', slug: 'stable' });
   });
 
   it('answers a slug used by another category with 400, never 500 (D7)', async () => {
     const a = await createTerm(h.db, 'tribe_events_cat', 'Slug A');
     await createTerm(h.db, 'tribe_events_cat', 'Slug B');
-    const res = await h.http.post(`${API}/categories/${a.id}`).auth(...as.editor).send({ slug: 'slug-b' }).expect(400);
-    expect(res.body).toEqual({ code: 'duplicate_term_slug', message: 'The slug “slug-b” is already in use by another term.', data: { status: 400 } });
+    const res = await h.http
+      .post(`${API}/categories/${a.id}`)
+      .auth(...as.editor)
+      .send({ slug: 'slug-b' })
+      .expect(400);
+    expect(res.body).toEqual({
+      code: 'duplicate_term_slug',
+      message: 'The slug “slug-b” is already in use by another term.',
+      data: { status: 400 },
+    });
     // its own slug, or a tag's slug, is fine
-    await h.http.post(`${API}/categories/${a.id}`).auth(...as.editor).send({ slug: 'slug-a' }).expect(200);
+    await h.http
+      .post(`${API}/categories/${a.id}`)
+      .auth(...as.editor)
+      .send({ slug: 'slug-a' })
+      .expect(200);
     await createTerm(h.db, 'post_tag', 'Tag Slug');
-    await h.http.post(`${API}/categories/${a.id}`).auth(...as.editor).send({ slug: 'tag-slug' }).expect(200);
+    await h.http
+      .post(`${API}/categories/${a.id}`)
+      .auth(...as.editor)
+      .send({ slug: 'tag-slug' })
+      .expect(200);
   });
 
   it('refuses a rename to a sibling name with 400 term_exists', async () => {
     const music = await createTerm(h.db, 'tribe_events_cat', 'Siblings Music');
     const art = await createTerm(h.db, 'tribe_events_cat', 'Siblings Art');
-    const res = await h.http.post(`${API}/categories/${art.id}`).auth(...as.editor).send({ name: 'siblings music' }).expect(400);
+    const res = await h.http
+      .post(`${API}/categories/${art.id}`)
+      .auth(...as.editor)
+      .send({ name: 'siblings music' })
+      .expect(400);
     expect(res.body).toMatchObject({ code: 'term_exists', data: { term_id: music.id } });
   });
 
   it('refuses a cycle: its own parent, or one of its descendants', async () => {
     const top = await createTerm(h.db, 'tribe_events_cat', 'Cycle Top');
-    const middle = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'Cycle Middle', slug: 'cycle-middle', parentId: top.id } });
-    const bottom = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'Cycle Bottom', slug: 'cycle-bottom', parentId: middle.id } });
+    const middle = await h.db.term.create({
+      data: { taxonomy: 'tribe_events_cat', name: 'Cycle Middle', slug: 'cycle-middle', parentId: top.id },
+    });
+    const bottom = await h.db.term.create({
+      data: { taxonomy: 'tribe_events_cat', name: 'Cycle Bottom', slug: 'cycle-bottom', parentId: middle.id },
+    });
     for (const parent of [top.id, bottom.id, middle.id]) {
-      const res = await h.http.post(`${API}/categories/${top.id}`).auth(...as.editor).send({ parent }).expect(400);
+      const res = await h.http
+        .post(`${API}/categories/${top.id}`)
+        .auth(...as.editor)
+        .send({ parent })
+        .expect(400);
       expect(res.body.code).toBe('rest_invalid_param');
       expect(Object.keys(res.body.data.params)).toEqual(['parent']);
     }
     expect((await category(top.id))!.parentId).toBeNull();
     // moving the bottom up under the top is fine
-    await h.http.post(`${API}/categories/${bottom.id}`).auth(...as.editor).send({ parent: top.id }).expect(200);
+    await h.http
+      .post(`${API}/categories/${bottom.id}`)
+      .auth(...as.editor)
+      .send({ parent: top.id })
+      .expect(200);
   });
 
   it('validates (400) and finds the term (404 term-not-found, D1) before checking permissions', async () => {
     const term = await createTerm(h.db, 'tribe_events_cat', 'Guarded');
-    expect((await h.http.post(`${API}/categories/987654`).send({ name: 'x' }).expect(404)).body.code).toBe('term-not-found');
+    expect((await h.http.post(`${API}/categories/987654`).send({ name: 'x' }).expect(404)).body.code).toBe(
+      'term-not-found',
+    );
     const tag = await createTerm(h.db, 'post_tag', 'Guarded Tag');
-    expect((await h.http.post(`${API}/categories/${tag.id}`).auth(...as.editor).send({ name: 'x' }).expect(404)).body.code).toBe('term-not-found');
-    const cases: Array<[string, string]> = [['name', ''], ['description', ''], ['slug', ''], ['parent', ''], ['parent', '2389'], ['parent', 'foo']];
+    expect(
+      (
+        await h.http
+          .post(`${API}/categories/${tag.id}`)
+          .auth(...as.editor)
+          .send({ name: 'x' })
+          .expect(404)
+      ).body.code,
+    ).toBe('term-not-found');
+    const cases: Array<[string, string]> = [
+      ['name', ''],
+      ['description', ''],
+      ['slug', ''],
+      ['parent', ''],
+      ['parent', '2389'],
+      ['parent', 'foo'],
+    ];
     for (const [param, value] of cases) {
-      const res = await h.http.post(`${API}/categories/${term.id}`).auth(...as.subscriber).send({ name: 'foo', [param]: value });
+      const res = await h.http
+        .post(`${API}/categories/${term.id}`)
+        .auth(...as.subscriber)
+        .send({ name: 'foo', [param]: value });
       expect(res.status, `${param}=${value}`).toBe(400);
       expect(res.body.data.params).toEqual({ [param]: 'Invalid parameter.' });
     }
     await h.http.put(`${API}/categories/${term.id}`).send({ name: 'x' }).expect(401);
-    await h.http.patch(`${API}/categories/${term.id}`).auth(...as.subscriber).send({ name: 'x' }).expect(403);
-    await h.http.post(`${API}/categories/${term.id}`).auth(...as.author).send({ name: 'x' }).expect(403);
+    await h.http
+      .patch(`${API}/categories/${term.id}`)
+      .auth(...as.subscriber)
+      .send({ name: 'x' })
+      .expect(403);
+    await h.http
+      .post(`${API}/categories/${term.id}`)
+      .auth(...as.author)
+      .send({ name: 'x' })
+      .expect(403);
     expect((await category(term.id))!.name).toBe('Guarded');
   });
 
   it('leaves the term unchanged for an empty body', async () => {
     const term = await createTerm(h.db, 'tribe_events_cat', 'Untouched');
-    const res = await h.http.post(`${API}/categories/${term.id}`).auth(...as.editor).expect(200);
+    const res = await h.http
+      .post(`${API}/categories/${term.id}`)
+      .auth(...as.editor)
+      .expect(200);
     expect(res.body).toMatchObject({ id: term.id, name: 'Untouched', slug: 'untouched' });
   });
 });
@@ -254,14 +414,42 @@ describe('POST|PUT|PATCH /tags/{id}', () => {
   it('updates a tag; the same checks apply', async () => {
     const tag = await createTerm(h.db, 'post_tag', 'Old Tag');
     await createTerm(h.db, 'post_tag', 'Taken Tag');
-    const res = await h.http.put(`${API}/tags/${tag.id}`).auth(...as.administrator).send({ name: 'New Tag', slug: 'new-tag' }).expect(200);
+    const res = await h.http
+      .put(`${API}/tags/${tag.id}`)
+      .auth(...as.administrator)
+      .send({ name: 'New Tag', slug: 'new-tag' })
+      .expect(200);
     expect(res.body).toMatchObject({ id: tag.id, name: 'New Tag', slug: 'new-tag', taxonomy: 'post_tag' });
     expect(res.body).not.toHaveProperty('parent');
-    expect((await h.http.patch(`${API}/tags/${tag.id}`).auth(...as.editor).send({ slug: 'taken-tag' }).expect(400)).body.code).toBe('duplicate_term_slug');
-    expect((await h.http.patch(`${API}/tags/${tag.id}`).auth(...as.editor).send({ name: 'taken tag' }).expect(400)).body.code).toBe('term_exists');
-    expect((await h.http.patch(`${API}/tags/${tag.id}`).send({ description: '' }).expect(400)).body.code).toBe('rest_invalid_param');
-    expect((await h.http.patch(`${API}/tags/987654`).send({ name: 'x' }).expect(404)).body.code).toBe('term-not-found');
-    await h.http.patch(`${API}/tags/${tag.id}`).auth(...as.author).send({ name: 'x' }).expect(403);
+    expect(
+      (
+        await h.http
+          .patch(`${API}/tags/${tag.id}`)
+          .auth(...as.editor)
+          .send({ slug: 'taken-tag' })
+          .expect(400)
+      ).body.code,
+    ).toBe('duplicate_term_slug');
+    expect(
+      (
+        await h.http
+          .patch(`${API}/tags/${tag.id}`)
+          .auth(...as.editor)
+          .send({ name: 'taken tag' })
+          .expect(400)
+      ).body.code,
+    ).toBe('term_exists');
+    expect(
+      (await h.http.patch(`${API}/tags/${tag.id}`).send({ description: '' }).expect(400)).body.code,
+    ).toBe('rest_invalid_param');
+    expect((await h.http.patch(`${API}/tags/987654`).send({ name: 'x' }).expect(404)).body.code).toBe(
+      'term-not-found',
+    );
+    await h.http
+      .patch(`${API}/tags/${tag.id}`)
+      .auth(...as.author)
+      .send({ name: 'x' })
+      .expect(403);
   });
 });
 
@@ -269,7 +457,10 @@ describe('DELETE /categories/{id} and /tags/{id}', () => {
   it('deletes for good and returns the term as it was (200), count included', async () => {
     const doomed = await createTerm(h.db, 'tribe_events_cat', 'Doomed');
     const event = await createEvent(h.db, { termIds: [doomed.id] });
-    const res = await h.http.delete(`${API}/categories/${doomed.id}`).auth(...as.editor).expect(200);
+    const res = await h.http
+      .delete(`${API}/categories/${doomed.id}`)
+      .auth(...as.editor)
+      .expect(200);
     expect(res.body).toEqual({
       id: doomed.id,
       count: 1,
@@ -284,26 +475,58 @@ describe('DELETE /categories/{id} and /tags/{id}', () => {
     });
     expect(await category(doomed.id)).toBeNull();
     expect(await h.db.eventTerm.count({ where: { eventId: event.id } })).toBe(0);
-    expect((await h.http.delete(`${API}/categories/${doomed.id}`).auth(...as.editor).expect(404)).body.code).toBe('term-not-found');
+    expect(
+      (
+        await h.http
+          .delete(`${API}/categories/${doomed.id}`)
+          .auth(...as.editor)
+          .expect(404)
+      ).body.code,
+    ).toBe('term-not-found');
   });
 
   it('moves the children of a deleted category up to its parent', async () => {
     const grandparent = await createTerm(h.db, 'tribe_events_cat', 'Delete Grandparent');
-    const parent = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'Delete Parent', slug: 'delete-parent', parentId: grandparent.id } });
-    const child = await h.db.term.create({ data: { taxonomy: 'tribe_events_cat', name: 'Delete Child', slug: 'delete-child', parentId: parent.id } });
-    const res = await h.http.delete(`${API}/categories/${parent.id}`).auth(...as.administrator).expect(200);
+    const parent = await h.db.term.create({
+      data: {
+        taxonomy: 'tribe_events_cat',
+        name: 'Delete Parent',
+        slug: 'delete-parent',
+        parentId: grandparent.id,
+      },
+    });
+    const child = await h.db.term.create({
+      data: { taxonomy: 'tribe_events_cat', name: 'Delete Child', slug: 'delete-child', parentId: parent.id },
+    });
+    const res = await h.http
+      .delete(`${API}/categories/${parent.id}`)
+      .auth(...as.administrator)
+      .expect(200);
     expect(res.body).toMatchObject({ id: parent.id, parent: grandparent.id });
     expect((await category(child.id))!.parentId).toBe(grandparent.id);
-    await h.http.delete(`${API}/categories/${grandparent.id}`).auth(...as.administrator).expect(200);
+    await h.http
+      .delete(`${API}/categories/${grandparent.id}`)
+      .auth(...as.administrator)
+      .expect(200);
     expect((await category(child.id))!.parentId).toBeNull();
   });
 
   it('finds the term (404) before checking permissions, then needs an editor', async () => {
     const term = await createTerm(h.db, 'tribe_events_cat', 'Kept');
-    expect((await h.http.delete(`${API}/categories/987654`).auth(...as.subscriber).expect(404)).body.code).toBe('term-not-found');
+    expect(
+      (
+        await h.http
+          .delete(`${API}/categories/987654`)
+          .auth(...as.subscriber)
+          .expect(404)
+      ).body.code,
+    ).toBe('term-not-found');
     await h.http.delete(`${API}/categories/${term.id}`).expect(401);
     for (const role of ['subscriber', 'contributor', 'author'] as const) {
-      await h.http.delete(`${API}/categories/${term.id}`).auth(...as[role]).expect(403);
+      await h.http
+        .delete(`${API}/categories/${term.id}`)
+        .auth(...as[role])
+        .expect(403);
     }
     expect(await category(term.id)).not.toBeNull();
   });
@@ -312,7 +535,10 @@ describe('DELETE /categories/{id} and /tags/{id}', () => {
     const tag = await createTerm(h.db, 'post_tag', 'Ephemeral');
     const event = await createEvent(h.db, { termIds: [tag.id] });
     expect((await h.http.get(`${API}/tags?include=${tag.id}`).expect(200)).body.total).toBe(1);
-    const res = await h.http.delete(`${API}/tags/${tag.id}`).auth(...as.editor).expect(200);
+    const res = await h.http
+      .delete(`${API}/tags/${tag.id}`)
+      .auth(...as.editor)
+      .expect(200);
     expect(res.body).toMatchObject({ id: tag.id, count: 1, taxonomy: 'post_tag' });
     expect(res.body).not.toHaveProperty('parent');
     expect(res.body).not.toHaveProperty('_links');
@@ -325,12 +551,18 @@ describe('DELETE /categories/{id} and /tags/{id}', () => {
 describe('concurrent writes', () => {
   it('never answer 500: one create wins, the others get a 400', async () => {
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => h.http.post(`${API}/categories`).auth(...as.editor).send({ name: 'Race Condition' })),
+      Array.from({ length: 6 }, () =>
+        h.http
+          .post(`${API}/categories`)
+          .auth(...as.editor)
+          .send({ name: 'Race Condition' }),
+      ),
     );
     const statuses = results.map((res) => res.status).sort();
     expect(statuses.filter((status) => status === 201)).toHaveLength(1);
     expect(statuses.filter((status) => status === 400)).toHaveLength(5);
-    for (const res of results.filter((r) => r.status === 400)) expect(['term_exists', 'duplicate_term_slug']).toContain(res.body.code);
+    for (const res of results.filter((r) => r.status === 400))
+      expect(['term_exists', 'duplicate_term_slug']).toContain(res.body.code);
     expect(await h.db.term.count({ where: { name: 'Race Condition' } })).toBe(1);
   });
 });
@@ -338,7 +570,9 @@ describe('concurrent writes', () => {
 describe('concurrent deletes', () => {
   it('delete once (200); the other requests find no term (404), never a 500', async () => {
     const term = await createTerm(h.db, 'tribe_events_cat', 'Deleted Twice');
-    const results = await Promise.all(Array.from({ length: 4 }, () => h.http.delete(`${API}/categories/${term.id}`).auth(...as.editor)));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => h.http.delete(`${API}/categories/${term.id}`).auth(...as.editor)),
+    );
     const statuses = results.map((res) => res.status).sort();
     expect(statuses).toEqual([200, 404, 404, 404]);
   });

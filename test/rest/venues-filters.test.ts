@@ -16,7 +16,16 @@ const past = DateTime.utc().minus({ days: 30 }).toFormat('yyyy-MM-dd HH:mm:ss');
 beforeAll(async () => {
   h = await startHarness();
   editor = await createUser(h, 'editor');
-  const blank = { address: '', city: '', country: '', state: '', stateprovince: '', zip: '', phone: '', website: '' };
+  const blank = {
+    address: '',
+    city: '',
+    country: '',
+    state: '',
+    stateprovince: '',
+    zip: '',
+    phone: '',
+    website: '',
+  };
   const venue = (name: string, fields: Parameters<typeof createVenue>[1] = {}) =>
     createVenue(h.db, { ...blank, name, slug: name.toLowerCase().replace(/\W+/g, '-'), ...fields });
   const upcoming = await venue('Upcoming Hall');
@@ -41,7 +50,13 @@ beforeAll(async () => {
   await createEvent(h.db, { status: 'trash', venueIds: [trashOnly.id] });
   await createEvent(h.db, { status: 'draft', venueIds: [draftUpcoming.id] });
   const lonely = await createEvent(h.db, {});
-  Object.assign(ids, { upcoming: upcoming.id, empty: empty.id, hidden: hidden.id, shared: shared.id, lonely: lonely.id });
+  Object.assign(ids, {
+    upcoming: upcoming.id,
+    empty: empty.id,
+    hidden: hidden.id,
+    shared: shared.id,
+    lonely: lonely.id,
+  });
 });
 afterAll(() => h.close());
 
@@ -86,7 +101,9 @@ describe('event', () => {
   });
 
   it('400s an unknown or non-numeric event', async () => {
-    expect((await h.http.get(`${API}/venues?event=999999`).expect(400)).body.data.params).toEqual({ event: 'Invalid parameter.' });
+    expect((await h.http.get(`${API}/venues?event=999999`).expect(400)).body.data.params).toEqual({
+      event: 'Invalid parameter.',
+    });
     await h.http.get(`${API}/venues?event=foo`).expect(400);
   });
 });
@@ -134,13 +151,21 @@ describe('combined', () => {
   it('applies every filter (AND)', async () => {
     expect(await names('has_events=true&search=past')).toEqual(['Past Hall']);
     expect(await names(`has_events=false&event=${ids.shared}`)).toEqual([]);
-    expect(await names(`only_with_upcoming=true&event=${ids.shared}&search=upcoming`)).toEqual(['Upcoming Hall']);
+    expect(await names(`only_with_upcoming=true&event=${ids.shared}&search=upcoming`)).toEqual([
+      'Upcoming Hall',
+    ]);
   });
 
   it('echoes every effective filter, so next_rest_url pages the same query (D2)', async () => {
-    const res = await h.http.get(`${API}/venues?has_events=false&search=hall&only_with_upcoming=false&per_page=1`).expect(200);
-    expect(res.body.rest_url).toBe(`${API_ROOT}/venues/?page=1&per_page=1&search=hall&has_events=false&status=publish`);
-    const next = await h.http.get(new URL(res.body.next_rest_url).pathname + new URL(res.body.next_rest_url).search).expect(200);
+    const res = await h.http
+      .get(`${API}/venues?has_events=false&search=hall&only_with_upcoming=false&per_page=1`)
+      .expect(200);
+    expect(res.body.rest_url).toBe(
+      `${API_ROOT}/venues/?page=1&per_page=1&search=hall&has_events=false&status=publish`,
+    );
+    const next = await h.http
+      .get(new URL(res.body.next_rest_url).pathname + new URL(res.body.next_rest_url).search)
+      .expect(200);
     expect(next.body.total).toBe(res.body.total);
   });
 });

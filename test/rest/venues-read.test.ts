@@ -7,7 +7,8 @@ import { createUser } from '../helpers/users.js';
 // GET /venues/{id}, /venues/by-slug/{slug} and /venues (reference §1.2, §2, §3.2, §4.2–4.3, D1, D6):
 // VenueSingleCest, VenueSingleSlugCest and VenueArchiveCest.
 
-const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+const sample = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
 function shape(value: unknown): unknown {
@@ -29,8 +30,18 @@ beforeAll(async () => {
   author = await createUser(h, 'author');
   contributor = await createUser(h, 'contributor');
   const hall = await createVenue(h.db, { name: 'Main Hall', slug: 'main-hall', authorId: author.id });
-  const draft = await createVenue(h.db, { name: 'Secret Cellar', slug: 'secret-cellar', status: 'draft', authorId: author.id });
-  const own = await createVenue(h.db, { name: 'Own Draft', slug: 'own-draft', status: 'draft', authorId: contributor.id });
+  const draft = await createVenue(h.db, {
+    name: 'Secret Cellar',
+    slug: 'secret-cellar',
+    status: 'draft',
+    authorId: author.id,
+  });
+  const own = await createVenue(h.db, {
+    name: 'Own Draft',
+    slug: 'own-draft',
+    status: 'draft',
+    authorId: contributor.id,
+  });
   const trashed = await createVenue(h.db, { name: 'Gone', slug: 'gone', status: 'trash' });
   const locked = await createVenue(h.db, {
     name: 'Locked Room',
@@ -41,7 +52,9 @@ beforeAll(async () => {
     geoLng: 2.35,
     authorId: author.id,
   });
-  const media = await h.db.media.create({ data: { url: 'http://img.example/hall.jpg', width: 800, height: 600 } });
+  const media = await h.db.media.create({
+    data: { url: 'http://img.example/hall.jpg', width: 800, height: 600 },
+  });
   await h.db.venue.update({ where: { id: hall.id }, data: { imageId: media.id, geoLat: 0, geoLng: 0 } });
   Object.assign(ids, { hall: hall.id, draft: draft.id, own: own.id, trashed: trashed.id, locked: locked.id });
 });
@@ -64,7 +77,13 @@ describe('GET /venues/{id}', () => {
       url: `${SITE_URL}/venue/main-hall/`,
       venue: 'Main Hall',
       slug: 'main-hall',
-      image: { url: 'http://img.example/hall.jpg', id: expect.any(Number), extension: 'jpg', width: 800, height: 600 },
+      image: {
+        url: 'http://img.example/hall.jpg',
+        id: expect.any(Number),
+        extension: 'jpg',
+        width: 800,
+        height: 600,
+      },
       address: '1 Main St',
       stateprovince: 'IL',
       geo_lat: 0,
@@ -76,8 +95,17 @@ describe('GET /venues/{id}', () => {
     });
     expect(body).not.toHaveProperty('description');
     expect(body).not.toHaveProperty('province');
-    expect(body.json_ld).toMatchObject({ '@type': 'Place', name: 'Main Hall', address: { streetAddress: '1 Main St' } });
-    expect(Object.keys(body).slice(-4)).toEqual(['show_map', 'show_map_link', 'global_id', 'global_id_lineage']);
+    expect(body.json_ld).toMatchObject({
+      '@type': 'Place',
+      name: 'Main Hall',
+      address: { streetAddress: '1 Main St' },
+    });
+    expect(Object.keys(body).slice(-4)).toEqual([
+      'show_map',
+      'show_map_link',
+      'global_id',
+      'global_id_lineage',
+    ]);
   });
 
   it('answers unknown ids with 404 venue-not-found (D1) and non-numeric ids with rest_no_route', async () => {
@@ -92,9 +120,16 @@ describe('GET /venues/{id}', () => {
 
   it('refuses non-public venues with 403 venue-not-accessible unless the viewer may read them', async () => {
     const anonymous = await h.http.get(`${API}/venues/${ids.draft}`).expect(403);
-    expect(anonymous.body).toEqual({ code: 'venue-not-accessible', message: 'The requested venue is not accessible', data: { status: 403 } });
+    expect(anonymous.body).toEqual({
+      code: 'venue-not-accessible',
+      message: 'The requested venue is not accessible',
+      data: { status: 403 },
+    });
     await h.http.get(`${API}/venues/${ids.draft}`).auth(contributor.login, contributor.password).expect(403);
-    const forEditor = await h.http.get(`${API}/venues/${ids.draft}`).auth(editor.login, editor.password).expect(200);
+    const forEditor = await h.http
+      .get(`${API}/venues/${ids.draft}`)
+      .auth(editor.login, editor.password)
+      .expect(200);
     expect(forEditor.body.status).toBe('draft');
     await h.http.get(`${API}/venues/${ids.own}`).auth(contributor.login, contributor.password).expect(200);
     await h.http.get(`${API}/venues/${ids.trashed}`).auth(editor.login, editor.password).expect(403);
@@ -103,12 +138,33 @@ describe('GET /venues/{id}', () => {
   it('scrubs password-protected venues for those who may not edit them; the name stays a string (D6)', async () => {
     const { body } = await h.http.get(`${API}/venues/${ids.locked}`).expect(200);
     expect(body.venue).toBe('Locked Room');
-    expect(body).toMatchObject({ description: '', address: '', city: '', phone: '', website: '', geo_lat: 0, geo_lng: 0, show_map: null, show_map_link: null });
+    expect(body).toMatchObject({
+      description: '',
+      address: '',
+      city: '',
+      phone: '',
+      website: '',
+      geo_lat: 0,
+      geo_lng: 0,
+      show_map: null,
+      show_map_link: null,
+    });
     expect(body.json_ld.address.streetAddress).toBe('');
     expect(body.json_ld.name).toBe('Locked Room');
-    const forEditor = await h.http.get(`${API}/venues/${ids.locked}`).auth(editor.login, editor.password).expect(200);
-    expect(forEditor.body).toMatchObject({ description: 'Behind the door', address: '1 Main St', geo_lat: 48.85, show_map: true });
-    const forAuthor = await h.http.get(`${API}/venues/${ids.locked}`).auth(author.login, author.password).expect(200);
+    const forEditor = await h.http
+      .get(`${API}/venues/${ids.locked}`)
+      .auth(editor.login, editor.password)
+      .expect(200);
+    expect(forEditor.body).toMatchObject({
+      description: 'Behind the door',
+      address: '1 Main St',
+      geo_lat: 48.85,
+      show_map: true,
+    });
+    const forAuthor = await h.http
+      .get(`${API}/venues/${ids.locked}`)
+      .auth(author.login, author.password)
+      .expect(200);
     expect(forAuthor.body.address).toBe('1 Main St');
   });
 
@@ -128,7 +184,9 @@ describe('GET /venues/by-slug/{slug}', () => {
 
   it('404s an unknown slug, 403s a draft for anonymous and reads it for an editor', async () => {
     expect((await h.http.get(`${API}/venues/by-slug/nope`).expect(404)).body.code).toBe('venue-not-found');
-    expect((await h.http.get(`${API}/venues/by-slug/secret-cellar`).expect(403)).body.code).toBe('venue-not-accessible');
+    expect((await h.http.get(`${API}/venues/by-slug/secret-cellar`).expect(403)).body.code).toBe(
+      'venue-not-accessible',
+    );
     await h.http.get(`${API}/venues/by-slug/secret-cellar`).auth(editor.login, editor.password).expect(200);
   });
 });
@@ -142,20 +200,35 @@ describe('GET /venues', () => {
 
   it('answers an empty site with 200, [] and zero totals, without paging links', async () => {
     const res = await fresh.http.get(`${API}/venues`).expect(200);
-    expect(res.body).toEqual({ venues: [], rest_url: `${API_ROOT}/venues/?page=1&per_page=10&status=publish`, total: 0, total_pages: 0 });
+    expect(res.body).toEqual({
+      venues: [],
+      rest_url: `${API_ROOT}/venues/?page=1&per_page=10&status=publish`,
+      total: 0,
+      total_pages: 0,
+    });
     expect(res.headers['x-tec-total']).toBe('0');
     expect(res.headers['x-tec-totalpages']).toBe('0');
   });
 
   it('pages like the reference (sample 14): envelope, list items without json_ld, links and headers', async () => {
     for (let i = 1; i <= 11; i++) {
-      await createVenue(fresh.db, { name: `Venue ${i}`, slug: `venue-${i}`, publishedAt: new Date(Date.UTC(2026, 0, i)) });
+      await createVenue(fresh.db, {
+        name: `Venue ${i}`,
+        slug: `venue-${i}`,
+        publishedAt: new Date(Date.UTC(2026, 0, i)),
+      });
     }
     const res = await fresh.http.get(`${API}/venues?per_page=3`).expect(200);
     const reference = sample('14-venues-list.json');
     expect(Object.keys(res.body)).toEqual(Object.keys(reference));
-    expect(Object.keys(res.body.venues[0])).toEqual(Object.keys(reference.venues[0]).filter((key) => key !== 'author'));
-    expect(res.body.venues.map((venue: { venue: string }) => venue.venue)).toEqual(['Venue 11', 'Venue 10', 'Venue 9']);
+    expect(Object.keys(res.body.venues[0])).toEqual(
+      Object.keys(reference.venues[0]).filter((key) => key !== 'author'),
+    );
+    expect(res.body.venues.map((venue: { venue: string }) => venue.venue)).toEqual([
+      'Venue 11',
+      'Venue 10',
+      'Venue 9',
+    ]);
     expect(res.body.rest_url).toBe(`${API_ROOT}/venues/?page=1&per_page=3&status=publish`);
     expect(res.body.next_rest_url).toBe(`${API_ROOT}/venues/?per_page=3&status=publish&page=2`);
     expect(res.body).toMatchObject({ total: 11, total_pages: 4 });
@@ -181,7 +254,9 @@ describe('GET /venues', () => {
       data: { status: 404 },
     });
     for (const query of ['page=0', 'page=-1', 'page=foo', 'per_page=0', 'per_page=foo']) {
-      expect((await fresh.http.get(`${API}/venues?${query}`).expect(400)).body.code).toBe('rest_invalid_param');
+      expect((await fresh.http.get(`${API}/venues?${query}`).expect(400)).body.code).toBe(
+        'rest_invalid_param',
+      );
     }
   });
 
@@ -191,18 +266,34 @@ describe('GET /venues', () => {
     expect(names).toContain('Main Hall');
     expect(names).not.toContain('Secret Cellar');
     expect(names).not.toContain('Gone');
-    expect((await h.http.get(`${API}/venues?status=publish`).expect(200)).body.total).toBe(anonymous.body.total);
-    expect((await h.http.get(`${API}/venues?status=draft`).expect(400)).body.data.params).toEqual({ status: 'Invalid parameter.' });
+    expect((await h.http.get(`${API}/venues?status=publish`).expect(200)).body.total).toBe(
+      anonymous.body.total,
+    );
+    expect((await h.http.get(`${API}/venues?status=draft`).expect(400)).body.data.params).toEqual({
+      status: 'Invalid parameter.',
+    });
     await h.http.get(`${API}/venues?status=publish,draft`).expect(400);
 
-    const asEditor = await h.http.get(`${API}/venues?per_page=50`).auth(editor.login, editor.password).expect(200);
+    const asEditor = await h.http
+      .get(`${API}/venues?per_page=50`)
+      .auth(editor.login, editor.password)
+      .expect(200);
     expect(asEditor.body.total).toBe(anonymous.body.total + 2);
     expect(asEditor.body.rest_url).toContain('status=publish,future,draft,pending,private');
-    const drafts = await h.http.get(`${API}/venues?status=draft`).auth(editor.login, editor.password).expect(200);
-    expect(drafts.body.venues.map((venue: { venue: string }) => venue.venue).sort()).toEqual(['Own Draft', 'Secret Cellar']);
+    const drafts = await h.http
+      .get(`${API}/venues?status=draft`)
+      .auth(editor.login, editor.password)
+      .expect(200);
+    expect(drafts.body.venues.map((venue: { venue: string }) => venue.venue).sort()).toEqual([
+      'Own Draft',
+      'Secret Cellar',
+    ]);
     await h.http.get(`${API}/venues?status=foo`).auth(editor.login, editor.password).expect(400);
 
-    const asContributor = await h.http.get(`${API}/venues?status=draft`).auth(contributor.login, contributor.password).expect(200);
+    const asContributor = await h.http
+      .get(`${API}/venues?status=draft`)
+      .auth(contributor.login, contributor.password)
+      .expect(200);
     expect(asContributor.body.venues.map((venue: { venue: string }) => venue.venue)).toEqual(['Own Draft']);
   });
 

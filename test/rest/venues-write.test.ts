@@ -97,9 +97,32 @@ describe('POST /venues', () => {
     });
     expect(res.body).not.toHaveProperty('json_ld');
     expect(Object.keys(res.body)).toEqual([
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'slug',
-      'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince', 'geo_lat', 'geo_lng',
-      'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'venue',
+      'description',
+      'slug',
+      'address',
+      'city',
+      'country',
+      'province',
+      'state',
+      'zip',
+      'phone',
+      'website',
+      'stateprovince',
+      'geo_lat',
+      'geo_lng',
+      'show_map',
+      'show_map_link',
+      'global_id',
+      'global_id_lineage',
     ]);
     const stored = await h.db.venue.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(stored).toMatchObject({ authorId: editor.id, showMap: false, showMapLink: true });
@@ -112,7 +135,12 @@ describe('POST /venues', () => {
       .type('form')
       .send('venue=Form+Hall&city=Lyon&show_map=0&show_map_link=yes')
       .expect(201);
-    expect(res.body).toMatchObject({ venue: 'Form Hall', city: 'Lyon', show_map: false, show_map_link: true });
+    expect(res.body).toMatchObject({
+      venue: 'Form Hall',
+      city: 'Lyon',
+      show_map: false,
+      show_map_link: true,
+    });
   });
 
   it('requires `venue`: missing → rest_missing_callback_param, empty → rest_invalid_param (before permissions)', async () => {
@@ -122,7 +150,10 @@ describe('POST /venues', () => {
       data: { status: 400, params: ['venue'] },
     });
     const empty = await create({ venue: '   ' }).expect(400);
-    expect(empty.body).toMatchObject({ code: 'rest_invalid_param', data: { params: { venue: 'Invalid parameter.' } } });
+    expect(empty.body).toMatchObject({
+      code: 'rest_invalid_param',
+      data: { params: { venue: 'Invalid parameter.' } },
+    });
   });
 
   it('names every bad parameter in one 400', async () => {
@@ -149,13 +180,23 @@ describe('POST /venues', () => {
   });
 
   it('accepts JSON numbers and booleans wherever their string forms are (D19)', async () => {
-    const res = await create({ venue: 'Numbers Hall', zip: 12345, phone: 5550100, show_map: 0, show_map_link: 1 }, editor).expect(201);
+    const res = await create(
+      { venue: 'Numbers Hall', zip: 12345, phone: 5550100, show_map: 0, show_map_link: 1 },
+      editor,
+    ).expect(201);
     expect(res.body).toMatchObject({ zip: '12345', phone: '5550100', show_map: false, show_map_link: true });
   });
 
   it('sets author, publication date (site zone) and date_utc', async () => {
-    const res = await create({ venue: 'Dated Hall', author: author.id, date: '2024-05-01 10:00:00' }, editor).expect(201);
-    expect(res.body).toMatchObject({ author: String(author.id), date: '2024-05-01 10:00:00', date_utc: '2024-05-01 10:00:00' });
+    const res = await create(
+      { venue: 'Dated Hall', author: author.id, date: '2024-05-01 10:00:00' },
+      editor,
+    ).expect(201);
+    expect(res.body).toMatchObject({
+      author: String(author.id),
+      date: '2024-05-01 10:00:00',
+      date_utc: '2024-05-01 10:00:00',
+    });
     const utc = await create({ venue: 'UTC Hall', date_utc: 1714557600 }, editor).expect(201);
     expect(utc.body.date_utc).toBe('2024-05-01 10:00:00');
   });
@@ -167,27 +208,52 @@ describe('POST /venues', () => {
 
   it('scales the status back for contributors: none → draft, publish → pending', async () => {
     expect((await create({ venue: 'Contrib Draft' }, contributor).expect(201)).body.status).toBe('draft');
-    expect((await create({ venue: 'Contrib Pending', status: 'publish' }, contributor).expect(201)).body.status).toBe('pending');
-    expect((await create({ venue: 'Author Draft', status: 'draft' }, author).expect(201)).body.status).toBe('draft');
+    expect(
+      (await create({ venue: 'Contrib Pending', status: 'publish' }, contributor).expect(201)).body.status,
+    ).toBe('pending');
+    expect((await create({ venue: 'Author Draft', status: 'draft' }, author).expect(201)).body.status).toBe(
+      'draft',
+    );
   });
 
   it('takes an image as a media id or (with the upload capability) a URL', async () => {
-    const media = await h.db.media.create({ data: { url: 'http://img.example/a.png', mimeType: 'image/png' } });
+    const media = await h.db.media.create({
+      data: { url: 'http://img.example/a.png', mimeType: 'image/png' },
+    });
     const byId = await create({ venue: 'Pictured Hall', image: media.id }, contributor).expect(201);
-    expect(byId.body.image).toMatchObject({ id: media.id, url: 'http://img.example/a.png', extension: 'png' });
-    const byUrl = await create({ venue: 'Linked Hall', image: 'https://img.example/b.jpg' }, author).expect(201);
+    expect(byId.body.image).toMatchObject({
+      id: media.id,
+      url: 'http://img.example/a.png',
+      extension: 'png',
+    });
+    const byUrl = await create({ venue: 'Linked Hall', image: 'https://img.example/b.jpg' }, author).expect(
+      201,
+    );
     expect(byUrl.body.image).toMatchObject({ url: 'https://img.example/b.jpg', id: expect.any(Number) });
-    const refused = await create({ venue: 'Refused Hall', image: 'https://img.example/c.jpg' }, contributor).expect(400);
+    const refused = await create(
+      { venue: 'Refused Hall', image: 'https://img.example/c.jpg' },
+      contributor,
+    ).expect(400);
     expect(refused.body.data.params).toEqual({ image: 'Invalid parameter.' });
     await create({ venue: 'Missing Image Hall', image: 999999 }, editor).expect(400);
   });
 
   it('returns the existing venue for a duplicate (same name any case; description when sent), unchanged (D18)', async () => {
-    const first = await create({ venue: 'A venue', description: 'A venue description', city: 'Rome' }, editor).expect(201);
+    const first = await create(
+      { venue: 'A venue', description: 'A venue description', city: 'Rome' },
+      editor,
+    ).expect(201);
     const again = await create({ venue: 'A venue' }, editor).expect(201);
     const lower = await create({ venue: 'a venue', country: 'Italy', phone: '123' }, editor).expect(201);
-    const sameDescription = await create({ venue: 'A VENUE', description: 'a venue DESCRIPTION' }, editor).expect(201);
-    expect([again.body.id, lower.body.id, sameDescription.body.id]).toEqual([first.body.id, first.body.id, first.body.id]);
+    const sameDescription = await create(
+      { venue: 'A VENUE', description: 'a venue DESCRIPTION' },
+      editor,
+    ).expect(201);
+    expect([again.body.id, lower.body.id, sameDescription.body.id]).toEqual([
+      first.body.id,
+      first.body.id,
+      first.body.id,
+    ]);
     expect(lower.body).toMatchObject({ city: 'Rome' });
     expect(lower.body).not.toHaveProperty('phone');
     const other = await create({ venue: 'A venue', description: 'Another one' }, editor).expect(201);
@@ -214,8 +280,18 @@ describe('POST /venues', () => {
 describe('POST|PUT|PATCH /venues/{id}', () => {
   it('updates the fields sent with each method; empty strings clear them and their keys disappear', async () => {
     const venue = await createVenue(h.db, { name: 'Update Hall', slug: 'update-hall', geoLat: 1, geoLng: 2 });
-    const res = await update(String(venue.id), { venue: 'Renamed Hall', city: 'Berlin', address: '', phone: '', geo_lat: '' }, editor).expect(200);
-    expect(res.body).toMatchObject({ id: venue.id, venue: 'Renamed Hall', city: 'Berlin', slug: 'update-hall', zip: '62701' });
+    const res = await update(
+      String(venue.id),
+      { venue: 'Renamed Hall', city: 'Berlin', address: '', phone: '', geo_lat: '' },
+      editor,
+    ).expect(200);
+    expect(res.body).toMatchObject({
+      id: venue.id,
+      venue: 'Renamed Hall',
+      city: 'Berlin',
+      slug: 'update-hall',
+      zip: '62701',
+    });
     expect(res.body).not.toHaveProperty('address');
     expect(res.body).not.toHaveProperty('phone');
     expect(res.body).not.toHaveProperty('geo_lat');
@@ -227,7 +303,9 @@ describe('POST|PUT|PATCH /venues/{id}', () => {
 
   it('400s an empty name or bad values; omitted fields (status included) stay', async () => {
     const venue = await createVenue(h.db, { status: 'draft' });
-    expect((await update(String(venue.id), { venue: '' }, editor).expect(400)).body.data.params).toEqual({ venue: 'Invalid parameter.' });
+    expect((await update(String(venue.id), { venue: '' }, editor).expect(400)).body.data.params).toEqual({
+      venue: 'Invalid parameter.',
+    });
     await update(String(venue.id), { website: 'not a url' }, editor).expect(400);
     expect((await update(String(venue.id), { city: 'Oslo' }, editor).expect(200)).body.status).toBe('draft');
   });
@@ -263,7 +341,10 @@ describe('POST|PUT|PATCH /venues/{id}', () => {
     const venue = await createVenue(h.db, { name: 'Guarded', slug: 'guarded', authorId: author.id });
     await update(String(venue.id), { password: 'open sesame' }, author).expect(200);
     expect((await h.db.venue.findUniqueOrThrow({ where: { id: venue.id } })).password).toBe('open sesame');
-    expect((await h.http.get(`${API}/venues/${venue.id}`).expect(200)).body).toMatchObject({ venue: 'Guarded', address: '' });
+    expect((await h.http.get(`${API}/venues/${venue.id}`).expect(200)).body).toMatchObject({
+      venue: 'Guarded',
+      address: '',
+    });
     await update(String(venue.id), { password: '' }, author).expect(200);
     expect((await h.http.get(`${API}/venues/${venue.id}`).expect(200)).body.address).toBe('1 Main St');
   });
@@ -272,13 +353,17 @@ describe('POST|PUT|PATCH /venues/{id}', () => {
 describe('POST|PUT|PATCH /venues/by-slug/{slug}', () => {
   it('updates by slug as by id, and ignores `password` there', async () => {
     const venue = await createVenue(h.db, { name: 'Slug Hall', slug: 'slug-hall' });
-    const res = await update('by-slug/slug-hall', { city: 'Madrid', password: 'x' }, editor, 'patch').expect(200);
+    const res = await update('by-slug/slug-hall', { city: 'Madrid', password: 'x' }, editor, 'patch').expect(
+      200,
+    );
     expect(res.body).toMatchObject({ id: venue.id, city: 'Madrid' });
     expect((await h.db.venue.findUniqueOrThrow({ where: { id: venue.id } })).password).toBeNull();
   });
 
   it('404s an unknown slug', async () => {
-    expect((await update('by-slug/no-such-hall', { city: 'x' }, editor).expect(404)).body.code).toBe('venue-not-found');
+    expect((await update('by-slug/no-such-hall', { city: 'x' }, editor).expect(404)).body.code).toBe(
+      'venue-not-found',
+    );
   });
 });
 
@@ -329,7 +414,10 @@ describe('DELETE /venues/{id}', () => {
 describe('DELETE /venues/by-slug/{slug}', () => {
   it('trashes by slug, 410 the second time, 404 for an unknown slug', async () => {
     const venue = await createVenue(h.db, { name: 'Slugged', slug: 'slugged' });
-    expect((await remove('by-slug/slugged', editor).expect(200)).body).toMatchObject({ id: venue.id, status: 'trash' });
+    expect((await remove('by-slug/slugged', editor).expect(200)).body).toMatchObject({
+      id: venue.id,
+      status: 'trash',
+    });
     await remove('by-slug/slugged', editor).expect(410);
     await remove('by-slug/never-was', editor).expect(404);
   });

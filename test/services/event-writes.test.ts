@@ -21,7 +21,13 @@ import { createUser } from '../helpers/users.js';
 // and the transactional writes with explicit viewers (atomicity, counts, slugs, concurrency).
 
 const NOW = new Date('2026-11-22T12:00:00Z');
-const CREATE: ReadOptions = { mode: 'create', zone: 'UTC', siteTimezone: 'UTC', passwordAllowed: true, now: NOW };
+const CREATE: ReadOptions = {
+  mode: 'create',
+  zone: 'UTC',
+  siteTimezone: 'UTC',
+  passwordAllowed: true,
+  now: NOW,
+};
 const UPDATE: ReadOptions = { ...CREATE, mode: 'update' };
 const REQUIRED = { title: 'Concert', start_date: '2027-01-15 18:00:00', end_date: '2027-01-15 21:00:00' };
 
@@ -54,14 +60,26 @@ describe('parseCostInput', () => {
   });
 
   it('reads arrays and numbers, sorting the values and keeping each once', () => {
-    expect(parseCostInput(['30$', '0$', '20$', '20$'])).toEqual({ cost: '0,20,30', currencySymbol: '$', currencyPosition: 'postfix' });
+    expect(parseCostInput(['30$', '0$', '20$', '20$'])).toEqual({
+      cost: '0,20,30',
+      currencySymbol: '$',
+      currencyPosition: 'postfix',
+    });
     expect(parseCostInput([12.5, 3])).toEqual({ cost: '3,12.5', currencySymbol: '', currencyPosition: '' });
     expect(parseCostInput([])).toEqual({ cost: '', currencySymbol: '', currencyPosition: '' });
   });
 
   it('drops the symbol when the priced parts disagree, as the reference', () => {
-    expect(parseCostInput(['free', '20¥', '30$'])).toEqual({ cost: '0,20,30', currencySymbol: '', currencyPosition: '' });
-    expect(parseCostInput(['free', '20¥'])).toEqual({ cost: '0,20', currencySymbol: '¥', currencyPosition: 'postfix' });
+    expect(parseCostInput(['free', '20¥', '30$'])).toEqual({
+      cost: '0,20,30',
+      currencySymbol: '',
+      currencyPosition: '',
+    });
+    expect(parseCostInput(['free', '20¥'])).toEqual({
+      cost: '0,20',
+      currencySymbol: '¥',
+      currencyPosition: 'postfix',
+    });
   });
 
   it('refuses what has no stored form: free text, negative numbers, objects', () => {
@@ -91,7 +109,9 @@ describe('readEventBody', () => {
       code: 'rest_missing_callback_param',
       data: { params: ['start_date', 'end_date'] },
     });
-    expect(errorOf(() => readEventBody({ title: null, start_date: null, end_date: '' }, CREATE)).data.params).toEqual(['title', 'start_date']);
+    expect(
+      errorOf(() => readEventBody({ title: null, start_date: null, end_date: '' }, CREATE)).data.params,
+    ).toEqual(['title', 'start_date']);
     expect(readEventBody({}, UPDATE)).toEqual({});
   });
 
@@ -119,21 +139,54 @@ describe('readEventBody', () => {
     );
     expect(error.code).toBe('rest_invalid_param');
     expect(Object.keys(error.data.params as object).sort()).toEqual(
-      ['author', 'categories', 'cost', 'featured', 'organizer', 'post_parent', 'slug', 'start_date', 'status', 'tags', 'title', 'venue', 'website'].sort(),
+      [
+        'author',
+        'categories',
+        'cost',
+        'featured',
+        'organizer',
+        'post_parent',
+        'slug',
+        'start_date',
+        'status',
+        'tags',
+        'title',
+        'venue',
+        'website',
+      ].sort(),
     );
   });
 
   it('coerces the boolean words clients send', () => {
     const input = readEventBody(
-      { all_day: 'yes', show_map: '1', show_map_link: 0, hide_from_listings: 'no', sticky: 'TRUE', featured: false },
+      {
+        all_day: 'yes',
+        show_map: '1',
+        show_map_link: 0,
+        hide_from_listings: 'no',
+        sticky: 'TRUE',
+        featured: false,
+      },
       UPDATE,
     );
-    expect(input).toMatchObject({ allDay: true, showMap: true, showMapLink: false, hideFromListings: false, sticky: true, featured: false });
+    expect(input).toMatchObject({
+      allDay: true,
+      showMap: true,
+      showMapLink: false,
+      hideFromListings: false,
+      sticky: true,
+      featured: false,
+    });
   });
 
   it('reads dates in the body time zone, honouring an explicit offset (D13)', () => {
     const input = readEventBody(
-      { ...REQUIRED, timezone: 'America/New_York', start_date: '2031-05-01 10:00:00', end_date: '2031-05-01T10:00:00+02:00' },
+      {
+        ...REQUIRED,
+        timezone: 'America/New_York',
+        start_date: '2031-05-01 10:00:00',
+        end_date: '2031-05-01T10:00:00+02:00',
+      },
       CREATE,
     );
     expect(input.timezone).toBe('America/New_York');
@@ -143,22 +196,34 @@ describe('readEventBody', () => {
   });
 
   it('reads phrases, timestamps and UTC offsets', () => {
-    const input = readEventBody({ ...REQUIRED, timezone: 'UTC+2', start_date: 'tomorrow 9am', end_date: 1_800_000_000 }, CREATE);
+    const input = readEventBody(
+      { ...REQUIRED, timezone: 'UTC+2', start_date: 'tomorrow 9am', end_date: 1_800_000_000 },
+      CREATE,
+    );
     expect(input.start!.toFormat('yyyy-MM-dd HH:mm')).toBe('2026-11-23 09:00');
     expect(input.end!.toUnixInteger()).toBe(1_800_000_000);
-    expect(errorOf(() => readEventBody({ ...REQUIRED, timezone: 'Mars/Olympus' }, CREATE)).data.params).toHaveProperty('timezone');
-    expect(errorOf(() => readEventBody({ ...REQUIRED, timezone: 'EST' }, CREATE)).data.params).toHaveProperty('timezone');
-  });
-
-  it('sets the publication date from date (event zone) or date_utc (UTC)', () => {
-    expect(readEventBody({ date: '2026-01-01 10:00:00', timezone: 'Europe/Paris' }, UPDATE).publishedAt).toEqual(new Date('2026-01-01T09:00:00Z'));
-    expect(readEventBody({ date: '2026-01-01 10:00:00', date_utc: '2026-01-01 10:00:00' }, UPDATE).publishedAt).toEqual(
-      new Date('2026-01-01T10:00:00Z'),
+    expect(
+      errorOf(() => readEventBody({ ...REQUIRED, timezone: 'Mars/Olympus' }, CREATE)).data.params,
+    ).toHaveProperty('timezone');
+    expect(errorOf(() => readEventBody({ ...REQUIRED, timezone: 'EST' }, CREATE)).data.params).toHaveProperty(
+      'timezone',
     );
   });
 
+  it('sets the publication date from date (event zone) or date_utc (UTC)', () => {
+    expect(
+      readEventBody({ date: '2026-01-01 10:00:00', timezone: 'Europe/Paris' }, UPDATE).publishedAt,
+    ).toEqual(new Date('2026-01-01T09:00:00Z'));
+    expect(
+      readEventBody({ date: '2026-01-01 10:00:00', date_utc: '2026-01-01 10:00:00' }, UPDATE).publishedAt,
+    ).toEqual(new Date('2026-01-01T10:00:00Z'));
+  });
+
   it('reads venues and organizers in every form, in order; empty values remove them (D9)', () => {
-    const organizers = readEventBody({ organizer: [{ organizer: 'A' }, { id: 5 }, '7', 9, { id: '11' }] }, UPDATE).organizers;
+    const organizers = readEventBody(
+      { organizer: [{ organizer: 'A' }, { id: 5 }, '7', 9, { id: '11' }] },
+      UPDATE,
+    ).organizers;
     expect(organizers).toEqual([
       { kind: 'fields', body: { organizer: 'A' } },
       { kind: 'id', id: 5, inObject: true },
@@ -170,15 +235,25 @@ describe('readEventBody', () => {
       { kind: 'id', id: 3, inObject: false },
       { kind: 'id', id: 4, inObject: false },
     ]);
-    expect(readEventBody({ organizer: { organizer: 'Solo' } }, UPDATE).organizers).toEqual([{ kind: 'fields', body: { organizer: 'Solo' } }]);
+    expect(readEventBody({ organizer: { organizer: 'Solo' } }, UPDATE).organizers).toEqual([
+      { kind: 'fields', body: { organizer: 'Solo' } },
+    ]);
     expect(readEventBody({ venue: '12' }, UPDATE).venues).toEqual([{ kind: 'id', id: 12, inObject: false }]);
     for (const empty of ['', 0, '0', [], null, { venue: '', city: '' }]) {
-      expect(readEventBody({ venue: empty, organizer: empty }, UPDATE)).toEqual({ venues: [], organizers: [] });
+      expect(readEventBody({ venue: empty, organizer: empty }, UPDATE)).toEqual({
+        venues: [],
+        organizers: [],
+      });
     }
   });
 
   it('reads categories and tags as ids, names, comma lists and objects (D3)', () => {
-    expect(readEventBody({ categories: 'cat1, 12,cat2', tags: [3, 'outdoor', { id: 4 }, { name: 'Indoor' }] }, UPDATE)).toEqual({
+    expect(
+      readEventBody(
+        { categories: 'cat1, 12,cat2', tags: [3, 'outdoor', { id: 4 }, { name: 'Indoor' }] },
+        UPDATE,
+      ),
+    ).toEqual({
       categories: [
         { kind: 'name', name: 'cat1' },
         { kind: 'id', id: 12 },
@@ -195,46 +270,91 @@ describe('readEventBody', () => {
   });
 
   it('ignores unknown and read-only fields; refuses a password where it is not accepted', () => {
-    const input = readEventBody({ ...REQUIRED, id: 99, url: 'x', utc_start_date: 'x', cost_details: {}, timezone_abbr: 'X', json_ld: {} }, CREATE);
+    const input = readEventBody(
+      {
+        ...REQUIRED,
+        id: 99,
+        url: 'x',
+        utc_start_date: 'x',
+        cost_details: {},
+        timezone_abbr: 'X',
+        json_ld: {},
+      },
+      CREATE,
+    );
     expect(Object.keys(input).sort()).toEqual(['end', 'start', 'title']);
     expect(readEventBody({ password: '' }, UPDATE).password).toBeNull();
-    expect(errorOf(() => readEventBody({ password: 'x' }, { ...UPDATE, passwordAllowed: false })).data.params).toHaveProperty('password');
+    expect(
+      errorOf(() => readEventBody({ password: 'x' }, { ...UPDATE, passwordAllowed: false })).data.params,
+    ).toHaveProperty('password');
   });
 });
 
 describe('scheduleOf', () => {
   const at = (wall: string, zone = 'UTC') => DateTime.fromFormat(wall, 'yyyy-MM-dd HH:mm:ss', { zone });
-  const stored = { timezone: 'America/New_York', localStart: '2031-01-10 10:00:00', localEnd: '2031-01-10 12:00:00', allDay: false };
+  const stored = {
+    timezone: 'America/New_York',
+    localStart: '2031-01-10 10:00:00',
+    localEnd: '2031-01-10 12:00:00',
+    allDay: false,
+  };
 
   it('stretches all-day events over whole days, several days too', () => {
-    const input: EventInput = { start: at('2031-01-10 10:00:00'), end: at('2031-01-12 09:30:00'), allDay: true };
-    expect(scheduleOf(input, null, 'UTC')).toMatchObject({ localStart: '2031-01-10 00:00:00', localEnd: '2031-01-12 23:59:59', allDay: true });
+    const input: EventInput = {
+      start: at('2031-01-10 10:00:00'),
+      end: at('2031-01-12 09:30:00'),
+      allDay: true,
+    };
+    expect(scheduleOf(input, null, 'UTC')).toMatchObject({
+      localStart: '2031-01-10 00:00:00',
+      localEnd: '2031-01-12 23:59:59',
+      allDay: true,
+    });
   });
 
   it('clamps an end before the start to the start, in local and UTC alike (D14)', () => {
     const zone = 'Europe/Paris';
-    const schedule = scheduleOf({ start: at('2031-01-10 10:00:00', zone), end: at('2031-01-09 10:00:00', zone), timezone: zone }, null, 'UTC')!;
+    const schedule = scheduleOf(
+      { start: at('2031-01-10 10:00:00', zone), end: at('2031-01-09 10:00:00', zone), timezone: zone },
+      null,
+      'UTC',
+    )!;
     expect(schedule.localEnd).toBe('2031-01-10 10:00:00');
     expect(schedule.endsAt).toEqual(schedule.startsAt);
   });
 
   it('re-reads the stored wall-clock when only the zone changes (D10)', () => {
     const schedule = scheduleOf({ timezone: 'Europe/Paris' }, stored, 'UTC')!;
-    expect(schedule).toMatchObject({ timezone: 'Europe/Paris', localStart: '2031-01-10 10:00:00', localEnd: '2031-01-10 12:00:00' });
+    expect(schedule).toMatchObject({
+      timezone: 'Europe/Paris',
+      localStart: '2031-01-10 10:00:00',
+      localEnd: '2031-01-10 12:00:00',
+    });
     expect(schedule.startsAt).toEqual(new Date('2031-01-10T09:00:00Z'));
   });
 
   it('keeps the event zone when dates come without one (D11), and applies one date alone (D12)', () => {
     const start = at('2031-01-10 11:00:00', 'America/New_York');
-    expect(scheduleOf({ start }, stored, 'UTC')).toMatchObject({ timezone: 'America/New_York', localStart: '2031-01-10 11:00:00', localEnd: '2031-01-10 12:00:00' });
+    expect(scheduleOf({ start }, stored, 'UTC')).toMatchObject({
+      timezone: 'America/New_York',
+      localStart: '2031-01-10 11:00:00',
+      localEnd: '2031-01-10 12:00:00',
+    });
     const late = at('2031-01-10 15:00:00', 'America/New_York');
-    expect(scheduleOf({ start: late }, stored, 'UTC')).toMatchObject({ localStart: '2031-01-10 15:00:00', localEnd: '2031-01-10 15:00:00' });
+    expect(scheduleOf({ start: late }, stored, 'UTC')).toMatchObject({
+      localStart: '2031-01-10 15:00:00',
+      localEnd: '2031-01-10 15:00:00',
+    });
     expect(scheduleOf({ title: 'x' } as EventInput, stored, 'UTC')).toBeNull();
   });
 
   it('gets daylight saving time right', () => {
     const zone = 'America/New_York';
-    const schedule = scheduleOf({ start: at('2031-03-08 12:00:00', zone), end: at('2031-03-09 12:00:00', zone), timezone: zone }, null, 'UTC')!;
+    const schedule = scheduleOf(
+      { start: at('2031-03-08 12:00:00', zone), end: at('2031-03-09 12:00:00', zone), timezone: zone },
+      null,
+      'UTC',
+    )!;
     expect(schedule.startsAt).toEqual(new Date('2031-03-08T17:00:00Z'));
     expect(schedule.endsAt).toEqual(new Date('2031-03-09T16:00:00Z'));
   });
@@ -267,13 +387,26 @@ describe('writes', () => {
 
   it('checks the body (400) before the viewer (401/403)', async () => {
     await expect(createEvent(writer(ANONYMOUS), { title: 'x' }, read)).rejects.toMatchObject({ status: 400 });
-    await expect(createEvent(writer(ANONYMOUS), { ...REQUIRED, author: 99999 }, read)).rejects.toMatchObject({ status: 400, code: 'rest_invalid_param' });
-    await expect(createEvent(writer(ANONYMOUS), REQUIRED, read)).rejects.toMatchObject({ status: 401, code: 'rest_forbidden' });
-    await expect(createEvent(writer(viewers.subscriber), REQUIRED, read)).rejects.toMatchObject({ status: 403 });
+    await expect(createEvent(writer(ANONYMOUS), { ...REQUIRED, author: 99999 }, read)).rejects.toMatchObject({
+      status: 400,
+      code: 'rest_invalid_param',
+    });
+    await expect(createEvent(writer(ANONYMOUS), REQUIRED, read)).rejects.toMatchObject({
+      status: 401,
+      code: 'rest_forbidden',
+    });
+    await expect(createEvent(writer(viewers.subscriber), REQUIRED, read)).rejects.toMatchObject({
+      status: 403,
+    });
   });
 
   it('changes nothing when a later part of the write fails (the third inline organizer)', async () => {
-    const before = { events: await h.db.event.count(), organizers: await h.db.organizer.count(), venues: await h.db.venue.count(), terms: await h.db.term.count() };
+    const before = {
+      events: await h.db.event.count(),
+      organizers: await h.db.organizer.count(),
+      venues: await h.db.venue.count(),
+      terms: await h.db.term.count(),
+    };
     await expect(
       createEvent(
         writer(viewers.editor),
@@ -282,12 +415,25 @@ describe('writes', () => {
           title: 'Half-way',
           venue: { venue: 'Atomic Hall' },
           categories: 'atomic-category',
-          organizer: [{ organizer: 'Atomic A' }, { organizer: 'Atomic B' }, { organizer: 'Atomic C', website: 'not a url' }],
+          organizer: [
+            { organizer: 'Atomic A' },
+            { organizer: 'Atomic B' },
+            { organizer: 'Atomic C', website: 'not a url' },
+          ],
         },
         read,
       ),
-    ).rejects.toMatchObject({ status: 400, code: 'rest_invalid_param', data: { params: { organizer: 'Invalid parameter.' } } });
-    const after = { events: await h.db.event.count(), organizers: await h.db.organizer.count(), venues: await h.db.venue.count(), terms: await h.db.term.count() };
+    ).rejects.toMatchObject({
+      status: 400,
+      code: 'rest_invalid_param',
+      data: { params: { organizer: 'Invalid parameter.' } },
+    });
+    const after = {
+      events: await h.db.event.count(),
+      organizers: await h.db.organizer.count(),
+      venues: await h.db.venue.count(),
+      terms: await h.db.term.count(),
+    };
     expect(after).toEqual(before);
   });
 
@@ -296,7 +442,11 @@ describe('writes', () => {
     const jazz = await createTerm(h.db, 'tribe_events_cat', 'Counted Jazz');
     const count = async (id: number) => (await h.db.term.findUniqueOrThrow({ where: { id } })).eventCount;
     const event = await createEvent(writer(viewers.editor), { ...REQUIRED, categories: [music.id] }, read);
-    const draft = await createEvent(writer(viewers.editor), { ...REQUIRED, status: 'draft', categories: [music.id] }, read);
+    const draft = await createEvent(
+      writer(viewers.editor),
+      { ...REQUIRED, status: 'draft', categories: [music.id] },
+      read,
+    );
     expect(await count(music.id)).toBe(1);
     await updateEvent(writer(viewers.editor), { id: draft.id }, { status: 'publish' }, read);
     expect(await count(music.id)).toBe(2);
@@ -312,9 +462,18 @@ describe('writes', () => {
   it('makes slugs unique among events and keeps an event its own slug', async () => {
     const first = await createEvent(writer(viewers.author), { ...REQUIRED, title: 'Same Title' }, read);
     const second = await createEvent(writer(viewers.author), { ...REQUIRED, title: 'Same Title' }, read);
-    const third = await createEvent(writer(viewers.author), { ...REQUIRED, title: 'Other', slug: 'Same Title' }, read);
+    const third = await createEvent(
+      writer(viewers.author),
+      { ...REQUIRED, title: 'Other', slug: 'Same Title' },
+      read,
+    );
     expect([first.slug, second.slug, third.slug]).toEqual(['same-title', 'same-title-2', 'same-title-3']);
-    const renamed = await updateEvent(writer(viewers.author), { slug: 'same-title' }, { slug: 'same-title', title: 'Renamed' }, read);
+    const renamed = await updateEvent(
+      writer(viewers.author),
+      { slug: 'same-title' },
+      { slug: 'same-title', title: 'Renamed' },
+      read,
+    );
     expect(renamed.slug).toBe('same-title');
   });
 
@@ -337,7 +496,9 @@ describe('writes', () => {
       { end_date: '2027-01-15 23:00:00' },
       { show_map: 1 },
     ];
-    await Promise.all(bodies.map((body) => updateEvent(writer(viewers.editor), { id: event.id }, body, read)));
+    await Promise.all(
+      bodies.map((body) => updateEvent(writer(viewers.editor), { id: event.id }, body, read)),
+    );
     const after = await read(h.db as never, event.id);
     expect(after).toMatchObject({
       title: 'Busy, renamed',
@@ -359,7 +520,13 @@ describe('writes', () => {
   it('counts concurrent creates that share a term exactly, and gives them distinct slugs', async () => {
     const tag = await createTerm(h.db, 'post_tag', 'Crowded');
     const created = await Promise.all(
-      Array.from({ length: 8 }, () => createEvent(writer(viewers.editor), { ...REQUIRED, title: 'Crowd', tags: [tag.id, 'crowd-new'] }, read)),
+      Array.from({ length: 8 }, () =>
+        createEvent(
+          writer(viewers.editor),
+          { ...REQUIRED, title: 'Crowd', tags: [tag.id, 'crowd-new'] },
+          read,
+        ),
+      ),
     );
     expect(new Set(created.map((event) => event.slug)).size).toBe(8);
     expect((await h.db.term.findUniqueOrThrow({ where: { id: tag.id } })).eventCount).toBe(8);

@@ -1,6 +1,13 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { type SubGraph, builder } from '../builder.js';
-import { eventJsonLd, presentEmbeddedTerm, presentImage, presentOrganizer, presentVenue, type Representation } from './present.js';
+import {
+  eventJsonLd,
+  presentEmbeddedTerm,
+  presentImage,
+  presentOrganizer,
+  presentVenue,
+  type Representation,
+} from './present.js';
 import { dateDetails, wallClock, zoneAbbreviation } from '../../domain/dates.js';
 import { costValues, formatCost } from '../../domain/cost.js';
 import { archiveLinks } from '../../domain/paging.js';
@@ -60,98 +67,108 @@ const TecEventFields = builder.prismaInterface('Event', {
   variant: 'TecEventFields',
   ...REST,
   fields: (t) => {
-  const local = (instant: 'startsAt' | 'endsAt') => (e: { startsAt: Date; endsAt: Date; timezone: string }) =>
-    wallClock(e[instant], e.timezone);
-  const utc = (instant: 'startsAt' | 'endsAt') => (e: { startsAt: Date; endsAt: Date }) => wallClock(e[instant], 'UTC');
-  // Blanked (null) in lists for a password-protected event without its password (reference §4.3).
-  const flag = (key: 'allDay' | 'showMap' | 'showMapLink' | 'hideFromListings' | 'sticky' | 'featured') =>
-    t.boolean({ nullable: true, resolve: (e) => (contentWithheld(e) ? null : e[key]) });
-  return {
-    id: t.exposeInt('id'),
-    global_id: t.string({ resolve: (e, _a, ctx) => globalId(ctx.urls, e.id) }),
-    global_id_lineage: t.stringList({ resolve: (e, _a, ctx) => [globalId(ctx.urls, e.id)] }),
-    author: t.string({ resolve: (e) => String(e.authorId ?? 0) }),
-    status: t.exposeString('status'),
-    date: t.string({ resolve: (e, _a, ctx) => wallClock(e.publishedAt, ctx.config.siteTimezone) }),
-    date_utc: t.string({ resolve: (e) => wallClock(e.publishedAt, 'UTC') }),
-    modified: t.string({ resolve: (e, _a, ctx) => wallClock(e.modifiedAt, ctx.config.siteTimezone) }),
-    modified_utc: t.string({ resolve: (e) => wallClock(e.modifiedAt, 'UTC') }),
-    url: t.string({ resolve: (e, _a, ctx) => permalink(ctx.urls, 'event', e) }),
-    rest_url: t.string({ resolve: (e, _a, ctx) => `${ctx.urls.api}/events/${e.id}` }),
-    title: t.exposeString('title'),
-    description: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.description) }),
-    excerpt: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.excerpt) }),
-    slug: t.exposeString('slug'),
-    image: t.field({
-      type: 'JSON',
-      select: { image: true },
-      resolve: (e) => (contentWithheld(e) ? false : presentImage(e.image)),
-    }),
-    all_day: flag('allDay'),
-    start_date: t.string({ resolve: local('startsAt') }),
-    start_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(local('startsAt')(e)) }),
-    end_date: t.string({ resolve: local('endsAt') }),
-    end_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(local('endsAt')(e)) }),
-    utc_start_date: t.string({ resolve: utc('startsAt') }),
-    utc_start_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(utc('startsAt')(e)) }),
-    utc_end_date: t.string({ resolve: utc('endsAt') }),
-    utc_end_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(utc('endsAt')(e)) }),
-    timezone: t.exposeString('timezone'),
-    timezone_abbr: t.string({ resolve: (e) => zoneAbbreviation(e.startsAt, e.timezone) }),
-    cost: t.string({ resolve: (e) => (contentWithheld(e) ? '' : formatCost(e)) }),
-    cost_details: t.field({
-      type: CostDetails,
-      resolve: (e) =>
-        contentWithheld(e)
-          ? { currency_symbol: '', currency_code: '', currency_position: '', values: [] }
-          : {
-              currency_symbol: e.currencySymbol,
-              currency_code: e.currencyCode,
-              currency_position: e.currencyPosition,
-              values: costValues(e.cost),
-            },
-    }),
-    website: t.string({
-      resolve: (e, _a, ctx) => (contentWithheld(e) ? '' : e.website || permalink(ctx.urls, 'event', e)),
-    }),
-    show_map: flag('showMap'),
-    show_map_link: flag('showMapLink'),
-    hide_from_listings: flag('hideFromListings'),
-    sticky: flag('sticky'),
-    featured: flag('featured'),
-    categories: t.field({
-      type: 'JSON',
-      select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
-      resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'tribe_events_cat', ctx)),
-    }),
-    tags: t.field({
-      type: 'JSON',
-      select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
-      resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'post_tag', ctx)),
-    }),
-    venue: t.field({
-      type: 'JSON',
-      description: 'One venue → object; several → array; none → []',
-      select: { venues: linkedRecords.venues },
-      resolve: (e, _a, ctx, info) => {
-        if (contentWithheld(e)) return [];
-        const as = representationOf(info);
-        const venues = e.venues.map((link) => presentVenue(link.venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer));
-        return venues.length === 1 ? venues[0] : venues;
-      },
-    }),
-    organizer: t.field({
-      type: 'JSON',
-      select: { organizers: linkedRecords.organizers },
-      resolve: (e, _a, ctx, info) =>
-        contentWithheld(e)
-          ? []
-          : e.organizers.map((link) =>
-              presentOrganizer(link.organizer, ctx.urls, ctx.config.siteTimezone, representationOf(info), ctx.viewer),
-            ),
-    }),
-    custom_fields: t.field({ type: 'JSON', resolve: () => [] }),
-  };
+    const local =
+      (instant: 'startsAt' | 'endsAt') => (e: { startsAt: Date; endsAt: Date; timezone: string }) =>
+        wallClock(e[instant], e.timezone);
+    const utc = (instant: 'startsAt' | 'endsAt') => (e: { startsAt: Date; endsAt: Date }) =>
+      wallClock(e[instant], 'UTC');
+    // Blanked (null) in lists for a password-protected event without its password (reference §4.3).
+    const flag = (key: 'allDay' | 'showMap' | 'showMapLink' | 'hideFromListings' | 'sticky' | 'featured') =>
+      t.boolean({ nullable: true, resolve: (e) => (contentWithheld(e) ? null : e[key]) });
+    return {
+      id: t.exposeInt('id'),
+      global_id: t.string({ resolve: (e, _a, ctx) => globalId(ctx.urls, e.id) }),
+      global_id_lineage: t.stringList({ resolve: (e, _a, ctx) => [globalId(ctx.urls, e.id)] }),
+      author: t.string({ resolve: (e) => String(e.authorId ?? 0) }),
+      status: t.exposeString('status'),
+      date: t.string({ resolve: (e, _a, ctx) => wallClock(e.publishedAt, ctx.config.siteTimezone) }),
+      date_utc: t.string({ resolve: (e) => wallClock(e.publishedAt, 'UTC') }),
+      modified: t.string({ resolve: (e, _a, ctx) => wallClock(e.modifiedAt, ctx.config.siteTimezone) }),
+      modified_utc: t.string({ resolve: (e) => wallClock(e.modifiedAt, 'UTC') }),
+      url: t.string({ resolve: (e, _a, ctx) => permalink(ctx.urls, 'event', e) }),
+      rest_url: t.string({ resolve: (e, _a, ctx) => `${ctx.urls.api}/events/${e.id}` }),
+      title: t.exposeString('title'),
+      description: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.description) }),
+      excerpt: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.excerpt) }),
+      slug: t.exposeString('slug'),
+      image: t.field({
+        type: 'JSON',
+        select: { image: true },
+        resolve: (e) => (contentWithheld(e) ? false : presentImage(e.image)),
+      }),
+      all_day: flag('allDay'),
+      start_date: t.string({ resolve: local('startsAt') }),
+      start_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(local('startsAt')(e)) }),
+      end_date: t.string({ resolve: local('endsAt') }),
+      end_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(local('endsAt')(e)) }),
+      utc_start_date: t.string({ resolve: utc('startsAt') }),
+      utc_start_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(utc('startsAt')(e)) }),
+      utc_end_date: t.string({ resolve: utc('endsAt') }),
+      utc_end_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(utc('endsAt')(e)) }),
+      timezone: t.exposeString('timezone'),
+      timezone_abbr: t.string({ resolve: (e) => zoneAbbreviation(e.startsAt, e.timezone) }),
+      cost: t.string({ resolve: (e) => (contentWithheld(e) ? '' : formatCost(e)) }),
+      cost_details: t.field({
+        type: CostDetails,
+        resolve: (e) =>
+          contentWithheld(e)
+            ? { currency_symbol: '', currency_code: '', currency_position: '', values: [] }
+            : {
+                currency_symbol: e.currencySymbol,
+                currency_code: e.currencyCode,
+                currency_position: e.currencyPosition,
+                values: costValues(e.cost),
+              },
+      }),
+      website: t.string({
+        resolve: (e, _a, ctx) => (contentWithheld(e) ? '' : e.website || permalink(ctx.urls, 'event', e)),
+      }),
+      show_map: flag('showMap'),
+      show_map_link: flag('showMapLink'),
+      hide_from_listings: flag('hideFromListings'),
+      sticky: flag('sticky'),
+      featured: flag('featured'),
+      categories: t.field({
+        type: 'JSON',
+        select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
+        resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'tribe_events_cat', ctx)),
+      }),
+      tags: t.field({
+        type: 'JSON',
+        select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
+        resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'post_tag', ctx)),
+      }),
+      venue: t.field({
+        type: 'JSON',
+        description: 'One venue → object; several → array; none → []',
+        select: { venues: linkedRecords.venues },
+        resolve: (e, _a, ctx, info) => {
+          if (contentWithheld(e)) return [];
+          const as = representationOf(info);
+          const venues = e.venues.map((link) =>
+            presentVenue(link.venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
+          );
+          return venues.length === 1 ? venues[0] : venues;
+        },
+      }),
+      organizer: t.field({
+        type: 'JSON',
+        select: { organizers: linkedRecords.organizers },
+        resolve: (e, _a, ctx, info) =>
+          contentWithheld(e)
+            ? []
+            : e.organizers.map((link) =>
+                presentOrganizer(
+                  link.organizer,
+                  ctx.urls,
+                  ctx.config.siteTimezone,
+                  representationOf(info),
+                  ctx.viewer,
+                ),
+              ),
+      }),
+      custom_fields: t.field({ type: 'JSON', resolve: () => [] }),
+    };
   },
 });
 
@@ -179,7 +196,12 @@ export const TecSingleEvent = builder.prismaObject('Event', {
       type: 'JSON',
       select: { image: true, ...linkedRecords },
       resolve: (e, _a, ctx) =>
-        eventJsonLd(e, e.venues.map((link) => link.venue), e.organizers.map((link) => link.organizer), ctx.urls),
+        eventJsonLd(
+          e,
+          e.venues.map((link) => link.venue),
+          e.organizers.map((link) => link.organizer),
+          ctx.urls,
+        ),
     }),
   }),
 });
@@ -189,11 +211,18 @@ const TecEventList = builder.objectRef<EventArchive>('TecEventList').implement({
   fields: (t) => ({
     events: t.prismaField({
       type: [TecEvent],
-      resolve: (query, page, _args, ctx) => eventPageItems(ctx, page, (args) => ctx.db.event.findMany({ ...query, ...args })),
+      resolve: (query, page, _args, ctx) =>
+        eventPageItems(ctx, page, (args) => ctx.db.event.findMany({ ...query, ...args })),
     }),
     rest_url: t.string({ resolve: (page, _a, ctx) => eventLinks(page, ctx).restUrl }),
-    next_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => eventLinks(page, ctx).nextRestUrl }),
-    previous_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => eventLinks(page, ctx).previousRestUrl }),
+    next_rest_url: t.string({
+      nullable: true,
+      resolve: (page, _a, ctx) => eventLinks(page, ctx).nextRestUrl,
+    }),
+    previous_rest_url: t.string({
+      nullable: true,
+      resolve: (page, _a, ctx) => eventLinks(page, ctx).previousRestUrl,
+    }),
     total: t.int({ resolve: (page) => page.total }),
     total_pages: t.int({ resolve: (page) => page.totalPages }),
   }),
@@ -245,27 +274,56 @@ builder.queryFields((t) => ({
     type: TecEventList,
     args: {
       page: t.arg.int({ description: 'The archive page to return', defaultValue: 1 }),
-      per_page: t.arg.int({ description: 'The number of events to return on each page (at most 50)', defaultValue: 10 }),
-      start_date: t.arg.string({ description: 'Events that start on or after the date (default: yesterday 00:00, site time zone); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase' }),
-      end_date: t.arg.string({ description: 'Events that end on or before the date (default: in 24 months, 23:59:59); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase' }),
+      per_page: t.arg.int({
+        description: 'The number of events to return on each page (at most 50)',
+        defaultValue: 10,
+      }),
+      start_date: t.arg.string({
+        description:
+          'Events that start on or after the date (default: yesterday 00:00, site time zone); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
+      }),
+      end_date: t.arg.string({
+        description:
+          'Events that end on or before the date (default: in 24 months, 23:59:59); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
+      }),
       starts_before: t.arg.string({ description: 'Events that start before the specified date' }),
       starts_after: t.arg.string({ description: 'Events that start after the specified date' }),
       ends_before: t.arg.string({ description: 'Events that end before the specified date' }),
       ends_after: t.arg.string({ description: 'Events that end after the specified date' }),
-      strict_dates: t.arg.boolean({ description: 'Dates are compared at the given times; by default whole days are included', defaultValue: false }),
+      strict_dates: t.arg.boolean({
+        description: 'Dates are compared at the given times; by default whole days are included',
+        defaultValue: false,
+      }),
       search: t.arg.string({ description: 'Events whose title, excerpt or description contain every word' }),
-      categories: t.arg.stringList({ description: 'Events should be assigned one of the specified categories slugs or IDs' }),
-      tags: t.arg.stringList({ description: 'Events should be assigned one of the specified tags slugs or IDs' }),
+      categories: t.arg.stringList({
+        description: 'Events should be assigned one of the specified categories slugs or IDs',
+      }),
+      tags: t.arg.stringList({
+        description: 'Events should be assigned one of the specified tags slugs or IDs',
+      }),
       venue: t.arg.intList({ description: 'Events should be assigned one of the specified venue IDs' }),
-      organizer: t.arg.intList({ description: 'Events should be assigned one of the specified organizer IDs' }),
+      organizer: t.arg.intList({
+        description: 'Events should be assigned one of the specified organizer IDs',
+      }),
       featured: t.arg.boolean({ description: 'Events should be filtered by their featured status' }),
-      status: t.arg.stringList({ description: 'The event post status(es); other than publish needs the right to read them' }),
-      geoloc: t.arg.boolean({ description: 'Events should be filtered by whether their venue has geolocation data' }),
+      status: t.arg.stringList({
+        description: 'The event post status(es); other than publish needs the right to read them',
+      }),
+      geoloc: t.arg.boolean({
+        description: 'Events should be filtered by whether their venue has geolocation data',
+      }),
       geoloc_lat: t.arg.float({ description: 'Venue latitude to search near; needs geoloc_lng' }),
       geoloc_lng: t.arg.float({ description: 'Venue longitude to search near; needs geoloc_lat' }),
-      geoloc_radius: t.arg.float({ description: 'Search radius around geoloc_lat/geoloc_lng in km (default 50); nearest events first' }),
-      include: t.arg.intList({ description: 'Include events with one of the post IDs specified in the array or CSV list; date filters are ignored' }),
-      post_parent: t.arg.int({ description: 'Events should be filtered by their post_parent being the specified one' }),
+      geoloc_radius: t.arg.float({
+        description: 'Search radius around geoloc_lat/geoloc_lng in km (default 50); nearest events first',
+      }),
+      include: t.arg.intList({
+        description:
+          'Include events with one of the post IDs specified in the array or CSV list; date filters are ignored',
+      }),
+      post_parent: t.arg.int({
+        description: 'Events should be filtered by their post_parent being the specified one',
+      }),
       ticketed: t.arg.boolean({ description: 'Filter events with or without tickets' }),
       password: t.arg.string({ description: 'Shows password-protected events it unlocks' }),
     },
@@ -306,7 +364,13 @@ builder.queryFields((t) => ({
       password: t.arg.string({ description: 'The event password' }),
     },
     resolve: async (query, _root, { id, password }, ctx) =>
-      assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { id } }), id, ctx.viewer, password),
+      assertReadable(
+        'event',
+        await ctx.db.event.findUnique({ ...query, where: { id } }),
+        id,
+        ctx.viewer,
+        password,
+      ),
   }),
   tecEventBySlug: t.prismaField({
     ...REST,
@@ -316,7 +380,13 @@ builder.queryFields((t) => ({
       password: t.arg.string({ description: 'The event password' }),
     },
     resolve: async (query, _root, { slug, password }, ctx) =>
-      assertReadable('event', await ctx.db.event.findUnique({ ...query, where: { slug } }), slug, ctx.viewer, password),
+      assertReadable(
+        'event',
+        await ctx.db.event.findUnique({ ...query, where: { slug } }),
+        slug,
+        ctx.viewer,
+        password,
+      ),
   }),
 }));
 
@@ -328,45 +398,73 @@ builder.mutationFields((t) => ({
     type: TecEvent,
     args: { input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { input }, ctx) =>
-      createEvent(ctx, input, (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }), { passwordAllowed: true }),
+      createEvent(ctx, input, (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }), {
+        passwordAllowed: true,
+      }),
   }),
   tecUpdateEvent: t.prismaField({
     ...REST,
     type: TecEvent,
-    args: { id: t.arg.int({ required: true, description: 'the event post ID' }), input: t.arg({ type: 'JSON' }) },
+    args: {
+      id: t.arg.int({ required: true, description: 'the event post ID' }),
+      input: t.arg({ type: 'JSON' }),
+    },
     resolve: (query, _root, { id, input }, ctx) =>
-      updateEvent(ctx, { id }, input, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }), {
-        passwordAllowed: true,
-      }),
+      updateEvent(
+        ctx,
+        { id },
+        input,
+        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+        {
+          passwordAllowed: true,
+        },
+      ),
   }),
   tecUpdateEventBySlug: t.prismaField({
     ...REST,
     type: TecEvent,
-    args: { slug: t.arg.string({ required: true, description: 'the event post name' }), input: t.arg({ type: 'JSON' }) },
+    args: {
+      slug: t.arg.string({ required: true, description: 'the event post name' }),
+      input: t.arg({ type: 'JSON' }),
+    },
     resolve: (query, _root, { slug, input }, ctx) =>
-      updateEvent(ctx, { slug }, input, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }), {
-        passwordAllowed: false,
-      }),
+      updateEvent(
+        ctx,
+        { slug },
+        input,
+        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+        {
+          passwordAllowed: false,
+        },
+      ),
   }),
   tecDeleteEvent: t.prismaField({
     ...REST,
     type: TecEvent,
     args: {
       id: t.arg.int({ required: true, description: 'the event post ID' }),
-      force: t.arg.boolean({ description: 'Deletes for good instead of trashing (editors and administrators)' }),
+      force: t.arg.boolean({
+        description: 'Deletes for good instead of trashing (editors and administrators)',
+      }),
       password: t.arg.string({ description: 'Accepted as by the reference, and not needed' }),
     },
     resolve: (query, _root, { id, force }, ctx) =>
-      deleteEvent(ctx, { id }, force ?? false, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } })),
+      deleteEvent(ctx, { id }, force ?? false, (tx, eventId) =>
+        tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+      ),
   }),
   tecDeleteEventBySlug: t.prismaField({
     ...REST,
     type: TecEvent,
     args: {
       slug: t.arg.string({ required: true, description: 'the event post name' }),
-      force: t.arg.boolean({ description: 'Deletes for good instead of trashing (editors and administrators)' }),
+      force: t.arg.boolean({
+        description: 'Deletes for good instead of trashing (editors and administrators)',
+      }),
     },
     resolve: (query, _root, { slug, force }, ctx) =>
-      deleteEvent(ctx, { slug }, force ?? false, (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } })),
+      deleteEvent(ctx, { slug }, force ?? false, (tx, eventId) =>
+        tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+      ),
   }),
 }));

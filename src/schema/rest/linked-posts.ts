@@ -27,7 +27,9 @@ const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
 type WithImage<Row> = Row & { image: Media | null };
 
 /** What the envelope needs of a page; each kind's page also carries its typed query. */
-type Archive = Pick<ArchivePage<unknown, unknown>, 'paging' | 'total' | 'totalPages'> & { effective: EffectiveLinkedFilter };
+type Archive = Pick<ArchivePage<unknown, unknown>, 'paging' | 'total' | 'totalPages'> & {
+  effective: EffectiveLinkedFilter;
+};
 
 /** A page and its records in the list representation. */
 type ListPage = Archive & { items(): Promise<Array<Record<string, unknown>>> };
@@ -39,19 +41,43 @@ export interface LinkedRestResource<Row extends LinkedRow, Page extends Archive>
   many: string;
   path: string;
   find(db: Db | Tx, key: LinkedKey): Promise<WithImage<Row> | null>;
-  archive(ctx: Context, filter: LinkedListFilter, page: number | null | undefined, perPage: number | null | undefined): Promise<Page>;
+  archive(
+    ctx: Context,
+    filter: LinkedListFilter,
+    page: number | null | undefined,
+    perPage: number | null | undefined,
+  ): Promise<Page>;
   rows(db: Db, page: Page): Promise<Array<WithImage<Row>>>;
   present(row: WithImage<Row>, ctx: Context, as: Representation): Record<string, unknown>;
   create(tx: Tx, scope: Scope, body: unknown): Promise<{ record: Row }>;
-  update(tx: Tx, scope: Scope, key: LinkedKey, body: unknown, options: { passwordAllowed: boolean }): Promise<Row>;
-  remove<T>(tx: Tx, scope: Scope, key: LinkedKey, force: boolean, load: (tx: Tx, id: number) => Promise<T>): Promise<T>;
+  update(
+    tx: Tx,
+    scope: Scope,
+    key: LinkedKey,
+    body: unknown,
+    options: { passwordAllowed: boolean },
+  ): Promise<Row>;
+  remove<T>(
+    tx: Tx,
+    scope: Scope,
+    key: LinkedKey,
+    force: boolean,
+    load: (tx: Tx, id: number) => Promise<T>,
+  ): Promise<T>;
 }
 
-export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archive>(resource: LinkedRestResource<Row, Page>): void {
+export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archive>(
+  resource: LinkedRestResource<Row, Page>,
+): void {
   const { kind, one, many, path } = resource;
 
   const links = (page: Archive, ctx: Context) =>
-    archiveLinks(`${ctx.urls.api}/${path}/`, linkedArchiveParams(page.paging.perPage, page.effective), page.paging.page, page.totalPages);
+    archiveLinks(
+      `${ctx.urls.api}/${path}/`,
+      linkedArchiveParams(page.paging.perPage, page.effective),
+      page.paging.page,
+      page.totalPages,
+    );
 
   const List = builder.objectRef<ListPage>(`Tec${one}List`).implement({
     ...REST,
@@ -59,7 +85,10 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
       [path]: t.field({ type: ['JSON'], resolve: (page) => page.items() }),
       rest_url: t.string({ resolve: (page, _a, ctx) => links(page, ctx).restUrl }),
       next_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => links(page, ctx).nextRestUrl }),
-      previous_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => links(page, ctx).previousRestUrl }),
+      previous_rest_url: t.string({
+        nullable: true,
+        resolve: (page, _a, ctx) => links(page, ctx).previousRestUrl,
+      }),
       total: t.int({ resolve: (page) => page.total }),
       total_pages: t.int({ resolve: (page) => page.totalPages }),
     }),
@@ -72,12 +101,19 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
   };
 
   const read = async (ctx: Context, key: LinkedKey) => {
-    const row = assertReadable(kind, await resource.find(ctx.db, key), 'id' in key ? key.id : key.slug, ctx.viewer);
+    const row = assertReadable(
+      kind,
+      await resource.find(ctx.db, key),
+      'id' in key ? key.id : key.slug,
+      ctx.viewer,
+    );
     return resource.present(row, ctx, 'single');
   };
 
   const byId = builder.args((t) => ({ id: t.int({ required: true, description: `the ${kind} post ID` }) }));
-  const bySlug = builder.args((t) => ({ slug: t.string({ required: true, description: `the ${kind} post name` }) }));
+  const bySlug = builder.args((t) => ({
+    slug: t.string({ required: true, description: `the ${kind} post name` }),
+  }));
   const body = builder.args((t) => ({ input: t.field({ type: 'JSON', required: true }) }));
   const force = builder.args((t) => ({
     force: t.boolean({ description: 'Delete for good instead of trashing (editors)', defaultValue: false }),
@@ -89,11 +125,21 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
       type: List,
       args: {
         page: t.arg.int({ description: 'The archive page to return', defaultValue: 1 }),
-        per_page: t.arg.int({ description: `The number of ${kind}s to return on each page (at most 50)`, defaultValue: 10 }),
-        search: t.arg.string({ description: `${many} should contain the specified string in the title, description or custom fields` }),
+        per_page: t.arg.int({
+          description: `The number of ${kind}s to return on each page (at most 50)`,
+          defaultValue: 10,
+        }),
+        search: t.arg.string({
+          description: `${many} should contain the specified string in the title, description or custom fields`,
+        }),
         event: t.arg.int({ description: `${many} should be related to this event` }),
-        has_events: t.arg.boolean({ description: `${many} should (true) or should not (false) have events associated to them` }),
-        only_with_upcoming: t.arg.boolean({ description: `${many} should have upcoming events associated to them`, defaultValue: false }),
+        has_events: t.arg.boolean({
+          description: `${many} should (true) or should not (false) have events associated to them`,
+        }),
+        only_with_upcoming: t.arg.boolean({
+          description: `${many} should have upcoming events associated to them`,
+          defaultValue: false,
+        }),
         status: t.arg.stringList({ description: `The ${kind} post status(es)` }),
       },
       resolve: async (_root, args, ctx): Promise<ListPage> => {
@@ -105,7 +151,8 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
           status: args.status,
         };
         const page = await resource.archive(ctx, filter, args.page, args.per_page);
-        const items = async () => (await resource.rows(ctx.db, page)).map((row) => resource.present(row, ctx, 'list'));
+        const items = async () =>
+          (await resource.rows(ctx.db, page)).map((row) => resource.present(row, ctx, 'list'));
         return { ...page, items };
       },
     }),
@@ -130,7 +177,9 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
       description: 'Returns an existing duplicate unchanged (201 too)',
       args: body,
       resolve: (_root, { input }, ctx) =>
-        ctx.db.$transaction(async (tx) => presented(ctx)(tx, (await resource.create(tx, ctx, input)).record.id)),
+        ctx.db.$transaction(async (tx) =>
+          presented(ctx)(tx, (await resource.create(tx, ctx, input)).record.id),
+        ),
     }),
     [`tecUpdate${one}`]: t.field({
       ...REST,
@@ -147,7 +196,10 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
       args: { ...bySlug, ...body },
       resolve: (_root, { slug, input }, ctx) =>
         ctx.db.$transaction(async (tx) =>
-          presented(ctx)(tx, (await resource.update(tx, ctx, { slug }, input, { passwordAllowed: false })).id),
+          presented(ctx)(
+            tx,
+            (await resource.update(tx, ctx, { slug }, input, { passwordAllowed: false })).id,
+          ),
         ),
     }),
     [`tecDelete${one}`]: t.field({

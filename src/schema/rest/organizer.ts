@@ -1,6 +1,11 @@
 import { defineLinkedRestFields } from './linked-posts.js';
 import { presentOrganizer } from './present.js';
-import { createOrMatchOrganizer, deleteOrganizer, organizerArchive, updateOrganizer } from '../../services/organizers.js';
+import {
+  createOrMatchOrganizer,
+  deleteOrganizer,
+  organizerArchive,
+  updateOrganizer,
+} from '../../services/organizers.js';
 
 // `/organizers`, `/organizers/{id}`, `/organizers/by-slug/{slug}` (seed §4.4) as The Events Calendar answers them.
 
@@ -12,8 +17,15 @@ defineLinkedRestFields({
   find: (db, key) => db.organizer.findUnique({ where: key, include: { image: true } }),
   archive: (ctx, filter, page, perPage) => organizerArchive(ctx.db, ctx, filter, page, perPage),
   rows: (db, page) =>
-    db.organizer.findMany({ where: page.where, orderBy: page.orderBy, skip: page.skip, take: page.take, include: { image: true } }),
-  present: (organizer, ctx, as) => presentOrganizer(organizer, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
+    db.organizer.findMany({
+      where: page.where,
+      orderBy: page.orderBy,
+      skip: page.skip,
+      take: page.take,
+      include: { image: true },
+    }),
+  present: (organizer, ctx, as) =>
+    presentOrganizer(organizer, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
   create: createOrMatchOrganizer,
   update: updateOrganizer,
   remove: deleteOrganizer,

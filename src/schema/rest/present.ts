@@ -28,7 +28,14 @@ function postDates(post: { publishedAt: Date; modifiedAt: Date }, siteZone: stri
 export function presentImage(media: Media | null): Record<string, unknown> | false {
   if (!media) return false;
   const extension = new URL(media.url).pathname.split('.').pop()?.toLowerCase() ?? '';
-  return dropFalsy({ url: media.url, id: media.id, extension, width: media.width, height: media.height, filesize: media.filesize });
+  return dropFalsy({
+    url: media.url,
+    id: media.id,
+    extension,
+    width: media.width,
+    height: media.height,
+    filesize: media.filesize,
+  });
 }
 
 /** Blanks a password-protected venue's or organizer's content (reference §4.3); its name stays (D6). */
@@ -53,7 +60,9 @@ const HIDDEN_VALUES: Record<string, unknown> = {
 };
 
 function scrub(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, key in HIDDEN_VALUES ? HIDDEN_VALUES[key] : value]));
+  return Object.fromEntries(
+    Object.entries(record).map(([key, value]) => [key, key in HIDDEN_VALUES ? HIDDEN_VALUES[key] : value]),
+  );
 }
 
 /** schema.org Place; blank but for its name when `hidden` (by default whenever it has a password). */
@@ -79,7 +88,9 @@ function venueJsonLd(venue: Venue, hidden = Boolean(venue.password)) {
 
 /** WordPress `antispambot`-style e-mail obfuscation as HTML entities (deterministic here). */
 function obfuscateEmail(email: string): string {
-  return [...email].map((char, i) => (i % 2 === 0 || char === '@' || char === '.' ? `&#${char.charCodeAt(0)};` : char)).join('');
+  return [...email]
+    .map((char, i) => (i % 2 === 0 || char === '@' || char === '.' ? `&#${char.charCodeAt(0)};` : char))
+    .join('');
 }
 
 /** schema.org Person; blank but for its name when `hidden` (by default whenever it has a password). */
@@ -131,7 +142,9 @@ export function presentVenue(
       website: venue.website,
       stateprovince: venue.stateprovince,
     }),
-    ...(venue.geoLat !== null && venue.geoLng !== null ? { geo_lat: venue.geoLat, geo_lng: venue.geoLng } : {}),
+    ...(venue.geoLat !== null && venue.geoLng !== null
+      ? { geo_lat: venue.geoLat, geo_lng: venue.geoLng }
+      : {}),
     ...(as === 'single' ? { json_ld: venueJsonLd(venue, hidden) } : {}),
     show_map: venue.showMap,
     show_map_link: venue.showMapLink,

@@ -3,7 +3,16 @@ import { type TermArchive, termArchive, termUrl, termsOfPage } from '../term.js'
 import { archiveLinks } from '../../domain/paging.js';
 import { can } from '../../domain/permissions.js';
 import { TAXONOMY_PATH, type Taxonomy } from '../../domain/urls.js';
-import { CATEGORY, TAG, type TermListFilter, createTerm, deleteTerm, findTerm, termListParams, updateTerm } from '../../services/terms.js';
+import {
+  CATEGORY,
+  TAG,
+  type TermListFilter,
+  createTerm,
+  deleteTerm,
+  findTerm,
+  termListParams,
+  updateTerm,
+} from '../../services/terms.js';
 import type { Context } from '../../context.js';
 
 // Categories and tags as The Events Calendar's term endpoints return them (reference §1.4(b)): the
@@ -38,7 +47,12 @@ const WRITE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 function termLinks(ctx: Context, term: TermRecord) {
   const { rest } = TAXONOMY_PATH[term.taxonomy as Taxonomy];
   return {
-    self: [{ href: `${ctx.urls.api}/${rest}/${term.id}`, targetHints: { allow: can(ctx.viewer, 'manage_terms') ? WRITE_METHODS : ['GET'] } }],
+    self: [
+      {
+        href: `${ctx.urls.api}/${rest}/${term.id}`,
+        targetHints: { allow: can(ctx.viewer, 'manage_terms') ? WRITE_METHODS : ['GET'] },
+      },
+    ],
     collection: [{ href: `${ctx.urls.api}/${rest}` }],
     about: [{ href: `${ctx.urls.api}/doc` }],
     'wp:post_type': [{ href: `${ctx.urls.api}/events?${rest}=${term.id}` }],
@@ -122,10 +136,17 @@ const TecCategoryList = builder.objectRef<TermArchive>('TecCategoryList').implem
     total_pages: t.int({ resolve: (page) => page.totalPages }),
     categories: t.prismaField({
       type: [TecCategory],
-      resolve: (query, page, _a, ctx) => termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
+      resolve: (query, page, _a, ctx) =>
+        termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
     }),
-    next_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => listLinks(page, CATEGORY, ctx).nextRestUrl }),
-    previous_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => listLinks(page, CATEGORY, ctx).previousRestUrl }),
+    next_rest_url: t.string({
+      nullable: true,
+      resolve: (page, _a, ctx) => listLinks(page, CATEGORY, ctx).nextRestUrl,
+    }),
+    previous_rest_url: t.string({
+      nullable: true,
+      resolve: (page, _a, ctx) => listLinks(page, CATEGORY, ctx).previousRestUrl,
+    }),
   }),
 });
 
@@ -137,10 +158,17 @@ const TecTagList = builder.objectRef<TermArchive>('TecTagList').implement({
     total_pages: t.int({ resolve: (page) => page.totalPages }),
     tags: t.prismaField({
       type: [TecTag],
-      resolve: (query, page, _a, ctx) => termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
+      resolve: (query, page, _a, ctx) =>
+        termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
     }),
-    next_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => listLinks(page, TAG, ctx).nextRestUrl }),
-    previous_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => listLinks(page, TAG, ctx).previousRestUrl }),
+    next_rest_url: t.string({
+      nullable: true,
+      resolve: (page, _a, ctx) => listLinks(page, TAG, ctx).nextRestUrl,
+    }),
+    previous_rest_url: t.string({
+      nullable: true,
+      resolve: (page, _a, ctx) => listLinks(page, TAG, ctx).previousRestUrl,
+    }),
   }),
 });
 
@@ -161,15 +189,24 @@ builder.queryFields((t) => {
   // The list parameters of seed §4.5 (tags: without `parent`), under their REST names.
   const listArgs = {
     page: t.arg.int({ description: 'The archive page to return', defaultValue: 1 }),
-    per_page: t.arg.int({ description: 'The number of terms to return on each page (at most 50)', defaultValue: 10 }),
+    per_page: t.arg.int({
+      description: 'The number of terms to return on each page (at most 50)',
+      defaultValue: 10,
+    }),
     search: t.arg.string({ description: 'Limit results to those matching a string' }),
     exclude: t.arg.intList({ description: 'Ensure result set exclude specific IDs' }),
     include: t.arg.intList({ description: 'Limit result set to specific IDs' }),
     order: t.arg.string({ description: 'Order sort attribute ascending or descending (asc, desc)' }),
     orderby: t.arg.string({ description: 'Sort collection by term attribute' }),
-    hide_empty: t.arg.boolean({ description: 'Whether to hide terms not assigned to any posts', defaultValue: true }),
+    hide_empty: t.arg.boolean({
+      description: 'Whether to hide terms not assigned to any posts',
+      defaultValue: true,
+    }),
     post: t.arg.int({ description: 'Limit result set to terms assigned to a specific post' }),
-    event: t.arg.int({ description: 'Limit result set to terms assigned to a specific event (an alias of the "post" parameter)' }),
+    event: t.arg.int({
+      description:
+        'Limit result set to terms assigned to a specific event (an alias of the "post" parameter)',
+    }),
     slug: t.arg.string({ description: 'Limit result set to terms with a specific slug' }),
   };
   const filterOf = (args: RestListArgs): TermListFilter => ({
@@ -188,7 +225,10 @@ builder.queryFields((t) => {
     tecCategories: t.field({
       ...REST,
       type: TecCategoryList,
-      args: { ...listArgs, parent: t.arg.int({ description: 'Limit result set to terms assigned to a specific parent' }) },
+      args: {
+        ...listArgs,
+        parent: t.arg.int({ description: 'Limit result set to terms assigned to a specific parent' }),
+      },
       resolve: (_root, args, ctx) => termArchive(ctx, CATEGORY, filterOf(args), args.page, args.per_page),
     }),
     tecCategory: t.prismaField({
@@ -225,14 +265,18 @@ builder.mutationFields((t) => ({
     type: TecSingleCategory,
     args: { id: t.arg.int({ required: true, description: 'the term ID' }), input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { id, input }, ctx) =>
-      updateTerm(ctx, CATEGORY, id, input, (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
+      updateTerm(ctx, CATEGORY, id, input, (tx, termId) =>
+        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
+      ),
   }),
   tecDeleteCategory: t.prismaField({
     ...REST,
     type: TecCategory,
     args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
     resolve: (query, _root, { id }, ctx) =>
-      deleteTerm(ctx, CATEGORY, id, (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
+      deleteTerm(ctx, CATEGORY, id, (tx, termId) =>
+        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
+      ),
   }),
   tecCreateTag: t.prismaField({
     ...REST,
@@ -246,13 +290,17 @@ builder.mutationFields((t) => ({
     type: TecSingleTag,
     args: { id: t.arg.int({ required: true, description: 'the term ID' }), input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { id, input }, ctx) =>
-      updateTerm(ctx, TAG, id, input, (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
+      updateTerm(ctx, TAG, id, input, (tx, termId) =>
+        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
+      ),
   }),
   tecDeleteTag: t.prismaField({
     ...REST,
     type: TecTag,
     args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
     resolve: (query, _root, { id }, ctx) =>
-      deleteTerm(ctx, TAG, id, (tx, termId) => tx.term.findUniqueOrThrow({ ...query, where: { id: termId } })),
+      deleteTerm(ctx, TAG, id, (tx, termId) =>
+        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
+      ),
   }),
 }));
