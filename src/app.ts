@@ -17,12 +17,15 @@ import { INTERNAL_ERROR, JSON_CONTENT_TYPE, NO_ROUTE, sendError, wordPressError 
 import { createRestRouter } from './rest/adapter.js';
 import { NAMESPACE } from './rest/discovery.js';
 import { publicSchema, restSchema } from './schema/index.js';
+import { WritePipeline } from './services/transactions.js';
 import { SERVICE } from './version.js';
 
 export interface AppOptions {
   db: Db;
   config: Config;
   logger: Logger;
+  /** The write pipeline; by default a new one. Listeners (caches, change logs) register on it here. */
+  writes?: WritePipeline;
 }
 
 function viewerOf(koa: KoaContext): Viewer | undefined {
@@ -66,8 +69,13 @@ function versionInfo(config: Config) {
 }
 
 /** The whole service as a Koa app that does not listen: `server.ts` listens, tests call it in-process. */
-export function buildApp({ db, config, logger }: AppOptions): Koa {
-  const deps = { db, config };
+export function buildApp({ db, config, logger, writes: pipeline }: AppOptions): Koa {
+  const writes =
+    pipeline ??
+    new WritePipeline({
+      onListenerError: (error) => logger.error({ err: error }, 'after-commit listener failed'),
+    });
+  const deps = { db, config, writes };
   const app = new Koa();
   app.proxy = true;
 

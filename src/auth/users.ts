@@ -1,8 +1,18 @@
+import type { Scope } from '../context.js';
 import type { Db } from '../db/client.js';
-import { type Role, isRole } from '../domain/permissions.js';
+import { ANONYMOUS, type Role, isRole } from '../domain/permissions.js';
+import type { WriteScope } from '../services/transactions.js';
 import { generateApplicationPassword, hashApplicationPassword } from './application-passwords.js';
 
-// User administration shared by the CLI, the start-up bootstrap and GraphQL.
+// User administration shared by the CLI, the start-up bootstrap and GraphQL. Every change runs
+// through the write pipeline, like any other write.
+
+/** Where user administration writes: the database, its settings and the write pipeline. */
+export type UserAdmin = Pick<Scope, 'db' | 'config' | 'writes'>;
+
+function write<T>(admin: UserAdmin, work: (w: WriteScope) => Promise<T>): Promise<T> {
+  return admin.writes.run({ ...admin, viewer: ANONYMOUS }, work);
+}
 
 export class UserAdminError extends Error {}
 
@@ -23,37 +33,43 @@ async function findUser(db: Db, login: string) {
 }
 
 export async function addApplicationPassword(
-  db: Db,
+  admin: UserAdmin,
   userId: number,
   name = 'default',
   password = generateApplicationPassword(),
 ) {
-  const record = await db.applicationPassword.create({
-    data: { userId, name, hash: await hashApplicationPassword(password) },
-  });
+  const hash = await hashApplicationPassword(password);
+  const record = await write(admin, (w) => w.tx.applicationPassword.create({ data: { userId, name, hash } }));
   return { id: record.id, name: record.name, password };
 }
 
 export async function createUser(
-  db: Db,
+  admin: UserAdmin,
   input: { login: string; role: string; email?: string; displayName?: string; password?: string },
 ) {
   if (!LOGIN.test(input.login)) {
     throw new UserAdminError('A login is 1–60 characters: letters, digits, and . _ @ - (not first).');
   }
   const role = assertRole(input.role);
-  if (await db.user.findUnique({ where: { login: input.login } }))
-    throw new UserAdminError(`User "${input.login}" already exists.`);
-  const user = await db.user.create({
-    data: {
-      login: input.login,
-      role,
-      email: input.email ?? null,
-      displayName: input.displayName ?? input.login,
-    },
+  const password = input.password ?? generateApplicationPassword();
+  const hash = await hashApplicationPassword(password);
+  return write(admin, async (w) => {
+    if (await w.tx.user.findUnique({ where: { login: input.login } }))
+      throw new UserAdminError(`User "${input.login}" already exists.`);
+    const user = await w.tx.user.create({
+      data: {
+        login: input.login,
+        role,
+        email: input.email ?? null,
+        displayName: input.displayName ?? input.login,
+      },
+    });
+    const record = await w.tx.applicationPassword.create({
+      data: { userId: user.id, name: 'initial', hash },
+    });
+    w.changed('user', user.id, 'created');
+    return { user, id: record.id, name: record.name, password };
   });
-  const credential = await addApplicationPassword(db, user.id, 'initial', input.password);
-  return { user, ...credential };
 }
 
 export async function listUsers(db: Db) {
@@ -75,17 +91,22 @@ export async function listUsers(db: Db) {
   }));
 }
 
-export async function addPasswordFor(db: Db, login: string, name?: string) {
-  const user = await findUser(db, login);
-  return addApplicationPassword(db, user.id, name);
+export async function addPasswordFor(admin: UserAdmin, login: string, name?: string) {
+  const user = await findUser(admin.db, login);
+  return addApplicationPassword(admin, user.id, name);
 }
 
 /** Revokes every active password of the user (or only `passwordId`); returns how many. */
-export async function revokePasswords(db: Db, login: string, passwordId?: number): Promise<number> {
-  const user = await findUser(db, login);
-  const { count } = await db.applicationPassword.updateMany({
-    where: { userId: user.id, revokedAt: null, ...(passwordId ? { id: passwordId } : {}) },
-    data: { revokedAt: new Date() },
+export async function revokePasswords(admin: UserAdmin, login: string, passwordId?: number): Promise<number> {
+  const user = await findUser(admin.db, login);
+  const count = await write(admin, async (w) => {
+    const revoked = await w.tx.applicationPassword.updateMany({
+      where: { userId: user.id, revokedAt: null, ...(passwordId ? { id: passwordId } : {}) },
+      data: { revokedAt: new Date() },
+    });
+    // Requests with a revoked password are anonymous from now on: what they may see changes.
+    if (revoked.count) w.changed('user', user.id, 'updated');
+    return revoked.count;
   });
   if (passwordId && count === 0)
     throw new UserAdminError(`User "${login}" has no active password ${passwordId}.`);
@@ -97,12 +118,13 @@ export async function revokePasswords(db: Db, login: string, passwordId?: number
  * and without it the command refuses when the user owns anything.
  */
 export async function deleteUser(
-  db: Db,
+  admin: UserAdmin,
   login: string,
   reassignTo?: string,
 ): Promise<{ reassigned: number }> {
-  const user = await findUser(db, login);
-  return db.$transaction(async (tx) => {
+  const user = await findUser(admin.db, login);
+  return write(admin, async (w) => {
+    const { tx } = w;
     const where = { authorId: user.id };
     const owned =
       (await tx.event.count({ where })) +
@@ -118,6 +140,12 @@ export async function deleteUser(
       const heir = await tx.user.findUnique({ where: { login: reassignTo } });
       if (!heir || heir.id === user.id)
         throw new UserAdminError(`Cannot reassign to "${reassignTo}": no such other user.`);
+      // The records show their new author: each is recorded as updated.
+      const select = { id: true } as const;
+      for (const { id } of await tx.event.findMany({ where, select })) w.changed('event', id, 'updated');
+      for (const { id } of await tx.venue.findMany({ where, select })) w.changed('venue', id, 'updated');
+      for (const { id } of await tx.organizer.findMany({ where, select }))
+        w.changed('organizer', id, 'updated');
       const data = { authorId: heir.id };
       reassigned += (await tx.event.updateMany({ where, data })).count;
       reassigned += (await tx.venue.updateMany({ where, data })).count;
@@ -125,13 +153,18 @@ export async function deleteUser(
       reassigned += (await tx.media.updateMany({ where, data })).count;
     }
     await tx.user.delete({ where: { id: user.id } });
+    w.changed('user', user.id, 'deleted');
     return { reassigned };
   });
 }
 
 /** `CALENDAR_ADMIN_USER` + `CALENDAR_ADMIN_PASSWORD` create the first administrator of an empty database. */
-export async function bootstrapAdministrator(db: Db, login?: string, password?: string): Promise<boolean> {
-  if (!login || !password || (await db.user.count()) > 0) return false;
-  await createUser(db, { login, role: 'administrator', password });
+export async function bootstrapAdministrator(
+  admin: UserAdmin,
+  login?: string,
+  password?: string,
+): Promise<boolean> {
+  if (!login || !password || (await admin.db.user.count()) > 0) return false;
+  await createUser(admin, { login, role: 'administrator', password });
   return true;
 }

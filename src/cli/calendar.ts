@@ -1,9 +1,11 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
-import { createDb, type Db } from '../db/client.js';
+import { createDb } from '../db/client.js';
+import { WritePipeline } from '../services/transactions.js';
 import { migrateDatabase } from '../db/migrate.js';
 import { ROLES } from '../domain/permissions.js';
 import {
+  type UserAdmin,
   UserAdminError,
   addPasswordFor,
   createUser,
@@ -15,12 +17,12 @@ import {
 // `calendar users ...`: user and application-password administration against DATABASE_URL.
 // New passwords are printed alone on the last line of stdout, so scripts can `| tail -n 1`.
 
-async function withDb<T>(run: (db: Db) => Promise<T>): Promise<T> {
+async function withDb<T>(run: (admin: UserAdmin) => Promise<T>): Promise<T> {
   const config = loadConfig();
   await migrateDatabase(config.databaseUrl);
   const db = await createDb(config.databaseUrl);
   try {
-    return await run(db);
+    return await run({ db, config, writes: new WritePipeline() });
   } finally {
     await db.$disconnect();
   }
@@ -39,8 +41,8 @@ users
   .option('--email <email>', 'e-mail address')
   .option('--name <displayName>', 'display name (default: the login)')
   .action(async (login: string, options: { role: string; email?: string; name?: string }) => {
-    const created = await withDb((db) =>
-      createUser(db, { login, role: options.role, email: options.email, displayName: options.name }),
+    const created = await withDb((admin) =>
+      createUser(admin, { login, role: options.role, email: options.email, displayName: options.name }),
     );
     console.log(
       `Created ${options.role} "${login}" (id ${created.user.id}). Application password (shown once):`,
@@ -52,7 +54,7 @@ users
   .command('list')
   .description('List users with their role and active application passwords')
   .action(async () => {
-    const rows = await withDb(listUsers);
+    const rows = await withDb((admin) => listUsers(admin.db));
     if (rows.length === 0) return console.log('No users.');
     console.table(rows.map((row) => ({ ...row, lastUsedAt: row.lastUsedAt?.toISOString() ?? 'never' })));
   });
@@ -64,7 +66,7 @@ users
   .description('Add an application password and print it (shown once)')
   .option('--name <name>', 'a label to recognise it by', 'cli')
   .action(async (login: string, options: { name: string }) => {
-    const added = await withDb((db) => addPasswordFor(db, login, options.name));
+    const added = await withDb((admin) => addPasswordFor(admin, login, options.name));
     console.log(`Added application password ${added.id} ("${added.name}") for "${login}" (shown once):`);
     console.log(added.password);
   });
@@ -74,7 +76,7 @@ users
   .description("Revoke the user's application passwords (all, or one with --password-id)")
   .option('--password-id <id>', 'revoke only this one', (value) => Number.parseInt(value, 10))
   .action(async (login: string, options: { passwordId?: number }) => {
-    const count = await withDb((db) => revokePasswords(db, login, options.passwordId));
+    const count = await withDb((admin) => revokePasswords(admin, login, options.passwordId));
     console.log(`Revoked ${count} application password(s) of "${login}".`);
   });
 
@@ -86,7 +88,7 @@ users
   )
   .option('--reassign <login>', 'the user who takes over their records')
   .action(async (login: string, options: { reassign?: string }) => {
-    const { reassigned } = await withDb((db) => deleteUser(db, login, options.reassign));
+    const { reassigned } = await withDb((admin) => deleteUser(admin, login, options.reassign));
     console.log(
       `Deleted "${login}"${reassigned ? `; ${reassigned} record(s) now belong to "${options.reassign}"` : ''}.`,
     );

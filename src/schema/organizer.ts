@@ -11,6 +11,7 @@ import { permalink } from '../domain/urls.js';
 import { assertReadable, passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
 import type { Organizer as OrganizerRow } from '../generated/sqlite/client.js';
+import { writeLinked } from '../services/linked-posts.js';
 import {
   createOrMatchOrganizer,
   deleteOrganizer,
@@ -199,22 +200,20 @@ builder.mutationFields((t) => ({
     description:
       'Creates an organizer, or returns the existing one with the same name (and description, when given)',
     args: { input: t.arg({ type: CreateOrganizerInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const { record } = await ctx.db.$transaction((tx) =>
-        createOrMatchOrganizer(tx, ctx, organizerBody(input)),
-      );
-      return ctx.db.organizer.findUniqueOrThrow({ ...query, where: { id: record.id } });
-    },
+    resolve: (query, _root, { input }, ctx) =>
+      writeLinked(ctx, 'organizer', async (w) => {
+        const { record } = await createOrMatchOrganizer(w, organizerBody(input));
+        return w.tx.organizer.findUniqueOrThrow({ ...query, where: { id: record.id } });
+      }),
   }),
   updateOrganizer: t.prismaField({
     type: Organizer,
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateOrganizerInput, required: true }) },
-    resolve: async (query, _root, { id, input }, ctx) => {
-      await ctx.db.$transaction((tx) =>
-        updateOrganizer(tx, ctx, { id }, organizerBody(input), { passwordAllowed: true }),
-      );
-      return ctx.db.organizer.findUniqueOrThrow({ ...query, where: { id } });
-    },
+    resolve: (query, _root, { id, input }, ctx) =>
+      writeLinked(ctx, 'organizer', async (w) => {
+        await updateOrganizer(w, { id }, organizerBody(input), { passwordAllowed: true });
+        return w.tx.organizer.findUniqueOrThrow({ ...query, where: { id } });
+      }),
   }),
   updateOrganizerBySlug: t.prismaField({
     type: Organizer,
@@ -222,12 +221,11 @@ builder.mutationFields((t) => ({
       slug: t.arg.string({ required: true }),
       input: t.arg({ type: UpdateOrganizerBySlugInput, required: true }),
     },
-    resolve: async (query, _root, { slug, input }, ctx) => {
-      const organizer = await ctx.db.$transaction((tx) =>
-        updateOrganizer(tx, ctx, { slug }, organizerBody(input)),
-      );
-      return ctx.db.organizer.findUniqueOrThrow({ ...query, where: { id: organizer.id } });
-    },
+    resolve: (query, _root, { slug, input }, ctx) =>
+      writeLinked(ctx, 'organizer', async (w) => {
+        const { id } = await updateOrganizer(w, { slug }, organizerBody(input));
+        return w.tx.organizer.findUniqueOrThrow({ ...query, where: { id } });
+      }),
   }),
   deleteOrganizer: t.prismaField({
     type: Organizer,
@@ -235,9 +233,9 @@ builder.mutationFields((t) => ({
       'Moves the organizer to the trash (unlinking it from its events); force: deletes it for good (editors)',
     args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: (query, _root, { id, force }, ctx) =>
-      ctx.db.$transaction((tx) =>
-        deleteOrganizer(tx, ctx, { id }, force ?? false, (db, organizerId) =>
-          db.organizer.findUniqueOrThrow({ ...query, where: { id: organizerId } }),
+      writeLinked(ctx, 'organizer', (w) =>
+        deleteOrganizer(w, { id }, force ?? false, (tx, organizerId) =>
+          tx.organizer.findUniqueOrThrow({ ...query, where: { id: organizerId } }),
         ),
       ),
   }),
@@ -246,9 +244,9 @@ builder.mutationFields((t) => ({
     description: 'As deleteOrganizer, by slug',
     args: { slug: t.arg.string({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: (query, _root, { slug, force }, ctx) =>
-      ctx.db.$transaction((tx) =>
-        deleteOrganizer(tx, ctx, { slug }, force ?? false, (db, organizerId) =>
-          db.organizer.findUniqueOrThrow({ ...query, where: { id: organizerId } }),
+      writeLinked(ctx, 'organizer', (w) =>
+        deleteOrganizer(w, { slug }, force ?? false, (tx, organizerId) =>
+          tx.organizer.findUniqueOrThrow({ ...query, where: { id: organizerId } }),
         ),
       ),
   }),

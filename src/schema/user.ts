@@ -71,7 +71,7 @@ builder.mutationFields((t) => ({
         });
       }
       assertAllowed(ctx.viewer, signedIn(ctx.viewer));
-      return addApplicationPassword(ctx.db, ctx.viewer.userId!, trimmed);
+      return addApplicationPassword(ctx, ctx.viewer.userId!, trimmed);
     },
   }),
   revokeApplicationPassword: t.prismaField({
@@ -80,12 +80,17 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.int({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
       assertAllowed(ctx.viewer, signedIn(ctx.viewer));
-      const owned = await ctx.db.applicationPassword.findFirst({ where: { id, userId: ctx.viewer.userId! } });
-      if (!owned) throw new ApiError(404, 'application_password_not_found', 'No such application password.');
-      return ctx.db.applicationPassword.update({
-        ...query,
-        where: { id },
-        data: { revokedAt: owned.revokedAt ?? new Date() },
+      const userId = ctx.viewer.userId!;
+      return ctx.writes.run(ctx, async (w) => {
+        const owned = await w.tx.applicationPassword.findFirst({ where: { id, userId } });
+        if (!owned)
+          throw new ApiError(404, 'application_password_not_found', 'No such application password.');
+        if (!owned.revokedAt) w.changed('user', userId, 'updated');
+        return w.tx.applicationPassword.update({
+          ...query,
+          where: { id },
+          data: { revokedAt: owned.revokedAt ?? new Date() },
+        });
       });
     },
   }),

@@ -11,6 +11,7 @@ import { permalink } from '../domain/urls.js';
 import { assertReadable, passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
 import type { Venue as VenueRow } from '../generated/sqlite/client.js';
+import { writeLinked } from '../services/linked-posts.js';
 import { createOrMatchVenue, deleteVenue, updateVenue, venueArchive } from '../services/venues.js';
 
 /** A password-protected venue shows only its name and ids to those who may not edit it (D6). */
@@ -243,20 +244,20 @@ builder.mutationFields((t) => ({
     description:
       'Creates a venue, or returns the existing one with the same name (and description, when given)',
     args: { input: t.arg({ type: CreateVenueInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const { record } = await ctx.db.$transaction((tx) => createOrMatchVenue(tx, ctx, venueBody(input)));
-      return ctx.db.venue.findUniqueOrThrow({ ...query, where: { id: record.id } });
-    },
+    resolve: (query, _root, { input }, ctx) =>
+      writeLinked(ctx, 'venue', async (w) => {
+        const { record } = await createOrMatchVenue(w, venueBody(input));
+        return w.tx.venue.findUniqueOrThrow({ ...query, where: { id: record.id } });
+      }),
   }),
   updateVenue: t.prismaField({
     type: Venue,
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateVenueInput, required: true }) },
-    resolve: async (query, _root, { id, input }, ctx) => {
-      await ctx.db.$transaction((tx) =>
-        updateVenue(tx, ctx, { id }, venueBody(input), { passwordAllowed: true }),
-      );
-      return ctx.db.venue.findUniqueOrThrow({ ...query, where: { id } });
-    },
+    resolve: (query, _root, { id, input }, ctx) =>
+      writeLinked(ctx, 'venue', async (w) => {
+        await updateVenue(w, { id }, venueBody(input), { passwordAllowed: true });
+        return w.tx.venue.findUniqueOrThrow({ ...query, where: { id } });
+      }),
   }),
   updateVenueBySlug: t.prismaField({
     type: Venue,
@@ -264,10 +265,11 @@ builder.mutationFields((t) => ({
       slug: t.arg.string({ required: true }),
       input: t.arg({ type: UpdateVenueBySlugInput, required: true }),
     },
-    resolve: async (query, _root, { slug, input }, ctx) => {
-      const venue = await ctx.db.$transaction((tx) => updateVenue(tx, ctx, { slug }, venueBody(input)));
-      return ctx.db.venue.findUniqueOrThrow({ ...query, where: { id: venue.id } });
-    },
+    resolve: (query, _root, { slug, input }, ctx) =>
+      writeLinked(ctx, 'venue', async (w) => {
+        const { id } = await updateVenue(w, { slug }, venueBody(input));
+        return w.tx.venue.findUniqueOrThrow({ ...query, where: { id } });
+      }),
   }),
   deleteVenue: t.prismaField({
     type: Venue,
@@ -275,9 +277,9 @@ builder.mutationFields((t) => ({
       'Moves the venue to the trash (unlinking it from its events); force: deletes it for good (editors)',
     args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: (query, _root, { id, force }, ctx) =>
-      ctx.db.$transaction((tx) =>
-        deleteVenue(tx, ctx, { id }, force ?? false, (db, venueId) =>
-          db.venue.findUniqueOrThrow({ ...query, where: { id: venueId } }),
+      writeLinked(ctx, 'venue', (w) =>
+        deleteVenue(w, { id }, force ?? false, (tx, venueId) =>
+          tx.venue.findUniqueOrThrow({ ...query, where: { id: venueId } }),
         ),
       ),
   }),
@@ -286,9 +288,9 @@ builder.mutationFields((t) => ({
     description: 'As deleteVenue, by slug',
     args: { slug: t.arg.string({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: (query, _root, { slug, force }, ctx) =>
-      ctx.db.$transaction((tx) =>
-        deleteVenue(tx, ctx, { slug }, force ?? false, (db, venueId) =>
-          db.venue.findUniqueOrThrow({ ...query, where: { id: venueId } }),
+      writeLinked(ctx, 'venue', (w) =>
+        deleteVenue(w, { slug }, force ?? false, (tx, venueId) =>
+          tx.venue.findUniqueOrThrow({ ...query, where: { id: venueId } }),
         ),
       ),
   }),

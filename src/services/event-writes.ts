@@ -1,7 +1,7 @@
 import type { DateTime } from 'luxon';
 import { DateTime as LuxonDateTime } from 'luxon';
 import { z } from 'zod';
-import type { Context } from '../context.js';
+import type { Scope } from '../context.js';
 import { CostInputError, type StoredCost, parseCostInput } from '../domain/cost.js';
 import { WALL_CLOCK, eventSchedule, isValidTimezone, parseDateInput } from '../domain/dates.js';
 import { ApiError, invalidParams, isApiError, missingParams } from '../domain/errors.js';
@@ -24,7 +24,8 @@ import { type ImageChoice, checkImage, recordImage } from './media.js';
 import { WRITABLE_STATUSES, urlField } from './linked-posts.js';
 import { createOrMatchOrganizer } from './organizers.js';
 import { refreshTermCounts } from './term-counts.js';
-import { CATEGORY, TAG, insertTerm } from './terms.js';
+import { CATEGORY, TAG, insertTerm, termNameKey } from './terms.js';
+import type { Tx, WriteScope } from './transactions.js';
 import { createOrMatchVenue } from './venues.js';
 
 // Event writes (seed §2.1/§4.2, reference §3.2, §6, behavior.md D4, D9–D14, D17): the flat TEC body
@@ -33,8 +34,6 @@ import { createOrMatchVenue } from './venues.js';
 // its venues, organizers and terms. An update writes only the fields it was given, with the event row
 // locked, so concurrent updates of one event never undo each other.
 
-export type Tx = Prisma.TransactionClient;
-export type Writer = Pick<Context, 'db' | 'viewer' | 'config'>;
 export type EventKey = { id: number } | { slug: string };
 /** Reads the written event inside the transaction (GraphQL selects what it needs). */
 export type EventLoader<T> = (tx: Tx, id: number) => Promise<T>;
@@ -51,9 +50,6 @@ export interface WriteOptions {
 }
 
 const INVALID = 'Invalid parameter.';
-const TRANSACTION = { maxWait: 15_000, timeout: 30_000 };
-/** A create racing another for the same slug (or new term) runs again, this many times in all. */
-const ATTEMPTS = 3;
 
 // ---------------------------------------------------------------------------------------------------
 // Reading the body
@@ -532,22 +528,17 @@ function invalidLinkedPostId(param: string): ApiError {
 }
 
 /** The ids to link, in the order given (each once); objects of fields are created or matched (§6.3, §6.4). */
-async function resolveLinked(
-  tx: Tx,
-  writer: Writer,
-  kind: keyof typeof LINKED,
-  refs: LinkRef[],
-): Promise<number[]> {
+async function resolveLinked(w: WriteScope, kind: keyof typeof LINKED, refs: LinkRef[]): Promise<number[]> {
   const { param, exists, createOrMatch } = LINKED[kind];
   const ids: number[] = [];
   for (const ref of refs) {
     if (ref.kind === 'id') {
-      if (ref.inObject && !(await exists(tx, ref.id))) throw invalidLinkedPostId(param);
+      if (ref.inObject && !(await exists(w.tx, ref.id))) throw invalidLinkedPostId(param);
       ids.push(ref.id);
       continue;
     }
     try {
-      ids.push((await createOrMatch(tx, writer, ref.body)).record.id);
+      ids.push((await createOrMatch(w, ref.body)).record.id);
     } catch (error) {
       if (!isApiError(error) || error.status !== 400) throw error;
       throw invalidParams(
@@ -565,20 +556,6 @@ async function resolveLinked(
   return [...new Set(ids)];
 }
 
-/**
- * PostgreSQL: waits for the other transactions that work on the same keys (a slug, a new term name) to
- * finish, so that what they committed is seen; keys are taken in order (no deadlocks). SQLite runs one
- * write transaction at a time.
- */
-async function serialize(tx: Tx, writer: Writer, keys: string[]): Promise<void> {
-  if (writer.config.databaseProvider !== 'postgresql') return;
-  for (const key of [...new Set(keys)].sort()) {
-    await tx.$queryRaw(
-      Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) AS l`,
-    );
-  }
-}
-
 const TERM_LABEL: Record<Taxonomy, { one: string; many: string }> = {
   tribe_events_cat: { one: 'category', many: 'categories' },
   post_tag: { one: 'tag', many: 'tags' },
@@ -588,14 +565,10 @@ const TERM_LABEL: Record<Taxonomy, { one: string; many: string }> = {
  * Term ids in the order given: names match a term of the taxonomy by name (any case) or slug, else a
  * new term is created — which, as every term write (D8), needs an editor.
  */
-async function resolveTerms(tx: Tx, writer: Writer, taxonomy: Taxonomy, refs: TermRef[]): Promise<number[]> {
-  const { viewer } = writer;
+async function resolveTerms(w: WriteScope, taxonomy: Taxonomy, refs: TermRef[]): Promise<number[]> {
+  const { tx, viewer } = w;
   const names = refs.flatMap((ref) => (ref.kind === 'name' ? [ref.name] : []));
-  await serialize(
-    tx,
-    writer,
-    names.map((name) => `term:${taxonomy}:${name.toLowerCase()}`),
-  );
+  await w.lock(names.map((name) => termNameKey(taxonomy, name)));
   const known = names.length
     ? await tx.$queryRaw<Array<{ id: number | bigint; name: string; slug: string }>>(
         Prisma.sql`SELECT "id" AS id, "name" AS name, "slug" AS slug FROM "Term"
@@ -630,7 +603,7 @@ async function resolveTerms(tx: Tx, writer: Writer, taxonomy: Taxonomy, refs: Te
         },
       );
     }
-    const created = await insertTerm(tx, taxonomy, { name: ref.name });
+    const created = await insertTerm(w, taxonomy, { name: ref.name });
     known.push({ id: created.id, name: created.name, slug: created.slug });
     ids.push(created.id);
   }
@@ -644,12 +617,12 @@ interface ResolvedLinks {
   tags?: number[];
 }
 
-async function resolveLinks(tx: Tx, writer: Writer, input: EventInput): Promise<ResolvedLinks> {
+async function resolveLinks(w: WriteScope, input: EventInput): Promise<ResolvedLinks> {
   const links: ResolvedLinks = {};
-  if (input.venues) links.venues = await resolveLinked(tx, writer, 'venue', input.venues);
-  if (input.organizers) links.organizers = await resolveLinked(tx, writer, 'organizer', input.organizers);
-  if (input.categories) links.categories = await resolveTerms(tx, writer, CATEGORY, input.categories);
-  if (input.tags) links.tags = await resolveTerms(tx, writer, TAG, input.tags);
+  if (input.venues) links.venues = await resolveLinked(w, 'venue', input.venues);
+  if (input.organizers) links.organizers = await resolveLinked(w, 'organizer', input.organizers);
+  if (input.categories) links.categories = await resolveTerms(w, CATEGORY, input.categories);
+  if (input.tags) links.tags = await resolveTerms(w, TAG, input.tags);
   return links;
 }
 
@@ -690,18 +663,14 @@ async function linkedTermIds(tx: Tx, eventId: number): Promise<number[]> {
 }
 
 /**
- * Recounts the published events of these terms. On PostgreSQL the term rows are locked first (in id
- * order), so that concurrent writes touching one term count each other's committed links.
+ * Recounts the published events of these terms. The term rows are locked first (in id order), so that
+ * concurrent writes touching one term count each other's committed links.
  */
-async function recount(tx: Tx, writer: Writer, termIds: number[]): Promise<void> {
-  const ids = [...new Set(termIds)].sort((a, b) => a - b);
-  if (!ids.length) return;
-  if (writer.config.databaseProvider === 'postgresql') {
-    await tx.$queryRaw(
-      Prisma.sql`SELECT "id" FROM "Term" WHERE "id" IN (${Prisma.join(ids)}) ORDER BY "id" FOR NO KEY UPDATE`,
-    );
-  }
-  await refreshTermCounts(tx, ids);
+async function recount(w: WriteScope, termIds: number[]): Promise<void> {
+  if (!termIds.length) return;
+  await w.lockRows('Term', termIds);
+  await refreshTermCounts(w.tx, termIds);
+  for (const id of new Set(termIds)) w.changed('term', id, 'updated');
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -714,12 +683,12 @@ function assertMayAttribute(viewer: Viewer, authorId: number | undefined): void 
 }
 
 /** `base` made free among events (but `exceptId`): `party`, else `party-2`, `party-3`, … */
-async function freeSlug(tx: Tx, writer: Writer, base: string, exceptId: number | null): Promise<string> {
+async function freeSlug(w: WriteScope, base: string, exceptId: number | null): Promise<string> {
   const root = toSlug(base, 'event');
-  await serialize(tx, writer, [`event-slug:${root}`]);
+  await w.lock([`event-slug:${root}`]);
   const taken = new Set(
     (
-      await tx.event.findMany({
+      await w.tx.event.findMany({
         where: { slug: { startsWith: root }, ...(exceptId !== null ? { id: { not: exceptId } } : {}) },
         select: { slug: true },
       })
@@ -747,42 +716,12 @@ function plainColumns(input: EventInput) {
   };
 }
 
-/** A unique-constraint race, or a PostgreSQL write conflict or deadlock: the transaction may run again. */
-function isRetryable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'P2002' || code === 'P2034';
-}
-
-/** Runs `work` in one transaction; a race with another writer runs it again, then is a 400. */
-async function inTransaction<T>(writer: Writer, work: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await writer.db.$transaction(work, TRANSACTION);
-    } catch (error) {
-      if (!isRetryable(error)) throw error;
-      if (attempt >= ATTEMPTS) {
-        throw new ApiError(
-          400,
-          'could-not-save-event',
-          'The event could not be saved: other requests changed the same records at the same time; try again.',
-        );
-      }
-    }
-  }
-}
-
-/** Locks the event row for the rest of the transaction (PostgreSQL; SQLite runs one write transaction at a time). */
-async function lockEvent(tx: Tx, writer: Writer, id: number): Promise<void> {
-  if (writer.config.databaseProvider === 'postgresql') {
-    await tx.$queryRaw(Prisma.sql`SELECT "id" FROM "Event" WHERE "id" = ${id} FOR NO KEY UPDATE`);
-  }
-}
-
-async function findEvent(tx: Tx, writer: Writer, key: EventKey): Promise<EventRow> {
-  const found = await tx.event.findUnique({ where: key, select: { id: true } });
+/** The event, its row locked for the rest of the transaction (concurrent updates never undo each other). */
+async function findEvent(w: WriteScope, key: EventKey): Promise<EventRow> {
+  const found = await w.tx.event.findUnique({ where: key, select: { id: true } });
   if (!found) throw NOT_FOUND.event('id' in key ? key.id : key.slug);
-  await lockEvent(tx, writer, found.id);
-  return tx.event.findUniqueOrThrow({ where: { id: found.id }, select: EVENT_ROW });
+  await w.lockRows('Event', [found.id]);
+  return w.tx.event.findUniqueOrThrow({ where: { id: found.id }, select: EVENT_ROW });
 }
 
 const GRAPHQL_NAMES: Record<string, string> = {
@@ -831,51 +770,59 @@ async function withStyle<T>(style: ParamStyle | undefined, run: () => Promise<T>
   }
 }
 
+const CONFLICT = { conflictCode: 'event-write-conflict' };
+
 /**
  * Creates an event (201 on REST): validation → permission → writes, in one transaction, and returns it
  * as `load` reads it there.
  */
 export function createEvent<T>(
-  writer: Writer,
+  scope: Scope,
   body: unknown,
   load: EventLoader<T>,
   options: WriteOptions = {},
 ): Promise<T> {
-  const { viewer, config } = writer;
+  const { viewer, config } = scope;
   const now = options.now ?? new Date();
   return withStyle(options.style, () =>
-    inTransaction(writer, async (tx) => {
-      const read: ReadOptions = {
-        mode: 'create',
-        zone: config.siteTimezone,
-        siteTimezone: config.siteTimezone,
-        passwordAllowed: options.passwordAllowed ?? true,
-        now,
-      };
-      const { input, image } = await validate(tx, viewer, body, read, null);
-      if (!canCreate(viewer)) throw forbidden(viewer);
-      assertMayAttribute(viewer, input.author);
+    scope.writes.run(
+      scope,
+      async (w) => {
+        const { tx } = w;
+        const read: ReadOptions = {
+          mode: 'create',
+          zone: config.siteTimezone,
+          siteTimezone: config.siteTimezone,
+          passwordAllowed: options.passwordAllowed ?? true,
+          now,
+        };
+        const { input, image } = await validate(tx, viewer, body, read, null);
+        if (!canCreate(viewer)) throw forbidden(viewer);
+        assertMayAttribute(viewer, input.author);
 
-      const schedule = scheduleOf(input, null, config.siteTimezone)!;
-      const links = await resolveLinks(tx, writer, input);
-      const publishedAt = input.publishedAt ?? now;
-      const event = await tx.event.create({
-        data: {
-          title: input.title!,
-          ...plainColumns(input),
-          ...schedule,
-          slug: await freeSlug(tx, writer, input.slug ?? input.title!, null),
-          authorId: input.author ?? viewer.userId,
-          status: publicationStatus(effectiveStatus(viewer, input.status), publishedAt, now),
-          publishedAt,
-          ...(image ? { imageId: await recordImage(tx, viewer, image) } : {}),
-        },
-        select: { id: true },
-      });
-      await writeLinks(tx, event.id, links, false);
-      await recount(tx, writer, [...(links.categories ?? []), ...(links.tags ?? [])]);
-      return load(tx, event.id);
-    }),
+        const schedule = scheduleOf(input, null, config.siteTimezone)!;
+        const links = await resolveLinks(w, input);
+        const publishedAt = input.publishedAt ?? now;
+        const event = await tx.event.create({
+          data: {
+            title: input.title!,
+            ...plainColumns(input),
+            ...schedule,
+            slug: await freeSlug(w, input.slug ?? input.title!, null),
+            authorId: input.author ?? viewer.userId,
+            status: publicationStatus(effectiveStatus(viewer, input.status), publishedAt, now),
+            publishedAt,
+            ...(image ? { imageId: await recordImage(tx, viewer, image) } : {}),
+          },
+          select: { id: true },
+        });
+        w.changed('event', event.id, 'created');
+        await writeLinks(tx, event.id, links, false);
+        await recount(w, [...(links.categories ?? []), ...(links.tags ?? [])]);
+        return load(tx, event.id);
+      },
+      CONFLICT,
+    ),
   );
 }
 
@@ -884,51 +831,56 @@ export function createEvent<T>(
  * with the row locked for the transaction.
  */
 export function updateEvent<T>(
-  writer: Writer,
+  scope: Scope,
   key: EventKey,
   body: unknown,
   load: EventLoader<T>,
   options: WriteOptions = {},
 ): Promise<T> {
-  const { viewer, config } = writer;
+  const { viewer, config } = scope;
   const now = options.now ?? new Date();
   return withStyle(options.style, () =>
-    inTransaction(writer, async (tx) => {
-      const existing = await findEvent(tx, writer, key);
-      const read: ReadOptions = {
-        mode: 'update',
-        zone: existing.timezone || config.siteTimezone,
-        siteTimezone: config.siteTimezone,
-        passwordAllowed: options.passwordAllowed ?? 'id' in key,
-        now,
-      };
-      const { input, image } = await validate(tx, viewer, body, read, existing.id);
-      if (!canEdit(viewer, existing)) throw forbidden(viewer);
-      assertMayAttribute(viewer, input.author);
+    scope.writes.run(
+      scope,
+      async (w) => {
+        const { tx } = w;
+        const existing = await findEvent(w, key);
+        const read: ReadOptions = {
+          mode: 'update',
+          zone: existing.timezone || config.siteTimezone,
+          siteTimezone: config.siteTimezone,
+          passwordAllowed: options.passwordAllowed ?? 'id' in key,
+          now,
+        };
+        const { input, image } = await validate(tx, viewer, body, read, existing.id);
+        if (!canEdit(viewer, existing)) throw forbidden(viewer);
+        assertMayAttribute(viewer, input.author);
 
-      const schedule = scheduleOf(input, existing, config.siteTimezone);
-      const links = await resolveLinks(tx, writer, input);
-      const data: Prisma.EventUncheckedUpdateInput = { ...plainColumns(input), ...(schedule ?? {}) };
-      if (input.slug !== undefined && input.slug !== existing.slug)
-        data.slug = await freeSlug(tx, writer, input.slug, existing.id);
-      if (input.status !== undefined || input.publishedAt !== undefined) {
-        const publishedAt = input.publishedAt ?? existing.publishedAt;
-        const requested =
-          input.status !== undefined ? effectiveStatus(viewer, input.status) : existing.status;
-        data.status = publicationStatus(requested, publishedAt, now);
-        if (input.publishedAt !== undefined) data.publishedAt = publishedAt;
-      }
-      if (image) data.imageId = await recordImage(tx, viewer, image);
-      const countsChange =
-        data.status !== undefined || links.categories !== undefined || links.tags !== undefined;
-      const termsBefore = countsChange ? await linkedTermIds(tx, existing.id) : [];
-      // Always written, so that `modifiedAt` moves even when only links change.
-      await tx.event.update({ where: { id: existing.id }, data: { ...data, modifiedAt: now } });
-      await writeLinks(tx, existing.id, links, true);
-      if (countsChange)
-        await recount(tx, writer, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
-      return load(tx, existing.id);
-    }),
+        const schedule = scheduleOf(input, existing, config.siteTimezone);
+        const links = await resolveLinks(w, input);
+        const data: Prisma.EventUncheckedUpdateInput = { ...plainColumns(input), ...(schedule ?? {}) };
+        if (input.slug !== undefined && input.slug !== existing.slug)
+          data.slug = await freeSlug(w, input.slug, existing.id);
+        if (input.status !== undefined || input.publishedAt !== undefined) {
+          const publishedAt = input.publishedAt ?? existing.publishedAt;
+          const requested =
+            input.status !== undefined ? effectiveStatus(viewer, input.status) : existing.status;
+          data.status = publicationStatus(requested, publishedAt, now);
+          if (input.publishedAt !== undefined) data.publishedAt = publishedAt;
+        }
+        if (image) data.imageId = await recordImage(tx, viewer, image);
+        const countsChange =
+          data.status !== undefined || links.categories !== undefined || links.tags !== undefined;
+        const termsBefore = countsChange ? await linkedTermIds(tx, existing.id) : [];
+        // Always written, so that `modifiedAt` moves even when only links change.
+        await tx.event.update({ where: { id: existing.id }, data: { ...data, modifiedAt: now } });
+        w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated');
+        await writeLinks(tx, existing.id, links, true);
+        if (countsChange) await recount(w, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
+        return load(tx, existing.id);
+      },
+      CONFLICT,
+    ),
   );
 }
 
@@ -937,32 +889,39 @@ export function updateEvent<T>(
  * deletes it for good (editors and above, D4) and returns it as it was.
  */
 export function deleteEvent<T>(
-  writer: Writer,
+  scope: Scope,
   key: EventKey,
   force: boolean,
   load: EventLoader<T>,
   options: WriteOptions = {},
 ): Promise<T> {
-  const { viewer } = writer;
+  const { viewer } = scope;
   return withStyle(options.style, () =>
-    inTransaction(writer, async (tx) => {
-      const existing = await findEvent(tx, writer, key);
-      if (!canDelete(viewer, existing) || (force && !canDeletePermanently(viewer))) throw forbidden(viewer);
-      const terms = await linkedTermIds(tx, existing.id);
-      if (force) {
-        const before = await load(tx, existing.id);
-        await tx.event.delete({ where: { id: existing.id } });
-        await recount(tx, writer, terms);
-        return before;
-      }
-      if (existing.status === 'trash')
-        throw new ApiError(410, 'event-is-in-trash', 'The event is already trashed');
-      await tx.event.update({
-        where: { id: existing.id },
-        data: { status: 'trash', modifiedAt: options.now ?? new Date() },
-      });
-      await recount(tx, writer, terms);
-      return load(tx, existing.id);
-    }),
+    scope.writes.run(
+      scope,
+      async (w) => {
+        const { tx } = w;
+        const existing = await findEvent(w, key);
+        if (!canDelete(viewer, existing) || (force && !canDeletePermanently(viewer))) throw forbidden(viewer);
+        const terms = await linkedTermIds(tx, existing.id);
+        if (force) {
+          const before = await load(tx, existing.id);
+          await tx.event.delete({ where: { id: existing.id } });
+          w.changed('event', existing.id, 'deleted');
+          await recount(w, terms);
+          return before;
+        }
+        if (existing.status === 'trash')
+          throw new ApiError(410, 'event-is-in-trash', 'The event is already trashed');
+        await tx.event.update({
+          where: { id: existing.id },
+          data: { status: 'trash', modifiedAt: options.now ?? new Date() },
+        });
+        w.changed('event', existing.id, 'trashed');
+        await recount(w, terms);
+        return load(tx, existing.id);
+      },
+      CONFLICT,
+    ),
   );
 }

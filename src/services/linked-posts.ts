@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Config } from '../config.js';
+import type { Scope } from '../context.js';
 import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { parseDateInput } from '../domain/dates.js';
@@ -20,21 +20,14 @@ import {
 import { toSlug, uniqueSlug } from '../domain/slugs.js';
 import { NOT_FOUND } from '../domain/visibility.js';
 import { archivePage } from './archive.js';
-import { lockKeys } from './locks.js';
 import { type ImageChoice, checkImage, recordImage } from './media.js';
+import type { Tx, WriteScope } from './transactions.js';
 
 // What venues and organizers (the reference's "linked posts") share: input validation, the list
 // filters, duplicate detection on create, and the trash / permanent-delete rules. `venues.ts` and
 // `organizers.ts` supply their own fields and Prisma calls through a `LinkedStore`.
 
-export type Tx = Prisma.TransactionClient;
 export type LinkedKind = 'venue' | 'organizer';
-
-/** What the operations need to know about the request: who asks, and the site settings. */
-export interface Scope {
-  viewer: Viewer;
-  config: Pick<Config, 'siteTimezone' | 'databaseProvider'>;
-}
 
 /** The columns both models share. */
 export interface LinkedRow {
@@ -139,8 +132,7 @@ function badParams(issues: z.core.$ZodIssue[]): Record<string, string> {
  * `author` and `image` are checked against the database (and `image` URLs against the upload right).
  */
 export async function parseLinkedInput<Own>(
-  tx: Tx,
-  scope: Scope,
+  w: WriteScope,
   kind: LinkedKind,
   ownSchema: z.ZodType<Own>,
   body: unknown,
@@ -151,7 +143,7 @@ export async function parseLinkedInput<Own>(
   if (!options.passwordAllowed) delete sent.password;
   if (options.create && sent[kind] === undefined) throw missingParams([kind]);
   const name = nameField.optional().safeParse(sent[kind]);
-  const common = commonSchema(scope.config.siteTimezone).safeParse(sent);
+  const common = commonSchema(w.config.siteTimezone).safeParse(sent);
   const own = ownSchema.safeParse(sent);
   const bad = {
     ...(name.success ? {} : { [kind]: INVALID }),
@@ -160,13 +152,13 @@ export async function parseLinkedInput<Own>(
   };
   const authorId = userIdField.optional().safeParse(sent.author);
   if (authorId.success && authorId.data !== undefined) {
-    const author = await tx.user.findUnique({ where: { id: authorId.data }, select: { id: true } });
+    const author = await w.tx.user.findUnique({ where: { id: authorId.data }, select: { id: true } });
     if (!author) bad.author = INVALID;
   }
   let image: ImageChoice | undefined;
   if (sent.image !== undefined) {
     try {
-      image = await checkImage(tx, scope.viewer, sent.image);
+      image = await checkImage(w.tx, w.viewer, sent.image);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       bad.image = INVALID;
@@ -201,6 +193,8 @@ export interface LinkedStore<Row extends LinkedRow, Own> {
   create(tx: Tx, data: CommonData & { name: string; slug: string }, own: Own): Promise<Row>;
   /** `own` is absent when only post columns change (e.g. trashing). */
   update(tx: Tx, id: number, data: CommonData, own?: Own): Promise<Row>;
+  /** The ids of the events that list the record. */
+  linkedEvents(tx: Tx, id: number): Promise<number[]>;
   /** Removes the record from every event that lists it. */
   unlinkEvents(tx: Tx, id: number): Promise<void>;
   remove(tx: Tx, id: number): Promise<void>;
@@ -233,20 +227,19 @@ function sameText(a: string, b: string): boolean {
  * description when one is sent — compared case-insensitively, that the viewer may read.
  */
 async function findDuplicate<Row extends LinkedRow>(
-  tx: Tx,
-  scope: Scope,
+  w: WriteScope,
   store: Pick<LinkedStore<Row, never>, 'named'>,
   name: string,
   description: string | undefined,
 ): Promise<Row | null> {
-  const candidates = await store.named(tx, textMatch(scope.config.databaseProvider, name, 'equals'));
+  const candidates = await store.named(w.tx, textMatch(w.config.databaseProvider, name, 'equals'));
   const match = candidates
     .sort((a, b) => a.id - b.id)
     .find(
       (candidate) =>
         sameText(candidate.name, name) &&
         (!description || sameText(candidate.description, description)) &&
-        canRead(scope.viewer, candidate),
+        canRead(w.viewer, candidate),
     );
   return match ?? null;
 }
@@ -256,22 +249,21 @@ async function findDuplicate<Row extends LinkedRow>(
  * Usable inside an event write (same transaction, same validation).
  */
 export async function createOrMatch<Row extends LinkedRow, Own>(
-  tx: Tx,
-  scope: Scope,
+  w: WriteScope,
   store: LinkedStore<Row, Own>,
   body: unknown,
 ): Promise<{ record: Row; created: boolean }> {
-  const { viewer } = scope;
-  const input = await parseLinkedInput(tx, scope, store.kind, store.schema, body, { create: true });
+  const { tx, viewer } = w;
+  const input = await parseLinkedInput(w, store.kind, store.schema, body, { create: true });
   if (!canCreate(viewer)) throw forbidden(viewer);
   assertMayAttribute(viewer, input.common.author);
   const name = input.name!;
   // Two requests creating the same venue at once: the second waits, then finds the first.
-  await lockKeys(tx, scope.config.databaseProvider, [
+  await w.lock([
     `${store.kind}:name:${name.toLowerCase()}`,
     `${store.kind}:slug:${toSlug(name, store.kind)}`,
   ]);
-  const duplicate = await findDuplicate(tx, scope, store, name, input.common.description);
+  const duplicate = await findDuplicate(w, store, name, input.common.description);
   if (duplicate) return { record: duplicate, created: false };
   const slug = await uniqueSlug(name, (candidate) => store.slugTaken(tx, candidate), store.kind);
   const data = {
@@ -282,7 +274,9 @@ export async function createOrMatch<Row extends LinkedRow, Own>(
     authorId: input.common.author ?? viewer.userId,
   };
   try {
-    return { record: await store.create(tx, data, input.own), created: true };
+    const record = await store.create(tx, data, input.own);
+    w.changed(store.kind, record.id, 'created');
+    return { record, created: true };
   } catch (error) {
     if (isUniqueViolation(error)) throw couldNot(store.kind, 'create');
     throw error;
@@ -302,28 +296,31 @@ async function commonData<Own>(tx: Tx, viewer: Viewer, input: LinkedInput<Own>):
   };
 }
 
+/** The record, its row locked for the rest of the write. */
 async function existing<Row extends LinkedRow>(
-  db: Tx | Db,
+  w: WriteScope,
   store: Pick<LinkedStore<Row, never>, 'find' | 'kind'>,
   key: LinkedKey,
 ): Promise<Row> {
-  const record = await store.find(db, key);
+  const found = await store.find(w.tx, key);
+  if (!found) throw NOT_FOUND[store.kind]('id' in key ? key.id : key.slug);
+  await w.lockRows(store.kind === 'venue' ? 'Venue' : 'Organizer', [found.id]);
+  const record = await store.find(w.tx, { id: found.id });
   if (!record) throw NOT_FOUND[store.kind]('id' in key ? key.id : key.slug);
   return record;
 }
 
 /** Applies the fields sent; empty strings clear them; omitted ones (status included) stay. */
 export async function updateLinked<Row extends LinkedRow, Own>(
-  tx: Tx,
-  scope: Scope,
+  w: WriteScope,
   store: LinkedStore<Row, Own>,
   key: LinkedKey,
   body: unknown,
   options: { passwordAllowed: boolean },
 ): Promise<Row> {
-  const { viewer } = scope;
-  const record = await existing(tx, store, key);
-  const input = await parseLinkedInput(tx, scope, store.kind, store.schema, body, {
+  const { tx, viewer } = w;
+  const record = await existing(w, store, key);
+  const input = await parseLinkedInput(w, store.kind, store.schema, body, {
     create: false,
     ...options,
   });
@@ -334,7 +331,9 @@ export async function updateLinked<Row extends LinkedRow, Own>(
     ...(input.common.status !== undefined ? { status: effectiveStatus(viewer, input.common.status) } : {}),
   };
   try {
-    return await store.update(tx, record.id, data, input.own);
+    const updated = await store.update(tx, record.id, data, input.own);
+    w.changed(store.kind, record.id, 'updated');
+    return updated;
   } catch (error) {
     if (isUniqueViolation(error)) throw couldNot(store.kind, 'update');
     throw error;
@@ -346,19 +345,22 @@ export async function updateLinked<Row extends LinkedRow, Own>(
  * trash is a 410. `force` deletes it permanently (D4, editors and above) and returns what it was.
  */
 export async function deleteLinked<Row extends LinkedRow, Own, T>(
-  tx: Tx,
-  scope: Scope,
+  w: WriteScope,
   store: LinkedStore<Row, Own>,
   key: LinkedKey,
   force: boolean,
   load: (tx: Tx, id: number) => Promise<T>,
 ): Promise<T> {
-  const { viewer } = scope;
-  const record = await existing(tx, store, key);
+  const { tx, viewer } = w;
+  const record = await existing(w, store, key);
   if (!canDelete(viewer, record) || (force && !canDeletePermanently(viewer))) throw forbidden(viewer);
+  // Its events lose it either way (a permanent delete cascades to the links).
+  const linkedEvents = await store.linkedEvents(tx, record.id);
+  for (const eventId of linkedEvents) w.changed('event', eventId, 'updated');
   if (force) {
     const before = await load(tx, record.id);
     await store.remove(tx, record.id);
+    w.changed(store.kind, record.id, 'deleted');
     return before;
   }
   if (record.status === 'trash') {
@@ -366,7 +368,17 @@ export async function deleteLinked<Row extends LinkedRow, Own, T>(
   }
   await store.unlinkEvents(tx, record.id);
   await store.update(tx, record.id, { status: 'trash' });
+  w.changed(store.kind, record.id, 'trashed');
   return load(tx, record.id);
+}
+
+/** Runs a venue or organizer write through the write pipeline (a lost race answers 409). */
+export function writeLinked<T>(
+  scope: Scope,
+  kind: LinkedKind,
+  work: (w: WriteScope) => Promise<T>,
+): Promise<T> {
+  return scope.writes.run(scope, work, { conflictCode: `${kind}-write-conflict` });
 }
 
 // ---- Lists -----------------------------------------------------------------------------------------
@@ -438,7 +450,7 @@ function protectedSearchable(viewer: Viewer): LinkedWhere | null {
  */
 export async function linkedListQuery(
   db: Db,
-  scope: Scope,
+  scope: Pick<Scope, 'viewer' | 'config'>,
   filter: LinkedListFilter,
   now: Date = new Date(),
 ): Promise<{ where: LinkedWhere; match: Prisma.StringFilter | null; effective: EffectiveLinkedFilter }> {

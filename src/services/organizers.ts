@@ -1,12 +1,11 @@
 import { z } from 'zod';
+import type { Scope } from '../context.js';
 import type { Db } from '../db/client.js';
 import type { Organizer, Prisma } from '../generated/sqlite/client.js';
 import {
   type LinkedKey,
   type LinkedListFilter,
   type LinkedStore,
-  type Scope,
-  type Tx,
   createOrMatch,
   deleteLinked,
   linkedArchive,
@@ -16,6 +15,7 @@ import {
   urlField,
   withSearch,
 } from './linked-posts.js';
+import type { Tx, WriteScope } from './transactions.js';
 
 // Organizers (reference §1.3, §6.4, §8): phone, website and e-mail (kept as given, as the reference)
 // on top of the shared linked-post rules.
@@ -41,6 +41,10 @@ export const organizerStore: LinkedStore<Organizer, OrganizerFields> = {
   create: (tx, data, fields) => tx.organizer.create({ data: { ...data, ...organizerColumns(fields) } }),
   update: (tx, id, data, fields) =>
     tx.organizer.update({ where: { id }, data: { ...data, ...organizerColumns(fields) } }),
+  linkedEvents: async (tx, id) =>
+    (await tx.eventOrganizer.findMany({ where: { organizerId: id }, select: { eventId: true } })).map(
+      (link) => link.eventId,
+    ),
   unlinkEvents: async (tx, id) => {
     await tx.eventOrganizer.deleteMany({ where: { organizerId: id } });
   },
@@ -50,34 +54,32 @@ export const organizerStore: LinkedStore<Organizer, OrganizerFields> = {
 };
 
 /** Creates an organizer from a REST-named body (`organizer`, `email`, …), or returns its duplicate (`created: false`). */
-export function createOrMatchOrganizer(tx: Tx, scope: Scope, body: unknown) {
-  return createOrMatch(tx, scope, organizerStore, body);
+export function createOrMatchOrganizer(w: WriteScope, body: unknown) {
+  return createOrMatch(w, organizerStore, body);
 }
 
 export function updateOrganizer(
-  tx: Tx,
-  scope: Scope,
+  w: WriteScope,
   key: LinkedKey,
   body: unknown,
   options = { passwordAllowed: false },
 ) {
-  return updateLinked(tx, scope, organizerStore, key, body, options);
+  return updateLinked(w, organizerStore, key, body, options);
 }
 
 export function deleteOrganizer<T>(
-  tx: Tx,
-  scope: Scope,
+  w: WriteScope,
   key: LinkedKey,
   force: boolean,
   load: (tx: Tx, id: number) => Promise<T>,
 ) {
-  return deleteLinked(tx, scope, organizerStore, key, force, load);
+  return deleteLinked(w, organizerStore, key, force, load);
 }
 
 /** One page of organizers: `search` looks in the name, description, excerpt, phone, e-mail and website. */
 export async function organizerArchive(
   db: Db,
-  scope: Scope,
+  scope: Pick<Scope, 'viewer' | 'config'>,
   filter: LinkedListFilter,
   page: number | null | undefined,
   perPage: number | null | undefined,

@@ -1,3 +1,4 @@
+import type { Scope } from '../context.js';
 import type { Db } from '../db/client.js';
 import { Prisma, type Term } from '../generated/sqlite/client.js';
 import { ApiError, invalidParams, missingParams } from '../domain/errors.js';
@@ -5,6 +6,7 @@ import { type Paging, skipTake, totalPages } from '../domain/paging.js';
 import { type Viewer, can, canEdit, canRead, forbidden } from '../domain/permissions.js';
 import { toSlug, uniqueSlug } from '../domain/slugs.js';
 import type { Taxonomy } from '../domain/urls.js';
+import type { Tx, WriteScope } from './transactions.js';
 
 // Categories (`tribe_events_cat`, hierarchical) and tags (`post_tag`, flat): list filters and writes,
 // with the reference's rules (tec-reference.md §2.4, §3.2 "Terms", §6.7) and deviations D1, D2, D7, D8.
@@ -21,8 +23,7 @@ export const TERM_ORDER_FIELDS = ['id', 'name', 'slug', 'count', 'term_group', '
 export type TermOrderField = (typeof TERM_ORDER_FIELDS)[number];
 export type SortOrder = 'asc' | 'desc';
 
-type Reader = { db: Db; viewer: Viewer };
-type Tx = Prisma.TransactionClient;
+type Reader = Pick<Scope, 'db' | 'viewer'>;
 
 export function termNotFound(): ApiError {
   return new ApiError(404, 'term-not-found', 'The requested term does not exist');
@@ -299,7 +300,7 @@ function readParent(value: unknown, bad: Record<string, string>): number | null 
  * values, and a parent that is an existing category.
  */
 async function validateBody(
-  db: Db,
+  db: Db | Tx,
   taxonomy: Taxonomy,
   input: unknown,
   mode: 'create' | 'update',
@@ -393,13 +394,19 @@ async function assertNoCycle(tx: Tx, termId: number, parentId: number | null) {
   }
 }
 
+/** The lock key of a term name: writes creating or renaming to one name wait for each other. */
+export function termNameKey(taxonomy: Taxonomy, name: string): string {
+  return `term:${taxonomy}:${name.trim().toLowerCase()}`;
+}
+
 /** `base` made free in the taxonomy: `music`, else `music-2`, `music-3`, … */
-async function freeSlug(tx: Tx, taxonomy: Taxonomy, base: string, fallback: string): Promise<string> {
+async function freeSlug(w: WriteScope, taxonomy: Taxonomy, base: string, fallback: string): Promise<string> {
   const root = toSlug(base, fallback);
+  await w.lock([`term-slug:${taxonomy}:${root}`]);
   const taken = new Set(
-    (await tx.term.findMany({ where: { taxonomy, slug: { startsWith: root } }, select: { slug: true } })).map(
-      (term) => term.slug,
-    ),
+    (
+      await w.tx.term.findMany({ where: { taxonomy, slug: { startsWith: root } }, select: { slug: true } })
+    ).map((term) => term.slug),
   );
   return uniqueSlug(root, async (slug) => taken.has(slug), fallback);
 }
@@ -407,113 +414,100 @@ async function freeSlug(tx: Tx, taxonomy: Taxonomy, base: string, fallback: stri
 const FALLBACK_SLUG: Record<Taxonomy, string> = { tribe_events_cat: 'category', post_tag: 'tag' };
 
 /**
- * Inserts a term inside a transaction: the name must be free among its siblings, the slug (given or
- * derived from the name) is made unique in the taxonomy as WordPress does on insert. Also meant for
- * event writes that create categories or tags by name.
+ * Inserts a term inside a write: the name must be free among its siblings, the slug (given or derived
+ * from the name) is made unique in the taxonomy as WordPress does on insert. Also meant for event
+ * writes that create categories or tags by name.
  */
 export async function insertTerm(
-  tx: Tx,
+  w: WriteScope,
   taxonomy: Taxonomy,
   fields: { name: string; description?: string; slug?: string; parentId?: number | null },
 ): Promise<Term> {
   const parentId = isHierarchical(taxonomy) ? (fields.parentId ?? null) : null;
-  await assertNameFree(tx, taxonomy, fields.name, parentId);
-  const slug = await freeSlug(tx, taxonomy, fields.slug ?? fields.name, FALLBACK_SLUG[taxonomy]);
-  return tx.term.create({
+  await w.lock([termNameKey(taxonomy, fields.name)]);
+  await assertNameFree(w.tx, taxonomy, fields.name, parentId);
+  const slug = await freeSlug(w, taxonomy, fields.slug ?? fields.name, FALLBACK_SLUG[taxonomy]);
+  const term = await w.tx.term.create({
     data: { taxonomy, name: fields.name, slug, description: fields.description ?? '', parentId },
   });
+  w.changed('term', term.id, 'created');
+  return term;
 }
 
-const ATTEMPTS = 5;
+const CONFLICT = { conflictCode: 'term-write-conflict' };
 
-/**
- * One serializable transaction per write, so that two writers cannot both find a name or slug free;
- * the one that loses a write conflict runs again and then sees the other's term.
- */
-async function serializable<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.$transaction(work, { isolationLevel: 'Serializable' });
-    } catch (error) {
-      const conflict = error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2034';
-      if (!conflict || attempt === ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-    }
-  }
-}
-
-/**
- * Races are the client's 4xx, never a 500: a slug taken meanwhile (400), the term deleted meanwhile
- * (404), write conflicts that kept recurring (409).
- */
-function mapConflicts(error: unknown, slug: string | undefined): never {
-  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-    throw duplicateSlug(slug ?? '');
-  }
+/** A term deleted by another request meanwhile is a 404, never a 500. */
+function deletedMeanwhile(error: unknown): never {
   if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') throw termNotFound();
-  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2034') {
-    throw new ApiError(
-      409,
-      'term-write-conflict',
-      'Other writes changed these terms at the same time; please try again.',
-    );
-  }
   throw error;
 }
 
 /**
  * Creates a category or tag: validation (400) → permission (401/403) → conflicts (400), one
- * transaction. `read` loads the result inside it (GraphQL selects what it needs).
+ * write. `read` loads the result inside it (GraphQL selects what it needs).
  */
-export async function createTerm<T>(
-  writer: Reader,
+export function createTerm<T>(
+  scope: Scope,
   taxonomy: Taxonomy,
   input: unknown,
   read: (tx: Tx, id: number) => Promise<T>,
 ): Promise<T> {
-  const changes = await validateBody(writer.db, taxonomy, input, 'create');
-  assertManageTerms(writer.viewer);
-  try {
-    return await serializable(writer.db, async (tx) => {
-      const term = await insertTerm(tx, taxonomy, { ...changes, name: changes.name as string });
-      return read(tx, term.id);
-    });
-  } catch (error) {
-    return mapConflicts(error, changes.slug);
-  }
+  return scope.writes.run(
+    scope,
+    async (w) => {
+      const changes = await validateBody(w.tx, taxonomy, input, 'create');
+      assertManageTerms(w.viewer);
+      const term = await insertTerm(w, taxonomy, { ...changes, name: changes.name as string });
+      return read(w.tx, term.id);
+    },
+    CONFLICT,
+  );
+}
+
+/** The term, its row locked for the rest of the write (a concurrent delete is then seen as a 404). */
+async function lockedTerm(w: WriteScope, taxonomy: Taxonomy, id: number): Promise<Term> {
+  await w.lockRows('Term', [id]);
+  return findTerm(w.tx, taxonomy, id);
 }
 
 /** Updates a category or tag; a given slug that another term has is a 400 (D7), never renamed. */
-export async function updateTerm<T>(
-  writer: Reader,
+export function updateTerm<T>(
+  scope: Scope,
   taxonomy: Taxonomy,
   id: number,
   input: unknown,
   read: (tx: Tx, id: number) => Promise<T>,
 ): Promise<T> {
-  const existing = await findTerm(writer.db, taxonomy, id);
-  const changes = await validateBody(writer.db, taxonomy, input, 'update');
-  assertManageTerms(writer.viewer);
-  try {
-    return await serializable(writer.db, async (tx) => {
+  return scope.writes.run(
+    scope,
+    async (w) => {
+      const { tx } = w;
+      const existing = await lockedTerm(w, taxonomy, id);
+      const changes = await validateBody(tx, taxonomy, input, 'update');
+      assertManageTerms(w.viewer);
       const parentId = changes.parentId !== undefined ? changes.parentId : existing.parentId;
       if (changes.parentId !== undefined) await assertNoCycle(tx, id, changes.parentId);
       if (changes.name !== undefined || changes.parentId !== undefined) {
-        await assertNameFree(tx, taxonomy, changes.name ?? existing.name, parentId, id);
+        const name = changes.name ?? existing.name;
+        await w.lock([termNameKey(taxonomy, name)]);
+        await assertNameFree(tx, taxonomy, name, parentId, id);
       }
       if (changes.slug !== undefined && changes.slug !== existing.slug) {
+        await w.lock([`term-slug:${taxonomy}:${changes.slug}`]);
         const owner = await tx.term.findUnique({
           where: { taxonomy_slug: { taxonomy, slug: changes.slug } },
           select: { id: true },
         });
         if (owner) throw duplicateSlug(changes.slug);
       }
-      if (Object.keys(changes).length) await tx.term.update({ where: { id }, data: changes });
+      if (Object.keys(changes).length) {
+        await tx.term.update({ where: { id }, data: changes }).catch(deletedMeanwhile);
+        w.changed('term', id, 'updated');
+      }
       return read(tx, id);
-    });
-  } catch (error) {
-    return mapConflicts(error, changes.slug);
-  }
+    },
+    CONFLICT,
+  );
 }
 
 /**
@@ -521,25 +515,31 @@ export async function updateTerm<T>(
  * included: `read` runs before the deletion. Children move up to the deleted category's parent; the
  * events lose the term (no other term's count changes).
  */
-export async function deleteTerm<T>(
-  writer: Reader,
+export function deleteTerm<T>(
+  scope: Scope,
   taxonomy: Taxonomy,
   id: number,
   read: (tx: Tx, id: number) => Promise<T>,
 ): Promise<T> {
-  const existing = await findTerm(writer.db, taxonomy, id);
-  assertManageTerms(writer.viewer);
-  try {
-    return await serializable(writer.db, async (tx) => {
+  return scope.writes.run(
+    scope,
+    async (w) => {
+      const { tx } = w;
+      const existing = await lockedTerm(w, taxonomy, id);
+      assertManageTerms(w.viewer);
       const before = await read(tx, id);
       if (isHierarchical(taxonomy)) {
+        const children = await tx.term.findMany({ where: { parentId: id }, select: { id: true } });
         await tx.term.updateMany({ where: { parentId: id }, data: { parentId: existing.parentId } });
+        for (const child of children) w.changed('term', child.id, 'updated');
       }
+      const events = await tx.eventTerm.findMany({ where: { termId: id }, select: { eventId: true } });
       await tx.eventTerm.deleteMany({ where: { termId: id } });
-      await tx.term.delete({ where: { id } });
+      await tx.term.delete({ where: { id } }).catch(deletedMeanwhile);
+      w.changed('term', id, 'deleted');
+      for (const { eventId } of events) w.changed('event', eventId, 'updated');
       return before;
-    });
-  } catch (error) {
-    return mapConflicts(error, undefined);
-  }
+    },
+    CONFLICT,
+  );
 }

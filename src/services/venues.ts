@@ -1,12 +1,11 @@
 import { z } from 'zod';
+import type { Scope } from '../context.js';
 import type { Db } from '../db/client.js';
 import type { Prisma, Venue } from '../generated/sqlite/client.js';
 import {
   type LinkedKey,
   type LinkedListFilter,
   type LinkedStore,
-  type Scope,
-  type Tx,
   coordinateField,
   createOrMatch,
   deleteLinked,
@@ -18,6 +17,7 @@ import {
   urlField,
   withSearch,
 } from './linked-posts.js';
+import type { Tx, WriteScope } from './transactions.js';
 
 // Venues (reference §1.2, §6.4, §8): the venue's own fields on top of the shared linked-post rules.
 
@@ -66,6 +66,10 @@ export const venueStore: LinkedStore<Venue, VenueFields> = {
   create: (tx, data, fields) => tx.venue.create({ data: { ...data, ...venueColumns(fields) } }),
   update: (tx, id, data, fields) =>
     tx.venue.update({ where: { id }, data: { ...data, ...venueColumns(fields) } }),
+  linkedEvents: async (tx, id) =>
+    (await tx.eventVenue.findMany({ where: { venueId: id }, select: { eventId: true } })).map(
+      (link) => link.eventId,
+    ),
   unlinkEvents: async (tx, id) => {
     await tx.eventVenue.deleteMany({ where: { venueId: id } });
   },
@@ -75,34 +79,32 @@ export const venueStore: LinkedStore<Venue, VenueFields> = {
 };
 
 /** Creates a venue from a REST-named body (`venue`, `address`, …), or returns its duplicate (`created: false`). */
-export function createOrMatchVenue(tx: Tx, scope: Scope, body: unknown) {
-  return createOrMatch(tx, scope, venueStore, body);
+export function createOrMatchVenue(w: WriteScope, body: unknown) {
+  return createOrMatch(w, venueStore, body);
 }
 
 export function updateVenue(
-  tx: Tx,
-  scope: Scope,
+  w: WriteScope,
   key: LinkedKey,
   body: unknown,
   options = { passwordAllowed: false },
 ) {
-  return updateLinked(tx, scope, venueStore, key, body, options);
+  return updateLinked(w, venueStore, key, body, options);
 }
 
 export function deleteVenue<T>(
-  tx: Tx,
-  scope: Scope,
+  w: WriteScope,
   key: LinkedKey,
   force: boolean,
   load: (tx: Tx, id: number) => Promise<T>,
 ) {
-  return deleteLinked(tx, scope, venueStore, key, force, load);
+  return deleteLinked(w, venueStore, key, force, load);
 }
 
 /** One page of venues: `search` looks in the name, description, excerpt and the address fields. */
 export async function venueArchive(
   db: Db,
-  scope: Scope,
+  scope: Pick<Scope, 'viewer' | 'config'>,
   filter: LinkedListFilter,
   page: number | null | undefined,
   perPage: number | null | undefined,

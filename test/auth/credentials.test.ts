@@ -80,7 +80,7 @@ describe('HTTP Basic with application passwords', () => {
   it('stops accepting a revoked password at once, even after a successful use', async () => {
     const user = await createUser(h, 'author');
     await h.http.get(`${API}/events`).auth(user.login, user.password).expect(200);
-    await revokePasswords(h.db, user.login);
+    await revokePasswords(h, user.login);
     const res = await h.http.get(`${API}/events`).auth(user.login, user.password).expect(401);
     expect(res.body.code).toBe('incorrect_password');
   });
@@ -157,15 +157,15 @@ describe('first administrator', () => {
   it('is created from the environment on an empty database only', async () => {
     const fresh = await startHarness();
     try {
-      expect(await bootstrapAdministrator(fresh.db, 'root', 'a-long-secret-password')).toBe(true);
-      expect(await bootstrapAdministrator(fresh.db, 'root2', 'a-long-secret-password')).toBe(false);
+      expect(await bootstrapAdministrator(fresh, 'root', 'a-long-secret-password')).toBe(true);
+      expect(await bootstrapAdministrator(fresh, 'root2', 'a-long-secret-password')).toBe(false);
       const res = await fresh.http
         .post('/graphql')
         .auth('root', 'a-long-secret-password')
         .send(viewerQuery)
         .expect(200);
       expect(res.body.data.viewer.role).toBe('administrator');
-      await addApplicationPassword(fresh.db, (await fresh.db.user.findFirstOrThrow()).id, 'second');
+      await addApplicationPassword(fresh, (await fresh.db.user.findFirstOrThrow()).id, 'second');
     } finally {
       await fresh.close();
     }

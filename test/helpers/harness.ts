@@ -5,6 +5,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { type Db, createDb } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { type Logger, createLogger } from '../../src/logger.js';
+import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from './database.js';
 
 export const SITE_URL = 'http://calendar.test:8080';
@@ -17,6 +18,8 @@ export interface Harness {
   http: ReturnType<typeof supertest>;
   /** The Koa app itself, for tests that need a real port (`app.listen(0)`). */
   app: Koa;
+  /** The app's write pipeline (tests register listeners on it). */
+  writes: WritePipeline;
   /** Every SQL statement since the last `queries.length = 0`. */
   queries: string[];
   close(): Promise<void>;
@@ -35,14 +38,17 @@ export async function startHarness(env: Record<string, string> = {}, logger?: Lo
     LOG_LEVEL: 'silent',
     ...env,
   });
+  const writes = new WritePipeline();
   const app = buildApp({
     db,
     config,
+    writes,
     logger: logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   });
   return {
     db,
     config,
+    writes,
     http: supertest(app.callback()),
     app,
     queries,

@@ -5,8 +5,12 @@ import type { Harness } from './harness.js';
 let sequence = 0;
 
 /** A user of `role` with a fresh application password: use as supertest `.auth(login, password)`. */
-export async function createUser(h: Pick<Harness, 'db'>, role: Role, login = `${role}${++sequence}`) {
-  const { user, password } = await createUserRecord(h.db, { login, role, email: `${login}@example.com` });
+export async function createUser(
+  h: Pick<Harness, 'db' | 'config' | 'writes'>,
+  role: Role,
+  login = `${role}${++sequence}`,
+) {
+  const { user, password } = await createUserRecord(h, { login, role, email: `${login}@example.com` });
   return { id: user.id, login, password };
 }
 

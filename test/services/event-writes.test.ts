@@ -372,7 +372,7 @@ describe('publicationStatus', () => {
 describe('writes', () => {
   let h: Harness;
   const viewers = {} as Record<Role, Viewer>;
-  const writer = (viewer: Viewer) => ({ db: h.db, config: h.config, viewer });
+  const writer = (viewer: Viewer) => ({ db: h.db, config: h.config, writes: h.writes, viewer });
   const read = (tx: Parameters<Parameters<typeof createEvent>[2]>[0], id: number) =>
     tx.event.findUniqueOrThrow({ where: { id }, include: { venues: true, organizers: true, terms: true } });
 

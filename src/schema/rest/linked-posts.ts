@@ -12,10 +12,10 @@ import {
   type LinkedKind,
   type LinkedListFilter,
   type LinkedRow,
-  type Scope,
-  type Tx,
   linkedArchiveParams,
+  writeLinked,
 } from '../../services/linked-posts.js';
+import type { Tx, WriteScope } from '../../services/transactions.js';
 
 // The REST root fields of venues and organizers (seed §4.3–4.4), one per route: list, read by id and
 // slug, create, update and delete by id and slug. Each answers with the reference's representation
@@ -49,17 +49,10 @@ export interface LinkedRestResource<Row extends LinkedRow, Page extends Archive>
   ): Promise<Page>;
   rows(db: Db, page: Page): Promise<Array<WithImage<Row>>>;
   present(row: WithImage<Row>, ctx: Context, as: Representation): Record<string, unknown>;
-  create(tx: Tx, scope: Scope, body: unknown): Promise<{ record: Row }>;
-  update(
-    tx: Tx,
-    scope: Scope,
-    key: LinkedKey,
-    body: unknown,
-    options: { passwordAllowed: boolean },
-  ): Promise<Row>;
+  create(w: WriteScope, body: unknown): Promise<{ record: Row }>;
+  update(w: WriteScope, key: LinkedKey, body: unknown, options: { passwordAllowed: boolean }): Promise<Row>;
   remove<T>(
-    tx: Tx,
-    scope: Scope,
+    w: WriteScope,
     key: LinkedKey,
     force: boolean,
     load: (tx: Tx, id: number) => Promise<T>,
@@ -177,8 +170,8 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
       description: 'Returns an existing duplicate unchanged (201 too)',
       args: body,
       resolve: (_root, { input }, ctx) =>
-        ctx.db.$transaction(async (tx) =>
-          presented(ctx)(tx, (await resource.create(tx, ctx, input)).record.id),
+        writeLinked(ctx, kind, async (w) =>
+          presented(ctx)(w.tx, (await resource.create(w, input)).record.id),
         ),
     }),
     [`tecUpdate${one}`]: t.field({
@@ -186,8 +179,8 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
       type: 'JSON',
       args: { ...byId, ...body },
       resolve: (_root, { id, input }, ctx) =>
-        ctx.db.$transaction(async (tx) =>
-          presented(ctx)(tx, (await resource.update(tx, ctx, { id }, input, { passwordAllowed: true })).id),
+        writeLinked(ctx, kind, async (w) =>
+          presented(ctx)(w.tx, (await resource.update(w, { id }, input, { passwordAllowed: true })).id),
         ),
     }),
     [`tecUpdate${one}BySlug`]: t.field({
@@ -195,11 +188,8 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
       type: 'JSON',
       args: { ...bySlug, ...body },
       resolve: (_root, { slug, input }, ctx) =>
-        ctx.db.$transaction(async (tx) =>
-          presented(ctx)(
-            tx,
-            (await resource.update(tx, ctx, { slug }, input, { passwordAllowed: false })).id,
-          ),
+        writeLinked(ctx, kind, async (w) =>
+          presented(ctx)(w.tx, (await resource.update(w, { slug }, input, { passwordAllowed: false })).id),
         ),
     }),
     [`tecDelete${one}`]: t.field({
@@ -207,14 +197,14 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
       type: 'JSON',
       args: { ...byId, ...force },
       resolve: (_root, { id, force }, ctx) =>
-        ctx.db.$transaction((tx) => resource.remove(tx, ctx, { id }, force ?? false, presented(ctx))),
+        writeLinked(ctx, kind, (w) => resource.remove(w, { id }, force ?? false, presented(ctx))),
     }),
     [`tecDelete${one}BySlug`]: t.field({
       ...REST,
       type: 'JSON',
       args: { ...bySlug, ...force },
       resolve: (_root, { slug, force }, ctx) =>
-        ctx.db.$transaction((tx) => resource.remove(tx, ctx, { slug }, force ?? false, presented(ctx))),
+        writeLinked(ctx, kind, (w) => resource.remove(w, { slug }, force ?? false, presented(ctx))),
     }),
   }));
 }

@@ -1,0 +1,175 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import { ApiError } from '../domain/errors.js';
+import type { Viewer } from '../domain/permissions.js';
+import { Prisma } from '../generated/sqlite/client.js';
+
+// The one write pipeline: every write (events, venues, organizers, terms, users and their passwords)
+// runs in `WritePipeline.run`, which owns the transaction, the locks, the retry policy and the mapping
+// of a lost race to 409. Writers record what they changed (`changed`); listeners registered once at
+// start-up see those changes inside the transaction (`beforeCommit`) and after it committed
+// (`afterCommit`). A rolled-back transaction calls neither.
+
+export type Tx = Prisma.TransactionClient;
+
+export type ChangeKind = 'event' | 'venue' | 'organizer' | 'term' | 'user';
+export type ChangeOperation = 'created' | 'updated' | 'trashed' | 'deleted';
+
+export interface Change {
+  readonly kind: ChangeKind;
+  readonly id: number;
+  readonly operation: ChangeOperation;
+}
+
+/** Runs inside the transaction, after the write: what it writes commits (or rolls back) with it. */
+export type BeforeCommitListener = (changes: readonly Change[], tx: Tx) => Promise<void>;
+/** Awaited after the commit, before the write answers. */
+export type AfterCommitListener = (changes: readonly Change[]) => Promise<void> | void;
+
+/** Who writes, and the settings writes depend on. */
+export interface WriteRequest {
+  db: Db;
+  viewer: Viewer;
+  config: Pick<Config, 'databaseProvider' | 'siteTimezone'>;
+}
+
+/** Rows a write may lock for the rest of its transaction. */
+export type LockableTable = 'Event' | 'Venue' | 'Organizer' | 'Term';
+
+/** What a writer works with inside the transaction. */
+export interface WriteScope {
+  readonly tx: Tx;
+  readonly viewer: Viewer;
+  readonly config: WriteRequest['config'];
+  /** Records a change for the listeners; the same change twice is recorded once. */
+  changed(kind: ChangeKind, id: number, operation: ChangeOperation): void;
+  /**
+   * Waits for the other transactions holding any of these keys (a slug, a name) to finish, so that
+   * what they committed is seen: PostgreSQL advisory transaction locks, taken in key order so that two
+   * writers never deadlock. SQLite runs one write transaction at a time: nothing to do.
+   */
+  lock(keys: readonly string[]): Promise<void>;
+  /** Locks these rows until the end of the transaction (PostgreSQL; in id order). */
+  lockRows(table: LockableTable, ids: readonly number[]): Promise<void>;
+}
+
+export interface RunOptions {
+  /** The error code of a race still lost after every retry (409). */
+  conflictCode?: string;
+}
+
+const TRANSACTION = { maxWait: 15_000, timeout: 30_000 };
+/** A write that loses a race runs again, this many times in all, then answers 409. */
+export const WRITE_ATTEMPTS = 4;
+
+/**
+ * A race another writer won: a unique constraint taken meanwhile (P2002), or a PostgreSQL write
+ * conflict, serialization failure or deadlock (P2034). Running the write again sees the winner's work.
+ */
+function isLostRace(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'P2002' || code === 'P2034';
+}
+
+export function writeConflict(code = 'write-conflict'): ApiError {
+  return new ApiError(
+    409,
+    code,
+    'Other requests changed the same records at the same time; please try again.',
+  );
+}
+
+const pause = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+
+export interface WritePipelineOptions {
+  /** Told about an `afterCommit` listener that failed: the write is committed, so it still succeeds. */
+  onListenerError?: (error: unknown) => void;
+}
+
+export class WritePipeline {
+  private readonly before: BeforeCommitListener[] = [];
+  private readonly after: AfterCommitListener[] = [];
+
+  constructor(private readonly options: WritePipelineOptions = {}) {}
+
+  /** Registers a listener run inside every write's transaction; returns its removal. */
+  beforeCommit(listener: BeforeCommitListener): () => void {
+    return register(this.before, listener);
+  }
+
+  /** Registers a listener awaited after every committed write; returns its removal. */
+  afterCommit(listener: AfterCommitListener): () => void {
+    return register(this.after, listener);
+  }
+
+  /**
+   * Runs `work` in one transaction. A lost race runs it again (fresh transaction, fresh change list),
+   * up to WRITE_ATTEMPTS times, then answers 409. Listeners only hear of writes that changed something.
+   */
+  async run<T>(request: WriteRequest, work: (scope: WriteScope) => Promise<T>, options: RunOptions = {}) {
+    for (let attempt = 1; ; attempt++) {
+      const changes: Change[] = [];
+      try {
+        const result = await request.db.$transaction(async (tx) => {
+          const value = await work(writeScope(tx, request, changes));
+          if (changes.length) for (const listener of this.before) await listener(changes, tx);
+          return value;
+        }, TRANSACTION);
+        if (changes.length) await this.committed(changes);
+        return result;
+      } catch (error) {
+        if (!isLostRace(error)) throw error;
+        if (attempt >= WRITE_ATTEMPTS) throw writeConflict(options.conflictCode);
+        await pause(attempt);
+      }
+    }
+  }
+
+  private async committed(changes: readonly Change[]): Promise<void> {
+    for (const listener of this.after) {
+      try {
+        await listener(changes);
+      } catch (error) {
+        if (!this.options.onListenerError) throw error;
+        this.options.onListenerError(error);
+      }
+    }
+  }
+}
+
+function register<L>(listeners: L[], listener: L): () => void {
+  listeners.push(listener);
+  return () => {
+    const index = listeners.indexOf(listener);
+    if (index >= 0) listeners.splice(index, 1);
+  };
+}
+
+function writeScope(tx: Tx, request: WriteRequest, changes: Change[]): WriteScope {
+  const postgres = request.config.databaseProvider === 'postgresql';
+  return {
+    tx,
+    viewer: request.viewer,
+    config: request.config,
+    changed(kind, id, operation) {
+      if (!changes.some((c) => c.kind === kind && c.id === id && c.operation === operation))
+        changes.push({ kind, id, operation });
+    },
+    async lock(keys) {
+      if (!postgres) return;
+      for (const key of [...new Set(keys)].sort()) {
+        await tx.$queryRaw(
+          Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) AS l`,
+        );
+      }
+    },
+    async lockRows(table, ids) {
+      const sorted = [...new Set(ids)].sort((a, b) => a - b);
+      if (!postgres || !sorted.length) return;
+      await tx.$queryRaw(
+        Prisma.sql`SELECT "id" FROM ${Prisma.raw(`"${table}"`)} WHERE "id" IN (${Prisma.join(sorted)}) ORDER BY "id" FOR NO KEY UPDATE`,
+      );
+    },
+  };
+}
