@@ -31,7 +31,7 @@ export function assertReadable<T extends ReadablePost>(
   key: number | string,
   viewer: Viewer,
   password?: string | null,
-): T {
+): Judged<T> {
   if (!post) throw NOT_FOUND[type](key);
   if (type === 'event' && post.status === 'trash') {
     throw new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
@@ -46,7 +46,7 @@ export function assertReadable<T extends ReadablePost>(
       'The requested event is not accessible without a password',
     );
   }
-  return post;
+  return judged(post, viewer, password);
 }
 
 /**
@@ -63,4 +63,24 @@ export function passwordWithheld(post: ReadablePost, viewer: Viewer, password?: 
  */
 export function passwordHides(viewer: Viewer, post: ReadablePost): boolean {
   return Boolean(post.password) && !canEdit(viewer, post);
+}
+
+/** A record that carries the verdict on its content for this request. */
+export type Judged<T> = T & { readonly contentWithheld: boolean };
+
+/**
+ * The one decision on a password-protected record's content, from the viewer and the password the
+ * request gave: every service that hands records to the APIs passes them through here, and the
+ * verdict travels with the record.
+ */
+export function judged<T extends ReadablePost>(post: T, viewer: Viewer, password?: string | null): Judged<T> {
+  return Object.assign(post, { contentWithheld: passwordWithheld(post, viewer, password) });
+}
+
+/**
+ * Whether the fields must blank this record's content: its verdict; a record that reached a field
+ * without one (a path that skipped `judged`) is withheld whenever it is password-protected.
+ */
+export function contentWithheld(post: ReadablePost & { contentWithheld?: boolean }): boolean {
+  return post.contentWithheld ?? Boolean(post.password);
 }

@@ -14,15 +14,9 @@ import { Category, Tag } from './term.js';
 import { CreateVenueInput, Venue, venueBody } from './venue.js';
 import { invalidParams } from '../domain/errors.js';
 import { permalink } from '../domain/urls.js';
-import { assertReadable } from '../domain/visibility.js';
+import { assertReadable, contentWithheld } from '../domain/visibility.js';
 import { createEvent, deleteEvent, updateEvent } from '../services/event-writes.js';
-import {
-  type EventArchive,
-  contentWithheld,
-  eventArchive,
-  eventPageItems,
-  linkedEvent,
-} from '../services/events.js';
+import { type EventArchive, eventArchive, eventPageItems, linkedEvent } from '../services/events.js';
 
 export const Event = builder.prismaObject('Event', {
   fields: (t) => {

@@ -18,7 +18,7 @@ import {
 } from '../domain/permissions.js';
 import { toSlug, uniqueSlug } from '../domain/slugs.js';
 import type { Taxonomy } from '../domain/urls.js';
-import { NOT_FOUND } from '../domain/visibility.js';
+import { type Judged, NOT_FOUND, judged } from '../domain/visibility.js';
 import { Prisma } from '../generated/sqlite/client.js';
 import { type ImageChoice, checkImage, recordImage } from './media.js';
 import { WRITABLE_STATUSES, urlField } from './linked-posts.js';
@@ -36,7 +36,9 @@ import { createOrMatchVenue } from './venues.js';
 
 export type EventKey = { id: number } | { slug: string };
 /** Reads the written event inside the transaction (GraphQL selects what it needs). */
-export type EventLoader<T> = (tx: Tx, id: number) => Promise<T>;
+export type EventLoader<T extends LoadedEvent> = (tx: Tx, id: number) => Promise<T>;
+/** What the content verdict needs of a loaded event. */
+type LoadedEvent = { status: string; password: string | null; authorId: number | null };
 
 /** Error parameters are named as the API the request came through spells them. */
 export type ParamStyle = 'rest' | 'graphql';
@@ -776,12 +778,12 @@ const CONFLICT = { conflictCode: 'event-write-conflict' };
  * Creates an event (201 on REST): validation → permission → writes, in one transaction, and returns it
  * as `load` reads it there.
  */
-export function createEvent<T>(
+export function createEvent<T extends LoadedEvent>(
   scope: Scope,
   body: unknown,
   load: EventLoader<T>,
   options: WriteOptions = {},
-): Promise<T> {
+): Promise<Judged<T>> {
   const { viewer, config } = scope;
   const now = options.now ?? new Date();
   return withStyle(options.style, () =>
@@ -819,7 +821,7 @@ export function createEvent<T>(
         w.changed('event', event.id, 'created');
         await writeLinks(tx, event.id, links, false);
         await recount(w, [...(links.categories ?? []), ...(links.tags ?? [])]);
-        return load(tx, event.id);
+        return judged(await load(tx, event.id), viewer);
       },
       CONFLICT,
     ),
@@ -830,13 +832,13 @@ export function createEvent<T>(
  * Updates an event by id or slug: only the fields sent are written (an omitted `status` stays, D17),
  * with the row locked for the transaction.
  */
-export function updateEvent<T>(
+export function updateEvent<T extends LoadedEvent>(
   scope: Scope,
   key: EventKey,
   body: unknown,
   load: EventLoader<T>,
   options: WriteOptions = {},
-): Promise<T> {
+): Promise<Judged<T>> {
   const { viewer, config } = scope;
   const now = options.now ?? new Date();
   return withStyle(options.style, () =>
@@ -877,7 +879,7 @@ export function updateEvent<T>(
         w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated');
         await writeLinks(tx, existing.id, links, true);
         if (countsChange) await recount(w, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
-        return load(tx, existing.id);
+        return judged(await load(tx, existing.id), viewer);
       },
       CONFLICT,
     ),
@@ -888,13 +890,13 @@ export function updateEvent<T>(
  * Moves an event to the trash and returns it (`status: "trash"`); a trashed one is a 410. `force`
  * deletes it for good (editors and above, D4) and returns it as it was.
  */
-export function deleteEvent<T>(
+export function deleteEvent<T extends LoadedEvent>(
   scope: Scope,
   key: EventKey,
   force: boolean,
   load: EventLoader<T>,
   options: WriteOptions = {},
-): Promise<T> {
+): Promise<Judged<T>> {
   const { viewer } = scope;
   return withStyle(options.style, () =>
     scope.writes.run(
@@ -905,7 +907,7 @@ export function deleteEvent<T>(
         if (!canDelete(viewer, existing) || (force && !canDeletePermanently(viewer))) throw forbidden(viewer);
         const terms = await linkedTermIds(tx, existing.id);
         if (force) {
-          const before = await load(tx, existing.id);
+          const before = judged(await load(tx, existing.id), viewer);
           await tx.event.delete({ where: { id: existing.id } });
           w.changed('event', existing.id, 'deleted');
           await recount(w, terms);
@@ -919,7 +921,7 @@ export function deleteEvent<T>(
         });
         w.changed('event', existing.id, 'trashed');
         await recount(w, terms);
-        return load(tx, existing.id);
+        return judged(await load(tx, existing.id), viewer);
       },
       CONFLICT,
     ),

@@ -4,7 +4,7 @@ import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../dom
 import { ApiError, invalidParams, isApiError } from '../domain/errors.js';
 import { normalizePaging } from '../domain/paging.js';
 import { type Viewer, canRead, listableStatuses } from '../domain/permissions.js';
-import { passwordWithheld } from '../domain/visibility.js';
+import { type Judged, judged } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { archivePage } from './archive.js';
 
@@ -478,14 +478,6 @@ async function nearestFirst(
   return keyed.map((row) => row.id);
 }
 
-// Password-protected events a list may show only blanked (tec-reference §4.3). The list marks them;
-// the fields of both APIs read the mark.
-const withheld = new WeakSet<object>();
-
-export function contentWithheld(event: object): boolean {
-  return withheld.has(event);
-}
-
 interface ListedEvent {
   id: number;
   status: string;
@@ -493,7 +485,10 @@ interface ListedEvent {
   authorId: number | null;
 }
 
-/** Fetches the page (by id for geo lists, keeping their order) and marks what must be blanked. */
+/**
+ * Fetches the page (by id for geo lists, keeping their order), each event judged: a password-protected
+ * one is listed with its content withheld unless the request's password or the viewer's rights open it.
+ */
 export async function eventPageItems<T extends ListedEvent>(
   ctx: Context,
   archive: EventArchive,
@@ -503,7 +498,7 @@ export async function eventPageItems<T extends ListedEvent>(
     skip?: number;
     take?: number;
   }) => Promise<T[]>,
-): Promise<T[]> {
+): Promise<Array<Judged<T>>> {
   let rows: T[];
   if (archive.ids) {
     const byId = new Map((await find({ where: { id: { in: archive.ids } } })).map((row) => [row.id, row]));
@@ -516,16 +511,14 @@ export async function eventPageItems<T extends ListedEvent>(
       take: archive.take,
     });
   }
-  for (const row of rows) if (passwordWithheld(row, ctx.viewer, archive.password)) withheld.add(row);
-  return rows;
+  return rows.map((row) => judged(row, ctx.viewer, archive.password));
 }
 
 /**
  * An event reached through another one (its parent): hidden when the viewer may not read it, blanked
  * when it is password-protected.
  */
-export function linkedEvent<T extends ListedEvent>(event: T | null, viewer: Viewer): T | null {
+export function linkedEvent<T extends ListedEvent>(event: T | null, viewer: Viewer): Judged<T> | null {
   if (!event || !canRead(viewer, event)) return null;
-  if (passwordWithheld(event, viewer)) withheld.add(event);
-  return event;
+  return judged(event, viewer);
 }

@@ -11,10 +11,10 @@ import {
 import { dateDetails, wallClock, zoneAbbreviation } from '../../domain/dates.js';
 import { costValues, formatCost } from '../../domain/cost.js';
 import { archiveLinks } from '../../domain/paging.js';
-import { type EventArchive, contentWithheld, eventArchive, eventPageItems } from '../../services/events.js';
+import { type EventArchive, eventArchive, eventPageItems } from '../../services/events.js';
 import { createEvent, deleteEvent, updateEvent } from '../../services/event-writes.js';
 import { globalId, permalink } from '../../domain/urls.js';
-import { assertReadable } from '../../domain/visibility.js';
+import { assertReadable, contentWithheld } from '../../domain/visibility.js';
 import type { Term } from '../../generated/sqlite/client.js';
 import type { Context } from '../../context.js';
 
