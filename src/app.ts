@@ -1,4 +1,7 @@
 import { Readable } from 'node:stream';
+import parseBody from 'co-body';
+import { type DocumentNode, getOperationAST, parse } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
@@ -18,6 +21,7 @@ import { createRestRouter } from './rest/adapter.js';
 import { NAMESPACE } from './rest/discovery.js';
 import { publicSchema, restSchema } from './schema/index.js';
 import { WritePipeline } from './services/transactions.js';
+import { ResponseCache } from './cache/response-cache.js';
 import { SERVICE } from './version.js';
 
 export interface AppOptions {
@@ -26,6 +30,8 @@ export interface AppOptions {
   logger: Logger;
   /** The write pipeline; by default a new one. Listeners (caches, change logs) register on it here. */
   writes?: WritePipeline;
+  /** The response cache; by default a new one configured by `config.cache`. */
+  cache?: ResponseCache;
 }
 
 function viewerOf(koa: KoaContext): Viewer | undefined {
@@ -69,12 +75,15 @@ function versionInfo(config: Config) {
 }
 
 /** The whole service as a Koa app that does not listen: `server.ts` listens, tests call it in-process. */
-export function buildApp({ db, config, logger, writes: pipeline }: AppOptions): Koa {
+export function buildApp({ db, config, logger, writes: pipeline, cache: givenCache }: AppOptions): Koa {
   const writes =
     pipeline ??
     new WritePipeline({
       onListenerError: (error) => logger.error({ err: error }, 'after-commit listener failed'),
     });
+  const cache = givenCache ?? new ResponseCache({ ...config.cache, siteTimezone: config.siteTimezone });
+  // The one invalidation path of REST and GraphQL: a committed write, before its response is sent.
+  writes.afterCommit(() => cache.invalidate());
   const deps = { db, config, writes };
   const app = new Koa();
   app.proxy = true;
@@ -107,7 +116,9 @@ export function buildApp({ db, config, logger, writes: pipeline }: AppOptions): 
     routes: restRoutes,
     createContext: (koa, languageSegment) => createContext(deps, { languageSegment, viewer: viewerOf(koa) }),
     logger,
+    cache,
   });
+  const graphqlRead = graphqlReadKey(cache);
 
   // Last line of defence: nothing escapes as a stack trace or an HTML page.
   app.use(async (ctx, next) => {
@@ -170,10 +181,38 @@ export function buildApp({ db, config, logger, writes: pipeline }: AppOptions): 
 
   app.use(async (ctx, next) => {
     if (ctx.path !== '/graphql') return next();
-    const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, { koa: ctx });
-    ctx.status = response.status;
-    response.headers.forEach((value, key) => ctx.append(key, value));
-    ctx.body = response.body ? Readable.from(response.body as unknown as AsyncIterable<Uint8Array>) : null;
+    const read = await graphqlRead(ctx);
+    if (read && 'error' in read) {
+      const message =
+        read.error === 413 ? 'The request body is too large.' : 'The request body could not be read.';
+      ctx.status = read.error;
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify({ errors: [{ message, extensions: { http: { status: read.error } } }] });
+      return;
+    }
+    if (!read) {
+      const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, { koa: ctx });
+      ctx.status = response.status;
+      response.headers.forEach((value, key) => ctx.append(key, value));
+      ctx.body = response.body ? Readable.from(response.body as unknown as AsyncIterable<Uint8Array>) : null;
+      return;
+    }
+    // A query: its answer is buffered, validated, and shared when `read.key` allows it.
+    await cache.serve(ctx, read.key, async () => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(ctx.headers))
+        if (typeof value === 'string') headers.set(name, value);
+      const response = await yoga.fetch(
+        `http://graphql${ctx.url}`,
+        { method: ctx.method, headers, ...(read.body !== undefined ? { body: read.body } : {}) },
+        { koa: ctx },
+      );
+      ctx.status = response.status;
+      response.headers.forEach((value, key) => {
+        if (key !== 'content-length') ctx.set(key, value);
+      });
+      ctx.body = Buffer.from(await response.arrayBuffer());
+    });
   });
 
   app.use(rest.routes());
@@ -182,4 +221,70 @@ export function buildApp({ db, config, logger, writes: pipeline }: AppOptions): 
     if (ctx.body === undefined && ctx.status === 404) sendError(ctx, NO_ROUTE());
   });
   return app;
+}
+
+const GRAPHQL_BODY_LIMIT = '1mb';
+
+/**
+ * Recognises a GraphQL query (never a mutation) sent as GET or as a JSON POST: its body (already read)
+ * and its cache key, null when the answer must not be shared (an authenticated viewer, a `password`
+ * anywhere in the operation). Anything else (mutations, other encodings) is left to yoga untouched.
+ */
+function graphqlReadKey(cache: ResponseCache) {
+  // Parsed once per distinct document (false: not GraphQL), as yoga's own parse cache does.
+  const documents = new LRUCache<string, DocumentNode | false>({ max: 1000 });
+  const documentOf = (text: string): DocumentNode | null => {
+    let document = documents.get(text);
+    if (document === undefined) {
+      try {
+        document = parse(text);
+      } catch {
+        document = false;
+      }
+      documents.set(text, document);
+    }
+    return document || null;
+  };
+  return async (
+    ctx: KoaContext,
+  ): Promise<{ key: string | null; body?: string } | { error: 400 | 413 } | null> => {
+    let params: { query?: unknown; variables?: unknown; operationName?: unknown };
+    let body: string | undefined;
+    if (ctx.method === 'GET') {
+      params = {
+        query: ctx.query.query,
+        variables: ctx.query.variables,
+        operationName: ctx.query.operationName,
+      };
+    } else if (ctx.method === 'POST' && ctx.is('application/json')) {
+      try {
+        body = ((await parseBody.text(ctx.req, { limit: GRAPHQL_BODY_LIMIT })) as string | undefined) ?? '';
+      } catch (error) {
+        const status = (error as { status?: number }).status === 413 ? 413 : 400;
+        return { error: status };
+      }
+      try {
+        params = JSON.parse(body) as typeof params;
+      } catch {
+        // yoga gives the GraphQL-over-HTTP error for a body it cannot parse.
+        return { key: null, body };
+      }
+      if (!params || typeof params !== 'object') return { key: null, body };
+    } else return null;
+    const text = params.query;
+    const document = typeof text === 'string' ? documentOf(text) : null;
+    const operation =
+      document &&
+      getOperationAST(document, typeof params.operationName === 'string' ? params.operationName : undefined);
+    if (!operation || operation.operation !== 'query') return body !== undefined ? { key: null, body } : null;
+    const viewer = viewerOf(ctx);
+    const variables =
+      typeof params.variables === 'string' ? params.variables : JSON.stringify(params.variables ?? null);
+    const shared =
+      (!viewer || viewer.userId === null) && !/password/i.test(String(text)) && !/password/i.test(variables);
+    return {
+      key: shared ? cache.keyOf(ctx, ['graphql', text, variables, params.operationName ?? null]) : null,
+      body,
+    };
+  };
 }

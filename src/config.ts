@@ -17,6 +17,9 @@ const EnvSchema = z.object({
   CALENDAR_ADMIN_PASSWORD: z.string().min(8).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(10),
+  CALENDAR_CACHE: z.enum(['on', 'off']).default('on'),
+  CALENDAR_CACHE_MB: z.coerce.number().min(1).max(65536).default(64),
+  REDIS_URL: z.string().min(1).optional(),
 });
 
 export type DatabaseProvider = 'sqlite' | 'postgresql';
@@ -33,6 +36,10 @@ export interface Config {
   adminPassword?: string;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   graphqlMaxDepth: number;
+  /** The shared response cache of anonymous reads, and its bound in bytes. */
+  cache: { enabled: boolean; maxBytes: number };
+  /** Where instances publish cache invalidations to each other. */
+  redisUrl?: string;
 }
 
 export function databaseProviderOf(url: string): DatabaseProvider {
@@ -59,5 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPassword: e.CALENDAR_ADMIN_PASSWORD,
     logLevel: e.LOG_LEVEL,
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
+    cache: { enabled: e.CALENDAR_CACHE === 'on', maxBytes: Math.round(e.CALENDAR_CACHE_MB * 1024 * 1024) },
+    redisUrl: e.REDIS_URL,
   };
 }

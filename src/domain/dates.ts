@@ -1,5 +1,6 @@
 import * as chrono from 'chrono-node';
 import { DateTime, IANAZone, type Zone } from 'luxon';
+import { markClockSensitive } from '../cache/response-cache.js';
 
 // Dates leave the service in the reference's formats: `Y-m-d H:i:s` wall-clock strings in a given zone,
 // zero-padded string details, ISO 8601 with offset in JSON-LD.
@@ -145,7 +146,7 @@ function fromPhrase(text: string, zone: string, now: Date): DateTime | null {
   if (!result || result.index !== 0 || result.text.length !== text.length || result.end) return null;
   const start = result.start;
   // An explicit zone ("10:00 EST") or an exact duration ("+2 hours") names an instant.
-  if (start.isCertain('timezoneOffset')) return DateTime.fromJSDate(start.date(), { zone });
+  if (start.isCertain('timezoneOffset')) return clockRead(DateTime.fromJSDate(start.date(), { zone }));
   const tags = start.tags();
   let wall = DateTime.fromObject(
     {
@@ -164,7 +165,13 @@ function fromPhrase(text: string, zone: string, now: Date): DateTime | null {
   else if (!tags.has('result/relativeDate') && !start.isCertain('hour') && !tags.has('casualReference/now')) {
     wall = wall.startOf('day');
   }
-  return wall.isValid ? wall : null;
+  return wall.isValid ? clockRead(wall) : null;
+}
+
+/** A phrase that resolved to a time of day depends on the clock, not only the date: never cached. */
+function clockRead(moment: DateTime): DateTime {
+  if (!moment.equals(moment.startOf('day'))) markClockSensitive();
+  return moment;
 }
 
 /**

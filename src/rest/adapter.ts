@@ -7,6 +7,8 @@ import { parse as parseQuery } from 'qs';
 import { Response as SofaResponse } from 'fets';
 import { useSofa } from 'sofa-api';
 import type { Context } from '../context.js';
+import { ResponseCache } from '../cache/response-cache.js';
+import type { Viewer } from '../domain/permissions.js';
 import { API_PREFIX } from '../domain/urls.js';
 import { invalidParams } from '../domain/errors.js';
 import type { HttpMethod, RestRoute } from '../../rest-map/types.js';
@@ -80,6 +82,16 @@ function shapeSuccess(ctx: KoaContext, route: RestRoute, result: unknown, allow:
         record,
       );
     if (typeof location === 'string') ctx.set('Location', location);
+    // Single records say when they last changed (lists have no such date).
+    const modified = record.modified_utc;
+    if (
+      (ctx.method === 'GET' || ctx.method === 'HEAD') &&
+      typeof modified === 'string' &&
+      !('events' in record)
+    ) {
+      const date = new Date(`${modified.replace(' ', 'T')}Z`);
+      if (!Number.isNaN(date.getTime())) ctx.set('Last-Modified', date.toUTCString());
+    }
   }
   ctx.status = route.status ?? 200;
   ctx.set('Allow', allow);
@@ -92,8 +104,17 @@ export function createRestRouter(options: {
   routes: RestRoute[];
   createContext: (koa: KoaContext, languageSegment: string | undefined) => Context;
   logger: Logger;
+  /** Absent: nothing is shared (validators and conditional answers still apply). */
+  cache?: ResponseCache;
 }): Router {
   const { schema, routes, logger } = options;
+  const cache = options.cache ?? new ResponseCache({ enabled: false, maxBytes: 0, siteTimezone: 'UTC' });
+  /** Shared entries only for anonymous reads that carry no `password`. */
+  const cacheKey = (ctx: KoaContext, method: HttpMethod, parts: readonly unknown[]) => {
+    const viewer = ctx.state.viewer as Viewer | undefined;
+    if (method !== 'GET' || (viewer && viewer.userId !== null)) return null;
+    return cache.keyOf(ctx, parts);
+  };
   const operations = routes.map((route) => route.operation);
   const repeated = operations.find((operation, i) => operations.indexOf(operation) !== i);
   if (repeated)
@@ -166,8 +187,16 @@ export function createRestRouter(options: {
     router.all(`/:lang${API_PREFIX}${path}`, dispatch);
   };
 
-  serve('', ['GET'], (ctx) => sendJson(ctx, discovery.index(urlsOf(ctx)), 'GET'));
-  serve('/doc', ['GET'], (ctx) => sendJson(ctx, discovery.openApi(urlsOf(ctx).api), 'GET'));
+  serve('', ['GET'], (ctx, method) =>
+    cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () =>
+      sendJson(ctx, discovery.index(urlsOf(ctx)), 'GET'),
+    ),
+  );
+  serve('/doc', ['GET'], (ctx, method) =>
+    cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () =>
+      sendJson(ctx, discovery.openApi(urlsOf(ctx).api), 'GET'),
+    ),
+  );
   serve('/docs', ['GET'], (ctx) => {
     const page = ctx.path.replace(/\/+$/, '');
     ctx.type = 'text/html; charset=utf-8';
@@ -227,30 +256,38 @@ export function createRestRouter(options: {
           return sendError(ctx, wordPressError(400, error.code, error.message, error.data));
         }
 
-        const sofaMethod = route.methods[0];
-        const sofaPath = route.path.replace(/:(\w+)/g, (_, name: string) =>
-          encodeURIComponent(String(variables[name])),
-        );
-        const hasBody = sofaMethod !== 'GET' && sofaMethod !== 'DELETE';
-        const request = new Request(
-          `http://sofa${SOFA_BASE}${sofaPath}${hasBody ? '' : `?${toSofaQuery(variables)}`}`,
-          hasBody
-            ? {
-                method: sofaMethod,
-                body: JSON.stringify(variables),
-                headers: { 'content-type': 'application/json' },
-              }
-            : { method: sofaMethod },
-        );
-        const response = await sofa.fetch(request, { appContext: options.createContext(ctx, language) });
-        const payload: unknown = await response.json();
-        if (!response.ok) {
-          ctx.status = response.status;
-          ctx.type = JSON_CONTENT_TYPE;
-          ctx.body = JSON.stringify(payload);
-          return;
-        }
-        shapeSuccess(ctx, route, payload, allow);
+        const key =
+          'password' in variables && variables.password !== undefined && variables.password !== null
+            ? null
+            : cacheKey(ctx, method, ['rest', route.operation, language ?? '', stableJson(variables)]);
+        const run = async () => {
+          const sofaMethod = route.methods[0];
+          const sofaPath = route.path.replace(/:(\w+)/g, (_, name: string) =>
+            encodeURIComponent(String(variables[name])),
+          );
+          const hasBody = sofaMethod !== 'GET' && sofaMethod !== 'DELETE';
+          const request = new Request(
+            `http://sofa${SOFA_BASE}${sofaPath}${hasBody ? '' : `?${toSofaQuery(variables)}`}`,
+            hasBody
+              ? {
+                  method: sofaMethod,
+                  body: JSON.stringify(variables),
+                  headers: { 'content-type': 'application/json' },
+                }
+              : { method: sofaMethod },
+          );
+          const response = await sofa.fetch(request, { appContext: options.createContext(ctx, language) });
+          const payload: unknown = await response.json();
+          if (!response.ok) {
+            ctx.status = response.status;
+            ctx.type = JSON_CONTENT_TYPE;
+            ctx.body = JSON.stringify(payload);
+            return;
+          }
+          shapeSuccess(ctx, route, payload, allow);
+        };
+        if (method === 'GET') await cache.serve(ctx, key, run);
+        else await run();
       },
     );
   }
@@ -258,4 +295,15 @@ export function createRestRouter(options: {
   const noRoute = (ctx: KoaContext) => sendError(ctx, NO_ROUTE());
   for (const prefix of [API_PREFIX, `/:lang${API_PREFIX}`]) router.all(`${prefix}/{*rest}`, noRoute);
   return router;
+}
+
+/** JSON with object keys sorted: the same parameters in any order give the same cache key. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(
+          Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)),
+        )
+      : item,
+  );
 }

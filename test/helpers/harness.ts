@@ -36,6 +36,9 @@ export async function startHarness(env: Record<string, string> = {}, logger?: Lo
     CALENDAR_SITE_URL: SITE_URL,
     CALENDAR_TIMEZONE: 'UTC',
     LOG_LEVEL: 'silent',
+    // Fixtures write to the database directly, past the write pipeline that invalidates the response
+    // cache: tests of the cache turn it on themselves.
+    CALENDAR_CACHE: 'off',
     ...env,
   });
   const writes = new WritePipeline();
