@@ -1,17 +1,19 @@
-// npm run bench -- [--duration 10 --connections 10 --events 10000 --warmup 2]
-// Seeds a throwaway SQLite database, serves it with the real app and with a bare node:http floor
-// (one prepared better-sqlite3 query + JSON.stringify), and loads both with autocannon from a child
-// process, so the load generator does not run on the servers' event loop.
-import { type ChildProcess, fork } from 'node:child_process';
+// npm run bench -- [--db sqlite|postgres] [--duration 10] [--connections 10] [--events 10000] [--warmup 2]
+// Seeds a throwaway database, serves it with the real app twice (response cache on, and
+// CALENDAR_CACHE=off) in child processes, next to two floors in this process: node:http sending the
+// very bytes of the REST list from memory, and node:http + one prepared list query. Load comes from
+// wrk (one thread; a Lua script sets POST bodies and reports), so no Node load generator competes
+// with the servers for the second core. One run, one table: ratios are only meaningful within it.
+import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/client.js';
@@ -21,18 +23,9 @@ import { createLogger } from '../src/logger.js';
 import { defaultCounts } from '../src/sample-data/generate.js';
 import { seedDatabase } from '../src/sample-data/seed.js';
 
-interface Target {
-  name: string;
-  url: string;
-  method: 'GET' | 'POST';
-  body?: string;
-  headers?: Record<string, string>;
-}
-
-interface LoadRequest extends Omit<Target, 'name'> {
-  duration: number;
-  connections: number;
-}
+const run = promisify(execFile);
+const SERVE_FLAG = '--serve-child';
+const API = '/calendar/events/v1';
 
 interface LoadResult {
   rps: number;
@@ -42,24 +35,36 @@ interface LoadResult {
   errors: number;
 }
 
-interface Row {
+interface Target {
   name: string;
+  url: string;
+  body?: string;
+  /** The server child whose SQL statements and memory this row measures. */
+  server?: ServerChild;
+  floor?: 'memory' | 'database';
+}
+
+interface Row {
+  target: Target;
   result?: LoadResult;
+  sqlPerRequest?: number;
   problem?: string;
 }
 
-const CHILD_FLAG = '--load-child';
-
 // The service's default list window: yesterday 00:00 to today + 24 months 23:59:59 (site zone).
-const FLOOR_SQL = `
+const floorSql = (postgres: boolean) => {
+  const q = (name: string) => (postgres ? `"${name}"` : name);
+  return `
   SELECT e.*, v.id AS venue_id, v.name AS venue_name, v.address AS venue_address, v.city AS venue_city,
-         v.country AS venue_country, v.zip AS venue_zip, v.geoLat AS venue_geoLat, v.geoLng AS venue_geoLng
-  FROM Event e
-  LEFT JOIN EventVenue ev ON ev.eventId = e.id AND ev.position = 0
-  LEFT JOIN Venue v ON v.id = ev.venueId
-  WHERE e.status = 'publish' AND e.hideFromListings = 0 AND e.localStart >= ? AND e.localEnd <= ?
-  ORDER BY e.localStart, e.id
+         v.country AS venue_country, v.zip AS venue_zip
+  FROM ${q('Event')} e
+  LEFT JOIN ${q('EventVenue')} ev ON ev.${q('eventId')} = e.id AND ev.position = 0
+  LEFT JOIN ${q('Venue')} v ON v.id = ev.${q('venueId')}
+  WHERE e.status = 'publish' AND e.${q('hideFromListings')} = ${postgres ? 'false' : '0'}
+    AND e.${q('localStart')} >= ${postgres ? '$1' : '?'} AND e.${q('localEnd')} <= ${postgres ? '$2' : '?'}
+  ORDER BY e.${q('localStart')}, e.id
   LIMIT 10`;
+};
 
 // Roughly the fields the REST list carries, so both APIs do comparable work.
 const GRAPHQL_LIST = `query Bench($perPage: Int) { events(perPage: $perPage) {
@@ -71,32 +76,56 @@ const GRAPHQL_LIST = `query Bench($perPage: Int) { events(perPage: $perPage) {
     organizers { id name slug phone email website }
     categories { id name slug } tags { id name slug } } } }`;
 
-function options(): { duration: number; connections: number; events: number; warmup: number } {
+// wrk's side: method and body from the environment; `done` prints one JSON line.
+const WRK_SCRIPT = `
+local body = os.getenv("BENCH_BODY")
+if body ~= nil and #body > 0 then
+  wrk.method = "POST"
+  wrk.body = body
+  wrk.headers["Content-Type"] = "application/json"
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('BENCH {"rps":%.1f,"p50":%.3f,"p99":%.3f,"non2xx":%d,"errors":%d}\\n',
+    summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000,
+    latency:percentile(99) / 1000, e.status, e.connect + e.read + e.write + e.timeout))
+end
+`;
+
+function options() {
   const { values } = parseArgs({
     options: {
+      db: { type: 'string', default: 'sqlite' },
       duration: { type: 'string', default: '10' },
       connections: { type: 'string', default: '10' },
       events: { type: 'string', default: '10000' },
       warmup: { type: 'string', default: '2' },
     },
   });
-  const parsed = Object.fromEntries(Object.entries(values).map(([key, value]) => [key, Number(value)]));
-  for (const [key, value] of Object.entries(parsed)) {
+  if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
+  const numbers = Object.fromEntries(
+    (['duration', 'connections', 'events', 'warmup'] as const).map((key) => [key, Number(values[key])]),
+  ) as Record<'duration' | 'connections' | 'events' | 'warmup', number>;
+  for (const [key, value] of Object.entries(numbers))
     if (!Number.isInteger(value) || value < 0) throw new Error(`--${key} must be a non-negative integer`);
-  }
-  return parsed as ReturnType<typeof options>;
+  return { ...numbers, db: values.db };
 }
 
-function load(child: ChildProcess, request: LoadRequest): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const exited = (code: number | null): void => reject(new Error(`load generator exited with ${code}`));
-    child.once('exit', exited);
-    child.once('message', (result) => {
-      child.off('exit', exited);
-      resolve(result as LoadResult);
-    });
-    child.send(request);
-  });
+async function wrk(
+  url: string,
+  body: string | undefined,
+  connections: number,
+  duration: number,
+  script: string,
+) {
+  const { stdout } = await run(
+    'wrk',
+    ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url],
+    { env: { ...process.env, BENCH_BODY: body ?? '' }, maxBuffer: 1 << 20 },
+  );
+  const line = stdout.split('\n').find((l) => l.startsWith('BENCH '));
+  if (!line) throw new Error(`wrk printed no result:\n${stdout}`);
+  return JSON.parse(line.slice(6)) as LoadResult;
 }
 
 async function origin(server: Server): Promise<string> {
@@ -104,126 +133,223 @@ async function origin(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** One app server in a child process: its own event loop, memory and SQL statement count. */
+class ServerChild {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly origin: string,
+  ) {}
+
+  static async start(url: string, cache: 'on' | 'off'): Promise<ServerChild> {
+    const child = fork(process.argv[1] as string, [SERVE_FLAG], {
+      execArgv: process.execArgv,
+      env: { ...process.env, DATABASE_URL: url, CALENDAR_CACHE: cache, LOG_LEVEL: 'silent' },
+      stdio: 'inherit',
+    });
+    const [port] = (await once(child, 'message')) as [number];
+    return new ServerChild(child, `http://127.0.0.1:${port}`);
+  }
+
+  private ask(question: 'sql' | 'rss' | 'reset'): Promise<number> {
+    const answer = once(this.child, 'message') as Promise<[number]>;
+    this.child.send(question);
+    return answer.then(([value]) => value);
+  }
+
+  resetSql = () => this.ask('reset');
+  sql = () => this.ask('sql');
+  peakRssMb = async () => (await this.ask('rss')) / 1024;
+  stop = () => this.child.kill();
+}
+
 /** A route that fails would be measured at the speed of its error: check one response first. */
 async function problemWith(target: Target): Promise<string | undefined> {
-  const response = await fetch(target.url, {
-    method: target.method,
-    body: target.body,
-    headers: target.headers,
-  });
+  const response = await fetch(target.url, fetchInit(target));
   const text = await response.text();
   const graphqlErrors = target.url.endsWith('/graphql') && text.includes('"errors"');
   return response.ok && !graphqlErrors ? undefined : `HTTP ${response.status}: ${text.slice(0, 200)}`;
 }
 
+const fetchInit = (target: Target): RequestInit =>
+  target.body
+    ? { method: 'POST', body: target.body, headers: { 'content-type': 'application/json' } }
+    : { method: 'GET' };
+
+async function sqlPerRequest(target: Target): Promise<number | undefined> {
+  if (!target.server) return undefined;
+  const samples = 20;
+  await target.server.resetSql();
+  for (let i = 0; i < samples; i++) await (await fetch(target.url, fetchInit(target))).arrayBuffer();
+  return (await target.server.sql()) / samples;
+}
+
 async function main(): Promise<void> {
-  const { duration, connections, events, warmup } = options();
+  const { duration, connections, events, warmup, db: kind } = options();
+  const postgres = kind === 'postgres';
   const dir = mkdtempSync(join(tmpdir(), 'calendar-bench-'));
-  const file = join(dir, 'bench.db');
-  const url = `file:${file}`;
-  const child = fork(process.argv[1] as string, [CHILD_FLAG], {
-    execArgv: process.execArgv,
-    stdio: 'inherit',
-  });
-  const db = await createDb(url);
+  const script = join(dir, 'bench.lua');
+  writeFileSync(script, WRK_SCRIPT);
+  const pgAdmin = 'postgresql://root@127.0.0.1:5432/postgres';
+  const pgName = `bench_${process.pid}`;
+  const url = postgres ? `postgresql://root@127.0.0.1:5432/${pgName}` : `file:${join(dir, 'bench.db')}`;
+  if (postgres) {
+    const admin = new pg.Client({ connectionString: process.env.BENCH_PG_ADMIN_URL ?? pgAdmin });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${pgName}`);
+    await admin.end();
+  }
   const servers: Server[] = [];
-  let floorDb: Database.Database | undefined;
+  const children: ServerChild[] = [];
+  let floorSqlite: Database.Database | undefined;
+  let floorPg: pg.Pool | undefined;
+  const db = await createDb(url);
   try {
     const started = performance.now();
     await migrateDatabase(url);
     const today = new Date(new Date().setUTCHours(0, 0, 0, 0));
-    await seedDatabase(db, 'sqlite', {
+    await seedDatabase(db, postgres ? 'postgresql' : 'sqlite', {
       seed: 42,
       now: today,
       events,
       ...defaultCounts(events),
       reset: false,
     });
-    console.log(`seeded ${events} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-
+    await db.$disconnect();
+    console.log(
+      `seeded ${events} events (${kind}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' });
-    const appServer = buildApp({ db, config, logger: createLogger('silent') }).listen(0, '127.0.0.1');
-    servers.push(appServer);
-    const app = await origin(appServer);
 
-    floorDb = new Database(file, { readonly: true });
-    const list = floorDb.prepare<[string, string], { id: number }>(FLOOR_SQL);
+    const cached = await ServerChild.start(url, 'on');
+    const uncached = await ServerChild.start(url, 'off');
+    children.push(cached, uncached);
+
     // Computed per request, as the service does.
     const window = (): [string, string] => {
       const now = new Date();
       return [startOfDayWall(now, config.siteTimezone, -1), endOfDayWall(now, config.siteTimezone, 24)];
     };
-    const floorServer = createServer((_req, res) => {
-      const body = JSON.stringify({ events: list.all(...window()) });
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(body);
+    let listRows: () => Promise<Array<{ id: number }>>;
+    if (postgres) {
+      floorPg = new pg.Pool({ connectionString: url, max: 10 });
+      const pool = floorPg;
+      const text = floorSql(true);
+      listRows = async () => (await pool.query({ name: 'floor', text, values: window() })).rows;
+    } else {
+      floorSqlite = new Database(url.slice('file:'.length), { readonly: true });
+      const list = floorSqlite.prepare<[string, string], { id: number }>(floorSql(false));
+      listRows = async () => list.all(...window());
+    }
+    const databaseFloor = createServer((_req, res) => {
+      void listRows().then((rows) => {
+        res
+          .writeHead(200, { 'content-type': 'application/json; charset=utf-8' })
+          .end(JSON.stringify({ events: rows }));
+      });
     });
-    servers.push(floorServer.listen(0, '127.0.0.1'));
-    const floor = await origin(floorServer);
-    const first = list.get(...window());
+    servers.push(databaseFloor.listen(0, '127.0.0.1'));
+    const first = (await listRows())[0];
     if (!first) throw new Error('the seeded database has no published event in the default window');
+
+    const listPath = `${API}/events?per_page=10`;
+    const bytes = Buffer.from(await (await fetch(`${uncached.origin}${listPath}`)).arrayBuffer());
+    const memoryFloor = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(bytes);
+    });
+    servers.push(memoryFloor.listen(0, '127.0.0.1'));
 
     const graphqlBody = JSON.stringify({ query: GRAPHQL_LIST, variables: { perPage: 10 } });
     const targets: Target[] = [
-      { name: 'floor: node:http + better-sqlite3', url: `${floor}/events`, method: 'GET' },
       {
-        name: 'GET /calendar/events/v1/events?per_page=10',
-        url: `${app}/calendar/events/v1/events?per_page=10`,
-        method: 'GET',
+        name: 'floor: node:http, same bytes from memory',
+        url: `${await origin(memoryFloor)}/`,
+        floor: 'memory',
       },
       {
-        name: `GET /calendar/events/v1/events/${first.id}`,
-        url: `${app}/calendar/events/v1/events/${first.id}`,
-        method: 'GET',
-      },
-      {
-        name: 'POST /graphql events(perPage: 10)',
-        url: `${app}/graphql`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: graphqlBody,
+        name: `floor: node:http + one ${postgres ? 'pg' : 'better-sqlite3'} query`,
+        url: `${await origin(databaseFloor)}/`,
+        floor: 'database',
       },
     ];
+    for (const [label, server] of [
+      ['cached', cached],
+      ['uncached', uncached],
+    ] as const) {
+      targets.push(
+        { name: `REST list ${label} (GET ${listPath})`, url: `${server.origin}${listPath}`, server },
+        {
+          name: `REST single ${label} (GET ${API}/events/${first.id})`,
+          url: `${server.origin}${API}/events/${first.id}`,
+          server,
+        },
+        {
+          name: `GraphQL list ${label} (events perPage 10)`,
+          url: `${server.origin}/graphql`,
+          body: graphqlBody,
+          server,
+        },
+      );
+    }
 
     const rows: Row[] = [];
-    for (const { name, ...target } of targets) {
-      const problem = await problemWith({ name, ...target });
+    for (const target of targets) {
+      const problem = await problemWith(target);
       if (problem) {
-        rows.push({ name, problem });
+        rows.push({ target, problem });
         continue;
       }
-      // A short unmeasured run first: JIT, Prisma's query-plan cache and SQLite's page cache warm up.
-      if (warmup > 0) await load(child, { ...target, connections, duration: warmup });
-      rows.push({ name, result: await load(child, { ...target, connections, duration }) });
-      console.log(`measured ${name}`);
+      // A short unmeasured run first: JIT, query-plan caches, the database's page cache (and the
+      // response cache) warm up.
+      if (warmup > 0) await wrk(target.url, target.body, connections, warmup, script);
+      const result = await wrk(target.url, target.body, connections, duration, script);
+      rows.push({ target, result, sqlPerRequest: await sqlPerRequest(target) });
+      console.log(`measured ${target.name}`);
     }
+    const rss = await Promise.all(children.map((child) => child.peakRssMb()));
     printTable(
       rows,
-      `${events} events, autocannon -c ${connections} -d ${duration} (after ${warmup} s warm-up)`,
+      `${events} events on ${kind}, wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up), ` +
+        `peak server RSS: cached ${rss[0]!.toFixed(0)} MB, uncached ${rss[1]!.toFixed(0)} MB`,
     );
   } finally {
-    child.kill();
+    for (const child of children) child.stop();
     for (const server of servers) server.close();
-    floorDb?.close();
-    await db.$disconnect();
+    floorSqlite?.close();
+    await floorPg?.end();
+    if (postgres) {
+      const admin = new pg.Client({ connectionString: process.env.BENCH_PG_ADMIN_URL ?? pgAdmin });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${pgName} WITH (FORCE)`);
+      await admin.end();
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 function printTable(rows: Row[], title: string): void {
-  const floorRps = rows[0]?.result?.rps ?? Number.NaN;
+  const floorOf = (kind: 'memory' | 'database') =>
+    rows.find((row) => row.target.floor === kind)?.result?.rps ?? Number.NaN;
+  const memory = floorOf('memory');
+  const database = floorOf('database');
   const cells = (row: Row): string[] => {
     const r = row.result;
-    if (!r) return [row.name, '-', '-', '-', `not measured: ${row.problem}`];
+    if (!r) return [row.target.name, '-', '-', '-', '-', '-', `not measured: ${row.problem}`];
     const failures = r.non2xx || r.errors ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : '';
+    const percent = (floor: number) => `${((r.rps / floor) * 100).toFixed(1)} %`;
     return [
-      row.name,
+      row.target.name,
       r.rps.toFixed(0),
-      String(r.p50),
-      String(r.p99),
-      (r.rps / floorRps).toFixed(3) + failures,
+      r.p50.toFixed(2),
+      r.p99.toFixed(2),
+      row.sqlPerRequest === undefined ? '-' : row.sqlPerRequest.toFixed(1),
+      percent(memory),
+      percent(database) + failures,
     ];
   };
-  const table = [['route', 'req/s', 'p50 ms', 'p99 ms', 'ratio to floor'], ...rows.map(cells)];
+  const table = [
+    ['route', 'req/s', 'p50 ms', 'p99 ms', 'SQL/req', 'of memory floor', 'of database floor'],
+    ...rows.map(cells),
+  ];
   const widths = (table[0] ?? []).map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
   console.log(`\n${title}\n`);
   for (const [i, row] of table.entries()) {
@@ -232,27 +358,20 @@ function printTable(rows: Row[], title: string): void {
   }
 }
 
-if (process.argv[2] === CHILD_FLAG) {
-  // The load generator. autocannon ships no types; this is the part of its API used here.
-  type Autocannon = (request: LoadRequest) => Promise<{
-    requests: { average: number };
-    latency: { p50: number; p99: number };
-    non2xx: number;
-    errors: number;
-  }>;
-  const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-  process.on('message', (request: LoadRequest) => {
-    void autocannon(request).then(({ requests, latency, non2xx, errors }) => {
-      const result: LoadResult = {
-        rps: requests.average,
-        p50: latency.p50,
-        p99: latency.p99,
-        non2xx,
-        errors,
-      };
-      process.send?.(result);
-    });
+/** The app server child: listens on a free port, counts SQL statements, answers the parent's questions. */
+async function serve(): Promise<void> {
+  const config = loadConfig(process.env);
+  let statements = 0;
+  const db = await createDb(config.databaseUrl, { onQuery: () => statements++ });
+  const server = buildApp({ db, config, logger: createLogger('silent') }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  process.on('message', (question: string) => {
+    if (question === 'reset') statements = 0;
+    const answer = question === 'rss' ? process.resourceUsage().maxRSS : statements;
+    process.send?.(answer);
   });
-} else {
-  await main();
+  process.send?.((server.address() as AddressInfo).port);
 }
+
+if (process.argv[2] === SERVE_FLAG) await serve();
+else await main();
