@@ -14,6 +14,11 @@ export const API_NAMESPACE = 'calendar/events/v1';
 
 const ARCHIVE_HEADERS = { 'X-TEC-Total': 'total', 'X-TEC-TotalPages': 'total_pages' };
 const ARCHIVE_LINKS = ['next_rest_url', 'previous_rest_url'];
+const ICALENDAR = {
+  contentType: 'text/calendar; charset=utf-8',
+  bodyKey: 'calendar',
+  filenameKey: 'filename',
+};
 
 /** The route table of `../shared/spec/seed-spec.md`; routes land here as their issues are done. */
 export const restRoutes: RestRoute[] = [
@@ -24,6 +29,33 @@ export const restRoutes: RestRoute[] = [
     headers: ARCHIVE_HEADERS,
     omitWhenNull: ARCHIVE_LINKS,
     description: 'Upcoming events, filtered and paged',
+  },
+  // iCalendar feeds: the list (same filters, defaults and visibility, `limit` instead of paging) and
+  // one event; the reference's front-end form `?ical=1` reaches them too. Declared before `/events/:id`,
+  // which would otherwise take `/events/1.ics`.
+  {
+    methods: ['GET'],
+    path: '/events.ics',
+    operation: 'Query.tecEventsFeed',
+    document: ICALENDAR,
+    alsoAt: { path: '/events', flag: 'ical' },
+    description: 'The upcoming events of a list query as an iCalendar feed (text/calendar)',
+  },
+  {
+    methods: ['GET'],
+    path: '/events/:id.ics',
+    operation: 'Query.tecEventFeed',
+    document: ICALENDAR,
+    alsoAt: { path: '/events/:id', flag: 'ical' },
+    description: 'One event as an iCalendar file (text/calendar)',
+  },
+  {
+    methods: ['GET'],
+    path: '/events/by-slug/:slug.ics',
+    operation: 'Query.tecEventBySlugFeed',
+    document: ICALENDAR,
+    alsoAt: { path: '/events/by-slug/:slug', flag: 'ical' },
+    description: 'One event by its slug as an iCalendar file (text/calendar)',
   },
   {
     methods: ['GET'],

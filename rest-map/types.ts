@@ -42,5 +42,12 @@ export interface RestRoute {
   nonEmpty?: string[];
   /** Header `Location` is set to this key of the result (a dotted path reaches nested keys: `urls.self`). */
   locationFrom?: string;
+  /**
+   * The route answers with a document rather than JSON: the body is the string under `bodyKey` of the
+   * result, sent as `contentType` (with a download name from `filenameKey`), with a strong ETag.
+   */
+  document?: { contentType: string; bodyKey: string; filenameKey?: string };
+  /** The route also answers GET `path` when the query sets `flag` (e.g. the reference's `?ical=1`). */
+  alsoAt?: { path: string; flag: string };
   description: string;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import parseBody from 'co-body';
 import { type GraphQLArgument, type GraphQLSchema } from 'graphql';
@@ -15,6 +16,7 @@ import type { HttpMethod, RestRoute } from '../../rest-map/types.js';
 import {
   createDiscovery,
   serviceRoot,
+  sofaPathOf,
   swaggerUiAsset,
   swaggerUiPage,
   type SofaDocument,
@@ -32,6 +34,11 @@ const BODY_LIMIT = '1mb';
 
 interface SofaServerContext {
   appContext: Context;
+}
+
+/** A query flag such as `?ical=1` (WordPress reads any non-empty, non-"0"/"false" value as set). */
+function isSet(value: unknown): boolean {
+  return typeof value === 'string' && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }
 
 function isLanguageTag(tag: string): boolean {
@@ -66,11 +73,36 @@ async function readBody(ctx: KoaContext, method: HttpMethod): Promise<Record<str
   }
 }
 
+/** A document route's body, with a strong ETag so that polling clients get 304 while nothing changed. */
+function sendDocument(
+  ctx: KoaContext,
+  document: NonNullable<RestRoute['document']>,
+  record: Record<string, unknown>,
+  allow: string,
+): void {
+  const body = String(record[document.bodyKey] ?? '');
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  ctx.set('Allow', allow);
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', 'no-cache');
+  const filename = document.filenameKey ? record[document.filenameKey] : undefined;
+  if (typeof filename === 'string') ctx.set('Content-Disposition', `inline; filename="${filename}"`);
+  const candidates = (ctx.get('If-None-Match') || '').split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  if (candidates.includes(etag) || candidates.includes('*')) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.status = 200;
+  ctx.type = document.contentType;
+  ctx.body = body;
+}
+
 function shapeSuccess(ctx: KoaContext, route: RestRoute, result: unknown, allow: string): void {
   const record =
     result && typeof result === 'object' && !Array.isArray(result)
       ? (result as Record<string, unknown>)
       : null;
+  if (record && route.document) return sendDocument(ctx, route.document, record, allow);
   if (record) {
     for (const [header, key] of Object.entries(route.headers ?? {})) ctx.set(header, String(record[key]));
     for (const key of route.omitWhenNull ?? []) if (record[key] === null) delete record[key];
@@ -130,7 +162,7 @@ export function createRestRouter(options: {
     routes: Object.fromEntries(
       routes.map((route) => [
         route.operation,
-        { method: route.methods[0], path: route.path, responseStatus: 200 },
+        { method: route.methods[0], path: sofaPathOf(route.path), responseStatus: 200 },
       ]),
     ),
     // SOFA would otherwise reduce nested records that have an `id` to `{id}`.
@@ -151,6 +183,10 @@ export function createRestRouter(options: {
   const router = new Router();
   const byPath = new Map<string, RestRoute[]>();
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  const alternates = new Map<string, RestRoute[]>();
+  for (const route of routes)
+    if (route.alsoAt)
+      alternates.set(route.alsoAt.path, [...(alternates.get(route.alsoAt.path) ?? []), route]);
 
   const urlsOf = (ctx: KoaContext) => options.createContext(ctx, ctx.params.lang as string | undefined).urls;
   const sendJson = (ctx: KoaContext, body: unknown, allow: string) => {
@@ -228,7 +264,11 @@ export function createRestRouter(options: {
       pathRoutes.flatMap((route) => route.methods),
       async (ctx, method) => {
         const language = ctx.params.lang as string | undefined;
-        const route = pathRoutes.find((candidate) => candidate.methods.includes(method))!;
+        const query = parseQuery(ctx.querystring, { depth: 2, arrayLimit: 100 }) as Record<string, unknown>;
+        const route =
+          (method === 'GET' &&
+            alternates.get(path)?.find((candidate) => isSet(query[candidate.alsoAt!.flag]))) ||
+          pathRoutes.find((candidate) => candidate.methods.includes(method))!;
 
         const args = argumentsOf(schema, route.operation);
         const pathParams: Record<string, string> = { ...ctx.params };
@@ -240,7 +280,6 @@ export function createRestRouter(options: {
         } catch (error) {
           return sendError(ctx, error as ReturnType<typeof wordPressError>);
         }
-        const query = parseQuery(ctx.querystring, { depth: 2, arrayLimit: 100 }) as Record<string, unknown>;
         const { variables, invalid } = argumentsFromRequest(
           args,
           { path: pathParams, query, body },
@@ -262,7 +301,7 @@ export function createRestRouter(options: {
             : cacheKey(ctx, method, ['rest', route.operation, language ?? '', stableJson(variables)]);
         const run = async () => {
           const sofaMethod = route.methods[0];
-          const sofaPath = route.path.replace(/:(\w+)/g, (_, name: string) =>
+          const sofaPath = sofaPathOf(route.path).replace(/:(\w+)/g, (_, name: string) =>
             encodeURIComponent(String(variables[name])),
           );
           const hasBody = sofaMethod !== 'GET' && sofaMethod !== 'DELETE';

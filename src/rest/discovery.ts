@@ -258,8 +258,17 @@ function withDefault(
   return value === undefined ? schema : { ...schema, default: value };
 }
 
+/**
+ * The path SOFA serves a route under: a file-like suffix (`/events/:id.ics`) moves to a leading
+ * segment (`/_ics/events/:id`), since SOFA's router would read it as part of the parameter.
+ */
+export function sofaPathOf(path: string): string {
+  const suffix = /\.(\w+)$/.exec(path);
+  return suffix ? `/_${suffix[1]}${path.slice(0, -suffix[0].length)}` : path;
+}
+
 function sofaOperationOf(sofa: SofaDocument, route: RestRoute): OpenAPIV3.OperationObject | undefined {
-  const item = sofa.paths?.[openApiPath(route.path)];
+  const item = sofa.paths?.[openApiPath(sofaPathOf(route.path))];
   return item?.[route.methods[0].toLowerCase() as OpenAPIV3.HttpMethods];
 }
 

@@ -1,3 +1,5 @@
+import { eventFeedUrl } from './rest/event.js';
+import { webcalUrl } from '../services/ical.js';
 import { builder } from './builder.js';
 import {
   Author,
@@ -180,8 +182,19 @@ const EventPage = builder.objectRef<EventArchive>('EventPage').implement({
       type: PageInfo,
       resolve: (page) => ({ ...page.paging, total: page.total, totalPages: page.totalPages }),
     }),
+    icsUrl: t.string({
+      description: 'This query (without paging) as an iCalendar subscription (webcal://)',
+      resolve: (page, _a, ctx) => eventFeedUrl(page, ctx),
+    }),
   }),
 });
+
+builder.prismaObjectField(Event, 'icsUrl', (t) =>
+  t.string({
+    description: 'The event as an iCalendar file (webcal://)',
+    resolve: (event, _a, ctx) => webcalUrl(`${ctx.urls.api}/events/${event.id}.ics`),
+  }),
+);
 
 builder.queryFields((t) => ({
   event: t.prismaField({

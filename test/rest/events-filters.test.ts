@@ -44,7 +44,14 @@ describe('paging', () => {
     expect(res.body).toMatchObject({ total: 55, total_pages: 6 });
     expect(res.headers['x-tec-total']).toBe('55');
     expect(res.headers['x-tec-totalpages']).toBe('6');
-    expect(Object.keys(res.body)).toEqual(['events', 'rest_url', 'next_rest_url', 'total', 'total_pages']);
+    expect(Object.keys(res.body)).toEqual([
+      'events',
+      'rest_url',
+      'ical_url',
+      'next_rest_url',
+      'total',
+      'total_pages',
+    ]);
   });
 
   it('clamps per_page to 50 silently', async () => {

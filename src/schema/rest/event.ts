@@ -11,7 +11,20 @@ import {
 import { dateDetails, wallClock, zoneAbbreviation } from '../../domain/dates.js';
 import { costValues, formatCost } from '../../domain/cost.js';
 import { archiveLinks } from '../../domain/paging.js';
-import { type EventArchive, eventArchive, eventPageItems } from '../../services/events.js';
+import {
+  type EventArchive,
+  type EventListFilter,
+  eventArchive,
+  eventPageItems,
+} from '../../services/events.js';
+import {
+  FEED_DEFAULT_LIMIT,
+  FEED_MAX_LIMIT,
+  type Feed,
+  eventFeed,
+  eventsFeed,
+  webcalUrl,
+} from '../../services/ical.js';
 import { createEvent, deleteEvent, updateEvent } from '../../services/event-writes.js';
 import { globalId, permalink } from '../../domain/urls.js';
 import { assertReadable, contentWithheld } from '../../domain/visibility.js';
@@ -215,6 +228,10 @@ const TecEventList = builder.objectRef<EventArchive>('TecEventList').implement({
         eventPageItems(ctx, page, (args) => ctx.db.event.findMany({ ...query, ...args })),
     }),
     rest_url: t.string({ resolve: (page, _a, ctx) => eventLinks(page, ctx).restUrl }),
+    ical_url: t.string({
+      description: 'The same query as an iCalendar subscription (webcal://)',
+      resolve: (page, _a, ctx) => eventFeedUrl(page, ctx),
+    }),
     next_rest_url: t.string({
       nullable: true,
       resolve: (page, _a, ctx) => eventLinks(page, ctx).nextRestUrl,
@@ -268,127 +285,202 @@ function eventLinks(page: EventArchive, ctx: Context) {
   return archiveLinks(`${ctx.urls.api}/events/`, params, paging.page, page.totalPages);
 }
 
-builder.queryFields((t) => ({
-  tecEvents: t.field({
-    ...REST,
-    type: TecEventList,
-    args: {
-      page: t.arg.int({ description: 'The archive page to return', defaultValue: 1 }),
-      per_page: t.arg.int({
-        description: 'The number of events to return on each page (at most 50)',
-        defaultValue: 10,
-      }),
-      start_date: t.arg.string({
-        description:
-          'Events that start on or after the date (default: yesterday 00:00, site time zone); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
-      }),
-      end_date: t.arg.string({
-        description:
-          'Events that end on or before the date (default: in 24 months, 23:59:59); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
-      }),
-      starts_before: t.arg.string({ description: 'Events that start before the specified date' }),
-      starts_after: t.arg.string({ description: 'Events that start after the specified date' }),
-      ends_before: t.arg.string({ description: 'Events that end before the specified date' }),
-      ends_after: t.arg.string({ description: 'Events that end after the specified date' }),
-      strict_dates: t.arg.boolean({
-        description: 'Dates are compared at the given times; by default whole days are included',
-        defaultValue: false,
-      }),
-      search: t.arg.string({ description: 'Events whose title, excerpt or description contain every word' }),
-      categories: t.arg.stringList({
-        description: 'Events should be assigned one of the specified categories slugs or IDs',
-      }),
-      tags: t.arg.stringList({
-        description: 'Events should be assigned one of the specified tags slugs or IDs',
-      }),
-      venue: t.arg.intList({ description: 'Events should be assigned one of the specified venue IDs' }),
-      organizer: t.arg.intList({
-        description: 'Events should be assigned one of the specified organizer IDs',
-      }),
-      featured: t.arg.boolean({ description: 'Events should be filtered by their featured status' }),
-      status: t.arg.stringList({
-        description: 'The event post status(es); other than publish needs the right to read them',
-      }),
-      geoloc: t.arg.boolean({
-        description: 'Events should be filtered by whether their venue has geolocation data',
-      }),
-      geoloc_lat: t.arg.float({ description: 'Venue latitude to search near; needs geoloc_lng' }),
-      geoloc_lng: t.arg.float({ description: 'Venue longitude to search near; needs geoloc_lat' }),
-      geoloc_radius: t.arg.float({
-        description: 'Search radius around geoloc_lat/geoloc_lng in km (default 50); nearest events first',
-      }),
-      include: t.arg.intList({
-        description:
-          'Include events with one of the post IDs specified in the array or CSV list; date filters are ignored',
-      }),
-      post_parent: t.arg.int({
-        description: 'Events should be filtered by their post_parent being the specified one',
-      }),
-      ticketed: t.arg.boolean({ description: 'Filter events with or without tickets' }),
-      password: t.arg.string({ description: 'Shows password-protected events it unlocks' }),
-    },
-    resolve: (_root, args, ctx) =>
-      eventArchive(
-        ctx,
-        {
-          startDate: args.start_date,
-          endDate: args.end_date,
-          startsBefore: args.starts_before,
-          startsAfter: args.starts_after,
-          endsBefore: args.ends_before,
-          endsAfter: args.ends_after,
-          strictDates: args.strict_dates,
-          search: args.search,
-          categories: args.categories,
-          tags: args.tags,
-          venues: args.venue,
-          organizers: args.organizer,
-          featured: args.featured,
-          status: args.status,
-          include: args.include,
-          postParent: args.post_parent,
-          geoloc: args.geoloc,
-          near: { lat: args.geoloc_lat, lng: args.geoloc_lng, radius: args.geoloc_radius },
-          ticketed: args.ticketed,
-        },
-        args.page,
-        args.per_page,
-        { style: 'rest', password: args.password },
-      ),
+/** The list's query (without its paging) as a `webcal://` feed address. */
+export function eventFeedUrl(page: EventArchive, ctx: Context): string {
+  const query = new URL(eventLinks(page, ctx).restUrl).searchParams;
+  query.delete('page');
+  query.delete('per_page');
+  const qs = query.toString();
+  return webcalUrl(`${ctx.urls.api}/events.ics${qs ? `?${qs}` : ''}`);
+}
+
+/** The list's parameters as GraphQL passes them to the resolvers. */
+interface RestListArgs {
+  start_date?: string | null;
+  end_date?: string | null;
+  starts_before?: string | null;
+  starts_after?: string | null;
+  ends_before?: string | null;
+  ends_after?: string | null;
+  strict_dates?: boolean | null;
+  search?: string | null;
+  categories?: string[] | null;
+  tags?: string[] | null;
+  venue?: number[] | null;
+  organizer?: number[] | null;
+  featured?: boolean | null;
+  status?: string[] | null;
+  include?: number[] | null;
+  post_parent?: number | null;
+  geoloc?: boolean | null;
+  geoloc_lat?: number | null;
+  geoloc_lng?: number | null;
+  geoloc_radius?: number | null;
+  ticketed?: boolean | null;
+}
+
+const TecFeed = builder.objectRef<Feed>('TecFeed').implement({
+  ...REST,
+  description: 'An iCalendar (RFC 5545) document and the file name it is served under',
+  fields: (t) => ({
+    calendar: t.exposeString('calendar'),
+    filename: t.exposeString('filename'),
   }),
-  tecEvent: t.prismaField({
-    ...REST,
-    type: TecSingleEvent,
-    args: {
-      id: t.arg.int({ required: true, description: 'the event post ID' }),
-      password: t.arg.string({ description: 'The event password' }),
-    },
-    resolve: async (query, _root, { id, password }, ctx) =>
-      assertReadable(
-        'event',
-        await ctx.db.event.findUnique({ ...query, where: { id } }),
-        id,
-        ctx.viewer,
-        password,
-      ),
-  }),
-  tecEventBySlug: t.prismaField({
-    ...REST,
-    type: TecSingleEvent,
-    args: {
-      slug: t.arg.string({ required: true, description: 'the event post name' }),
-      password: t.arg.string({ description: 'The event password' }),
-    },
-    resolve: async (query, _root, { slug, password }, ctx) =>
-      assertReadable(
-        'event',
-        await ctx.db.event.findUnique({ ...query, where: { slug } }),
-        slug,
-        ctx.viewer,
-        password,
-      ),
-  }),
-}));
+});
+
+builder.queryFields((t) => {
+  // The list's parameters; its feed (`/events.ics`) takes the same ones, `limit` in place of paging.
+  const { page, per_page, ...filterArgs } = {
+    page: t.arg.int({ description: 'The archive page to return', defaultValue: 1 }),
+    per_page: t.arg.int({
+      description: 'The number of events to return on each page (at most 50)',
+      defaultValue: 10,
+    }),
+    start_date: t.arg.string({
+      description:
+        'Events that start on or after the date (default: yesterday 00:00, site time zone); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
+    }),
+    end_date: t.arg.string({
+      description:
+        'Events that end on or before the date (default: in 24 months, 23:59:59); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
+    }),
+    starts_before: t.arg.string({ description: 'Events that start before the specified date' }),
+    starts_after: t.arg.string({ description: 'Events that start after the specified date' }),
+    ends_before: t.arg.string({ description: 'Events that end before the specified date' }),
+    ends_after: t.arg.string({ description: 'Events that end after the specified date' }),
+    strict_dates: t.arg.boolean({
+      description: 'Dates are compared at the given times; by default whole days are included',
+      defaultValue: false,
+    }),
+    search: t.arg.string({ description: 'Events whose title, excerpt or description contain every word' }),
+    categories: t.arg.stringList({
+      description: 'Events should be assigned one of the specified categories slugs or IDs',
+    }),
+    tags: t.arg.stringList({
+      description: 'Events should be assigned one of the specified tags slugs or IDs',
+    }),
+    venue: t.arg.intList({ description: 'Events should be assigned one of the specified venue IDs' }),
+    organizer: t.arg.intList({
+      description: 'Events should be assigned one of the specified organizer IDs',
+    }),
+    featured: t.arg.boolean({ description: 'Events should be filtered by their featured status' }),
+    status: t.arg.stringList({
+      description: 'The event post status(es); other than publish needs the right to read them',
+    }),
+    geoloc: t.arg.boolean({
+      description: 'Events should be filtered by whether their venue has geolocation data',
+    }),
+    geoloc_lat: t.arg.float({ description: 'Venue latitude to search near; needs geoloc_lng' }),
+    geoloc_lng: t.arg.float({ description: 'Venue longitude to search near; needs geoloc_lat' }),
+    geoloc_radius: t.arg.float({
+      description: 'Search radius around geoloc_lat/geoloc_lng in km (default 50); nearest events first',
+    }),
+    include: t.arg.intList({
+      description:
+        'Include events with one of the post IDs specified in the array or CSV list; date filters are ignored',
+    }),
+    post_parent: t.arg.int({
+      description: 'Events should be filtered by their post_parent being the specified one',
+    }),
+    ticketed: t.arg.boolean({ description: 'Filter events with or without tickets' }),
+    password: t.arg.string({ description: 'Shows password-protected events it unlocks' }),
+  };
+  const listFilter = (args: RestListArgs): EventListFilter => ({
+    startDate: args.start_date,
+    endDate: args.end_date,
+    startsBefore: args.starts_before,
+    startsAfter: args.starts_after,
+    endsBefore: args.ends_before,
+    endsAfter: args.ends_after,
+    strictDates: args.strict_dates,
+    search: args.search,
+    categories: args.categories,
+    tags: args.tags,
+    venues: args.venue,
+    organizers: args.organizer,
+    featured: args.featured,
+    status: args.status,
+    include: args.include,
+    postParent: args.post_parent,
+    geoloc: args.geoloc,
+    near: { lat: args.geoloc_lat, lng: args.geoloc_lng, radius: args.geoloc_radius },
+    ticketed: args.ticketed,
+  });
+  return {
+    tecEvents: t.field({
+      ...REST,
+      type: TecEventList,
+      args: { page, per_page, ...filterArgs },
+      resolve: (_root, args, ctx) =>
+        eventArchive(ctx, listFilter(args), args.page, args.per_page, {
+          style: 'rest',
+          password: args.password,
+        }),
+    }),
+    tecEvent: t.prismaField({
+      ...REST,
+      type: TecSingleEvent,
+      args: {
+        id: t.arg.int({ required: true, description: 'the event post ID' }),
+        password: t.arg.string({ description: 'The event password' }),
+      },
+      resolve: async (query, _root, { id, password }, ctx) =>
+        assertReadable(
+          'event',
+          await ctx.db.event.findUnique({ ...query, where: { id } }),
+          id,
+          ctx.viewer,
+          password,
+        ),
+    }),
+    tecEventBySlug: t.prismaField({
+      ...REST,
+      type: TecSingleEvent,
+      args: {
+        slug: t.arg.string({ required: true, description: 'the event post name' }),
+        password: t.arg.string({ description: 'The event password' }),
+      },
+      resolve: async (query, _root, { slug, password }, ctx) =>
+        assertReadable(
+          'event',
+          await ctx.db.event.findUnique({ ...query, where: { slug } }),
+          slug,
+          ctx.viewer,
+          password,
+        ),
+    }),
+    tecEventsFeed: t.field({
+      ...REST,
+      type: TecFeed,
+      args: {
+        ...filterArgs,
+        limit: t.arg.int({
+          description: `The most events the feed holds (default ${FEED_DEFAULT_LIMIT}, at most ${FEED_MAX_LIMIT}), in list order`,
+        }),
+      },
+      resolve: (_root, args, ctx) =>
+        eventsFeed(ctx, listFilter(args), args.limit, { style: 'rest', password: args.password }),
+    }),
+    tecEventFeed: t.field({
+      ...REST,
+      type: TecFeed,
+      args: {
+        id: t.arg.int({ required: true, description: 'the event post ID' }),
+        password: t.arg.string({ description: 'The event password' }),
+      },
+      resolve: (_root, { id, password }, ctx) => eventFeed(ctx, { id }, password),
+    }),
+    tecEventBySlugFeed: t.field({
+      ...REST,
+      type: TecFeed,
+      args: {
+        slug: t.arg.string({ required: true, description: 'the event post name' }),
+        password: t.arg.string({ description: 'The event password' }),
+      },
+      resolve: (_root, { slug, password }, ctx) => eventFeed(ctx, { slug }, password),
+    }),
+  };
+});
 
 // Writes (POST /events, POST|PUT|PATCH|DELETE /events/{id} and /events/by-slug/{slug}): the flat TEC
 // body as JSON; they answer in the list representation (no json_ld).

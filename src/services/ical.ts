@@ -1,0 +1,206 @@
+import { getVtimezoneComponent } from '@touch4it/ical-timezones';
+import ical, { type ICalCalendar } from 'ical-generator';
+import { DateTime } from 'luxon';
+import type { Context } from '../context.js';
+import { type ApiError, invalidParams } from '../domain/errors.js';
+import { canRead } from '../domain/permissions.js';
+import { permalink } from '../domain/urls.js';
+import { assertReadable, contentWithheld, judged, passwordHides } from '../domain/visibility.js';
+import type { Prisma } from '../generated/sqlite/client.js';
+import { type EventListFilter, type EventListOptions, resolveEventQuery } from './events.js';
+
+// iCalendar (RFC 5545) feeds. A feed is the event list under another representation: the same
+// filter resolution (`resolveEventQuery`: defaults, visibility, statuses) and the same withholding of
+// password-protected content, so a feed never shows what the JSON list would not.
+
+/** Events a feed holds by default, and the most `limit` may ask for. */
+export const FEED_DEFAULT_LIMIT = 500;
+export const FEED_MAX_LIMIT = 5000;
+
+const feedInclude = {
+  image: true,
+  venues: { orderBy: { position: 'asc' }, include: { venue: true } },
+  organizers: { orderBy: { position: 'asc' }, include: { organizer: true } },
+  terms: { orderBy: { position: 'asc' }, include: { term: true } },
+} as const satisfies Prisma.EventInclude;
+
+type FeedEvent = Prisma.EventGetPayload<{ include: typeof feedInclude }>;
+
+export interface Feed {
+  calendar: string;
+  filename: string;
+}
+
+function invalidLimit(): ApiError {
+  return invalidParams({ limit: `Invalid parameter: an integer between 1 and ${FEED_MAX_LIMIT}.` });
+}
+
+/** The events of a list query (in list order) as one calendar. */
+export async function eventsFeed(
+  ctx: Context,
+  filter: EventListFilter,
+  limit: number | null | undefined,
+  options: EventListOptions & { password?: string | null },
+): Promise<Feed> {
+  const take = limit ?? FEED_DEFAULT_LIMIT;
+  if (!Number.isInteger(take) || take < 1 || take > FEED_MAX_LIMIT) throw invalidLimit();
+  const query = await resolveEventQuery(ctx, filter, options);
+  let events: FeedEvent[];
+  if (query.distances) {
+    // Geo lists: nearest first, as the JSON list orders them.
+    const rows = await ctx.db.event.findMany({ where: query.where, include: feedInclude });
+    const distance = (e: FeedEvent) =>
+      Math.min(...e.venues.map((link) => query.distances!.get(link.venueId) ?? Infinity));
+    rows.sort((a, b) => distance(a) - distance(b) || a.localStart.localeCompare(b.localStart) || a.id - b.id);
+    events = rows.slice(0, take);
+  } else {
+    events = await ctx.db.event.findMany({
+      where: query.where,
+      orderBy: query.orderBy,
+      take,
+      include: feedInclude,
+    });
+  }
+  return {
+    calendar: renderCalendar(ctx, events, options.password ?? null).toString(),
+    filename: 'events.ics',
+  };
+}
+
+/** One readable event as a calendar (403/404 exactly as the JSON single-event routes). */
+export async function eventFeed(
+  ctx: Context,
+  where: { id: number } | { slug: string },
+  password: string | null | undefined,
+): Promise<Feed> {
+  const key = 'id' in where ? where.id : where.slug;
+  const event = assertReadable(
+    'event',
+    await ctx.db.event.findUnique({ where, include: feedInclude }),
+    key,
+    ctx.viewer,
+    password,
+  );
+  return {
+    calendar: renderCalendar(ctx, [event], password ?? null).toString(),
+    filename: `${event.slug}.ics`,
+  };
+}
+
+/** `webcal://` form of a feed address, which calendar applications open as a subscription. */
+export function webcalUrl(httpUrl: string): string {
+  return httpUrl.replace(/^https?:\/\//, 'webcal://');
+}
+
+/** Plain text for DESCRIPTION: tags dropped, block ends as line breaks, entities decoded. */
+function plainText(html: string): string {
+  return html
+    .replace(/<\s*br\s*\/?>/gi, '\n')
+    .replace(/<\/\s*(p|div|li|h[1-6])\s*>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#0?39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+const zoneKnown = new Map<string, boolean>();
+
+/** The TZID to write for an event zone, or null when no VTIMEZONE can be generated for it. */
+function icalZone(zone: string): string | null {
+  // The generator's name for UTC is Etc/UTC (a bare "UTC" would be written as floating time).
+  const name = zone === 'UTC' ? 'Etc/UTC' : zone;
+  let known = zoneKnown.get(name);
+  if (known === undefined) {
+    known = Boolean(getVtimezoneComponent(name));
+    zoneKnown.set(name, known);
+  }
+  return known ? name : null;
+}
+
+function dateOnly(wall: string): string {
+  return wall.slice(0, 10);
+}
+
+function renderCalendar(ctx: Context, events: FeedEvent[], password: string | null): ICalCalendar {
+  const siteZone = ctx.config.siteTimezone;
+  const host = new URL(ctx.urls.site).hostname;
+  const calendar = ical({
+    name: `${host} events`,
+    prodId: { company: host, product: 'calendar-service', language: 'EN' },
+    // No calendar-wide zone: each event names its own, and the generator writes one VTIMEZONE (with
+    // its DST rules) for every zone used.
+    timezone: { name: null, generator: getVtimezoneComponent },
+  });
+  calendar.x('X-WR-TIMEZONE', siteZone);
+  for (const event of events) {
+    const withheld = contentWithheld(judged(event, ctx.viewer, password));
+    // The UID names the record, not its times, so a calendar updates (rather than duplicates) the
+    // entry when the event moves; SEQUENCE grows with every saved change (seconds since creation).
+    const sequence = Math.max(
+      0,
+      Math.floor((event.modifiedAt.getTime() - event.publishedAt.getTime()) / 1000),
+    );
+    const url = permalink(ctx.urls, 'event', event);
+    const entry = calendar.createEvent({
+      id: `${event.id}@${host}`,
+      sequence,
+      stamp: event.modifiedAt,
+      created: event.publishedAt,
+      lastModified: event.modifiedAt,
+      summary: event.title,
+      url,
+      start: event.startsAt,
+    });
+    if (event.allDay) {
+      // VALUE=DATE with an exclusive end: the day after the last day.
+      const last = DateTime.fromISO(dateOnly(event.localEnd), { zone: 'UTC' });
+      entry.allDay(true);
+      entry.timezone(null);
+      entry.start(dateOnly(event.localStart));
+      entry.end(last.plus({ days: 1 }).toISODate() as string);
+    } else {
+      const zone = icalZone(event.timezone);
+      // Zoned times as wall clocks with TZID; a zone without tz data (a fixed offset) as UTC instants.
+      entry.timezone(zone);
+      entry.start(zone ? DateTime.fromJSDate(event.startsAt, { zone }) : event.startsAt);
+      entry.end(zone ? DateTime.fromJSDate(event.endsAt, { zone }) : event.endsAt);
+    }
+    if (withheld) continue;
+    if (event.description) {
+      entry.description({ plain: plainText(event.description), html: event.description });
+    }
+    const venue = event.venues
+      .map((link) => link.venue)
+      .find((v) => canRead(ctx.viewer, v) && !passwordHides(ctx.viewer, v));
+    if (venue) {
+      const address = [venue.address, venue.city, venue.stateprovince || venue.state || venue.province]
+        .concat([venue.zip, venue.country])
+        .filter(Boolean)
+        .join(', ');
+      entry.location({
+        title: venue.name,
+        address: address || undefined,
+        geo:
+          venue.geoLat !== null && venue.geoLng !== null
+            ? { lat: venue.geoLat, lon: venue.geoLng }
+            : undefined,
+      });
+    }
+    const organizer = event.organizers
+      .map((link) => link.organizer)
+      .find((o) => canRead(ctx.viewer, o) && !passwordHides(ctx.viewer, o));
+    // ORGANIZER is a cal-address: an organizer without an e-mail address is left out.
+    if (organizer?.email) entry.organizer({ name: organizer.name, email: organizer.email });
+    const categories = event.terms
+      .map((link) => link.term)
+      .filter((term) => term.taxonomy === 'tribe_events_cat');
+    if (categories.length) entry.categories(categories.map((term) => ({ name: term.name })));
+    if (event.image) entry.attachments([event.image.url]);
+  }
+  return calendar;
+}
