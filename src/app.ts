@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { createYoga } from 'graphql-yoga';
 import Koa, { type Context as KoaContext } from 'koa';
 import { restRoutes } from '../rest-map/routes.js';
@@ -16,6 +17,10 @@ import { isApiError } from './domain/errors.js';
 import type { Viewer } from './domain/permissions.js';
 import { exposeErrorStatusPlugin } from './graphql-errors.js';
 import type { Logger } from './logger.js';
+import { Lifecycle, within } from './ops/lifecycle.js';
+import type { Metrics } from './ops/metrics.js';
+import { metricsEndpoint, recordRequests } from './ops/http-metrics.js';
+import { loggerOf, requestIds } from './ops/request-id.js';
 import { INTERNAL_ERROR, JSON_CONTENT_TYPE, NO_ROUTE, sendError, wordPressError } from './rest/errors.js';
 import { createRestRouter } from './rest/adapter.js';
 import { NAMESPACE } from './rest/discovery.js';
@@ -32,35 +37,44 @@ export interface AppOptions {
   writes?: WritePipeline;
   /** The response cache; by default a new one configured by `config.cache`. */
   cache?: ResponseCache;
+  /** Prometheus metrics; without them `/metrics` is not served and nothing is measured. */
+  metrics?: Metrics;
+  /** Draining state and readiness checks shared with the process that listens (`server.ts`). */
+  lifecycle?: Lifecycle;
 }
 
 function viewerOf(koa: KoaContext): Viewer | undefined {
   return koa.state.viewer as Viewer | undefined;
 }
 
-const HEALTH_TIMEOUT_MS = 2000;
+const READINESS_TIMEOUT_MS = 2000;
 
-/** Whether the database answers a trivial query within the time limit. */
-async function databaseHealth(db: Db, logger: Logger): Promise<{ reachable: boolean; latency_ms: number }> {
-  const started = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      db.$queryRawUnsafe('SELECT 1'),
-      new Promise((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`no answer within ${HEALTH_TIMEOUT_MS} ms`)),
-          HEALTH_TIMEOUT_MS,
-        );
-      }),
-    ]);
-    return { reachable: true, latency_ms: Math.round(performance.now() - started) };
-  } catch (error) {
-    logger.warn({ err: error }, 'health check: database unreachable');
-    return { reachable: false, latency_ms: Math.round(performance.now() - started) };
-  } finally {
-    clearTimeout(timer);
-  }
+/** Each dependency the instance needs, asked in parallel with a time limit: `ok` or `unavailable`. */
+async function readiness(
+  db: Db,
+  lifecycle: Lifecycle,
+  logger: Logger,
+): Promise<{ ready: boolean; checks: Record<string, string> }> {
+  const checks: Array<[string, () => Promise<unknown>]> = [
+    ['database', () => db.$queryRawUnsafe('SELECT 1')],
+    ...lifecycle.readinessChecks(),
+  ];
+  const results = await Promise.all(
+    checks.map(async ([name, check]) => {
+      try {
+        await within(check(), READINESS_TIMEOUT_MS, name);
+        return [name, 'ok'] as const;
+      } catch (error) {
+        // The detail goes to the log only: probes are unauthenticated.
+        logger.warn({ err: error, check: name }, 'readiness check failed');
+        return [name, 'unavailable'] as const;
+      }
+    }),
+  );
+  return {
+    ready: !lifecycle.isDraining && results.every(([, state]) => state === 'ok'),
+    checks: Object.fromEntries(results),
+  };
 }
 
 function versionInfo(config: Config) {
@@ -75,7 +89,15 @@ function versionInfo(config: Config) {
 }
 
 /** The whole service as a Koa app that does not listen: `server.ts` listens, tests call it in-process. */
-export function buildApp({ db, config, logger, writes: pipeline, cache: givenCache }: AppOptions): Koa {
+export function buildApp({
+  db,
+  config,
+  logger,
+  writes: pipeline,
+  cache: givenCache,
+  metrics,
+  lifecycle = new Lifecycle(),
+}: AppOptions): Koa {
   const writes =
     pipeline ??
     new WritePipeline({
@@ -87,6 +109,13 @@ export function buildApp({ db, config, logger, writes: pipeline, cache: givenCac
   const deps = { db, config, writes };
   const app = new Koa();
   app.proxy = true;
+  // Koa prints errors it sees after a response started (a client that hung up mid-stream) as plain
+  // text on stderr; with a listener they become JSON log lines, aborted requests at debug.
+  app.on('error', (error: NodeJS.ErrnoException, ctx?: KoaContext) => {
+    const log = ctx ? loggerOf(ctx, logger) : logger;
+    if (isAbort(error)) log.debug({ code: error.code }, 'client closed the connection');
+    else log.error({ err: error }, 'response failed');
+  });
 
   const yoga = createYoga<{ koa: KoaContext }, Context>({
     schema: publicSchema,
@@ -105,6 +134,7 @@ export function buildApp({ db, config, logger, writes: pipeline, cache: givenCac
       error: (...args) => logger.error(args.join(' ')),
     },
     plugins: [
+      ...(metrics ? [usePrometheus({ registry: metrics.registry, endpoint: false })] : []),
       maxDepthPlugin({ n: config.graphqlMaxDepth }),
       costLimitPlugin({ maxCost: 20000 }),
       exposeErrorStatusPlugin(),
@@ -120,19 +150,22 @@ export function buildApp({ db, config, logger, writes: pipeline, cache: givenCac
   });
   const graphqlRead = graphqlReadKey(cache);
 
+  app.use(requestIds(logger));
+
   // Last line of defence: nothing escapes as a stack trace or an HTML page.
   app.use(async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      logger.error({ err: error, method: ctx.method, url: ctx.url }, 'unhandled error');
+      loggerOf(ctx, logger).error({ err: error, method: ctx.method, path: ctx.path }, 'unhandled error');
       sendError(ctx, INTERNAL_ERROR());
     }
   });
 
-  // Operations endpoints, before the access log and authentication: probes need neither.
+  // Operations endpoints, before the access log, rate limits and authentication: probes need none.
+  if (metrics && config.metricsToken) app.use(metricsEndpoint(metrics, config.metricsToken));
   app.use(async (ctx, next) => {
-    if (ctx.path !== '/healthz' && ctx.path !== '/version') return next();
+    if (ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== '/version') return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return sendError(ctx, NO_ROUTE(405), { Allow: 'GET' });
     ctx.set('Cache-Control', 'no-store');
     ctx.type = JSON_CONTENT_TYPE;
@@ -140,23 +173,21 @@ export function buildApp({ db, config, logger, writes: pipeline, cache: givenCac
       ctx.body = JSON.stringify(versionInfo(config));
       return;
     }
-    const database = await databaseHealth(db, logger);
-    ctx.status = database.reachable ? 200 : 503;
+    // Liveness: the process answers. Readiness: it may take traffic (not draining, dependencies up).
+    if (ctx.path === '/healthz') {
+      ctx.body = JSON.stringify({ status: 'ok' });
+      return;
+    }
+    const { ready, checks } = await readiness(db, lifecycle, loggerOf(ctx, logger));
+    ctx.status = ready ? 200 : 503;
     ctx.body = JSON.stringify({
-      status: database.reachable ? 'ok' : 'unavailable',
-      database: { provider: config.databaseProvider, ...database },
+      status: ready ? 'ready' : lifecycle.isDraining ? 'draining' : 'unavailable',
+      checks,
     });
   });
 
-  // Access log without the query string: it may carry an event `password`.
-  app.use(async (ctx, next) => {
-    const started = performance.now();
-    await next();
-    logger.info(
-      { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
-      'request',
-    );
-  });
+  // Access log (and metrics) without the query string: it may carry an event `password`.
+  app.use(recordRequests(logger, metrics));
 
   // Every request is anonymous or authenticated here, once, for REST and GraphQL alike.
   const authenticator = new Authenticator(db);
@@ -171,7 +202,10 @@ export function buildApp({ db, config, logger, writes: pipeline, cache: givenCac
       ctx.type = 'application/json';
       ctx.body = JSON.stringify({
         errors: [
-          { message: error.message, extensions: { code: error.code, http: { status: error.status } } },
+          {
+            message: error.message,
+            extensions: { code: error.code, http: { status: error.status } },
+          },
         ],
       });
       return;
@@ -287,4 +321,10 @@ function graphqlReadKey(cache: ResponseCache) {
       body,
     };
   };
+}
+
+const ABORT_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+function isAbort(error: NodeJS.ErrnoException): boolean {
+  return error.code !== undefined && ABORT_CODES.has(error.code);
 }

@@ -19,7 +19,14 @@ const EnvSchema = z.object({
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(10),
   CALENDAR_CACHE: z.enum(['on', 'off']).default('on'),
   CALENDAR_CACHE_MB: z.coerce.number().min(1).max(65536).default(64),
-  REDIS_URL: z.string().min(1).optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  CALENDAR_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  CALENDAR_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  CALENDAR_METRICS_HOST: z.string().default('127.0.0.1'),
+  CALENDAR_SHUTDOWN_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
 });
 
 export type DatabaseProvider = 'sqlite' | 'postgresql';
@@ -38,8 +45,14 @@ export interface Config {
   graphqlMaxDepth: number;
   /** The shared response cache of anonymous reads, and its bound in bytes. */
   cache: { enabled: boolean; maxBytes: number };
-  /** Where instances publish cache invalidations to each other. */
   redisUrl?: string;
+  /** `/metrics` on the public port needs `Authorization: Bearer <token>`; without a token it is not served there. */
+  metricsToken?: string;
+  /** A separate listener that serves only `/metrics`, without a token (bind it to a private address). */
+  metricsPort?: number;
+  metricsHost: string;
+  /** How long in-flight requests may take to finish after SIGTERM. */
+  shutdownMs: number;
 }
 
 export function databaseProviderOf(url: string): DatabaseProvider {
@@ -68,5 +81,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     cache: { enabled: e.CALENDAR_CACHE === 'on', maxBytes: Math.round(e.CALENDAR_CACHE_MB * 1024 * 1024) },
     redisUrl: e.REDIS_URL,
+    metricsToken: e.CALENDAR_METRICS_TOKEN,
+    metricsPort: e.CALENDAR_METRICS_PORT,
+    metricsHost: e.CALENDAR_METRICS_HOST,
+    shutdownMs: e.CALENDAR_SHUTDOWN_MS,
   };
 }

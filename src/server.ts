@@ -1,33 +1,86 @@
+import { createServer, type Server } from 'node:http';
+import Koa from 'koa';
 import { bootstrapAdministrator } from './auth/users.js';
 import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createDb } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createLogger } from './logger.js';
+import { metricsEndpoint } from './ops/http-metrics.js';
+import { Lifecycle } from './ops/lifecycle.js';
+import { Metrics } from './ops/metrics.js';
+import { connectRedis } from './ops/redis.js';
 import { WritePipeline } from './services/transactions.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
+const lifecycle = new Lifecycle();
+const metricsOn = config.metricsToken !== undefined || config.metricsPort !== undefined;
+const metrics = metricsOn ? new Metrics() : undefined;
+
 const { applied } = await migrateDatabase(config.databaseUrl);
 if (applied.length) logger.info({ applied }, 'database migrated');
-const db = await createDb(config.databaseUrl);
+const db = await createDb(config.databaseUrl, { metrics });
+lifecycle.onClose('database', () => db.$disconnect());
 const writes = new WritePipeline({
   onListenerError: (error) => logger.error({ err: error }, 'after-commit listener failed'),
 });
 if (await bootstrapAdministrator({ db, config, writes }, config.adminUser, config.adminPassword)) {
   logger.info({ login: config.adminUser }, 'created the first administrator from CALENDAR_ADMIN_USER');
 }
-const server = buildApp({ db, config, logger, writes }).listen(config.port, config.host, () => {
-  logger.info(
-    { port: config.port, provider: config.databaseProvider },
-    `listening on http://${config.host}:${config.port}`,
-  );
-});
+if (config.redisUrl) {
+  const redis = connectRedis(config.redisUrl, logger);
+  lifecycle.addReadinessCheck('redis', async () => void (await redis.ping()));
+  lifecycle.onClose('redis', async () => void (await redis.quit()));
+}
 
+const server = buildApp({ db, config, logger, writes, metrics, lifecycle }).listen(
+  config.port,
+  config.host,
+  () => {
+    logger.info(
+      { port: config.port, provider: config.databaseProvider },
+      `listening on http://${config.host}:${config.port}`,
+    );
+  },
+);
+
+// Scrapes on a private listener need no token; the public port serves /metrics only with one.
+let metricsServer: Server | undefined;
+if (metrics && config.metricsPort !== undefined) {
+  const scrape = new Koa();
+  scrape.use(metricsEndpoint(metrics));
+  metricsServer = createServer(scrape.callback()).listen(config.metricsPort, config.metricsHost);
+  lifecycle.onClose(
+    'metrics listener',
+    () => new Promise<void>((done) => metricsServer!.close(() => done())),
+  );
+}
+
+/**
+ * Drains, then exits 0: `/readyz` turns 503 at once, the listener stops accepting, idle keep-alive
+ * connections close, in-flight requests get `CALENDAR_SHUTDOWN_MS` to finish (then their sockets
+ * are cut), and only then are Redis and the database closed and the logs flushed.
+ */
+let stopping = false;
 async function shutdown(signal: string): Promise<void> {
-  logger.info({ signal }, 'shutting down');
-  server.close();
-  await db.$disconnect();
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal, deadline_ms: config.shutdownMs }, 'draining');
+  lifecycle.beginDraining();
+  const closed = new Promise<void>((done) => server.close(() => done()));
+  server.closeIdleConnections();
+  // Responses still being written ask their clients to close the connection afterwards.
+  server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
+  const deadline = setTimeout(() => {
+    logger.warn('shutdown deadline reached; closing the remaining connections');
+    server.closeAllConnections();
+  }, config.shutdownMs);
+  await closed;
+  clearTimeout(deadline);
+  await lifecycle.close((name, error) => logger.error({ err: error, resource: name }, 'close failed'));
+  logger.info('stopped');
+  logger.flush();
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -347,7 +347,7 @@ describe('routing around the API', () => {
       expect(res.body).toEqual({
         code: 'rest_no_route',
         message: 'No route was found matching the URL and request method.',
-        data: { status: 404 },
+        data: { status: 404, request_id: expect.any(String) },
       });
     }
     for (const path of [API, `${API}/doc`, `/fr${API}`]) {

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { databaseProviderOf } from '../config.js';
 import { PrismaClient } from '../generated/sqlite/client.js';
+import type { Metrics } from '../ops/metrics.js';
 
 // Both generated clients expose the same model API (they come from one schema); the application is
 // typed against the SQLite one and receives the PostgreSQL one behind the same type.
@@ -11,6 +12,8 @@ export type Db = PrismaClient;
 export interface DbOptions {
   /** Called once per SQL statement Prisma sends; tests use it to prove lists are free of N+1. */
   onQuery?: (sql: string) => void;
+  /** Counts SQL statements and times model operations; the pool gauges follow on PostgreSQL. */
+  metrics?: Metrics;
 }
 
 /** `file:./data/x.db` or a bare path → an absolute file path (its folder is created). */
@@ -21,22 +24,46 @@ export function sqliteFilePath(url: string): string {
 }
 
 export async function createDb(databaseUrl: string, options: DbOptions = {}): Promise<Db> {
-  const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
+  const { metrics } = options;
+  const log = options.onQuery || metrics ? [{ emit: 'event' as const, level: 'query' as const }] : [];
   let db: Db;
   if (databaseProviderOf(databaseUrl) === 'postgresql') {
     const { PrismaPg } = await import('@prisma/adapter-pg');
+    const { default: pg } = await import('pg');
     const { PrismaClient: PgClient } = await import('../generated/postgres/client.js');
-    const adapter = new PrismaPg({ connectionString: databaseUrl, max: 10 });
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+    metrics?.observePool(pool);
+    // The adapter does not end a pool it was handed unless told to; $disconnect must.
+    const adapter = new PrismaPg(pool as unknown as ConstructorParameters<typeof PrismaPg>[0], {
+      disposeExternalPool: true,
+    });
     db = new PgClient({ adapter, log }) as unknown as Db;
   } else {
     const adapter = new PrismaBetterSqlite3({ url: `file:${sqliteFilePath(databaseUrl)}` });
     db = new PrismaClient({ adapter, log });
   }
-  if (options.onQuery) {
-    const onQuery = options.onQuery;
-    (db as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) =>
-      onQuery(e.query),
-    );
+  const onQuery = options.onQuery;
+  if (onQuery || metrics) {
+    (db as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => {
+      onQuery?.(e.query);
+      metrics?.sqlStatements.inc();
+    });
   }
-  return db;
+  return metrics ? timed(db, metrics) : db;
+}
+
+/** The same client, each model operation timed by model and operation name. */
+function timed(db: Db, metrics: Metrics): Db {
+  return db.$extends({
+    query: {
+      async $allOperations({ model, operation, args, query }) {
+        const stop = metrics.dbOperations.startTimer({ model: model ?? 'raw', operation });
+        try {
+          return await query(args);
+        } finally {
+          stop();
+        }
+      },
+    },
+  }) as unknown as Db;
 }

@@ -21,7 +21,14 @@ import {
   swaggerUiPage,
   type SofaDocument,
 } from './discovery.js';
-import { JSON_CONTENT_TYPE, NO_ROUTE, fromGraphQLError, sendError, wordPressError } from './errors.js';
+import {
+  JSON_CONTENT_TYPE,
+  NO_ROUTE,
+  type WordPressError,
+  fromGraphQLError,
+  sendError,
+  wordPressError,
+} from './errors.js';
 import { argumentsFromRequest, toSofaQuery } from './params.js';
 
 // The one engine behind `rest-map/`: Koa matches the reference's paths (with an optional language
@@ -317,12 +324,7 @@ export function createRestRouter(options: {
           );
           const response = await sofa.fetch(request, { appContext: options.createContext(ctx, language) });
           const payload: unknown = await response.json();
-          if (!response.ok) {
-            ctx.status = response.status;
-            ctx.type = JSON_CONTENT_TYPE;
-            ctx.body = JSON.stringify(payload);
-            return;
-          }
+          if (!response.ok) return sendError(ctx, payload as WordPressError);
           shapeSuccess(ctx, route, payload, allow);
         };
         if (method === 'GET') await cache.serve(ctx, key, run);

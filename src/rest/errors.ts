@@ -27,6 +27,12 @@ export const INTERNAL_ERROR = () =>
     'The server could not complete the request. The failure has been logged.',
   );
 
+/** The error as sent: its `data` names the request (`request_id`), so a client report leads to the logs. */
+export function withRequestId(ctx: KoaContext, error: WordPressError): WordPressError {
+  const requestId = ctx.state.requestId as string | undefined;
+  return requestId ? { ...error, data: { ...error.data, request_id: requestId } } : error;
+}
+
 export function sendError(
   ctx: KoaContext,
   error: WordPressError,
@@ -35,7 +41,7 @@ export function sendError(
   ctx.status = error.data.status;
   ctx.set(headers);
   ctx.type = JSON_CONTENT_TYPE;
-  ctx.body = JSON.stringify(error);
+  ctx.body = JSON.stringify(withRequestId(ctx, error));
 }
 
 /** An error out of GraphQL execution → the WordPress body; anything not made for clients is a logged 500. */

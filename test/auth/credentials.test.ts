@@ -55,7 +55,7 @@ describe('HTTP Basic with application passwords', () => {
     expect(res.body).toEqual({
       code: 'incorrect_password',
       message: 'The provided password is an invalid application password.',
-      data: { status: 401 },
+      data: { status: 401, request_id: expect.any(String) },
     });
     const gql = await h.http.post('/graphql').auth(editor.login, 'nope').send(viewerQuery).expect(401);
     expect(gql.body.errors[0].extensions).toEqual({ code: 'incorrect_password', http: { status: 401 } });

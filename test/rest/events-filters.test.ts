@@ -96,7 +96,7 @@ describe('paging', () => {
     expect(res.body).toEqual({
       code: 'event-archive-page-not-found',
       message: 'The requested event archive page does not exist',
-      data: { status: 404 },
+      data: { status: 404, request_id: expect.any(String) },
     });
   });
 
@@ -258,7 +258,11 @@ describe('date window and date filters', () => {
     expect(bad.body).toMatchObject({
       code: 'rest_invalid_param',
       message: 'Invalid parameter(s): start_date, ends_after',
-      data: { status: 400, params: { start_date: 'Invalid parameter.', ends_after: 'Invalid parameter.' } },
+      data: {
+        status: 400,
+        request_id: expect.any(String),
+        params: { start_date: 'Invalid parameter.', ends_after: 'Invalid parameter.' },
+      },
     });
   });
 
@@ -643,7 +647,7 @@ describe('include, post_parent, hide_from_listings, ticketed', () => {
     expect(unknown.body).toEqual({
       code: 'rest-invalid-event-id',
       message: 'The specified ID for the "post_parent" parameter is not a valid event.',
-      data: { status: 400 },
+      data: { status: 400, request_id: expect.any(String) },
     });
     expect((await list('post_parent=foo-bar', 400)).body.code).toBe('rest_invalid_param');
   });
@@ -663,7 +667,7 @@ describe('include, post_parent, hide_from_listings, ticketed', () => {
           ticketed: {
             code: 'event-tickets-not-active',
             message: 'Event Tickets plugin is not activated.',
-            data: { status: 400 },
+            data: { status: 400, request_id: expect.any(String) },
           },
         },
       },

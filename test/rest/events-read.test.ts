@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 
-const sample = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+import { sample } from '../helpers/samples.js';
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
 function shape(value: unknown): unknown {
@@ -85,7 +83,7 @@ describe('GET /events/{id}', () => {
     expect(missing.body).toEqual({
       code: 'rest-event-not-found',
       message: 'Event with ID 999999 does not exist.',
-      data: { status: 404 },
+      data: { status: 404, request_id: expect.any(String) },
     });
     const bad = await h.http.get(`${API}/events/abc`).expect(404);
     expect(bad.body.code).toBe('rest_no_route');

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
@@ -7,8 +6,7 @@ import { createUser } from '../helpers/users.js';
 // GET /events/{id} and /events/by-slug/{slug}: visibility (tec-reference §3.2, §4.3, D1) and the full
 // representation, compared with the captured samples.
 
-const sample = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+import { sample } from '../helpers/samples.js';
 
 /** Key order and JSON types, recursively (arrays: first element). */
 function shape(value: unknown): unknown {
@@ -219,7 +217,7 @@ describe('who may read a single event', () => {
     expect(res.body).toEqual({
       code: 'rest-event-not-found',
       message: 'Event with ID 987654 does not exist.',
-      data: { status: 404 },
+      data: { status: 404, request_id: expect.any(String) },
     });
     await h.http.get(`${API}/events/0`).expect(404);
     expect((await h.http.get(`${API}/events/12abc`).expect(404)).body.code).toBe('rest_no_route');
@@ -233,7 +231,7 @@ describe('who may read a single event', () => {
       expect(res.body).toEqual({
         code: 'event-no-longer-available',
         message: 'This event is no longer available',
-        data: { status: 403 },
+        data: { status: 403, request_id: expect.any(String) },
       });
     }
   });
@@ -243,7 +241,7 @@ describe('who may read a single event', () => {
     expect(anonymous.body).toEqual({
       code: 'event-not-accessible',
       message: 'The requested event is not accessible',
-      data: { status: 403 },
+      data: { status: 403, request_id: expect.any(String) },
     });
     await h.http.get(`${API}/events/${ids.draft}`).auth(otherAuthor.login, otherAuthor.password).expect(403);
     const own = await h.http
@@ -270,7 +268,7 @@ describe('who may read a single event', () => {
     expect(res.body).toEqual({
       code: 'event-password-protected',
       message: 'The requested event is not accessible without a password',
-      data: { status: 403 },
+      data: { status: 403, request_id: expect.any(String) },
     });
     await h.http.get(`${API}/events/${ids.locked}?password=wrong`).expect(403);
     const open = await h.http.get(`${API}/events/${ids.locked}?password=s3cret`).expect(200);
@@ -300,7 +298,7 @@ describe('GET /events/by-slug/{slug}', () => {
     expect(missing.body).toEqual({
       code: 'rest-event-not-found',
       message: 'Event with slug no-such-event does not exist.',
-      data: { status: 404 },
+      data: { status: 404, request_id: expect.any(String) },
     });
     expect((await h.http.get(`${API}/events/by-slug/a-draft`).expect(403)).body.code).toBe(
       'event-not-accessible',

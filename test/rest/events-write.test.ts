@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
@@ -9,8 +8,7 @@ import { createUser } from '../helpers/users.js';
 // §4.2; reference §3.2, §4.1, §6; D3, D4, D9, D14, D17): EventInsertionCest, EventUpdateCest,
 // EventDeletionCest, the event rows of AuthorizationCest and tec-reference §9 items 10–14.
 
-const sample = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+import { sample } from '../helpers/samples.js';
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
 function shape(value: unknown): unknown {
@@ -76,7 +74,10 @@ describe('POST /events', () => {
 
   it('refuses subscribers with 403', async () => {
     const res = await create(REQUIRED, subscriber).expect(403);
-    expect(res.body).toMatchObject({ code: 'rest_forbidden', data: { status: 403 } });
+    expect(res.body).toMatchObject({
+      code: 'rest_forbidden',
+      data: { status: 403, request_id: expect.any(String) },
+    });
   });
 
   it('creates an event: 201, Location, the reference shape (sample 13) and no json_ld', async () => {
@@ -189,7 +190,7 @@ describe('POST /events', () => {
     expect(res.body).toMatchObject({
       code: 'rest_invalid_param',
       message: `Invalid parameter(s): ${param}`,
-      data: { status: 400 },
+      data: { status: 400, request_id: expect.any(String) },
     });
     expect(Object.keys(res.body.data.params)).toEqual([param]);
   });
@@ -644,7 +645,10 @@ describe('POST /events', () => {
       const known = await create({ ...REQUIRED, tags: 'known tag' }, contributor).expect(201);
       expect(known.body.tags.map((t: { name: string }) => t.name)).toEqual(['Known Tag']);
       const res = await create({ ...REQUIRED, tags: 'Invented By Author' }, author).expect(403);
-      expect(res.body).toMatchObject({ code: 'rest_cannot_create_term', data: { status: 403 } });
+      expect(res.body).toMatchObject({
+        code: 'rest_cannot_create_term',
+        data: { status: 403, request_id: expect.any(String) },
+      });
       expect(await h.db.term.count({ where: { name: 'Invented By Author' } })).toBe(0);
     });
   });
@@ -705,7 +709,7 @@ describe('POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}', () => {
     expect(res.body).toEqual({
       code: 'rest-event-not-found',
       message: 'Event with ID 99999 does not exist.',
-      data: { status: 404 },
+      data: { status: 404, request_id: expect.any(String) },
     });
     await update('by-slug/no-such-event', { title: 'x' }, admin).expect(404);
   });

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer } from '../helpers/fixtures.js';
@@ -7,8 +6,7 @@ import { createUser } from '../helpers/users.js';
 // GET /organizers/{id}, /organizers/by-slug/{slug} and /organizers (reference §1.3, §2, §3.2, §4.3,
 // D1, D6): OrganizerSingleCest, OrganizerSingleSlugCest and OrganizerArchiveCest.
 
-const sample = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+import { sample } from '../helpers/samples.js';
 
 function shape(value: unknown): unknown {
   if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
@@ -78,7 +76,7 @@ describe('GET /organizers/{id}', () => {
     expect((await h.http.get(`${API}/organizers/999999`).expect(404)).body).toEqual({
       code: 'organizer-not-found',
       message: 'The requested post ID does not exist or is not an organizer',
-      data: { status: 404 },
+      data: { status: 404, request_id: expect.any(String) },
     });
     expect((await h.http.get(`${API}/organizers/by-slug/nobody`).expect(404)).body.code).toBe(
       'organizer-not-found',
@@ -90,7 +88,7 @@ describe('GET /organizers/{id}', () => {
     expect((await h.http.get(`${API}/organizers/${ids.draft}`).expect(403)).body).toEqual({
       code: 'organizer-not-accessible',
       message: 'The requested organizer is not accessible',
-      data: { status: 403 },
+      data: { status: 403, request_id: expect.any(String) },
     });
     await h.http.get(`${API}/organizers/by-slug/draft-org`).expect(403);
     await h.http.get(`${API}/organizers/${ids.draft}`).auth(editor.login, editor.password).expect(200);
@@ -169,7 +167,7 @@ describe('GET /organizers', () => {
     expect((await fresh.http.get(`${API}/organizers?page=3`).expect(404)).body).toEqual({
       code: 'organizer-archive-page-not-found',
       message: 'The requested organizer archive page does not exist',
-      data: { status: 404 },
+      data: { status: 404, request_id: expect.any(String) },
     });
     await fresh.http.get(`${API}/organizers?per_page=0`).expect(400);
   });

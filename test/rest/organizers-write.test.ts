@@ -84,7 +84,7 @@ describe('POST /organizers', () => {
     expect((await call('post', '', { phone: '1' }).expect(400)).body).toEqual({
       code: 'rest_missing_callback_param',
       message: 'Missing parameter(s): organizer',
-      data: { status: 400, params: ['organizer'] },
+      data: { status: 400, request_id: expect.any(String), params: ['organizer'] },
     });
     expect((await call('post', '', { organizer: '' }).expect(400)).body.data.params).toEqual({
       organizer: 'Invalid parameter.',

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createTerm } from '../helpers/fixtures.js';
@@ -8,8 +7,7 @@ import { refreshTermCounts } from '../../src/services/term-counts.js';
 // GET /categories, /categories/{id}, /tags, /tags/{id}: shapes of samples 07, 08, 16, 17, every list
 // filter of seed §4.5 (CategoryArchiveCest, TagArchiveCest, SingleCategoryCest, SingleTagCest) and D1/D2.
 
-const sample = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+import { sample } from '../helpers/samples.js';
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
 function shape(value: unknown): unknown {
@@ -132,7 +130,7 @@ describe('GET /categories/{id} and /tags/{id}', () => {
     expect(missing.body).toEqual({
       code: 'term-not-found',
       message: 'The requested term does not exist',
-      data: { status: 404 },
+      data: { status: 404, request_id: expect.any(String) },
     });
     expect((await h.http.get(`${API}/categories/${ids.outdoor}`).expect(404)).body.code).toBe(
       'term-not-found',

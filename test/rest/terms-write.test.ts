@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createTerm } from '../helpers/fixtures.js';
@@ -7,8 +6,7 @@ import { createUser } from '../helpers/users.js';
 // POST /categories, POST|PUT|PATCH|DELETE /categories/{id} and the same for tags: the reference's
 // Category*/Tag* Insertion, Update and Deletion Cests, with D1 (404), D7 (no 500) and D8 (editors).
 
-const sample = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+import { sample } from '../helpers/samples.js';
 
 /** The sample's category has no parent: compare a child's shape without `urls.up`. */
 function withoutUp(term: { urls: Record<string, string> }) {
@@ -105,7 +103,7 @@ describe('POST /categories', () => {
     expect(res.body).toEqual({
       code: 'term_exists',
       message: 'A term with the name provided already exists with this parent.',
-      data: { status: 400, term_id: existing.id },
+      data: { status: 400, request_id: expect.any(String), term_id: existing.id },
     });
   });
 
@@ -115,7 +113,7 @@ describe('POST /categories', () => {
     expect(anonymous.body).toEqual({
       code: 'rest_forbidden',
       message: 'Sorry, you are not allowed to do that.',
-      data: { status: 401 },
+      data: { status: 401, request_id: expect.any(String) },
     });
     for (const role of ['subscriber', 'contributor', 'author'] as const) {
       const res = await h.http
@@ -139,7 +137,7 @@ describe('POST /categories', () => {
     expect(missing.body).toEqual({
       code: 'rest_missing_callback_param',
       message: 'Missing parameter(s): name',
-      data: { status: 400, params: ['name'] },
+      data: { status: 400, request_id: expect.any(String), params: ['name'] },
     });
     const tag = await createTerm(h.db, 'post_tag', 'A tag');
     const cases: Array<[string, unknown]> = [
@@ -302,7 +300,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     expect(res.body).toEqual({
       code: 'duplicate_term_slug',
       message: 'The slug “slug-b” is already in use by another term.',
-      data: { status: 400 },
+      data: { status: 400, request_id: expect.any(String) },
     });
     // its own slug, or a tag's slug, is fine
     await h.http

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createVenue } from '../helpers/fixtures.js';
@@ -7,8 +6,7 @@ import { createUser } from '../helpers/users.js';
 // GET /venues/{id}, /venues/by-slug/{slug} and /venues (reference §1.2, §2, §3.2, §4.2–4.3, D1, D6):
 // VenueSingleCest, VenueSingleSlugCest and VenueArchiveCest.
 
-const sample = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../../../shared/spec/tec-samples/${name}`, import.meta.url), 'utf8'));
+import { sample } from '../helpers/samples.js';
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
 function shape(value: unknown): unknown {
@@ -113,7 +111,7 @@ describe('GET /venues/{id}', () => {
     expect(missing.body).toEqual({
       code: 'venue-not-found',
       message: 'The requested post ID does not exist or is not an venue',
-      data: { status: 404 },
+      data: { status: 404, request_id: expect.any(String) },
     });
     expect((await h.http.get(`${API}/venues/foo`).expect(404)).body.code).toBe('rest_no_route');
   });
@@ -123,7 +121,7 @@ describe('GET /venues/{id}', () => {
     expect(anonymous.body).toEqual({
       code: 'venue-not-accessible',
       message: 'The requested venue is not accessible',
-      data: { status: 403 },
+      data: { status: 403, request_id: expect.any(String) },
     });
     await h.http.get(`${API}/venues/${ids.draft}`).auth(contributor.login, contributor.password).expect(403);
     const forEditor = await h.http
@@ -251,7 +249,7 @@ describe('GET /venues', () => {
     expect(beyond.body).toEqual({
       code: 'venue-archive-page-not-found',
       message: 'The requested venue archive page does not exist',
-      data: { status: 404 },
+      data: { status: 404, request_id: expect.any(String) },
     });
     for (const query of ['page=0', 'page=-1', 'page=foo', 'per_page=0', 'per_page=foo']) {
       expect((await fresh.http.get(`${API}/venues?${query}`).expect(400)).body.code).toBe(

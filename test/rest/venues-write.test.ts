@@ -66,7 +66,7 @@ describe('POST /venues', () => {
     expect((await create({ venue: 'Nope' }).expect(401)).body).toEqual({
       code: 'rest_forbidden',
       message: 'Sorry, you are not allowed to do that.',
-      data: { status: 401 },
+      data: { status: 401, request_id: expect.any(String) },
     });
     expect((await create({ venue: 'Nope' }, subscriber).expect(403)).body.code).toBe('rest_forbidden');
     expect(await h.db.venue.count({ where: { name: 'Nope' } })).toBe(0);
@@ -147,7 +147,7 @@ describe('POST /venues', () => {
     expect((await create({ city: 'Paris' }).expect(400)).body).toEqual({
       code: 'rest_missing_callback_param',
       message: 'Missing parameter(s): venue',
-      data: { status: 400, params: ['venue'] },
+      data: { status: 400, request_id: expect.any(String), params: ['venue'] },
     });
     const empty = await create({ venue: '   ' }).expect(400);
     expect(empty.body).toMatchObject({
@@ -375,7 +375,7 @@ describe('DELETE /venues/{id}', () => {
     expect((await remove(String(venue.id), editor).expect(410)).body).toEqual({
       code: 'venue-is-in-trash',
       message: 'The venue is already trashed',
-      data: { status: 410 },
+      data: { status: 410, request_id: expect.any(String) },
     });
   });
 
