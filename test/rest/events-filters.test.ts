@@ -662,12 +662,13 @@ describe('include, post_parent, hide_from_listings, ticketed', () => {
       message: 'Invalid parameter(s): ticketed',
       data: {
         status: 400,
+        request_id: expect.any(String),
         params: { ticketed: 'Event Tickets plugin is not activated.' },
         details: {
           ticketed: {
             code: 'event-tickets-not-active',
             message: 'Event Tickets plugin is not activated.',
-            data: { status: 400, request_id: expect.any(String) },
+            data: { status: 400 },
           },
         },
       },
