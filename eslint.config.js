@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'examples/generated/', 'data/', 'coverage/'] },
+  { ignores: ['node_modules/', 'src/generated/', 'examples/generated/', 'data/', 'coverage/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
