@@ -103,7 +103,14 @@ export function buildApp({
     new WritePipeline({
       onListenerError: (error) => logger.error({ err: error }, 'after-commit listener failed'),
     });
-  const cache = givenCache ?? new ResponseCache({ ...config.cache, siteTimezone: config.siteTimezone });
+  const cache =
+    givenCache ??
+    new ResponseCache({
+      ...config.cache,
+      siteTimezone: config.siteTimezone,
+      onEvent: metrics && ((event) => metrics.cacheEvents.inc({ event })),
+    });
+  metrics?.observeCacheSize(() => cache.bytes);
   // The one invalidation path of REST and GraphQL: a committed write, before its response is sent.
   writes.afterCommit(() => cache.invalidate());
   const deps = { db, config, writes };

@@ -32,10 +32,14 @@ export function markClockSensitive(): void {
 /** Headers an entry never keeps: they belong to one exchange. */
 const EXCHANGE_HEADERS = new Set(['content-length', 'date', 'connection', 'set-cookie', 'x-request-id']);
 
+export type CacheEvent = 'hit' | 'miss' | 'eviction' | 'invalidation';
+
 export interface ResponseCacheOptions {
   enabled: boolean;
   maxBytes: number;
   siteTimezone: string;
+  /** Told of every hit, miss, eviction (to stay within the byte bound) and invalidation: metrics. */
+  onEvent?: (event: CacheEvent) => void;
 }
 
 export function strongEtag(body: Buffer | string): string {
@@ -53,6 +57,9 @@ export class ResponseCache {
       ? new LRUCache<string, Entry>({
           maxSize: Math.max(1, options.maxBytes),
           sizeCalculation: (entry, key) => entry.body.length + key.length + 256,
+          dispose: (_entry, _key, reason) => {
+            if (reason === 'evict') options.onEvent?.('eviction');
+          },
         })
       : null;
   }
@@ -65,10 +72,16 @@ export class ResponseCache {
     return this.entries?.size ?? 0;
   }
 
+  /** Bytes held, as counted against the bound. */
+  get bytes(): number {
+    return this.entries?.calculatedSize ?? 0;
+  }
+
   /** Every stored answer is stale from now on. */
   invalidate(): void {
     this.generation++;
     this.entries?.clear();
+    this.options.onEvent?.('invalidation');
     for (const listener of this.listeners) listener();
   }
 
@@ -94,6 +107,7 @@ export class ResponseCache {
    */
   async serve(ctx: KoaContext, key: string | null, compute: () => Promise<unknown>): Promise<void> {
     const entry = key !== null ? this.entries?.get(key) : undefined;
+    if (key !== null && this.entries) this.options.onEvent?.(entry ? 'hit' : 'miss');
     if (entry) {
       ctx.status = entry.status;
       for (const [name, value] of Object.entries(entry.headers)) ctx.set(name, value);

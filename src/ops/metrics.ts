@@ -44,11 +44,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private cacheSize: () => number = () => 0;
+
   readonly cacheBytes = new Gauge({
     name: 'calendar_response_cache_bytes',
     help: 'Bytes held by the response cache.',
     registers: [this.registry],
+    collect: () => this.cacheBytes.set(this.cacheSize()),
   });
+
+  /** The cache's size, read at scrape time. */
+  observeCacheSize(size: () => number): void {
+    this.cacheSize = size;
+  }
 
   constructor() {
     // Process CPU, memory, handles, GC and event-loop lag (nodejs_eventloop_lag_*).

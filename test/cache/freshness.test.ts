@@ -161,9 +161,13 @@ async function graphqlWrite(kind: Kind, operation: Operation, target: Target): P
 
 async function reads(kind: Kind, id: number, http: ReturnType<typeof supertest>) {
   const k = KINDS[kind];
-  const list = await http.get(`${API}/${k.path}?per_page=50`);
-  const single = await http.get(`${API}/${k.path}/${id}`);
-  const graphql = await http.post('/graphql').send({ query: `{ ${k.gqlList} }` });
+  // One request id for every read: error bodies name it, and both apps must answer byte for byte alike.
+  const list = await http.get(`${API}/${k.path}?per_page=50`).set('X-Request-Id', 'freshness');
+  const single = await http.get(`${API}/${k.path}/${id}`).set('X-Request-Id', 'freshness');
+  const graphql = await http
+    .post('/graphql')
+    .set('X-Request-Id', 'freshness')
+    .send({ query: `{ ${k.gqlList} }` });
   return [list, single, graphql].map((res) => ({ status: res.status, body: res.text as string }));
 }
 

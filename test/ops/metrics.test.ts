@@ -126,6 +126,20 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('response cache metrics', () => {
+  it('counts misses, hits and invalidations and reports the bytes held', async () => {
+    const before = await scrape();
+    const count = (families: typeof before, event: string) =>
+      sampleValue(families, 'calendar_response_cache_events_total', { event });
+    await http.get(`${API}/venues?per_page=3`).expect(200);
+    await http.get(`${API}/venues?per_page=3`).expect(200);
+    const after = await scrape();
+    expect(count(after, 'miss')).toBe(count(before, 'miss') + 1);
+    expect(count(after, 'hit')).toBe(count(before, 'hit') + 1);
+    expect(sampleValue(after, 'calendar_response_cache_bytes', {})).toBeGreaterThan(0);
+  });
+});
+
 describe('request ids', () => {
   it('keeps a plausible X-Request-Id and puts it on every log line of the request and in the error body', async () => {
     const res = await http.get(`${API}/events/987654`).set('X-Request-Id', 'client-trace-42').expect(404);
