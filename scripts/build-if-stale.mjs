@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
+import { URL } from 'node:url';
 
 const root = new URL('..', import.meta.url).pathname;
 const built = join(root, 'dist/src/server.js');

@@ -46,11 +46,11 @@ export class Metrics {
 
   private cacheSize: () => number = () => 0;
 
-  readonly cacheBytes = new Gauge({
+  readonly cacheBytes: Gauge = new Gauge({
     name: 'calendar_response_cache_bytes',
     help: 'Bytes held by the response cache.',
     registers: [this.registry],
-    collect: () => this.cacheBytes.set(this.cacheSize()),
+    collect: (): void => this.cacheBytes.set(this.cacheSize()),
   });
 
   /** The cache's size, read at scrape time. */
