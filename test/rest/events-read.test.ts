@@ -93,7 +93,7 @@ describe('GET /events/{id}', () => {
 describe('GET /events', () => {
   it('returns the reference envelope with totals in headers', async () => {
     const res = await h.http.get(`${API}/events`).expect(200);
-    expect(Object.keys(res.body)).toEqual(['events', 'rest_url', 'total', 'total_pages']);
+    expect(Object.keys(res.body)).toEqual(['events', 'rest_url', 'ical_url', 'total', 'total_pages']);
     expect(res.headers['x-tec-total']).toBe('1');
     expect(res.headers['x-tec-totalpages']).toBe('1');
     expect(res.body.events[0].json_ld).toBeUndefined();
