@@ -149,10 +149,20 @@ describe('GraphQL', () => {
   });
 
   it('lists reach the protected event and mark it withheld (so the walk above did find it)', async () => {
-    for (const query of GRAPHQL_PATHS['EventPage.items']!().slice(0, 5)) {
-      const res = await graphql(query, null);
-      expect(res.body.data.events.items).toContainEqual(
-        expect.objectContaining({ id: ids.event, contentWithheld: true, description: '' }),
+    const [byId, ...byWithheldFields] = GRAPHQL_PATHS['EventPage.items']!().slice(0, 6);
+    expect((await graphql(byId!, null)).body.data.events.items).toContainEqual(
+      expect.objectContaining({ id: ids.event, contentWithheld: true, description: '' }),
+    );
+    // Filters on what the listing blanks (venue, organizer, terms, text) do not match it (#13, D21)…
+    for (const query of byWithheldFields) {
+      const items = (await graphql(query, null)).body.data.events.items as Array<{ id: number }>;
+      expect(items.map((item) => item.id)).not.toContain(ids.event);
+    }
+    // …unless the request unlocks it.
+    for (const query of byWithheldFields) {
+      const unlocked = query.replace('events(filter', `events(password: "${PASSWORD}", filter`);
+      expect((await graphql(unlocked, null)).body.data.events.items).toContainEqual(
+        expect.objectContaining({ id: ids.event, contentWithheld: false }),
       );
     }
     const parent = await graphql(`{ event(id: ${ids.child}) { postParent { id contentWithheld } } }`, null);

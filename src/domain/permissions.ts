@@ -97,6 +97,52 @@ export function canEdit(viewer: Viewer, post: OwnedPost): boolean {
   return true;
 }
 
+/**
+ * `canRead` / `canEdit` as database conditions, for lists and filters that must not match what the
+ * viewer may not see; test/security/visibility-rules.test.ts holds each equal to its predicate.
+ * The shape is valid for the event, venue and organizer models alike.
+ */
+export interface PostWhere {
+  AND?: PostWhere[];
+  OR?: PostWhere[];
+  status?: string | { in: string[] } | { notIn: string[] };
+  authorId?: number;
+  password?: string | null;
+  id?: { in: number[] };
+}
+
+/** Matches every row / no row (compare by identity: Prisma reads `{}` inside an `OR` oddly). */
+export const EVERY_POST: PostWhere = {};
+export const NO_POST: PostWhere = { id: { in: [] } };
+
+export function editableWhere(viewer: Viewer): PostWhere {
+  if (!can(viewer, 'edit_posts') || viewer.userId === null) return NO_POST;
+  const own: PostWhere = can(viewer, 'edit_published_posts')
+    ? { authorId: viewer.userId }
+    : { authorId: viewer.userId, status: { notIn: [...PUBLISHED] } };
+  if (!can(viewer, 'edit_others_posts')) return own;
+  const barred = [
+    ...(can(viewer, 'edit_published_posts') ? [] : [...PUBLISHED]),
+    ...(can(viewer, 'edit_private_posts') ? [] : ['private']),
+  ];
+  return barred.length ? { OR: [own, { status: { notIn: barred } }] } : EVERY_POST;
+}
+
+export function readableWhere(viewer: Viewer): PostWhere {
+  const privateOnes: PostWhere = can(viewer, 'read_private_posts')
+    ? { status: 'private' }
+    : viewer.userId !== null
+      ? { status: 'private', authorId: viewer.userId }
+      : NO_POST;
+  return {
+    OR: [
+      { status: 'publish' },
+      privateOnes,
+      { AND: [{ status: { notIn: ['publish', 'trash', 'private'] } }, editableWhere(viewer)] },
+    ],
+  };
+}
+
 /** WordPress `delete_post` meta capability. */
 export function canDelete(viewer: Viewer, post: OwnedPost): boolean {
   if (!can(viewer, 'delete_posts')) return false;

@@ -1,5 +1,13 @@
 import { ApiError } from './errors.js';
-import { type Viewer, canEdit, canRead } from './permissions.js';
+import {
+  type OwnedPost,
+  type PostWhere,
+  EVERY_POST,
+  type Viewer,
+  canEdit,
+  canRead,
+  editableWhere,
+} from './permissions.js';
 import type { PostType } from './urls.js';
 
 interface ReadablePost {
@@ -83,4 +91,36 @@ export function judged<T extends ReadablePost>(post: T, viewer: Viewer, password
  */
 export function contentWithheld(post: ReadablePost & { contentWithheld?: boolean }): boolean {
   return post.contentWithheld ?? Boolean(post.password);
+}
+
+/**
+ * `passwordWithheld` as a database condition: the records whose content this request may see. Lists
+ * add it to every filter on withheld fields (venue, organizer, terms, featured, geo, search), so a
+ * filter never confirms what the listing blanks.
+ */
+export function contentOpenWhere(viewer: Viewer, password?: string | null): PostWhere {
+  const editable = editableWhere(viewer);
+  if (editable === EVERY_POST) return EVERY_POST;
+  return {
+    OR: [{ password: null }, { password: '' }, ...(password ? [{ password }] : []), editable],
+  };
+}
+
+/**
+ * What a list of one event's links (`/venues?event=`, `/categories?event=`, GraphQL alike) may show:
+ * an event the viewer may not read is `unknown` (the same 400 as a missing id, so nothing tells that a
+ * draft exists); a protected one whose content is withheld shows none of its links.
+ */
+export function eventLinksAccess(
+  viewer: Viewer,
+  event: ReadablePost | null,
+  password?: string | null,
+): 'unknown' | 'withheld' | 'open' {
+  if (!event || !(canRead(viewer, event) || canEdit(viewer, event))) return 'unknown';
+  return passwordWithheld(event, viewer, password) ? 'withheld' : 'open';
+}
+
+/** The venues/organizers of a shown event that this viewer may read (a linked draft stays hidden). */
+export function readableLinks<T extends OwnedPost>(viewer: Viewer, records: readonly T[]): T[] {
+  return records.filter((record) => canRead(viewer, record));
 }

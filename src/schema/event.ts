@@ -16,7 +16,7 @@ import { Category, Tag } from './term.js';
 import { CreateVenueInput, Venue, venueBody } from './venue.js';
 import { invalidParams } from '../domain/errors.js';
 import { permalink } from '../domain/urls.js';
-import { assertReadable, contentWithheld } from '../domain/visibility.js';
+import { assertReadable, contentWithheld, readableLinks } from '../domain/visibility.js';
 import { createEvent, deleteEvent, updateEvent } from '../services/event-writes.js';
 import { type EventArchive, eventArchive, eventPageItems, linkedEvent } from '../services/events.js';
 
@@ -79,14 +79,26 @@ export const Event = builder.prismaObject('Event', {
         select: (_args, _ctx, nested) => ({
           venues: { orderBy: { position: 'asc' }, select: { venue: nested(true) } },
         }),
-        resolve: (event) => (contentWithheld(event) ? [] : event.venues.map((link) => link.venue)),
+        resolve: (event, _args, ctx) =>
+          contentWithheld(event)
+            ? []
+            : readableLinks(
+                ctx.viewer,
+                event.venues.map((link) => link.venue),
+              ),
       }),
       organizers: t.field({
         type: [Organizer],
         select: (_args, _ctx, nested) => ({
           organizers: { orderBy: { position: 'asc' }, select: { organizer: nested(true) } },
         }),
-        resolve: (event) => (contentWithheld(event) ? [] : event.organizers.map((link) => link.organizer)),
+        resolve: (event, _args, ctx) =>
+          contentWithheld(event)
+            ? []
+            : readableLinks(
+                ctx.viewer,
+                event.organizers.map((link) => link.organizer),
+              ),
       }),
       // Both read the same `terms` selection (one query for the page); differing filters would make
       // Pothos load one of them per event.

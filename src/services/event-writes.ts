@@ -15,6 +15,7 @@ import {
   canEdit,
   effectiveStatus,
   forbidden,
+  readableWhere,
 } from '../domain/permissions.js';
 import { toSlug, uniqueSlug } from '../domain/slugs.js';
 import type { Taxonomy } from '../domain/urls.js';
@@ -463,16 +464,17 @@ async function checkReferences(
     const parent = await tx.event.findUnique({ where: { id: input.postParent }, select: { id: true } });
     if (!parent || (eventId !== null && (await wouldLoop(tx, eventId, parent.id)))) bad.post_parent = INVALID;
   }
+  // Linking needs the right to read what is linked (else a contributor could publish a draft venue).
   if (
     await missingIds(bareIds(input.venues), (ids) =>
-      tx.venue.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+      tx.venue.findMany({ where: { id: { in: ids }, ...readableWhere(viewer) }, select: { id: true } }),
     )
   ) {
     bad.venue = INVALID;
   }
   if (
     await missingIds(bareIds(input.organizers), (ids) =>
-      tx.organizer.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+      tx.organizer.findMany({ where: { id: { in: ids }, ...readableWhere(viewer) }, select: { id: true } }),
     )
   ) {
     bad.organizer = INVALID;
@@ -511,14 +513,16 @@ async function checkReferences(
 const LINKED = {
   venue: {
     param: 'venue',
-    exists: async (tx: Tx, id: number) =>
-      Boolean(await tx.venue.findUnique({ where: { id }, select: { id: true } })),
+    exists: async (tx: Tx, viewer: Viewer, id: number) =>
+      Boolean(await tx.venue.findFirst({ where: { id, ...readableWhere(viewer) }, select: { id: true } })),
     createOrMatch: createOrMatchVenue,
   },
   organizer: {
     param: 'organizer',
-    exists: async (tx: Tx, id: number) =>
-      Boolean(await tx.organizer.findUnique({ where: { id }, select: { id: true } })),
+    exists: async (tx: Tx, viewer: Viewer, id: number) =>
+      Boolean(
+        await tx.organizer.findFirst({ where: { id, ...readableWhere(viewer) }, select: { id: true } }),
+      ),
     createOrMatch: createOrMatchOrganizer,
   },
 } as const;
@@ -535,7 +539,7 @@ async function resolveLinked(w: WriteScope, kind: keyof typeof LINKED, refs: Lin
   const ids: number[] = [];
   for (const ref of refs) {
     if (ref.kind === 'id') {
-      if (ref.inObject && !(await exists(w.tx, ref.id))) throw invalidLinkedPostId(param);
+      if (ref.inObject && !(await exists(w.tx, w.viewer, ref.id))) throw invalidLinkedPostId(param);
       ids.push(ref.id);
       continue;
     }
@@ -798,8 +802,9 @@ export function createEvent<T extends LoadedEvent>(
           passwordAllowed: options.passwordAllowed ?? true,
           now,
         };
-        const { input, image } = await validate(tx, viewer, body, read, null);
+        // Permission first: a caller who may not write learns nothing from the validation of ids.
         if (!canCreate(viewer)) throw forbidden(viewer);
+        const { input, image } = await validate(tx, viewer, body, read, null);
         assertMayAttribute(viewer, input.author);
 
         const schedule = scheduleOf(input, null, config.siteTimezone)!;
@@ -854,8 +859,8 @@ export function updateEvent<T extends LoadedEvent>(
           passwordAllowed: options.passwordAllowed ?? 'id' in key,
           now,
         };
-        const { input, image } = await validate(tx, viewer, body, read, existing.id);
         if (!canEdit(viewer, existing)) throw forbidden(viewer);
+        const { input, image } = await validate(tx, viewer, body, read, existing.id);
         assertMayAttribute(viewer, input.author);
 
         const schedule = scheduleOf(input, existing, config.siteTimezone);

@@ -3,8 +3,8 @@ import type { Context } from '../context.js';
 import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
 import { ApiError, invalidParams, isApiError } from '../domain/errors.js';
 import { normalizePaging } from '../domain/paging.js';
-import { type Viewer, canRead, listableStatuses } from '../domain/permissions.js';
-import { type Judged, judged } from '../domain/visibility.js';
+import { type Viewer, canRead, listableStatuses, readableWhere } from '../domain/permissions.js';
+import { type Judged, contentOpenWhere, judged } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { archivePage } from './archive.js';
 
@@ -106,6 +106,8 @@ const MAX_SEARCH_TERMS = 9;
 export interface EventListOptions {
   style: ParamStyle;
   now?: Date;
+  /** Opens the protected events of that password (their content, and the filters on it). */
+  password?: string | null;
 }
 
 export interface EventQuery {
@@ -288,8 +290,6 @@ export async function resolveEventQuery(
       const contains = containsInsensitive(term, ctx.config.databaseProvider);
       and.push({ OR: [{ title: contains }, { excerpt: contains }, { description: contains }] });
     }
-    // Kept from the reference: an anonymous search never finds password-protected events.
-    if (viewer.userId === null) and.push({ OR: [{ password: null }, { password: '' }] });
   }
 
   // Status (the capability rules decide what each viewer may list).
@@ -339,12 +339,24 @@ export async function resolveEventQuery(
       ],
       errors,
     ),
-    venues ? ctx.db.venue.findMany({ where: { id: { in: venues } }, select: { id: true } }) : null,
+    // A venue, organizer or parent the viewer may not read is as unknown as a missing one.
+    venues
+      ? ctx.db.venue.findMany({
+          where: { id: { in: venues }, ...readableWhere(viewer) },
+          select: { id: true },
+        })
+      : null,
     organizers
-      ? ctx.db.organizer.findMany({ where: { id: { in: organizers } }, select: { id: true } })
+      ? ctx.db.organizer.findMany({
+          where: { id: { in: organizers }, ...readableWhere(viewer) },
+          select: { id: true },
+        })
       : null,
     filter.postParent !== null && filter.postParent !== undefined
-      ? ctx.db.event.findUnique({ where: { id: filter.postParent }, select: { id: true } })
+      ? ctx.db.event.findFirst({
+          where: { id: filter.postParent, ...readableWhere(viewer) },
+          select: { id: true },
+        })
       : undefined,
     near ? venuesInRange(ctx, near, options.style) : null,
   ]);
@@ -367,6 +379,12 @@ export async function resolveEventQuery(
   if (include) and.push({ id: { in: include } });
   if (parent) and.push({ postParentId: parent.id });
   if (inRange) and.push({ venues: { some: { venueId: { in: [...inRange.keys()] } } } });
+  // The listing blanks a protected event's venue, organizers, terms, flags and text for whoever cannot
+  // unlock it; a filter on those must not match it either (D21: search included, whoever the viewer).
+  const onWithheld = search || categories || tags || venues || organizers || near || filter.geoloc === true;
+  if (onWithheld || (filter.featured !== null && filter.featured !== undefined)) {
+    and.push(contentOpenWhere(viewer, options.password));
+  }
 
   return {
     where: { AND: and },

@@ -18,7 +18,7 @@ import {
   listableStatuses,
 } from '../domain/permissions.js';
 import { toSlug, uniqueSlug } from '../domain/slugs.js';
-import { NOT_FOUND } from '../domain/visibility.js';
+import { NOT_FOUND, contentOpenWhere, eventLinksAccess } from '../domain/visibility.js';
 import { archivePage } from './archive.js';
 import { type ImageChoice, checkImage, recordImage } from './media.js';
 import type { Tx, WriteScope } from './transactions.js';
@@ -254,8 +254,8 @@ export async function createOrMatch<Row extends LinkedRow, Own>(
   body: unknown,
 ): Promise<{ record: Row; created: boolean }> {
   const { tx, viewer } = w;
-  const input = await parseLinkedInput(w, store.kind, store.schema, body, { create: true });
   if (!canCreate(viewer)) throw forbidden(viewer);
+  const input = await parseLinkedInput(w, store.kind, store.schema, body, { create: true });
   assertMayAttribute(viewer, input.common.author);
   const name = input.name!;
   // Two requests creating the same venue at once: the second waits, then finds the first.
@@ -320,11 +320,11 @@ export async function updateLinked<Row extends LinkedRow, Own>(
 ): Promise<Row> {
   const { tx, viewer } = w;
   const record = await existing(w, store, key);
+  if (!canEdit(viewer, record)) throw forbidden(viewer);
   const input = await parseLinkedInput(w, store.kind, store.schema, body, {
     create: false,
     ...options,
   });
-  if (!canEdit(viewer, record)) throw forbidden(viewer);
   assertMayAttribute(viewer, input.common.author);
   const data: CommonData = {
     ...(await commonData(tx, viewer, input)),
@@ -409,6 +409,7 @@ interface LinkedEventLink {
 /** A condition valid for both `Prisma.VenueWhereInput` and `Prisma.OrganizerWhereInput`. */
 export interface LinkedWhere {
   AND?: LinkedWhere[];
+  id?: { in: number[] };
   OR?: LinkedWhere[];
   status?: string | { in: string[] };
   authorId?: number | null;
@@ -455,21 +456,34 @@ export async function linkedListQuery(
   now: Date = new Date(),
 ): Promise<{ where: LinkedWhere; match: Prisma.StringFilter | null; effective: EffectiveLinkedFilter }> {
   const { viewer } = scope;
+  let eventLinks: ReturnType<typeof eventLinksAccess> = 'open';
   if (filter.event != null) {
     const event =
       filter.event > 0
-        ? await db.event.findUnique({ where: { id: filter.event }, select: { id: true } })
+        ? await db.event.findUnique({
+            where: { id: filter.event },
+            select: { status: true, authorId: true, password: true },
+          })
         : null;
-    if (!event) throw invalidParams({ event: INVALID });
+    eventLinks = eventLinksAccess(viewer, event);
+    if (eventLinks === 'unknown') throw invalidParams({ event: INVALID });
   }
   const { statuses, ownOnlyBeyondPublish } = listableStatuses(viewer, filter.status);
   const and: LinkedWhere[] = [{ status: { in: statuses } }];
   if (ownOnlyBeyondPublish) and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId }] });
-  if (filter.event != null) and.push({ events: { some: { eventId: filter.event } } });
-  if (filter.hasEvents === true) and.push({ events: { some: { event: COUNTED_EVENT } } });
-  if (filter.hasEvents === false) and.push({ events: { none: { event: COUNTED_EVENT } } });
+  if (filter.event != null) {
+    and.push(
+      eventLinks === 'withheld' ? { id: { in: [] } } : { events: { some: { eventId: filter.event } } },
+    );
+  }
+  // Links of protected events the viewer cannot unlock do not count: they are blanked in the listing.
+  const open = contentOpenWhere(viewer) as Prisma.EventWhereInput;
+  if (filter.hasEvents === true) and.push({ events: { some: { event: { AND: [COUNTED_EVENT, open] } } } });
+  if (filter.hasEvents === false) and.push({ events: { none: { event: { AND: [COUNTED_EVENT, open] } } } });
   if (filter.onlyWithUpcoming) {
-    and.push({ events: { some: { event: { status: { in: statuses }, startsAt: { gte: now } } } } });
+    and.push({
+      events: { some: { event: { AND: [{ status: { in: statuses }, startsAt: { gte: now } }, open] } } },
+    });
   }
   const search = filter.search?.trim() || null;
   if (search) {

@@ -3,8 +3,9 @@ import type { Db } from '../db/client.js';
 import { Prisma, type Term } from '../generated/sqlite/client.js';
 import { ApiError, invalidParams, missingParams } from '../domain/errors.js';
 import { type Paging, skipTake, totalPages } from '../domain/paging.js';
-import { type Viewer, can, canEdit, canRead, forbidden } from '../domain/permissions.js';
+import { type Viewer, can, forbidden } from '../domain/permissions.js';
 import { toSlug, uniqueSlug } from '../domain/slugs.js';
+import { eventLinksAccess } from '../domain/visibility.js';
 import type { Taxonomy } from '../domain/urls.js';
 import type { Tx, WriteScope } from './transactions.js';
 
@@ -62,6 +63,8 @@ export interface EffectiveTermFilter {
   hideEmpty: boolean;
   parent: number | null;
   event: number | null;
+  /** The event is protected and this viewer cannot unlock it: none of its terms are listed. */
+  eventWithheld: boolean;
   slug: string | null;
 }
 
@@ -113,16 +116,17 @@ async function resolveListFilter(
   if (parent !== null && parent < 0) bad.parent = INVALID;
 
   const eventIds = { post: filter.post, event: filter.event };
+  let eventWithheld = false;
   const askedEvents = Object.entries(eventIds).filter((entry): entry is [string, number] => given(entry[1]));
   if (askedEvents.length) {
     const events = await reader.db.event.findMany({
       where: { id: { in: askedEvents.map(([, id]) => id) } },
-      select: { id: true, status: true, authorId: true },
+      select: { id: true, status: true, authorId: true, password: true },
     });
     for (const [param, id] of askedEvents) {
-      const event = events.find((candidate) => candidate.id === id);
-      // An event the viewer may not see is as good as missing (nothing leaks about drafts).
-      if (!event || !(canRead(reader.viewer, event) || canEdit(reader.viewer, event))) bad[param] = INVALID;
+      const access = eventLinksAccess(reader.viewer, events.find((candidate) => candidate.id === id) ?? null);
+      if (access === 'unknown') bad[param] = INVALID;
+      if (access === 'withheld') eventWithheld = true;
     }
   }
   if (Object.keys(bad).length) throw invalidParams(bad);
@@ -136,6 +140,7 @@ async function resolveListFilter(
     hideEmpty: filter.hideEmpty ?? true,
     parent,
     event: filter.event ?? filter.post ?? null,
+    eventWithheld,
     // Slugs are lower-case: `Music` finds `music`, as WordPress sanitises the value.
     slug: filter.slug?.trim().toLowerCase() ?? null,
   };
@@ -176,6 +181,7 @@ function listSql(
   if (filter.exclude.length) conditions.push(Prisma.sql`t."id" NOT IN (${Prisma.join(filter.exclude)})`);
   if (filter.parent === 0) conditions.push(Prisma.sql`t."parentId" IS NULL`);
   else if (filter.parent !== null) conditions.push(Prisma.sql`t."parentId" = ${filter.parent}`);
+  if (filter.eventWithheld) conditions.push(Prisma.sql`1 = 0`);
   if (filter.event !== null) {
     conditions.push(
       Prisma.sql`EXISTS (SELECT 1 FROM "EventTerm" x WHERE x."termId" = t."id" AND x."eventId" = ${filter.event})`,
@@ -455,8 +461,8 @@ export function createTerm<T>(
   return scope.writes.run(
     scope,
     async (w) => {
-      const changes = await validateBody(w.tx, taxonomy, input, 'create');
       assertManageTerms(w.viewer);
+      const changes = await validateBody(w.tx, taxonomy, input, 'create');
       const term = await insertTerm(w, taxonomy, { ...changes, name: changes.name as string });
       return read(w.tx, term.id);
     },
@@ -482,9 +488,9 @@ export function updateTerm<T>(
     scope,
     async (w) => {
       const { tx } = w;
+      assertManageTerms(w.viewer);
       const existing = await lockedTerm(w, taxonomy, id);
       const changes = await validateBody(tx, taxonomy, input, 'update');
-      assertManageTerms(w.viewer);
       const parentId = changes.parentId !== undefined ? changes.parentId : existing.parentId;
       if (changes.parentId !== undefined) await assertNoCycle(tx, id, changes.parentId);
       if (changes.name !== undefined || changes.parentId !== undefined) {
@@ -525,8 +531,8 @@ export function deleteTerm<T>(
     scope,
     async (w) => {
       const { tx } = w;
-      const existing = await lockedTerm(w, taxonomy, id);
       assertManageTerms(w.viewer);
+      const existing = await lockedTerm(w, taxonomy, id);
       const before = await read(tx, id);
       if (isHierarchical(taxonomy)) {
         const children = await tx.term.findMany({ where: { parentId: id }, select: { id: true } });

@@ -91,7 +91,7 @@ describe('createCategory / createTag', () => {
     expect(await h.db.term.count({ where: { name: 'Nope' } })).toBe(0);
   });
 
-  it('validates before checking permissions', async () => {
+  it('checks the caller first (D22), then validates', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: '' }, 'name'],
       [{ name: 'ok', description: '' }, 'description'],
@@ -100,7 +100,11 @@ describe('createCategory / createTag', () => {
       [{ name: 'ok', parentId: -3 }, 'parent'],
     ];
     for (const [input, param] of cases) {
-      const error = errorOf(await gql(CREATE_CATEGORY, { input }));
+      expect(errorOf(await gql(CREATE_CATEGORY, { input })), 'anonymous').toMatchObject({
+        code: 'rest_forbidden',
+        http: { status: 401 },
+      });
+      const error = errorOf(await gql(CREATE_CATEGORY, { input }, 'editor'));
       expect(error, JSON.stringify(input)).toMatchObject({
         code: 'rest_invalid_param',
         http: { status: 400 },
@@ -155,10 +159,12 @@ describe('updateCategory / updateTag', () => {
     expect(
       errorOf(await gql(UPDATE_CATEGORY, { id: top.id, input: { slug: 'g-child' } }, 'editor')),
     ).toMatchObject({ code: 'duplicate_term_slug', http: { status: 400 } });
-    expect(errorOf(await gql(UPDATE_CATEGORY, { id: 987654, input: { name: 'x' } }))).toMatchObject({
-      code: 'term-not-found',
-      http: { status: 404 },
-    });
+    expect(errorOf(await gql(UPDATE_CATEGORY, { id: 987654, input: { name: 'x' } }, 'editor'))).toMatchObject(
+      {
+        code: 'term-not-found',
+        http: { status: 404 },
+      },
+    );
     const tag = await createTerm(h.db, 'post_tag', 'G Tag');
     expect(errorOf(await gql(UPDATE_CATEGORY, { id: tag.id, input: { name: 'x' } }, 'editor'))).toMatchObject(
       { code: 'term-not-found' },

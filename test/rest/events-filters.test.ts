@@ -386,8 +386,10 @@ describe('search', () => {
     expect(jazz.body.rest_url).toContain('&search=jazz&status=publish');
   });
 
-  it('never finds password-protected events for anonymous callers (kept from the reference)', async () => {
+  it('never reads protected content the caller cannot unlock (D21: logged-in subscribers neither)', async () => {
     expect(titles((await list(`${month('2032-02')}&search=secret`)).body)).toEqual([]);
+    const subscriber = await createUser(h, 'subscriber');
+    expect(titles((await list(`${month('2032-02')}&search=secret`, 200, subscriber)).body)).toEqual([]);
     const editor = await createUser(h, 'editor');
     expect(titles((await list(`${month('2032-02')}&search=secret`, 200, editor)).body)).toEqual([
       'Secret jazz',

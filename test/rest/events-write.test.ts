@@ -195,9 +195,11 @@ describe('POST /events', () => {
     expect(Object.keys(res.body.data.params)).toEqual([param]);
   });
 
-  it('answers a bad date exactly as sample 11, and checks the body before the caller (400 for anonymous)', async () => {
-    const res = await create({ ...REQUIRED, start_date: '' }).expect(400);
+  it('answers a bad date exactly as sample 11 to a caller who may create; anonymous callers get 401 first (D22)', async () => {
+    const res = await create({ ...REQUIRED, start_date: '' }, admin).expect(400);
     expect(res.body).toEqual(sample('11-event-create-400-bad-date.json'));
+    const anonymous = await create({ ...REQUIRED, start_date: '' }).expect(401);
+    expect(anonymous.body.code).toBe('rest_forbidden');
   });
 
   it('reads natural-language dates in the site zone', async () => {
@@ -837,13 +839,11 @@ describe('POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}', () => {
     expect(drafted.body.status).toBe('draft');
   });
 
-  it('refuses invalid values with 400 before looking at the caller', async () => {
+  it('checks the caller first (D22), then refuses invalid values with one 400 naming each', async () => {
     const event = await create(REQUIRED, admin).expect(201);
-    const res = await update(event.body.id, {
-      website: 'foo',
-      timezone: 'Nowhere',
-      all_day: 'perhaps',
-    }).expect(400);
+    const bad = { website: 'foo', timezone: 'Nowhere', all_day: 'perhaps' };
+    await update(event.body.id, bad).expect(401);
+    const res = await update(event.body.id, bad, admin).expect(400);
     expect(Object.keys(res.body.data.params).sort()).toEqual(['all_day', 'timezone', 'website']);
   });
 

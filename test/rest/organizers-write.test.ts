@@ -80,13 +80,14 @@ describe('POST /organizers', () => {
     });
   });
 
-  it('400s a missing or empty name and a bad website, before permissions', async () => {
-    expect((await call('post', '', { phone: '1' }).expect(400)).body).toEqual({
+  it('401s anonymous callers first (D22), then 400s a missing or empty name and a bad website', async () => {
+    await call('post', '', { phone: '1' }).expect(401);
+    expect((await call('post', '', { phone: '1' }, editor).expect(400)).body).toEqual({
       code: 'rest_missing_callback_param',
       message: 'Missing parameter(s): organizer',
       data: { status: 400, request_id: expect.any(String), params: ['organizer'] },
     });
-    expect((await call('post', '', { organizer: '' }).expect(400)).body.data.params).toEqual({
+    expect((await call('post', '', { organizer: '' }, editor).expect(400)).body.data.params).toEqual({
       organizer: 'Invalid parameter.',
     });
     expect(

@@ -131,9 +131,19 @@ describe('POST /categories', () => {
       .expect(201);
   });
 
-  it('validates before checking permissions: 400 for bad parameters, even anonymously', async () => {
+  it('checks the caller first (D22: anonymous 401, subscriber 403), then 400s each bad parameter', async () => {
     const base = { name: 'foo', description: 'Term description', slug: 'foo-bar' };
-    const missing = await h.http.post(`${API}/categories`).send({ description: 'x' }).expect(400);
+    await h.http.post(`${API}/categories`).send({ description: 'x' }).expect(401);
+    await h.http
+      .post(`${API}/categories`)
+      .auth(...as.subscriber)
+      .send({ ...base, parent: 'foo' })
+      .expect(403);
+    const missing = await h.http
+      .post(`${API}/categories`)
+      .auth(...as.editor)
+      .send({ description: 'x' })
+      .expect(400);
     expect(missing.body).toEqual({
       code: 'rest_missing_callback_param',
       message: 'Missing parameter(s): name',
@@ -155,14 +165,13 @@ describe('POST /categories', () => {
       ['parent', tag.id],
     ];
     for (const [param, value] of cases) {
-      for (const who of [undefined, as.editor]) {
-        const request = h.http.post(`${API}/categories`);
-        if (who) request.auth(...who);
-        const res = await request.send({ ...base, [param]: value });
-        expect(res.status, `${param}=${JSON.stringify(value)}`).toBe(400);
-        expect(res.body.code).toBe('rest_invalid_param');
-        expect(res.body.data.params).toEqual({ [param]: 'Invalid parameter.' });
-      }
+      const res = await h.http
+        .post(`${API}/categories`)
+        .auth(...as.editor)
+        .send({ ...base, [param]: value });
+      expect(res.status, `${param}=${JSON.stringify(value)}`).toBe(400);
+      expect(res.body.code).toBe('rest_invalid_param');
+      expect(res.body.data.params).toEqual({ [param]: 'Invalid parameter.' });
     }
   });
 
@@ -212,7 +221,7 @@ describe('POST /tags', () => {
     expect(cat.body.slug).toBe('outdoor');
   });
 
-  it('needs an editor (D8) and validates first', async () => {
+  it('needs an editor (D8) before anything else (D22)', async () => {
     await h.http.post(`${API}/tags`).send({ name: 'x' }).expect(401);
     await h.http
       .post(`${API}/tags`)
@@ -224,14 +233,26 @@ describe('POST /tags', () => {
       .auth(...as.contributor)
       .send({ name: 'x' })
       .expect(403);
-    expect((await h.http.post(`${API}/tags`).send({ name: '' }).expect(400)).body.code).toBe(
-      'rest_invalid_param',
-    );
+    await h.http.post(`${API}/tags`).send({ name: '' }).expect(401);
+    await h.http
+      .post(`${API}/tags`)
+      .auth(...as.subscriber)
+      .send({})
+      .expect(403);
     expect(
       (
         await h.http
           .post(`${API}/tags`)
-          .auth(...as.subscriber)
+          .auth(...as.editor)
+          .send({ name: '' })
+          .expect(400)
+      ).body.code,
+    ).toBe('rest_invalid_param');
+    expect(
+      (
+        await h.http
+          .post(`${API}/tags`)
+          .auth(...as.editor)
           .send({})
           .expect(400)
       ).body.code,
@@ -353,11 +374,18 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
       .expect(200);
   });
 
-  it('validates (400) and finds the term (404 term-not-found, D1) before checking permissions', async () => {
+  it('checks the caller first (D22), then finds the term (404 term-not-found, D1) and validates (400)', async () => {
     const term = await createTerm(h.db, 'tribe_events_cat', 'Guarded');
-    expect((await h.http.post(`${API}/categories/987654`).send({ name: 'x' }).expect(404)).body.code).toBe(
-      'term-not-found',
-    );
+    await h.http.post(`${API}/categories/987654`).send({ name: 'x' }).expect(401);
+    expect(
+      (
+        await h.http
+          .post(`${API}/categories/987654`)
+          .auth(...as.editor)
+          .send({ name: 'x' })
+          .expect(404)
+      ).body.code,
+    ).toBe('term-not-found');
     const tag = await createTerm(h.db, 'post_tag', 'Guarded Tag');
     expect(
       (
@@ -379,7 +407,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     for (const [param, value] of cases) {
       const res = await h.http
         .post(`${API}/categories/${term.id}`)
-        .auth(...as.subscriber)
+        .auth(...as.editor)
         .send({ name: 'foo', [param]: value });
       expect(res.status, `${param}=${value}`).toBe(400);
       expect(res.body.data.params).toEqual({ [param]: 'Invalid parameter.' });
@@ -437,12 +465,25 @@ describe('POST|PUT|PATCH /tags/{id}', () => {
           .expect(400)
       ).body.code,
     ).toBe('term_exists');
+    await h.http.patch(`${API}/tags/${tag.id}`).send({ description: '' }).expect(401);
     expect(
-      (await h.http.patch(`${API}/tags/${tag.id}`).send({ description: '' }).expect(400)).body.code,
+      (
+        await h.http
+          .patch(`${API}/tags/${tag.id}`)
+          .auth(...as.editor)
+          .send({ description: '' })
+          .expect(400)
+      ).body.code,
     ).toBe('rest_invalid_param');
-    expect((await h.http.patch(`${API}/tags/987654`).send({ name: 'x' }).expect(404)).body.code).toBe(
-      'term-not-found',
-    );
+    expect(
+      (
+        await h.http
+          .patch(`${API}/tags/987654`)
+          .auth(...as.editor)
+          .send({ name: 'x' })
+          .expect(404)
+      ).body.code,
+    ).toBe('term-not-found');
     await h.http
       .patch(`${API}/tags/${tag.id}`)
       .auth(...as.author)
@@ -509,13 +550,17 @@ describe('DELETE /categories/{id} and /tags/{id}', () => {
     expect((await category(child.id))!.parentId).toBeNull();
   });
 
-  it('finds the term (404) before checking permissions, then needs an editor', async () => {
+  it('needs an editor before anything else (D22), then finds the term (404)', async () => {
     const term = await createTerm(h.db, 'tribe_events_cat', 'Kept');
+    await h.http
+      .delete(`${API}/categories/987654`)
+      .auth(...as.subscriber)
+      .expect(403);
     expect(
       (
         await h.http
           .delete(`${API}/categories/987654`)
-          .auth(...as.subscriber)
+          .auth(...as.editor)
           .expect(404)
       ).body.code,
     ).toBe('term-not-found');

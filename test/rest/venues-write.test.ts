@@ -143,13 +143,15 @@ describe('POST /venues', () => {
     });
   });
 
-  it('requires `venue`: missing → rest_missing_callback_param, empty → rest_invalid_param (before permissions)', async () => {
-    expect((await create({ city: 'Paris' }).expect(400)).body).toEqual({
+  it('requires `venue`: missing → rest_missing_callback_param, empty → rest_invalid_param (after permissions, D22)', async () => {
+    await create({ city: 'Paris' }).expect(401);
+    await create({ city: 'Paris' }, subscriber).expect(403);
+    expect((await create({ city: 'Paris' }, editor).expect(400)).body).toEqual({
       code: 'rest_missing_callback_param',
       message: 'Missing parameter(s): venue',
       data: { status: 400, request_id: expect.any(String), params: ['venue'] },
     });
-    const empty = await create({ venue: '   ' }).expect(400);
+    const empty = await create({ venue: '   ' }, editor).expect(400);
     expect(empty.body).toMatchObject({
       code: 'rest_invalid_param',
       data: { params: { venue: 'Invalid parameter.' } },
@@ -321,9 +323,11 @@ describe('POST|PUT|PATCH /venues/{id}', () => {
     await update('999999', { city: 'x' }, editor).expect(404);
   });
 
-  it('validates before checking permissions, then 401s anonymous and 403s those who may not edit it', async () => {
+  it('401s anonymous and 403s those who may not edit it before validating (D22)', async () => {
     const venue = await createVenue(h.db, { authorId: admin.id });
-    await update(String(venue.id), { website: 'foo' }).expect(400);
+    await update(String(venue.id), { website: 'foo' }).expect(401);
+    await update(String(venue.id), { website: 'foo' }, subscriber).expect(403);
+    await update(String(venue.id), { website: 'foo' }, editor).expect(400);
     await update(String(venue.id), { city: 'x' }).expect(401);
     await update(String(venue.id), { city: 'x' }, contributor).expect(403);
     await update(String(venue.id), { city: 'x' }, subscriber).expect(403);

@@ -27,7 +27,7 @@ import {
 } from '../../services/ical.js';
 import { createEvent, deleteEvent, updateEvent } from '../../services/event-writes.js';
 import { globalId, permalink } from '../../domain/urls.js';
-import { assertReadable, contentWithheld } from '../../domain/visibility.js';
+import { assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
 import type { Term } from '../../generated/sqlite/client.js';
 import type { Context } from '../../context.js';
 
@@ -158,9 +158,10 @@ const TecEventFields = builder.prismaInterface('Event', {
         resolve: (e, _a, ctx, info) => {
           if (contentWithheld(e)) return [];
           const as = representationOf(info);
-          const venues = e.venues.map((link) =>
-            presentVenue(link.venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
-          );
+          const venues = readableLinks(
+            ctx.viewer,
+            e.venues.map((link) => link.venue),
+          ).map((venue) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer));
           return venues.length === 1 ? venues[0] : venues;
         },
       }),
@@ -170,9 +171,12 @@ const TecEventFields = builder.prismaInterface('Event', {
         resolve: (e, _a, ctx, info) =>
           contentWithheld(e)
             ? []
-            : e.organizers.map((link) =>
+            : readableLinks(
+                ctx.viewer,
+                e.organizers.map((link) => link.organizer),
+              ).map((organizer) =>
                 presentOrganizer(
-                  link.organizer,
+                  organizer,
                   ctx.urls,
                   ctx.config.siteTimezone,
                   representationOf(info),
@@ -211,8 +215,14 @@ export const TecSingleEvent = builder.prismaObject('Event', {
       resolve: (e, _a, ctx) =>
         eventJsonLd(
           e,
-          e.venues.map((link) => link.venue),
-          e.organizers.map((link) => link.organizer),
+          readableLinks(
+            ctx.viewer,
+            e.venues.map((link) => link.venue),
+          ),
+          readableLinks(
+            ctx.viewer,
+            e.organizers.map((link) => link.organizer),
+          ),
           ctx.urls,
         ),
     }),
