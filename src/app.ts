@@ -23,6 +23,8 @@ import { metricsEndpoint, recordRequests } from './ops/http-metrics.js';
 import { loggerOf, requestIds } from './ops/request-id.js';
 import { INTERNAL_ERROR, JSON_CONTENT_TYPE, NO_ROUTE, sendError, wordPressError } from './rest/errors.js';
 import { createRestRouter } from './rest/adapter.js';
+import { corsPolicy, routeMethods } from './http/cors.js';
+import { MAX_JSON_DEPTH, hasNul, jsonTooDeep } from './http/request-text.js';
 import { NAMESPACE } from './rest/discovery.js';
 import { publicSchema, restSchema } from './schema/index.js';
 import { WritePipeline } from './services/transactions.js';
@@ -127,6 +129,8 @@ export function buildApp({
   const yoga = createYoga<{ koa: KoaContext }, Context>({
     schema: publicSchema,
     graphqlEndpoint: '/graphql',
+    // CORS is the app's one policy (src/http/cors.ts); yoga's own would reflect any origin.
+    cors: false,
     context: ({ koa }) => createContext(deps, { viewer: viewerOf(koa) }),
     renderGraphiQL,
     graphiql: {
@@ -196,6 +200,9 @@ export function buildApp({
   // Access log (and metrics) without the query string: it may carry an event `password`.
   app.use(recordRequests(logger, metrics));
 
+  // Before authentication: a preflight carries no credentials, and errors need the CORS headers too.
+  app.use(corsPolicy(config.corsOrigins, routeMethods(restRoutes)));
+
   // Every request is anonymous or authenticated here, once, for REST and GraphQL alike.
   const authenticator = new Authenticator(db);
   app.use(async (ctx, next) => {
@@ -224,11 +231,16 @@ export function buildApp({
     if (ctx.path !== '/graphql') return next();
     const read = await graphqlRead(ctx);
     if (read && 'error' in read) {
-      const message =
-        read.error === 413 ? 'The request body is too large.' : 'The request body could not be read.';
-      ctx.status = read.error;
+      ctx.status = read.error.status;
       ctx.type = 'application/json';
-      ctx.body = JSON.stringify({ errors: [{ message, extensions: { http: { status: read.error } } }] });
+      ctx.body = JSON.stringify({
+        errors: [
+          {
+            message: read.error.message,
+            extensions: { code: read.error.code, http: { status: read.error.status } },
+          },
+        ],
+      });
       return;
     }
     if (!read) {
@@ -266,6 +278,28 @@ export function buildApp({
 
 const GRAPHQL_BODY_LIMIT = '1mb';
 
+interface GraphqlBodyError {
+  status: 400 | 413 | 415;
+  code: string;
+  message: string;
+}
+
+const BODY_ERRORS = {
+  mediaType: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'Send GraphQL requests as GET or as a POST of Content-Type application/json.',
+  },
+  tooLarge: { status: 413, code: 'body_too_large', message: 'The request body is too large.' },
+  unreadable: { status: 400, code: 'invalid_body', message: 'The request body could not be read.' },
+  tooDeep: {
+    status: 400,
+    code: 'invalid_body',
+    message: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`,
+  },
+  nul: { status: 400, code: 'invalid_body', message: 'Text may not contain NUL characters.' },
+} as const satisfies Record<string, GraphqlBodyError>;
+
 /**
  * Recognises a GraphQL query (never a mutation) sent as GET or as a JSON POST: its body (already read)
  * and its cache key, null when the answer must not be shared (an authenticated viewer, a `password`
@@ -288,22 +322,30 @@ function graphqlReadKey(cache: ResponseCache) {
   };
   return async (
     ctx: KoaContext,
-  ): Promise<{ key: string | null; body?: string } | { error: 400 | 413 } | null> => {
+  ): Promise<{ key: string | null; body?: string } | { error: GraphqlBodyError } | null> => {
     let params: { query?: unknown; variables?: unknown; operationName?: unknown };
     let body: string | undefined;
     if (ctx.method === 'GET') {
+      if (hasNul(ctx.querystring)) return { error: BODY_ERRORS.nul };
       params = {
         query: ctx.query.query,
         variables: ctx.query.variables,
         operationName: ctx.query.operationName,
       };
-    } else if (ctx.method === 'POST' && ctx.is('application/json')) {
+    } else if (ctx.method === 'POST') {
+      // Only JSON: a form or text/plain POST is what a browser sends cross-site without a preflight
+      // (a CSRF vector for mutations), and the GraphQL-over-HTTP spec asks for JSON anyway.
+      if (!ctx.is('application/json')) return { error: BODY_ERRORS.mediaType };
       try {
         body = ((await parseBody.text(ctx.req, { limit: GRAPHQL_BODY_LIMIT })) as string | undefined) ?? '';
       } catch (error) {
-        const status = (error as { status?: number }).status === 413 ? 413 : 400;
-        return { error: status };
+        return {
+          error:
+            (error as { status?: number }).status === 413 ? BODY_ERRORS.tooLarge : BODY_ERRORS.unreadable,
+        };
       }
+      if (jsonTooDeep(body)) return { error: BODY_ERRORS.tooDeep };
+      if (hasNul(body)) return { error: BODY_ERRORS.nul };
       try {
         params = JSON.parse(body) as typeof params;
       } catch {

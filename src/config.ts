@@ -27,6 +27,18 @@ const EnvSchema = z.object({
   CALENDAR_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   CALENDAR_METRICS_HOST: z.string().default('127.0.0.1'),
   CALENDAR_SHUTDOWN_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  CALENDAR_CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((list) =>
+      list
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .refine((origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)), {
+      message: 'must be * or a comma list of origins such as https://www.example.com (no path)',
+    }),
 });
 
 export type DatabaseProvider = 'sqlite' | 'postgresql';
@@ -53,6 +65,8 @@ export interface Config {
   metricsHost: string;
   /** How long in-flight requests may take to finish after SIGTERM. */
   shutdownMs: number;
+  /** Browser origins allowed to call the APIs (CORS); `*` allows any, never with credentials. */
+  corsOrigins: string[];
 }
 
 export function databaseProviderOf(url: string): DatabaseProvider {
@@ -85,5 +99,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: e.CALENDAR_METRICS_PORT,
     metricsHost: e.CALENDAR_METRICS_HOST,
     shutdownMs: e.CALENDAR_SHUTDOWN_MS,
+    corsOrigins: e.CALENDAR_CORS_ORIGINS.map((origin) => origin.toLowerCase()),
   };
 }

@@ -65,6 +65,9 @@ export class Authenticator {
     const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
     if (!match) throw MALFORMED();
     const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+    // A NUL never reaches a database query (PostgreSQL would refuse it with an error, not a no).
+    if (decoded.includes('\0'))
+      throw new ApiError(400, 'invalid_authorization_header', 'Credentials may not contain NUL characters.');
     const colon = decoded.indexOf(':');
     if (colon <= 0) throw MALFORMED();
     const login = decoded.slice(0, colon);

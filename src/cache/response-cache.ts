@@ -129,7 +129,14 @@ export class ResponseCache {
     ctx.set('X-Cache', 'miss');
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(ctx.response.headers)) {
-      if (value === undefined || EXCHANGE_HEADERS.has(name) || name === 'x-cache') continue;
+      // CORS headers answer the requesting origin: the policy sets them on every request, hit or miss.
+      if (
+        value === undefined ||
+        EXCHANGE_HEADERS.has(name) ||
+        name === 'x-cache' ||
+        name.startsWith('access-control-')
+      )
+        continue;
       headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
     }
     this.entries.set(key, { status: 200, headers, body: bytes });

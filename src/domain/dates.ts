@@ -140,6 +140,25 @@ export function isValidTimezone(zone: string): boolean {
   return zone.includes('/') && IANAZone.isValidZone(zone);
 }
 
+const WEEKDAY_PHRASE =
+  /^(?:(next|last|this)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+
+/**
+ * The day PHP's strtotime gives a weekday phrase (chrono's "next wednesday" on a Monday is the week
+ * after): `wednesday`/`this wednesday` is today or the coming one, `next wednesday` the first one after
+ * today, `last wednesday` the last one before today.
+ */
+function weekdayAsPhp(text: string, reference: DateTime): DateTime | null {
+  const match = WEEKDAY_PHRASE.exec(text);
+  if (!match) return null;
+  const target = WEEKDAYS.indexOf(match[2]!.toLowerCase()) + 1;
+  const modifier = match[1]?.toLowerCase();
+  if (modifier === 'last') return reference.minus({ days: (reference.weekday - target + 7) % 7 || 7 });
+  const ahead = (target - reference.weekday + 7) % 7;
+  return reference.plus({ days: modifier === 'next' ? ahead || 7 : ahead });
+}
+
 function fromPhrase(text: string, zone: string, now: Date): DateTime | null {
   const reference = DateTime.fromJSDate(now, { zone });
   const [result] = chrono.en.parse(text, { instant: now, timezone: reference.offset });
@@ -159,6 +178,8 @@ function fromPhrase(text: string, zone: string, now: Date): DateTime | null {
     },
     { zone },
   );
+  const weekday = weekdayAsPhp(text, reference);
+  if (weekday) wall = wall.set({ year: weekday.year, month: weekday.month, day: weekday.day });
   if (tags.has('casualReference/midnight')) wall = reference.startOf('day');
   // PHP: relative units keep the time of day; days named without a time ("tomorrow", "next monday",
   // "May 5 2025") start at midnight.
@@ -183,6 +204,20 @@ export function parseDateInput(
   zone: string,
   now: Date = new Date(),
 ): DateTime | null {
+  const parsed = parseAnyDate(input, zone, now);
+  return parsed && inStorableRange(parsed) ? parsed : null;
+}
+
+/** Years both databases store and print alike (PostgreSQL refuses some, SQLite prints others oddly). */
+export const DATE_YEARS = { min: 1000, max: 9999 } as const;
+
+function inStorableRange(date: DateTime): boolean {
+  if (!date.isValid) return false;
+  const utc = date.toUTC();
+  return utc.year >= DATE_YEARS.min && utc.year <= DATE_YEARS.max;
+}
+
+function parseAnyDate(input: string | number, zone: string, now: Date): DateTime | null {
   if (typeof input === 'number') {
     return Number.isFinite(input) ? DateTime.fromSeconds(Math.trunc(input), { zone }) : null;
   }

@@ -29,6 +29,7 @@ import {
   sendError,
   wordPressError,
 } from './errors.js';
+import { MAX_JSON_DEPTH, hasNul, jsonTooDeep } from '../http/request-text.js';
 import { argumentsFromRequest, toSofaQuery } from './params.js';
 
 // The one engine behind `rest-map/`: Koa matches the reference's paths (with an optional language
@@ -67,17 +68,32 @@ function argumentsOf(schema: GraphQLSchema, operation: RestRoute['operation']): 
 
 async function readBody(ctx: KoaContext, method: HttpMethod): Promise<Record<string, unknown>> {
   if (method === 'GET' || method === 'DELETE' || !ctx.request.length) return {};
+  let read: { parsed: unknown; raw: string };
   try {
-    const body: unknown = await parseBody(ctx.req, { limit: BODY_LIMIT, strict: false });
-    return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    read = (await parseBody(ctx.req, { limit: BODY_LIMIT, strict: false, returnRawBody: true })) as {
+      parsed: unknown;
+      raw: string;
+    };
   } catch (error) {
     const status = (error as { status?: number }).status ?? 400;
-    throw wordPressError(
-      status === 413 ? 413 : 400,
-      status === 413 ? 'rest_body_too_large' : 'rest_invalid_json',
-      status === 413 ? 'The request body is too large.' : 'Invalid JSON body passed.',
-    );
+    if (status === 413) throw wordPressError(413, 'rest_body_too_large', 'The request body is too large.');
+    if (status === 415)
+      throw wordPressError(415, 'rest_unsupported_media_type', 'Send the body as JSON or as a form.');
+    throw wordPressError(400, 'rest_invalid_json', 'Invalid JSON body passed.');
   }
+  if (ctx.is('json') && jsonTooDeep(read.raw))
+    throw wordPressError(
+      400,
+      'rest_invalid_json',
+      `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`,
+    );
+  if (hasNul(read.raw)) throw nulRefused();
+  const body = read.parsed;
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+
+function nulRefused() {
+  return wordPressError(400, 'rest_invalid_param', 'Text may not contain NUL characters.');
 }
 
 /** A document route's body, with a strong ETag so that polling clients get 304 while nothing changed. */
@@ -218,6 +234,8 @@ export function createRestRouter(options: {
       if (language !== undefined && !isLanguageTag(language)) return sendError(ctx, NO_ROUTE());
       // `:id` is `\d+` in the reference: anything else matches no route at all.
       if (ctx.params.id !== undefined && !/^\d+$/.test(ctx.params.id)) return sendError(ctx, NO_ROUTE());
+      // Nothing a database cannot store passes the boundary (path slugs and query strings included).
+      if (hasNul(ctx.path) || hasNul(ctx.querystring)) return sendError(ctx, nulRefused());
       const method = (ctx.method === 'HEAD' ? 'GET' : ctx.method) as HttpMethod;
       if (ctx.method === 'OPTIONS') {
         const described = discovery.route(path, urlsOf(ctx).api);

@@ -35,6 +35,33 @@ describe('parseDateInput', () => {
     expect(read('-1 week')).toBe('2026-02-25 10:30:00 -05:00');
   });
 
+  // PHP strtotime (ext/date timelib "relative text" weekday rules): `next` = the first one after today,
+  // bare/`this` = today or the coming one, `last` = the last one before today — on every weekday.
+  it.each([
+    ['2026-11-23T12:00:00Z', 'next wednesday', '2026-11-25'], // Monday
+    ['2026-11-24T12:00:00Z', 'next wednesday', '2026-11-25'], // Tuesday
+    ['2026-11-25T12:00:00Z', 'next wednesday', '2026-12-02'], // Wednesday
+    ['2026-11-26T12:00:00Z', 'next wednesday', '2026-12-02'], // Thursday
+    ['2026-11-25T12:00:00Z', 'wednesday', '2026-11-25'],
+    ['2026-11-25T12:00:00Z', 'this wednesday', '2026-11-25'],
+    ['2026-11-23T12:00:00Z', 'monday', '2026-11-23'],
+    ['2026-11-23T12:00:00Z', 'last monday', '2026-11-16'],
+    ['2026-11-23T12:00:00Z', 'last sunday', '2026-11-22'],
+    ['2026-11-29T12:00:00Z', 'next monday', '2026-11-30'], // Sunday
+  ])('from %s, "%s" is %s', (now, phrase, day) => {
+    expect(parseDateInput(phrase, 'UTC', new Date(now))?.toFormat('yyyy-MM-dd HH:mm')).toBe(`${day} 00:00`);
+    expect(parseDateInput(`${phrase} 4pm`, 'UTC', new Date(now))?.toFormat('yyyy-MM-dd HH:mm')).toBe(
+      `${day} 16:00`,
+    );
+  });
+
+  it('refuses dates outside the years 1000–9999 (both databases store and print those alike)', () => {
+    expect(read('0999-12-31 10:00:00')).toBeNull();
+    expect(read('10000-01-01')).toBeNull();
+    expect(read(-62135596800)).toBeNull();
+    expect(read('1000-01-02 00:00:00')).toBe('1000-01-02 00:00:00 -04:56');
+  });
+
   it('keeps the wall-clock across a DST change for day and week units', () => {
     // 10:30 EST + 5 weeks = 10:30 EDT (the UTC offset changes on 2026-03-08)
     expect(read('+5 weeks')).toBe('2026-04-08 10:30:00 -04:00');

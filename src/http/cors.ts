@@ -1,0 +1,71 @@
+import cors from '@koa/cors';
+import type { Middleware } from 'koa';
+import type { RestRoute } from '../../rest-map/types.js';
+import { API_PREFIX } from '../domain/urls.js';
+
+// One CORS policy for REST and GraphQL, as WordPress sends it on its REST API: an allowed origin is
+// echoed with credentials and `Vary: Origin`; the route's own methods are advertised; the paging and
+// `Allow` headers are exposed. Origins come from a setting (default: none). `*` lets any origin read
+// anonymously but never with credentials — a reflected origin with credentials would let every site
+// act as the visitor.
+
+const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'X-WP-Nonce', 'X-HTTP-Method-Override'];
+const EXPOSE_HEADERS = ['X-TEC-Total', 'X-TEC-TotalPages', 'Link', 'Allow', 'X-Request-Id'];
+const GRAPHQL_METHODS = ['GET', 'POST'];
+
+/** The methods a path serves, from the route table (the language segment is optional). */
+export function routeMethods(routes: readonly RestRoute[]): (path: string) => string[] {
+  const table = new Map<string, Set<string>>();
+  for (const route of routes) {
+    for (const path of [route.path, route.alsoAt?.path].filter((p): p is string => p !== undefined)) {
+      const methods = table.get(path) ?? new Set<string>();
+      for (const method of route.alsoAt?.path === path ? ['GET'] : route.methods) methods.add(method);
+      table.set(path, methods);
+    }
+  }
+  const matchers = [...table].map(([path, methods]) => {
+    const pattern = path
+      .replace(/[.]/g, '\\.')
+      .replace(/:id/g, '\\d+')
+      .replace(/:[a-z]+/g, '[^/]+');
+    return { regex: new RegExp(`^(?:/[^/]+)?${API_PREFIX}${pattern}/?$`), methods: [...methods] };
+  });
+  return (path) => {
+    if (path === '/graphql') return GRAPHQL_METHODS;
+    const methods = new Set<string>();
+    for (const matcher of matchers)
+      if (matcher.regex.test(path)) for (const m of matcher.methods) methods.add(m);
+    return methods.size ? [...methods] : ['GET'];
+  };
+}
+
+export function corsPolicy(origins: readonly string[], methodsOf: (path: string) => string[]): Middleware {
+  const anyOrigin = origins.includes('*');
+  const allowed = new Set(origins);
+  const byMethods = new Map<string, Middleware>();
+  const middlewareFor = (methods: string[]) => {
+    const key = methods.join(',');
+    let middleware = byMethods.get(key);
+    if (!middleware) {
+      middleware = cors({
+        origin: (ctx) => {
+          if (anyOrigin) return '*';
+          const origin = ctx.get('Origin').toLowerCase();
+          return allowed.has(origin) ? ctx.get('Origin') : '';
+        },
+        credentials: !anyOrigin,
+        allowMethods: [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'],
+        allowHeaders: ALLOW_HEADERS,
+        exposeHeaders: EXPOSE_HEADERS,
+        maxAge: 600,
+      }) as Middleware;
+      byMethods.set(key, middleware);
+    }
+    return middleware;
+  };
+  return (ctx, next) => {
+    // Without configured origins nothing is granted, but caches must still key on Origin (none do).
+    if (!origins.length || !ctx.get('Origin')) return next();
+    return middlewareFor(methodsOf(ctx.path))(ctx, next);
+  };
+}
