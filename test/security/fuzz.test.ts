@@ -15,8 +15,10 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 
 let h: Harness;
 let admin: [string, string];
-let operations: Array<{ path: string; method: string; operation: OpenAPIV3.OperationObject }> = [];
+const operations: Array<{ path: string; method: Method; operation: OpenAPIV3.OperationObject }> = [];
 const known = { id: 1, slug: 'x' };
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+type Method = (typeof METHODS)[number];
 
 beforeAll(async () => {
   h = await startHarness();
@@ -35,7 +37,7 @@ beforeAll(async () => {
   Object.assign(known, { id: event.id, slug: event.slug });
   const doc = (await h.http.get(`${API}/doc`).expect(200)).body as OpenAPIV3.Document;
   for (const [path, item] of Object.entries(doc.paths)) {
-    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+    for (const method of METHODS) {
       const operation = item?.[method];
       if (operation) operations.push({ path, method, operation });
     }
