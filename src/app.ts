@@ -90,6 +90,15 @@ function versionInfo(config: Config) {
   };
 }
 
+/** The response cache as configured, its hits, misses and invalidations counted in the metrics. */
+export function createResponseCache(config: Config, metrics?: Metrics): ResponseCache {
+  return new ResponseCache({
+    ...config.cache,
+    siteTimezone: config.siteTimezone,
+    onEvent: metrics && ((event) => metrics.cacheEvents.inc({ event })),
+  });
+}
+
 /** The whole service as a Koa app that does not listen: `server.ts` listens, tests call it in-process. */
 export function buildApp({
   db,
@@ -105,13 +114,7 @@ export function buildApp({
     new WritePipeline({
       onListenerError: (error) => logger.error({ err: error }, 'after-commit listener failed'),
     });
-  const cache =
-    givenCache ??
-    new ResponseCache({
-      ...config.cache,
-      siteTimezone: config.siteTimezone,
-      onEvent: metrics && ((event) => metrics.cacheEvents.inc({ event })),
-    });
+  const cache = givenCache ?? createResponseCache(config, metrics);
   metrics?.observeCacheSize(() => cache.bytes);
   // The one invalidation path of REST and GraphQL: a committed write, before its response is sent.
   writes.afterCommit(() => cache.invalidate());

@@ -2,7 +2,12 @@ import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import { bootstrapAdministrator } from './auth/users.js';
 import { loadConfig } from './config.js';
-import { buildApp } from './app.js';
+import { buildApp, createResponseCache } from './app.js';
+import {
+  type InvalidationBus,
+  postgresInvalidationBus,
+  redisInvalidationBus,
+} from './cache/invalidation-bus.js';
 import { createDb } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createLogger } from './logger.js';
@@ -34,7 +39,16 @@ if (config.redisUrl) {
   lifecycle.onClose('redis', async () => void (await redis.quit()));
 }
 
-const server = buildApp({ db, config, logger, writes, metrics, lifecycle }).listen(
+// Instances behind one balancer hear each other's writes: Redis when configured, else PostgreSQL's
+// LISTEN/NOTIFY; an embedded SQLite database has one instance and needs no channel.
+const cache = createResponseCache(config, metrics);
+let bus: InvalidationBus | undefined;
+if (cache.enabled && config.redisUrl) bus = redisInvalidationBus(cache, config.redisUrl, logger);
+else if (cache.enabled && config.databaseProvider === 'postgresql')
+  bus = postgresInvalidationBus(cache, config.databaseUrl, logger);
+if (bus) lifecycle.onClose('cache invalidation channel', () => bus.close());
+
+const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache }).listen(
   config.port,
   config.host,
   () => {

@@ -51,6 +51,8 @@ export class ResponseCache {
   /** Bumped by every invalidation: an answer computed across one is not stored (read-during-write race). */
   private generation = 0;
   private readonly listeners: Array<() => void> = [];
+  /** While the invalidations of other instances cannot reach this one, nothing is served or stored. */
+  private suspended = false;
 
   constructor(private readonly options: ResponseCacheOptions) {
     this.entries = options.enabled
@@ -77,12 +79,31 @@ export class ResponseCache {
     return this.entries?.calculatedSize ?? 0;
   }
 
-  /** Every stored answer is stale from now on. */
-  invalidate(): void {
+  /**
+   * Every stored answer is stale from now on. `remote`: another instance wrote (told by the
+   * invalidation bus), so the listeners — the bus itself — are not told again.
+   */
+  invalidate(origin: 'local' | 'remote' = 'local'): void {
     this.generation++;
     this.entries?.clear();
     this.options.onEvent?.('invalidation');
-    for (const listener of this.listeners) listener();
+    if (origin === 'local') for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * Stops sharing answers (the bus lost its connection: other instances' writes would go unseen);
+   * `resume` starts again from empty, since invalidations may have been missed meanwhile.
+   */
+  suspend(): void {
+    this.suspended = true;
+    this.generation++;
+    this.entries?.clear();
+  }
+
+  resume(): void {
+    this.generation++;
+    this.entries?.clear();
+    this.suspended = false;
   }
 
   /** Told about every local invalidation (the bus publishes them to other instances). */
@@ -106,6 +127,7 @@ export class ResponseCache {
    * a 200 answer to GET/HEAD gets its validators and `If-None-Match` is honoured.
    */
   async serve(ctx: KoaContext, key: string | null, compute: () => Promise<unknown>): Promise<void> {
+    if (this.suspended) key = null;
     const entry = key !== null ? this.entries?.get(key) : undefined;
     if (key !== null && this.entries) this.options.onEvent?.(entry ? 'hit' : 'miss');
     if (entry) {

@@ -1,0 +1,154 @@
+import pg from 'pg';
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, createResponseCache } from '../../src/app.js';
+import {
+  type InvalidationBus,
+  postgresInvalidationBus,
+  redisInvalidationBus,
+} from '../../src/cache/invalidation-bus.js';
+import { loadConfig } from '../../src/config.js';
+import { type Db, createDb } from '../../src/db/client.js';
+import { migrateDatabase } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/logger.js';
+import { WritePipeline } from '../../src/services/transactions.js';
+import { freshDatabase } from '../helpers/database.js';
+import { API, SITE_URL } from '../helpers/harness.js';
+import { createUser } from '../helpers/users.js';
+
+// Two instances on one database, each with its own response cache: a write on one is seen by the
+// other within 100 ms (the invalidation travels over Redis pub/sub, or PostgreSQL LISTEN/NOTIFY), and
+// an instance that cannot hear the channel stops sharing answers rather than serve stale ones.
+
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const POSTGRES_URL = 'postgresql://root@127.0.0.1:5432/postgres';
+const LIST = `${API}/events?start_date=2031-04-01&end_date=2031-04-30`;
+
+let database: { url: string; drop: () => Promise<void> };
+const opened: Array<{ db: Db; bus?: InvalidationBus }> = [];
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  await migrateDatabase(database.url);
+});
+
+afterAll(async () => {
+  for (const { db, bus } of opened) {
+    await bus?.close();
+    await db.$disconnect();
+  }
+  await database?.drop();
+});
+
+async function instance(channel: 'redis' | 'postgres' | 'redis-down') {
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    CALENDAR_SITE_URL: SITE_URL,
+    LOG_LEVEL: 'silent',
+    CALENDAR_CACHE: 'on',
+  });
+  const db = await createDb(database.url);
+  const logger = createLogger('silent');
+  const cache = createResponseCache(config);
+  const bus =
+    channel === 'postgres'
+      ? postgresInvalidationBus(cache, POSTGRES_URL, logger)
+      : redisInvalidationBus(cache, channel === 'redis' ? REDIS_URL : 'redis://127.0.0.1:1', logger);
+  opened.push({ db, bus });
+  const writes = new WritePipeline();
+  const app = buildApp({ db, config, logger, writes, cache });
+  return { http: supertest(app.callback()), db, config, writes, bus };
+}
+
+const titles = (body: { events: Array<{ title: string }> }) => body.events.map((event) => event.title);
+
+describe.each(['redis', 'postgres'] as const)('over %s', (channel) => {
+  it('a write on one instance reaches the other within 100 ms of its response', async () => {
+    const a = await instance(channel);
+    const b = await instance(channel);
+    await Promise.all([a.bus.ready(), b.bus.ready()]);
+    const admin = await createUser(a, 'administrator', `admin-${channel}`);
+    // That write's invalidation travels too: let it arrive before B fills its cache.
+    await new Promise((done) => setTimeout(done, 50));
+    const before = titles((await b.http.get(LIST).expect(200)).body);
+    const cached = await b.http.get(LIST).expect(200);
+    expect(cached.headers['x-cache']).toBe('hit');
+
+    for (let round = 1; round <= 3; round++) {
+      const title = `Seen by B ${channel} ${round}`;
+      await a.http
+        .post(`${API}/events`)
+        .auth(admin.login, admin.password)
+        .send({ title, start_date: '2031-04-10 10:00:00', end_date: '2031-04-10 11:00:00' })
+        .expect(201);
+      const written = performance.now();
+      let seen: string[] = [];
+      while (performance.now() - written < 100) {
+        seen = titles((await b.http.get(LIST).expect(200)).body);
+        if (seen.includes(title)) break;
+        await new Promise((done) => setTimeout(done, 5));
+      }
+      expect(seen, `round ${round}`).toContain(title);
+      expect(seen.length).toBe(before.length + round);
+    }
+  });
+});
+
+describe('when the channel is down', () => {
+  it('an instance that cannot hear other writes shares nothing and stays fresh', async () => {
+    const a = await instance('redis');
+    const b = await instance('redis-down');
+    await a.bus.ready();
+    const admin = await createUser(a, 'administrator', 'admin-down');
+    await b.http.get(LIST).expect(200);
+    const again = await b.http.get(LIST).expect(200);
+    expect(again.headers['x-cache']).toBeUndefined();
+    await a.http
+      .post(`${API}/events`)
+      .auth(admin.login, admin.password)
+      .send({
+        title: 'Fresh without a channel',
+        start_date: '2031-04-11 10:00:00',
+        end_date: '2031-04-11 11:00:00',
+      })
+      .expect(201);
+    expect(titles((await b.http.get(LIST).expect(200)).body)).toContain('Fresh without a channel');
+  });
+
+  it('PostgreSQL: a lost LISTEN connection suspends the cache until it is back, then shares again', async () => {
+    const a = await instance('postgres');
+    const b = await instance('postgres');
+    await Promise.all([a.bus.ready(), b.bus.ready()]);
+    const admin = await createUser(a, 'administrator', 'admin-pg-lost');
+    // Cut every LISTEN connection of the channel (both instances reconnect within about a second).
+    const killer = new pg.Client({ connectionString: POSTGRES_URL });
+    await killer.connect();
+    await killer.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN calendar_cache%' AND pid <> pg_backend_pid()`,
+    );
+    await killer.end();
+    await new Promise((done) => setTimeout(done, 50));
+    await b.http.get(LIST).expect(200);
+    expect((await b.http.get(LIST).expect(200)).headers['x-cache']).toBeUndefined();
+    // Back within a few seconds: answers are shared again, and writes still reach B.
+    const deadline = Date.now() + 5000;
+    let shared = false;
+    while (!shared && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 200));
+      await b.http.get(LIST);
+      shared = (await b.http.get(LIST)).headers['x-cache'] === 'hit';
+    }
+    expect(shared).toBe(true);
+    await a.http
+      .post(`${API}/events`)
+      .auth(admin.login, admin.password)
+      .send({
+        title: 'After the reconnect',
+        start_date: '2031-04-12 10:00:00',
+        end_date: '2031-04-12 11:00:00',
+      })
+      .expect(201);
+    await new Promise((done) => setTimeout(done, 100));
+    expect(titles((await b.http.get(LIST).expect(200)).body)).toContain('After the reconnect');
+  });
+});
