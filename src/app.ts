@@ -11,7 +11,9 @@ import Koa, { type Context as KoaContext } from 'koa';
 import { restRoutes } from '../rest-map/routes.js';
 import type { Config } from './config.js';
 import { type Context, createContext } from './context.js';
+import type { Redis } from 'ioredis';
 import { Authenticator } from './auth/authenticate.js';
+import { LoginLimits } from './auth/login-limits.js';
 import type { Db } from './db/client.js';
 import { isApiError } from './domain/errors.js';
 import type { Viewer } from './domain/permissions.js';
@@ -43,6 +45,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Draining state and readiness checks shared with the process that listens (`server.ts`). */
   lifecycle?: Lifecycle;
+  /** Shared state of the instances (login failure counts); without it each instance counts alone. */
+  redis?: Redis;
 }
 
 function viewerOf(koa: KoaContext): Viewer | undefined {
@@ -108,6 +112,7 @@ export function buildApp({
   cache: givenCache,
   metrics,
   lifecycle = new Lifecycle(),
+  redis,
 }: AppOptions): Koa {
   const writes =
     pipeline ??
@@ -207,12 +212,14 @@ export function buildApp({
   app.use(corsPolicy(config.corsOrigins, routeMethods(restRoutes)));
 
   // Every request is anonymous or authenticated here, once, for REST and GraphQL alike.
-  const authenticator = new Authenticator(db);
+  const authenticator = new Authenticator(db, new LoginLimits(redis));
   app.use(async (ctx, next) => {
     try {
-      ctx.state.viewer = await authenticator.viewerFor(ctx.get('authorization') || undefined);
+      ctx.state.viewer = await authenticator.viewerFor(ctx.get('authorization') || undefined, ctx.ip);
     } catch (error) {
       if (!isApiError(error)) throw error;
+      const retryAfter = error.data.retry_after;
+      if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
       if (ctx.path !== '/graphql')
         return sendError(ctx, wordPressError(error.status, error.code, error.message));
       ctx.status = error.status;

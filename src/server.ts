@@ -33,10 +33,12 @@ const writes = new WritePipeline({
 if (await bootstrapAdministrator({ db, config, writes }, config.adminUser, config.adminPassword)) {
   logger.info({ login: config.adminUser }, 'created the first administrator from CALENDAR_ADMIN_USER');
 }
+let redis: ReturnType<typeof connectRedis> | undefined;
 if (config.redisUrl) {
-  const redis = connectRedis(config.redisUrl, logger);
-  lifecycle.addReadinessCheck('redis', async () => void (await redis.ping()));
-  lifecycle.onClose('redis', async () => void (await redis.quit()));
+  redis = connectRedis(config.redisUrl, logger);
+  const shared = redis;
+  lifecycle.addReadinessCheck('redis', async () => void (await shared.ping()));
+  lifecycle.onClose('redis', async () => void (await shared.quit()));
 }
 
 // Instances behind one balancer hear each other's writes: Redis when configured, else PostgreSQL's
@@ -48,7 +50,7 @@ else if (cache.enabled && config.databaseProvider === 'postgresql')
   bus = postgresInvalidationBus(cache, config.databaseUrl, logger);
 if (bus) lifecycle.onClose('cache invalidation channel', () => bus.close());
 
-const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache }).listen(
+const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache, redis }).listen(
   config.port,
   config.host,
   () => {

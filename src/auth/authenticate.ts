@@ -3,7 +3,8 @@ import DataLoader from 'dataloader';
 import type { Db } from '../db/client.js';
 import { ApiError } from '../domain/errors.js';
 import { ANONYMOUS, type Viewer, isRole } from '../domain/permissions.js';
-import { verifyApplicationPassword } from './application-passwords.js';
+import { passwordLookup, verifyApplicationPassword, verifyNothing } from './application-passwords.js';
+import { LoginLimits } from './login-limits.js';
 
 // HTTP Basic with application passwords, as WordPress clients send it. argon2 makes every check cost
 // ~15 ms, so a successful check is remembered (by a SHA-256 of the credential, never the credential)
@@ -16,8 +17,6 @@ const LAST_USED_EVERY_MS = 60_000;
 
 const INCORRECT_PASSWORD = () =>
   new ApiError(401, 'incorrect_password', 'The provided password is an invalid application password.');
-const INVALID_USERNAME = () =>
-  new ApiError(401, 'invalid_username', 'Unknown username. Check again or try your email address.');
 const MALFORMED = () =>
   new ApiError(
     401,
@@ -45,7 +44,10 @@ export class Authenticator {
    */
   private readonly passwordRows: DataLoader<number, ActivePassword | null>;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly limits: LoginLimits = new LoginLimits(),
+  ) {
     this.passwordRows = new DataLoader(
       async (ids) => {
         const rows = await db.applicationPassword.findMany({
@@ -59,8 +61,12 @@ export class Authenticator {
     );
   }
 
-  /** The viewer behind an `Authorization` header; no header → anonymous; bad credentials → 401. */
-  async viewerFor(authorization: string | undefined): Promise<Viewer> {
+  /**
+   * The viewer behind an `Authorization` header; no header → anonymous; bad credentials → 401
+   * `incorrect_password`, the same for an unknown login (D23), after one argon2 check either way;
+   * too many failures for the login or the client address → 429.
+   */
+  async viewerFor(authorization: string | undefined, address = 'unknown'): Promise<Viewer> {
     if (!authorization) return ANONYMOUS;
     const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
     if (!match) throw MALFORMED();
@@ -77,22 +83,40 @@ export class Authenticator {
     const remembered = this.verified.get(key);
     if (remembered && remembered.expiresAt > Date.now()) {
       const viewer = await this.activeViewer(remembered.passwordId, login);
-      if (viewer) return viewer;
+      if (viewer) {
+        await this.limits.succeeded(login);
+        return viewer;
+      }
       this.verified.delete(key);
     }
 
+    await this.limits.assertAllowed(login, address);
+    // The row whose lookup matches (or rows made before lookups existed, backfilled on success).
+    const lookup = passwordLookup(password);
     const user = await this.db.user.findUnique({
       where: { login },
-      select: { applicationPasswords: { where: { revokedAt: null }, select: { id: true, hash: true } } },
+      select: {
+        applicationPasswords: {
+          where: { revokedAt: null, OR: [{ lookup }, { lookup: null }] },
+          select: { id: true, hash: true, lookup: true },
+        },
+      },
     });
-    if (!user) throw INVALID_USERNAME();
-    for (const candidate of user.applicationPasswords) {
-      if (await verifyApplicationPassword(candidate.hash, password)) {
-        this.remember(key, candidate.id);
-        const viewer = await this.activeViewer(candidate.id, login);
-        if (viewer) return viewer;
+    const candidates = user?.applicationPasswords ?? [];
+    if (!candidates.length) await verifyNothing(password);
+    for (const candidate of candidates) {
+      if (!(await verifyApplicationPassword(candidate.hash, password))) continue;
+      if (candidate.lookup === null) {
+        await this.db.applicationPassword.update({ where: { id: candidate.id }, data: { lookup } });
+      }
+      this.remember(key, candidate.id);
+      const viewer = await this.activeViewer(candidate.id, login);
+      if (viewer) {
+        await this.limits.succeeded(login);
+        return viewer;
       }
     }
+    await this.limits.failed(login, address);
     throw INCORRECT_PASSWORD();
   }
 

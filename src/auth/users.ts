@@ -2,7 +2,15 @@ import type { Scope } from '../context.js';
 import type { Db } from '../db/client.js';
 import { ANONYMOUS, type Role, isRole } from '../domain/permissions.js';
 import type { WriteScope } from '../services/transactions.js';
-import { generateApplicationPassword, hashApplicationPassword } from './application-passwords.js';
+import { ApiError } from '../domain/errors.js';
+import {
+  generateApplicationPassword,
+  hashApplicationPassword,
+  passwordLookup,
+} from './application-passwords.js';
+
+/** Active application passwords a user may hold (each failed login must stay one argon2 check). */
+export const MAX_APPLICATION_PASSWORDS = 25;
 
 // User administration shared by the CLI, the start-up bootstrap and GraphQL. Every change runs
 // through the write pipeline, like any other write.
@@ -39,7 +47,21 @@ export async function addApplicationPassword(
   password = generateApplicationPassword(),
 ) {
   const hash = await hashApplicationPassword(password);
-  const record = await write(admin, (w) => w.tx.applicationPassword.create({ data: { userId, name, hash } }));
+  const record = await write(admin, async (w) => {
+    // The user's row is locked, so two concurrent creates cannot both pass the cap.
+    await w.lockRows('User', [userId]);
+    const active = await w.tx.applicationPassword.count({ where: { userId, revokedAt: null } });
+    if (active >= MAX_APPLICATION_PASSWORDS) {
+      throw new ApiError(
+        409,
+        'application_password_limit',
+        `A user may hold at most ${MAX_APPLICATION_PASSWORDS} active application passwords; revoke one first.`,
+      );
+    }
+    return w.tx.applicationPassword.create({
+      data: { userId, name, hash, lookup: passwordLookup(password) },
+    });
+  });
   return { id: record.id, name: record.name, password };
 }
 
@@ -65,7 +87,7 @@ export async function createUser(
       },
     });
     const record = await w.tx.applicationPassword.create({
-      data: { userId: user.id, name: 'initial', hash },
+      data: { userId: user.id, name: 'initial', hash, lookup: passwordLookup(password) },
     });
     w.changed('user', user.id, 'created');
     return { user, id: record.id, name: record.name, password };

@@ -4,6 +4,7 @@ import { createDb } from '../db/client.js';
 import { WritePipeline } from '../services/transactions.js';
 import { migrateDatabase } from '../db/migrate.js';
 import { ROLES } from '../domain/permissions.js';
+import { isApiError } from '../domain/errors.js';
 import {
   type UserAdmin,
   UserAdminError,
@@ -98,7 +99,7 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) process.exitCode = error.exitCode;
-  else if (error instanceof UserAdminError || error instanceof ConfigError) {
+  else if (error instanceof UserAdminError || error instanceof ConfigError || isApiError(error)) {
     console.error(`calendar: ${error.message}`);
     process.exitCode = 1;
   } else {

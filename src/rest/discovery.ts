@@ -301,7 +301,7 @@ const ERROR_RESPONSES: Record<string, OpenAPIV3.ResponseObject> = {
     'Invalid or missing parameters (`rest_invalid_param` with `data.params`, `rest_missing_callback_param`, …)',
   ),
   Unauthorized: errorResponse(
-    'Authentication is required, or the credentials were refused (`rest_forbidden`, `incorrect_password`, `invalid_username`)',
+    'Authentication is required, or the credentials were refused (`rest_forbidden`, `incorrect_password`)',
   ),
   Forbidden: errorResponse('The authenticated user may not do this (`rest_forbidden`)'),
   NotFound: errorResponse(

@@ -34,7 +34,7 @@ export interface WriteRequest {
 }
 
 /** Rows a write may lock for the rest of its transaction. */
-export type LockableTable = 'Event' | 'Venue' | 'Organizer' | 'Term';
+export type LockableTable = 'Event' | 'Venue' | 'Organizer' | 'Term' | 'User';
 
 /** What a writer works with inside the transaction. */
 export interface WriteScope {

@@ -61,9 +61,13 @@ describe('HTTP Basic with application passwords', () => {
     expect(gql.body.errors[0].extensions).toEqual({ code: 'incorrect_password', http: { status: 401 } });
   });
 
-  it('refuses an unknown login with 401 invalid_username', async () => {
+  it('answers an unknown login exactly as a wrong password (D23: no account enumeration)', async () => {
     const res = await h.http.get(`${API}/events`).auth('ghost', 'whatever').expect(401);
-    expect(res.body.code).toBe('invalid_username');
+    expect(res.body).toEqual({
+      code: 'incorrect_password',
+      message: 'The provided password is an invalid application password.',
+      data: { status: 401, request_id: expect.any(String) },
+    });
   });
 
   it('refuses a malformed header with 401', async () => {
