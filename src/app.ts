@@ -2,8 +2,6 @@ import { Readable } from 'node:stream';
 import parseBody from 'co-body';
 import { type DocumentNode, getOperationAST, parse } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { createYoga } from 'graphql-yoga';
@@ -18,6 +16,7 @@ import type { Db } from './db/client.js';
 import { isApiError } from './domain/errors.js';
 import type { Viewer } from './domain/permissions.js';
 import { exposeErrorStatusPlugin } from './graphql-errors.js';
+import { DEFAULT_GRAPHQL_LIMITS, graphqlLimitsPlugin } from './graphql-limits.js';
 import type { Logger } from './logger.js';
 import { Lifecycle, within } from './ops/lifecycle.js';
 import type { Metrics } from './ops/metrics.js';
@@ -154,8 +153,11 @@ export function buildApp({
     },
     plugins: [
       ...(metrics ? [usePrometheus({ registry: metrics.registry, endpoint: false })] : []),
-      maxDepthPlugin({ n: config.graphqlMaxDepth }),
-      costLimitPlugin({ maxCost: 20000 }),
+      graphqlLimitsPlugin({
+        ...DEFAULT_GRAPHQL_LIMITS,
+        maxDepth: config.graphqlMaxDepth,
+        timeoutMs: config.graphqlTimeoutMs,
+      }),
       exposeErrorStatusPlugin(),
     ],
   });

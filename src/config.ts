@@ -17,6 +17,7 @@ const EnvSchema = z.object({
   CALENDAR_ADMIN_PASSWORD: z.string().min(8).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(10),
+  GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   CALENDAR_CACHE: z.enum(['on', 'off']).default('on'),
   CALENDAR_CACHE_MB: z.coerce.number().min(1).max(65536).default(64),
   REDIS_URL: z
@@ -55,6 +56,8 @@ export interface Config {
   adminPassword?: string;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   graphqlMaxDepth: number;
+  /** Past this, a GraphQL request's remaining resolvers fail at once (request_timeout). */
+  graphqlTimeoutMs: number;
   /** The shared response cache of anonymous reads, and its bound in bytes. */
   cache: { enabled: boolean; maxBytes: number };
   redisUrl?: string;
@@ -93,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPassword: e.CALENDAR_ADMIN_PASSWORD,
     logLevel: e.LOG_LEVEL,
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
+    graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     cache: { enabled: e.CALENDAR_CACHE === 'on', maxBytes: Math.round(e.CALENDAR_CACHE_MB * 1024 * 1024) },
     redisUrl: e.REDIS_URL,
     metricsToken: e.CALENDAR_METRICS_TOKEN,

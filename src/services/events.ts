@@ -2,6 +2,7 @@ import type { DateTime } from 'luxon';
 import type { Context } from '../context.js';
 import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
 import { ApiError, invalidParams, isApiError } from '../domain/errors.js';
+import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
 import { normalizePaging } from '../domain/paging.js';
 import { type Viewer, canRead, listableStatuses, readableWhere } from '../domain/permissions.js';
 import { type Judged, contentOpenWhere, judged } from '../domain/visibility.js';
@@ -79,6 +80,7 @@ const PARAM_NAMES = {
   radius: ['geoloc_radius', 'near.radius'],
   ticketed: ['ticketed', 'ticketed'],
   postParent: ['post_parent', 'postParent'],
+  include: ['include', 'include'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Param = keyof typeof PARAM_NAMES;
@@ -243,6 +245,12 @@ export async function resolveEventQuery(
   const siteZone = ctx.config.siteTimezone;
   const now = options.now ?? new Date();
   const errors = new ParamErrors(options.style);
+  // Sizes first, before any lookup: no query grows with what the request sends.
+  if (searchTooLong(filter.search)) errors.add('search', SEARCH_TOO_LONG);
+  for (const param of ['include', 'categories', 'tags', 'venues', 'organizers'] as const) {
+    if (exceeds(filter[param])) errors.add(param, tooManyValues());
+  }
+  errors.throwIfAny();
   const and: Prisma.EventWhereInput[] = [{ hideFromListings: false }];
 
   // Dates

@@ -17,6 +17,7 @@ import {
   forbidden,
   listableStatuses,
 } from '../domain/permissions.js';
+import { SEARCH_TOO_LONG, searchTooLong } from '../domain/limits.js';
 import { toSlug, uniqueSlug } from '../domain/slugs.js';
 import { NOT_FOUND, contentOpenWhere, eventLinksAccess } from '../domain/visibility.js';
 import { archivePage } from './archive.js';
@@ -468,6 +469,7 @@ export async function linkedListQuery(
     eventLinks = eventLinksAccess(viewer, event);
     if (eventLinks === 'unknown') throw invalidParams({ event: INVALID });
   }
+  if (searchTooLong(filter.search)) throw invalidParams({ search: SEARCH_TOO_LONG });
   const { statuses, ownOnlyBeyondPublish } = listableStatuses(viewer, filter.status);
   const and: LinkedWhere[] = [{ status: { in: statuses } }];
   if (ownOnlyBeyondPublish) and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId }] });

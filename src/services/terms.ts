@@ -5,6 +5,7 @@ import { ApiError, invalidParams, missingParams } from '../domain/errors.js';
 import { type Paging, skipTake, totalPages } from '../domain/paging.js';
 import { type Viewer, can, forbidden } from '../domain/permissions.js';
 import { toSlug, uniqueSlug } from '../domain/slugs.js';
+import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
 import { eventLinksAccess } from '../domain/visibility.js';
 import type { Taxonomy } from '../domain/urls.js';
 import type { Tx, WriteScope } from './transactions.js';
@@ -90,6 +91,10 @@ async function resolveListFilter(
   const given = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
 
   if (given(filter.search) && !nonBlank(filter.search)) bad.search = INVALID;
+  if (searchTooLong(filter.search)) bad.search = SEARCH_TOO_LONG;
+  if (exceeds(filter.include)) bad.include = tooManyValues();
+  if (exceeds(filter.exclude)) bad.exclude = tooManyValues();
+  if (bad.search || bad.include || bad.exclude) throw invalidParams(bad);
   if (given(filter.slug) && !nonBlank(filter.slug)) bad.slug = INVALID;
   const order = given(filter.order) ? filter.order.trim().toLowerCase() : 'asc';
   if (order !== 'asc' && order !== 'desc') bad.order = INVALID;

@@ -141,7 +141,8 @@ describe('GraphQL reads', () => {
     const { errors } = await gql(
       '{ events { items { postParent { postParent { postParent { postParent { postParent { postParent { postParent { postParent { id } } } } } } } } } } }',
     );
-    expect(errors?.[0]?.message).toMatch(/depth/i);
+    expect(errors?.[0]?.extensions).toEqual({ code: 'query_too_deep', http: { status: 400 } });
+    expect(errors?.[0]?.message).toBe('The query is nested deeper than 10 levels.');
   });
 
   it('serves GraphiQL to a browser', async () => {
