@@ -385,9 +385,18 @@ describe('writes', () => {
   });
   afterAll(() => h.close());
 
-  it('checks the body (400) before the viewer (401/403)', async () => {
-    await expect(createEvent(writer(ANONYMOUS), { title: 'x' }, read)).rejects.toMatchObject({ status: 400 });
+  it('checks the viewer (401/403) before the body (400), so ids are not probed (D22)', async () => {
+    await expect(createEvent(writer(ANONYMOUS), { title: 'x' }, read)).rejects.toMatchObject({ status: 401 });
     await expect(createEvent(writer(ANONYMOUS), { ...REQUIRED, author: 99999 }, read)).rejects.toMatchObject({
+      status: 401,
+      code: 'rest_forbidden',
+    });
+    await expect(
+      createEvent(writer(viewers.subscriber), { ...REQUIRED, author: 99999 }, read),
+    ).rejects.toMatchObject({ status: 403 });
+    await expect(
+      createEvent(writer(viewers.editor), { ...REQUIRED, author: 99999 }, read),
+    ).rejects.toMatchObject({
       status: 400,
       code: 'rest_invalid_param',
     });
