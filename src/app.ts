@@ -24,6 +24,7 @@ import { metricsEndpoint, recordRequests } from './ops/http-metrics.js';
 import { loggerOf, requestIds } from './ops/request-id.js';
 import { INTERNAL_ERROR, JSON_CONTENT_TYPE, NO_ROUTE, sendError, wordPressError } from './rest/errors.js';
 import { createRestRouter } from './rest/adapter.js';
+import { wordPressGlobals } from './rest/wordpress-globals.js';
 import { corsPolicy, routeMethods } from './http/cors.js';
 import { MAX_JSON_DEPTH, hasNul, jsonTooDeep } from './http/request-text.js';
 import { NAMESPACE } from './rest/discovery.js';
@@ -280,6 +281,7 @@ export function buildApp({
     });
   });
 
+  app.use(wordPressGlobals());
   app.use(rest.routes());
   // Anything no route claimed gets the WordPress JSON 404, not Koa's plain-text one.
   app.use((ctx) => {

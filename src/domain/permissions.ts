@@ -207,3 +207,27 @@ export function listableStatuses(
     ownOnlyBeyondPublish: !can(viewer, 'edit_others_posts'),
   };
 }
+
+/** What the `Allow` header of a route is computed for (behavior.md, "The Allow header"). */
+export type AllowTarget =
+  | { kind: 'read-only' }
+  | { kind: 'posts' }
+  | { kind: 'terms' }
+  | { kind: 'record'; record: OwnedPost | null };
+
+/**
+ * The methods of a route whose permission check passes for this viewer (and record), as WordPress
+ * lists them in `Allow`: `GET` always; the writes when the viewer may create in a collection
+ * (contributors and up; terms: editors and up, D8), may edit the record, or may manage terms.
+ */
+export function allowedMethods(viewer: Viewer, target: AllowTarget, served: readonly string[]): string[] {
+  const writes =
+    target.kind === 'posts'
+      ? canCreate(viewer)
+      : target.kind === 'terms'
+        ? can(viewer, 'manage_terms')
+        : target.kind === 'record'
+          ? target.record !== null && canEdit(viewer, target.record)
+          : false;
+  return served.filter((method) => method === 'GET' || writes);
+}

@@ -9,7 +9,7 @@ import { Response as SofaResponse } from 'fets';
 import { useSofa } from 'sofa-api';
 import type { Context } from '../context.js';
 import { ResponseCache } from '../cache/response-cache.js';
-import type { Viewer } from '../domain/permissions.js';
+import { ANONYMOUS, type AllowTarget, type Viewer, allowedMethods, can } from '../domain/permissions.js';
 import { API_PREFIX } from '../domain/urls.js';
 import { invalidParams } from '../domain/errors.js';
 import type { HttpMethod, RestRoute } from '../../rest-map/types.js';
@@ -223,6 +223,29 @@ export function createRestRouter(options: {
    * segment is no route; HEAD is GET; OPTIONS describes the route as WordPress does; any other
    * method the path does not serve is a 405 naming the ones it does.
    */
+  /** The route's methods this viewer may use on this record (`Allow`), from the capability module. */
+  const allowFor = async (ctx: KoaContext, path: string, methods: HttpMethod[]): Promise<string> => {
+    const viewer = (ctx.state.viewer as Viewer | undefined) ?? ANONYMOUS;
+    const target = allowTarget(path);
+    // Anonymous viewers and readers may only ever GET: no record needs reading for them.
+    if (target.kind === 'record' && viewer.role !== null && can(viewer, 'edit_posts')) {
+      const { db } = options.createContext(ctx, ctx.params.lang as string | undefined);
+      const key =
+        ctx.params.id !== undefined ? { id: Number(ctx.params.id) } : { slug: String(ctx.params.slug) };
+      const select = { status: true, authorId: true } as const;
+      const record =
+        target.model === 'events'
+          ? await db.event.findFirst({ where: key, select })
+          : target.model === 'venues'
+            ? await db.venue.findFirst({ where: key, select })
+            : await db.organizer.findFirst({ where: key, select });
+      return allowedMethods(viewer, { kind: 'record', record }, methods).join(', ');
+    }
+    if (target.kind === 'served') return methods.join(', ');
+    const kind = target.kind === 'record' ? 'read-only' : target.kind;
+    return allowedMethods(viewer, { kind } as AllowTarget, methods).join(', ');
+  };
+
   const serve = (
     path: string,
     methods: HttpMethod[],
@@ -242,7 +265,11 @@ export function createRestRouter(options: {
         if (described) return sendJson(ctx, described, allow);
       }
       if (!methods.includes(method)) return sendError(ctx, NO_ROUTE(405), { Allow: allow });
-      return handler(ctx, method);
+      // Decided before the request runs (as WordPress's permission checks), sent on its answer
+      // whatever it is, errors included.
+      const allowed = await allowFor(ctx, path, methods);
+      await handler(ctx, method);
+      ctx.set('Allow', allowed);
     };
     router.all(`${API_PREFIX}${path}`, dispatch);
     router.all(`/:lang${API_PREFIX}${path}`, dispatch);
@@ -365,4 +392,21 @@ function stableJson(value: unknown): string {
         )
       : item,
   );
+}
+
+/**
+ * Which permission decides a path's `Allow`: collections, single posts (by id or slug), terms; any
+ * other path (discovery, feeds: GET only) lists the methods it serves.
+ */
+function allowTarget(
+  path: string,
+): { kind: 'served' | 'posts' | 'terms' } | { kind: 'record'; model: 'events' | 'venues' | 'organizers' } {
+  const match = /^\/(events|venues|organizers|categories|tags)(\/(?::id|by-slug\/:slug))?$/.exec(path);
+  if (!match) return { kind: 'served' };
+  const [, resource, single] = match as unknown as [string, string, string | undefined];
+  const terms = resource === 'categories' || resource === 'tags';
+  if (!single) return { kind: terms ? 'terms' : 'posts' };
+  return terms
+    ? { kind: 'terms' }
+    : { kind: 'record', model: resource as 'events' | 'venues' | 'organizers' };
 }
