@@ -14,6 +14,8 @@ export const API_NAMESPACE = 'calendar/events/v1';
 
 const ARCHIVE_HEADERS = { 'X-TEC-Total': 'total', 'X-TEC-TotalPages': 'total_pages' };
 const ARCHIVE_LINKS = ['next_rest_url', 'previous_rest_url'];
+/** A password-protected event's single representation has no `json_ld` key (as the reference). */
+const SINGLE_EVENT_NULLS = ['json_ld'];
 const ICALENDAR = {
   contentType: 'text/calendar; charset=utf-8',
   bodyKey: 'calendar',
@@ -61,12 +63,14 @@ export const restRoutes: RestRoute[] = [
     methods: ['GET'],
     path: '/events/:id',
     operation: 'Query.tecEvent',
+    omitWhenNull: SINGLE_EVENT_NULLS,
     description: 'One event, with its JSON-LD',
   },
   {
     methods: ['GET'],
     path: '/events/by-slug/:slug',
     operation: 'Query.tecEventBySlug',
+    omitWhenNull: SINGLE_EVENT_NULLS,
     description: 'One event by its slug, with its JSON-LD',
   },
   // Event writes (seed §4.2): create, update and delete by id or slug; DELETE trashes unless `force=true` (D4).
@@ -74,6 +78,7 @@ export const restRoutes: RestRoute[] = [
     methods: ['POST'],
     path: '/events',
     operation: 'Mutation.tecCreateEvent',
+    omitWhenNull: SINGLE_EVENT_NULLS,
     status: 201,
     bodyArgument: 'input',
     bodyFields: { ...EVENT_FIELDS, ...EVENT_PASSWORD },
@@ -84,6 +89,7 @@ export const restRoutes: RestRoute[] = [
     methods: ['POST', 'PUT', 'PATCH'],
     path: '/events/:id',
     operation: 'Mutation.tecUpdateEvent',
+    omitWhenNull: SINGLE_EVENT_NULLS,
     bodyArgument: 'input',
     bodyFields: { ...optional(EVENT_FIELDS), ...EVENT_PASSWORD },
     description: 'Updates an event; only the fields sent change',
@@ -92,12 +98,14 @@ export const restRoutes: RestRoute[] = [
     methods: ['DELETE'],
     path: '/events/:id',
     operation: 'Mutation.tecDeleteEvent',
+    omitWhenNull: SINGLE_EVENT_NULLS,
     description: 'Moves the event to the trash and returns it; force=true deletes it for good (editors)',
   },
   {
     methods: ['POST', 'PUT', 'PATCH'],
     path: '/events/by-slug/:slug',
     operation: 'Mutation.tecUpdateEventBySlug',
+    omitWhenNull: SINGLE_EVENT_NULLS,
     bodyArgument: 'input',
     bodyFields: optional(EVENT_FIELDS),
     description: 'Updates an event by its slug (`slug` renames it); only the fields sent change',
@@ -106,6 +114,7 @@ export const restRoutes: RestRoute[] = [
     methods: ['DELETE'],
     path: '/events/by-slug/:slug',
     operation: 'Mutation.tecDeleteEventBySlug',
+    omitWhenNull: SINGLE_EVENT_NULLS,
     description: 'Moves the event to the trash and returns it; force=true deletes it for good (editors)',
   },
   // Venues and organizers (seed §4.3–4.4): by id or slug; DELETE trashes unless `force=true` (D4).

@@ -230,8 +230,11 @@ export function createRestRouter(options: {
     // Anonymous viewers and readers may only ever GET: no record needs reading for them.
     if (target.kind === 'record' && viewer.role !== null && can(viewer, 'edit_posts')) {
       const { db } = options.createContext(ctx, ctx.params.lang as string | undefined);
-      const key =
-        ctx.params.id !== undefined ? { id: Number(ctx.params.id) } : { slug: String(ctx.params.slug) };
+      const id = Number(ctx.params.id);
+      // An id past 32 bits names no record (and PostgreSQL refuses to compare an integer with it).
+      if (ctx.params.id !== undefined && !(id <= MAX_RECORD_ID))
+        return allowedMethods(viewer, { kind: 'record', record: null }, methods).join(', ');
+      const key = ctx.params.id !== undefined ? { id } : { slug: String(ctx.params.slug) };
       const select = { status: true, authorId: true } as const;
       const record =
         target.model === 'events'
@@ -393,6 +396,8 @@ function stableJson(value: unknown): string {
       : item,
   );
 }
+
+const MAX_RECORD_ID = 2_147_483_647;
 
 /**
  * Which permission decides a path's `Allow`: collections, single posts (by id or slug), terms; any

@@ -394,6 +394,8 @@ function componentSchemas(
             key,
             { anyOf: [{ $ref: property.$ref }, { type: 'object', nullable: true, enum: [null] }] },
           ];
+        // A schema without a type (JSON) already admits null; `nullable` would need a type beside it.
+        if (!('type' in property) || property.type === undefined) return [key, property];
         return [key, { ...property, nullable: true }];
       }),
     );

@@ -41,6 +41,9 @@ const MAX_VARIABLES = 32_766;
 
 type Tx = Prisma.TransactionClient;
 
+/** The author of sample posts on a database without an administrator (it has no password: no login). */
+export const SAMPLE_AUTHOR = 'sample-editor';
+
 /** Values as Prisma itself stores them: SQLite keeps DateTime as ISO text and Boolean as 0/1. */
 function encoder(provider: DatabaseProvider): (value: unknown) => unknown {
   if (provider === 'postgresql') return (value) => value;
@@ -176,6 +179,18 @@ export async function seedDatabase(
       }
       if (batch.length) await flush();
       await refreshAllTermCounts(tx);
+      // Posts have an author, as on a real site: the first administrator, else a sample editor.
+      const author =
+        (await tx.user.findFirst({ where: { role: 'administrator' }, orderBy: { id: 'asc' } })) ??
+        (await tx.user.upsert({
+          where: { login: SAMPLE_AUTHOR },
+          create: { login: SAMPLE_AUTHOR, role: 'editor', displayName: 'Sample editor' },
+          update: {},
+        }));
+      const unowned = (first: number) => ({ authorId: null, id: { gte: first } });
+      await tx.event.updateMany({ where: unowned(firstEvent), data: { authorId: author.id } });
+      await tx.venue.updateMany({ where: unowned(firstVenue), data: { authorId: author.id } });
+      await tx.organizer.updateMany({ where: unowned(firstOrganizer), data: { authorId: author.id } });
 
       if (provider === 'postgresql') await syncSequences(tx);
       return counts;

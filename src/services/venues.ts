@@ -41,12 +41,16 @@ export type VenueFields = z.output<typeof venueFields>;
 
 function venueColumns(fields: VenueFields = {}) {
   return {
+    // TEC fills `stateprovince` from whichever of `state` or `province` is sent (when it is not sent itself).
+    ...(fields.stateprovince === undefined && (fields.state ?? fields.province) !== undefined
+      ? { stateprovince: fields.state ?? fields.province }
+      : {}),
     address: fields.address,
     city: fields.city,
     country: fields.country,
     province: fields.province,
     state: fields.state,
-    stateprovince: fields.stateprovince,
+    ...(fields.stateprovince !== undefined ? { stateprovince: fields.stateprovince } : {}),
     zip: fields.zip,
     phone: fields.phone,
     website: fields.website,

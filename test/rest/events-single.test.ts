@@ -180,7 +180,8 @@ describe('the single event representation', () => {
       '@context': 'http://schema.org',
       '@type': 'Event',
       name: 'Full Event',
-      description: 'Short',
+      // TEC: the excerpt rendered (wpautop), escaped, and the literal \\n its double encoding leaves.
+      description: '&lt;p&gt;Short&lt;/p&gt;\\n',
       image: 'http://example.com/img/poster.jpg',
       url: `${SITE_URL}/event/full-event/`,
       startDate: '2031-12-01T10:00:00-05:00',

@@ -109,7 +109,7 @@ describe('GET /organizers/{id}', () => {
       .get(`${API}/organizers/${ids.locked}`)
       .auth(editor.login, editor.password)
       .expect(200);
-    expect(forEditor.body).toMatchObject({ description: 'Private', email: 'org@example.com' });
+    expect(forEditor.body).toMatchObject({ description: '<p>Private</p>', email: 'org@example.com' });
     const event = await createEvent(h.db, { organizerIds: [ids.locked!] });
     const embedded = await h.http.get(`${API}/events/${event.id}`).expect(200);
     expect(embedded.body.organizer[0]).toMatchObject({ organizer: 'Locked Org', email: '' });

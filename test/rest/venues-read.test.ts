@@ -147,14 +147,15 @@ describe('GET /venues/{id}', () => {
       show_map: null,
       show_map_link: null,
     });
-    expect(body.json_ld.address.streetAddress).toBe('');
-    expect(body.json_ld.name).toBe('Locked Room');
+    // No JSON-LD at all for a password-protected venue, whoever asks (#14, as the reference).
+    expect(body).not.toHaveProperty('json_ld');
     const forEditor = await h.http
       .get(`${API}/venues/${ids.locked}`)
       .auth(editor.login, editor.password)
       .expect(200);
+    expect(forEditor.body).not.toHaveProperty('json_ld');
     expect(forEditor.body).toMatchObject({
-      description: 'Behind the door',
+      description: '<p>Behind the door</p>',
       address: '1 Main St',
       geo_lat: 48.85,
       show_map: true,

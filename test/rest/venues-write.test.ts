@@ -62,6 +62,17 @@ const FULL = {
 };
 
 describe('POST /venues', () => {
+  it('fills stateprovince from province or state when it is not sent (as TEC)', async () => {
+    const ontario = await create({ venue: 'Toronto Hall', province: 'Ontario' }, editor).expect(201);
+    expect(ontario.body).toMatchObject({ province: 'Ontario', stateprovince: 'Ontario' });
+    const texas = await create({ venue: 'Austin Hall', state: 'TX' }, editor).expect(201);
+    expect(texas.body.stateprovince).toBe('TX');
+    const both = await create({ venue: 'Both Hall', state: 'TX', stateprovince: 'Texas' }, editor).expect(
+      201,
+    );
+    expect(both.body.stateprovince).toBe('Texas');
+  });
+
   it('refuses anonymous callers with 401 and subscribers with 403', async () => {
     expect((await create({ venue: 'Nope' }).expect(401)).body).toEqual({
       code: 'rest_forbidden',
@@ -79,7 +90,8 @@ describe('POST /venues', () => {
       status: 'publish',
       url: `${SITE_URL}/venue/white-house/`,
       venue: 'White House',
-      description: 'The residence',
+      // wpautop, as WordPress renders post content.
+      description: '<p>The residence</p>',
       slug: 'white-house',
       address: '1600 Pennsylvania Ave',
       city: 'Washington',

@@ -209,22 +209,26 @@ export const TecSingleEvent = builder.prismaObject('Event', {
   ...REST,
   interfaces: [TecEventFields],
   fields: (t) => ({
+    // A password-protected event has no JSON-LD, even for whoever gave the password (as the reference).
     json_ld: t.field({
       type: 'JSON',
+      nullable: true,
       select: { image: true, ...linkedRecords },
       resolve: (e, _a, ctx) =>
-        eventJsonLd(
-          e,
-          readableLinks(
-            ctx.viewer,
-            e.venues.map((link) => link.venue),
-          ),
-          readableLinks(
-            ctx.viewer,
-            e.organizers.map((link) => link.organizer),
-          ),
-          ctx.urls,
-        ),
+        e.password
+          ? null
+          : eventJsonLd(
+              e,
+              readableLinks(
+                ctx.viewer,
+                e.venues.map((link) => link.venue),
+              ),
+              readableLinks(
+                ctx.viewer,
+                e.organizers.map((link) => link.organizer),
+              ),
+              ctx.urls,
+            ),
     }),
   }),
 });

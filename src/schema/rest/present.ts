@@ -1,3 +1,4 @@
+import { autop } from '@wordpress/autop';
 import type { Event, Media, Organizer, Term, Venue } from '../../generated/sqlite/client.js';
 import { instantFromWallClock, isoWithOffset, startOfDayWall, wallClock } from '../../domain/dates.js';
 import { costValues } from '../../domain/cost.js';
@@ -65,22 +66,38 @@ function scrub(record: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
+/** A description as WordPress renders it (`wpautop`), trimmed as the REST fields show it. */
+export function renderedText(text: string): string {
+  return autop(text).trim();
+}
+
+/**
+ * A description in JSON-LD as TEC writes it: the rendered HTML escaped, then a newline that TEC's
+ * double JSON encoding leaves as the two characters `\n` (tec-samples/04: `&lt;p&gt;Hello&lt;/p&gt;\n`).
+ */
+function jsonLdDescription(html: string): string {
+  return html ? `${escapeHtml(html)}\\n` : '';
+}
+
 /** schema.org Place; blank but for its name when `hidden` (by default whenever it has a password). */
 function venueJsonLd(venue: Venue, hidden = Boolean(venue.password)) {
   const shown = (value: string) => (hidden ? '' : value);
-  return {
-    '@type': 'Place',
-    name: venue.name,
-    description: shown(venue.excerpt),
-    url: '',
-    address: {
-      '@type': 'PostalAddress',
+  // Empty address parts are left out, as TEC does.
+  const address = Object.fromEntries(
+    Object.entries({
       streetAddress: shown(venue.address),
       addressLocality: shown(venue.city),
       addressRegion: shown(venue.stateprovince || venue.state || venue.province),
       postalCode: shown(venue.zip),
       addressCountry: shown(venue.country),
-    },
+    }).filter(([, value]) => value !== ''),
+  );
+  return {
+    '@type': 'Place',
+    name: venue.name,
+    description: shown(jsonLdDescription(renderedText(venue.description))),
+    url: '',
+    address: { '@type': 'PostalAddress', ...address },
     telephone: shown(venue.phone),
     sameAs: shown(venue.website),
   };
@@ -99,7 +116,7 @@ function organizerJsonLd(organizer: Organizer, hidden = Boolean(organizer.passwo
   return {
     '@type': 'Person',
     name: organizer.name,
-    description: shown(organizer.excerpt),
+    description: shown(jsonLdDescription(renderedText(organizer.description))),
     url: shown(organizer.website),
     telephone: shown(organizer.phone),
     email: organizer.email && !hidden ? obfuscateEmail(organizer.email) : '',
@@ -128,7 +145,7 @@ export function presentVenue(
       ...postDates(venue, siteZone),
       url: permalink(urls, 'venue', venue),
       venue: venue.name,
-      description: venue.description,
+      description: renderedText(venue.description),
       excerpt: venue.excerpt,
       slug: venue.slug,
       image: presentImage(venue.image),
@@ -145,7 +162,8 @@ export function presentVenue(
     ...(venue.geoLat !== null && venue.geoLng !== null
       ? { geo_lat: venue.geoLat, geo_lng: venue.geoLng }
       : {}),
-    ...(as === 'single' ? { json_ld: venueJsonLd(venue, hidden) } : {}),
+    // A password-protected venue has no JSON-LD at all (the reference omits it whoever asks).
+    ...(as === 'single' && !venue.password ? { json_ld: venueJsonLd(venue, hidden) } : {}),
     show_map: venue.showMap,
     show_map_link: venue.showMapLink,
     global_id: globalId(urls, venue.id),
@@ -170,7 +188,7 @@ export function presentOrganizer(
     ...postDates(organizer, siteZone),
     url: permalink(urls, 'organizer', organizer),
     organizer: organizer.name,
-    description: organizer.description,
+    description: renderedText(organizer.description),
     excerpt: organizer.excerpt,
     slug: organizer.slug,
     image: presentImage(organizer.image),
@@ -220,7 +238,7 @@ export function eventJsonLd(
     '@context': 'http://schema.org',
     '@type': 'Event',
     name: event.title,
-    description: escapeHtml(event.excerpt || event.description),
+    description: jsonLdDescription(renderedText(event.excerpt || event.description)),
     ...(image ? { image: image.url } : {}),
     url,
     eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultCounts } from '../src/sample-data/generate.js';
+import { SAMPLE_AUTHOR, seedDatabase } from '../src/sample-data/seed.js';
+import { API, type Harness, startHarness } from './helpers/harness.js';
+import { createUser } from './helpers/users.js';
+
+// Seeded sample data looks like a real site's (#14 point 11): every post has an author.
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('seedDatabase', () => {
+  it('gives every post a sample editor when the site has no administrator', async () => {
+    await seedDatabase(h.db, h.config.databaseProvider, {
+      seed: 1,
+      now: new Date(),
+      events: 40,
+      ...defaultCounts(40),
+      reset: true,
+    });
+    const author = await h.db.user.findUniqueOrThrow({ where: { login: SAMPLE_AUTHOR } });
+    expect(author.role).toBe('editor');
+    for (const count of [
+      h.db.event.count({ where: { authorId: null } }),
+      h.db.venue.count({ where: { authorId: null } }),
+      h.db.organizer.count({ where: { authorId: null } }),
+    ])
+      expect(await count).toBe(0);
+    const list = await h.http.get(`${API}/events?per_page=5`).expect(200);
+    for (const event of list.body.events as Array<{ author: string }>)
+      expect(event.author).toBe(String(author.id));
+  });
+
+  it('attributes to the first administrator when there is one', async () => {
+    const admin = await createUser(h, 'administrator');
+    await seedDatabase(h.db, h.config.databaseProvider, {
+      seed: 2,
+      now: new Date(),
+      events: 10,
+      ...defaultCounts(10),
+      reset: true,
+    });
+    expect(await h.db.event.count({ where: { authorId: { not: admin.id } } })).toBe(0);
+  });
+});
