@@ -46,5 +46,6 @@ export type Taxonomy = 'tribe_events_cat' | 'post_tag';
 
 export const TAXONOMY_PATH: Record<Taxonomy, { rest: string; site: string }> = {
   tribe_events_cat: { rest: 'categories', site: 'events/category' },
-  post_tag: { rest: 'tags', site: 'events/tag' },
+  // WordPress's own tag archive (behavior.md "front-end URLs"): tags are not the calendar's.
+  post_tag: { rest: 'tags', site: 'tag' },
 };

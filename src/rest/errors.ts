@@ -6,6 +6,8 @@ export interface WordPressError {
   code: string;
   message: string;
   data: { status: number; [key: string]: unknown };
+  /** Earlier data of the same error code, as WordPress lists them (e.g. `term_exists`: the term id). */
+  additional_data?: unknown[];
 }
 
 export function wordPressError(
@@ -50,12 +52,9 @@ export function fromGraphQLError(error: unknown, log: (error: unknown) => void):
   const http = extensions.http as { status?: number } | undefined;
   if (typeof extensions.code === 'string' && http?.status) {
     const message = (error as Error).message;
-    return wordPressError(
-      http.status,
-      extensions.code,
-      message,
-      (extensions.data as Record<string, unknown>) ?? {},
-    );
+    const { additional_data: additional, ...data } = (extensions.data as Record<string, unknown>) ?? {};
+    const shaped = wordPressError(http.status, extensions.code, message, data);
+    return Array.isArray(additional) ? { ...shaped, additional_data: additional } : shaped;
   }
   if (http?.status === 400) {
     return wordPressError(400, 'rest_invalid_param', 'Invalid parameter(s)', { params: {}, details: [] });

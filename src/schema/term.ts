@@ -16,8 +16,43 @@ import type { Context } from '../context.js';
 
 // Categories and tags are one table (WordPress terms) exposed as two GraphQL types.
 
-export function termUrl(ctx: Context, term: { taxonomy: string; slug: string }): string {
-  return `${ctx.urls.site}/${TAXONOMY_PATH[term.taxonomy as Taxonomy].site}/${term.slug}/`;
+type CategoryTree = Map<number, { slug: string; parentId: number | null }>;
+const categoryTrees = new WeakMap<Context, Promise<CategoryTree>>();
+
+/** Every category's slug and parent, read once per request (only when a child category needs them). */
+function categoryTree(ctx: Context): Promise<CategoryTree> {
+  let tree = categoryTrees.get(ctx);
+  if (!tree) {
+    tree = ctx.db.term
+      .findMany({ where: { taxonomy: CATEGORY }, select: { id: true, slug: true, parentId: true } })
+      .then((rows) => new Map(rows.map((row) => [row.id, { slug: row.slug, parentId: row.parentId }])));
+    categoryTrees.set(ctx, tree);
+  }
+  return tree;
+}
+
+/**
+ * The term's front-end archive: `<site>/tag/<slug>/`, `<site>/events/category/<slug>/`, where a
+ * child category nests its ancestors' slugs, root first (`…/category/<parent>/<child>/`).
+ */
+export async function termUrl(
+  ctx: Context,
+  term: { taxonomy: string; slug: string; parentId: number | null },
+): Promise<string> {
+  const slugs = [term.slug];
+  if (term.taxonomy === CATEGORY && term.parentId !== null) {
+    const tree = await categoryTree(ctx);
+    const seen = new Set<number>();
+    // Up to the root; a cycle in bad data ends the walk.
+    for (let parentId: number | null = term.parentId; parentId !== null && !seen.has(parentId);) {
+      seen.add(parentId);
+      const parent = tree.get(parentId);
+      if (!parent) break;
+      slugs.unshift(parent.slug);
+      parentId = parent.parentId;
+    }
+  }
+  return `${ctx.urls.site}/${TAXONOMY_PATH[term.taxonomy as Taxonomy].site}/${slugs.join('/')}/`;
 }
 
 export const Category = builder.prismaObject('Term', {

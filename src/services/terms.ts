@@ -359,7 +359,9 @@ function termExists(termId: number, hierarchical: boolean): ApiError {
     hierarchical
       ? 'A term with the name provided already exists with this parent.'
       : 'A term with the name provided already exists in this taxonomy.',
-    { term_id: termId },
+    // WordPress adds `{status, term_id}` to an error whose data was the term id: the REST answer shows
+    // the latter as `data` and the former in `additional_data`.
+    { term_id: termId, additional_data: [termId] },
   );
 }
 

@@ -126,7 +126,7 @@ describe('GraphQL reads', () => {
       venues: { pageInfo: { total: 1 }, items: [{ name: 'Opera' }] },
       organizer: { name: 'Org' },
       organizerBySlug: { id: ids.organizer },
-      category: { name: 'Opera', parent: { id: ids.parent }, url: `${SITE_URL}/events/category/opera/` },
+      category: { name: 'Opera', parent: { id: ids.parent }, url: `${SITE_URL}/events/category/arts/opera/` },
       categories: { pageInfo: { total: 2 }, items: [{ name: 'Arts' }, { name: 'Opera' }] },
       tag: { name: 'Outdoor', count: 1 },
     });

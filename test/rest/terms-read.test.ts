@@ -104,7 +104,7 @@ describe('GET /categories/{id} and /tags/{id}', () => {
       count: 2,
       name: 'outdoor',
       taxonomy: 'post_tag',
-      url: `${SITE_URL}/events/tag/outdoor/`,
+      url: `${SITE_URL}/tag/outdoor/`,
     });
     expect(res.body).not.toHaveProperty('parent');
   });

@@ -190,10 +190,12 @@ const TecEventFields = builder.prismaInterface('Event', {
 });
 
 /** Term shape (a), in the order the event lists them; counts are stored on the term. */
+/** By name, as WordPress's `wp_get_object_terms` returns them (not in the order they were linked). */
 function embeddedTerms(links: Array<{ term: Term }>, taxonomy: string, ctx: Context) {
   return links
     .map((link) => link.term)
     .filter((term) => term.taxonomy === taxonomy)
+    .sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || a.id - b.id)
     .map((term) => presentEmbeddedTerm(term, term.eventCount, ctx.urls));
 }
 

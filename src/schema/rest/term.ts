@@ -55,6 +55,9 @@ function termLinks(ctx: Context, term: TermRecord) {
     ],
     collection: [{ href: `${ctx.urls.api}/${rest}` }],
     about: [{ href: `${ctx.urls.api}/doc` }],
+    ...(term.parentId
+      ? { up: [{ href: `${ctx.urls.api}/${rest}/${term.parentId}`, embeddable: true }] }
+      : {}),
     'wp:post_type': [{ href: `${ctx.urls.api}/events?${rest}=${term.id}` }],
     curies: [{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }],
   };

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { createEvent, createTerm, createVenue } from '../helpers/fixtures.js';
+
+// Contract details a TEC client notices (#14), each against WordPress's or TEC's own rule.
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('terms embedded in an event', () => {
+  it('come ordered by name, as wp_get_object_terms returns them, not in link order', async () => {
+    const zeta = await createTerm(h.db, 'tribe_events_cat', 'Zeta');
+    const alpha = await createTerm(h.db, 'tribe_events_cat', 'alpha');
+    const mid = await createTerm(h.db, 'tribe_events_cat', 'Mid');
+    const tagB = await createTerm(h.db, 'post_tag', 'b-tag');
+    const tagA = await createTerm(h.db, 'post_tag', 'A-tag');
+    const event = await createEvent(h.db, { termIds: [zeta.id, alpha.id, tagB.id, mid.id, tagA.id] });
+    const { body } = await h.http.get(`${API}/events/${event.id}`).expect(200);
+    expect(body.categories.map((t: { name: string }) => t.name)).toEqual(['alpha', 'Mid', 'Zeta']);
+    expect(body.tags.map((t: { name: string }) => t.name)).toEqual(['A-tag', 'b-tag']);
+  });
+});
+
+describe('json_ld (TEC Tribe__JSON_LD__Place / __Event)', () => {
+  it('leaves empty address parts out', async () => {
+    const venue = await createVenue(h.db, {
+      name: 'Sparse',
+      address: '',
+      zip: '',
+      state: '',
+      stateprovince: '',
+    });
+    const { body } = await h.http.get(`${API}/venues/${venue.id}`).expect(200);
+    expect(body.json_ld.address).toEqual({
+      '@type': 'PostalAddress',
+      addressLocality: 'Springfield',
+      addressCountry: 'United States',
+    });
+  });
+
+  it('is absent for a password-protected event, even with the right password', async () => {
+    const event = await createEvent(h.db, { title: 'Locked JSON-LD', fields: { password: 'pw' } });
+    const { body } = await h.http.get(`${API}/events/${event.id}?password=pw`).expect(200);
+    expect(body.title).toBe('Locked JSON-LD');
+    expect(body).not.toHaveProperty('json_ld');
+    const open = await createEvent(h.db, { title: 'Open JSON-LD' });
+    expect((await h.http.get(`${API}/events/${open.id}`).expect(200)).body.json_ld['@type']).toBe('Event');
+  });
+
+  it('describes a venue with its rendered description, escaped, and TEC’s trailing \\n', async () => {
+    const venue = await createVenue(h.db, { name: 'Acme Hall', description: 'Acme description' });
+    const { body } = await h.http.get(`${API}/venues/${venue.id}`).expect(200);
+    expect(body.description).toBe('<p>Acme description</p>');
+    expect(body.json_ld.description).toBe('&lt;p&gt;Acme description&lt;/p&gt;\\n');
+  });
+});
