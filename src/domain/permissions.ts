@@ -192,12 +192,13 @@ export const LISTABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'priv
 export function listableStatuses(
   viewer: Viewer,
   requested: string[] | null | undefined,
-): { statuses: string[]; ownOnlyBeyondPublish: boolean } {
-  const asked = requested?.length ? requested : null;
+): { statuses: string[]; ownOnlyBeyondPublish: boolean; any: boolean } {
+  // WordPress's `any`: every status the viewer may list (echoed back as `any`, as it was asked).
+  const asked = requested?.length && !(requested.length === 1 && requested[0] === 'any') ? requested : null;
   if (!can(viewer, 'edit_posts')) {
-    if (asked && asked.some((status) => status !== 'publish'))
+    if ((asked ?? requested ?? []).some((status) => status !== 'publish'))
       throw invalidParams({ status: 'Invalid parameter.' });
-    return { statuses: ['publish'], ownOnlyBeyondPublish: false };
+    return { statuses: ['publish'], ownOnlyBeyondPublish: false, any: false };
   }
   if (asked && asked.some((status) => !(LISTABLE_STATUSES as readonly string[]).includes(status))) {
     throw invalidParams({ status: 'Invalid parameter.' });
@@ -205,6 +206,7 @@ export function listableStatuses(
   return {
     statuses: asked ?? [...LISTABLE_STATUSES],
     ownOnlyBeyondPublish: !can(viewer, 'edit_others_posts'),
+    any: asked === null,
   };
 }
 

@@ -530,10 +530,9 @@ const LINKED = {
   },
 } as const;
 
+/** An unknown (or unreadable) linked id, as WordPress answers a failed `validate_callback`. */
 function invalidLinkedPostId(param: string): ApiError {
-  return new ApiError(400, 'invalid-linked-post-id', 'The provided linked post ID is not valid', {
-    params: { [param]: INVALID },
-  });
+  return invalidParams({ [param]: INVALID });
 }
 
 /** The ids to link, in the order given (each once); objects of fields are created or matched (§6.3, §6.4). */

@@ -47,6 +47,8 @@ export interface EffectiveEventFilter {
   strictDates: boolean;
   search: string | null;
   status: string[];
+  /** Every status the viewer may list was asked for (no `status`, or `any`): echoed as `any`. */
+  statusAny: boolean;
   postParent: number | null;
   include: number[] | null;
   ticketed: boolean | null;
@@ -302,9 +304,11 @@ export async function resolveEventQuery(
 
   // Status (the capability rules decide what each viewer may list).
   let status: string[] = [];
+  let statusAny = false;
   try {
     const listable = listableStatuses(viewer, filter.status ? [...filter.status] : null);
     status = listable.statuses;
+    statusAny = listable.any;
     and.push({ status: { in: status } });
     if (listable.ownOnlyBeyondPublish)
       and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId ?? -1 }] });
@@ -403,6 +407,7 @@ export async function resolveEventQuery(
       strictDates: strict,
       search,
       status,
+      statusAny,
       postParent: parent?.id ?? null,
       include,
       ticketed: filter.ticketed ?? null,

@@ -400,6 +400,8 @@ export interface EffectiveLinkedFilter {
   hasEvents: boolean | null;
   onlyWithUpcoming: boolean;
   status: string[];
+  /** Every status the viewer may list was asked for: echoed as `any`. */
+  statusAny: boolean;
 }
 
 interface LinkedEventLink {
@@ -470,7 +472,7 @@ export async function linkedListQuery(
     if (eventLinks === 'unknown') throw invalidParams({ event: INVALID });
   }
   if (searchTooLong(filter.search)) throw invalidParams({ search: SEARCH_TOO_LONG });
-  const { statuses, ownOnlyBeyondPublish } = listableStatuses(viewer, filter.status);
+  const { statuses, ownOnlyBeyondPublish, any } = listableStatuses(viewer, filter.status);
   const and: LinkedWhere[] = [{ status: { in: statuses } }];
   if (ownOnlyBeyondPublish) and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId }] });
   if (filter.event != null) {
@@ -501,6 +503,7 @@ export async function linkedListQuery(
       hasEvents: filter.hasEvents ?? null,
       onlyWithUpcoming: filter.onlyWithUpcoming ?? false,
       status: statuses,
+      statusAny: any,
     },
   };
 }
@@ -536,7 +539,7 @@ export function linkedArchiveParams(
   if (effective.event !== null) params.push(['event', String(effective.event)]);
   if (effective.hasEvents !== null) params.push(['has_events', String(effective.hasEvents)]);
   if (effective.onlyWithUpcoming) params.push(['only_with_upcoming', 'true']);
-  params.push(['status', effective.status.join(',')]);
+  params.push(['status', effective.statusAny ? 'any' : effective.status.join(',')]);
   return params;
 }
 

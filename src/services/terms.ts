@@ -66,6 +66,8 @@ export interface EffectiveTermFilter {
   event: number | null;
   /** The event is protected and this viewer cannot unlock it: none of its terms are listed. */
   eventWithheld: boolean;
+  /** The name the event was given under, echoed back as sent (`post` is WordPress's, `event` TEC's). */
+  eventParam: 'event' | 'post';
   slug: string | null;
 }
 
@@ -146,6 +148,7 @@ async function resolveListFilter(
     parent,
     event: filter.event ?? filter.post ?? null,
     eventWithheld,
+    eventParam: given(filter.event) ? 'event' : 'post',
     // Slugs are lower-case: `Music` finds `music`, as WordPress sanitises the value.
     slug: filter.slug?.trim().toLowerCase() ?? null,
   };
@@ -250,7 +253,7 @@ export function termListParams(archive: TermArchive, taxonomy: Taxonomy): Array<
   if (f.include.length) params.push(['include', f.include.join(',')]);
   params.push(['order', f.order], ['orderby', f.orderby], ['hide_empty', String(f.hideEmpty)]);
   if (isHierarchical(taxonomy) && f.parent !== null) params.push(['parent', String(f.parent)]);
-  if (f.event !== null) params.push(['event', String(f.event)]);
+  if (f.event !== null) params.push([f.eventParam, String(f.event)]);
   if (f.slug) params.push(['slug', f.slug]);
   return params;
 }

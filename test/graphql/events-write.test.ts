@@ -166,8 +166,9 @@ describe('createEvent', () => {
     });
     const unknown = await gql(CREATE, { input: { ...REQUIRED, organizers: [{ id: 99_999 }] } }, admin);
     expect(unknown.errors![0]!.extensions).toMatchObject({
-      code: 'invalid-linked-post-id',
+      code: 'rest_invalid_param',
       http: { status: 400 },
+      data: { params: { organizers: 'Invalid parameter.' } },
     });
   });
 

@@ -565,7 +565,12 @@ describe('status', () => {
   it('shows editors every status but trash, and lets them pick', async () => {
     const all = await list(month('2032-05'), 200, editor);
     expect(titles(all.body)).toEqual(['Published', 'Someone’s draft', 'My draft', 'Pending']);
-    expect(all.body.rest_url).toContain('&status=publish,future,draft,pending,private');
+    // Echoed as asked (WordPress's `any`), not expanded (#14).
+    expect(all.body.rest_url).toContain('&status=any');
+    const any = await list(`${month('2032-05')}&status=any`, 200, editor);
+    expect(titles(any.body)).toEqual(titles(all.body));
+    expect(any.body.rest_url).toContain('&status=any');
+    await list('status=any', 400);
     const some = await list(`${month('2032-05')}&status=publish,%20draft`, 200, editor);
     expect(titles(some.body)).toEqual(['Published', 'Someone’s draft', 'My draft']);
     expect((await list('status=foo', 400, editor)).body.data.params).toEqual({

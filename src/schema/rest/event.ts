@@ -278,7 +278,7 @@ function eventLinks(page: EventArchive, ctx: Context) {
   add('start_date', f.startDate);
   add('end_date', f.endDate);
   add('search', f.search);
-  add('status', f.status);
+  add('status', f.statusAny ? 'any' : f.status);
   add('post_parent', f.postParent);
   add('include', f.include);
   add('starts_before', f.startsBefore);
