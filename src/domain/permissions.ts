@@ -204,7 +204,7 @@ export function listableStatuses(
     throw invalidParams({ status: 'Invalid parameter.' });
   }
   return {
-    statuses: asked ?? [...LISTABLE_STATUSES],
+    statuses: asked ? [...new Set(asked)] : [...LISTABLE_STATUSES],
     ownOnlyBeyondPublish: !can(viewer, 'edit_others_posts'),
     any: asked === null,
   };

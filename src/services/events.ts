@@ -118,7 +118,11 @@ export interface EventQuery {
   where: Prisma.EventWhereInput;
   orderBy: Prisma.EventOrderByWithRelationInput[];
   effective: EffectiveEventFilter;
-  /** Geo lists only: the venues in range, with their distance in km. */
+  /**
+   * Geo lists only: the venues in range, with their distance in km. `where` then matches the events of
+   * the venues in the circle's bounding box (a condition of fixed size, however many venues it holds):
+   * `nearestEventIds` keeps those inside the circle, nearest first.
+   */
   distances: Map<number, number> | null;
 }
 
@@ -249,7 +253,7 @@ export async function resolveEventQuery(
   const errors = new ParamErrors(options.style);
   // Sizes first, before any lookup: no query grows with what the request sends.
   if (searchTooLong(filter.search)) errors.add('search', SEARCH_TOO_LONG);
-  for (const param of ['include', 'categories', 'tags', 'venues', 'organizers'] as const) {
+  for (const param of ['include', 'categories', 'tags', 'venues', 'organizers', 'status'] as const) {
     if (exceeds(filter[param])) errors.add(param, tooManyValues());
   }
   errors.throwIfAny();
@@ -390,7 +394,7 @@ export async function resolveEventQuery(
   if (filter.featured !== null && filter.featured !== undefined) and.push({ featured: filter.featured });
   if (include) and.push({ id: { in: include } });
   if (parent) and.push({ postParentId: parent.id });
-  if (inRange) and.push({ venues: { some: { venueId: { in: [...inRange.keys()] } } } });
+  if (near) and.push({ venues: { some: { venue: boundingBox(near.lat, near.lng, near.radius) } } });
   // The listing blanks a protected event's venue, organizers, terms, flags and text for whoever cannot
   // unlock it; a filter on those must not match it either (D21: search included, whoever the viewer).
   const onWithheld = search || categories || tags || venues || organizers || near || filter.geoloc === true;
@@ -466,8 +470,7 @@ export async function eventArchive(
   const query = await resolveEventQuery(ctx, filter, options);
   const pageNotFound = () =>
     new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
-  let ordered: number[] | null = null;
-  if (query.distances) ordered = await nearestFirst(ctx, query.where, query.distances, options.style);
+  const ordered = query.distances ? await nearestEventIds(ctx, query, options.style) : null;
   const count = ordered
     ? async () => (ordered as number[]).length
     : (where: Prisma.EventWhereInput) => ctx.db.event.count({ where });
@@ -484,27 +487,27 @@ export async function eventArchive(
 export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
 
 /**
- * Geo lists are ordered by distance (an event with several venues counts its nearest one), then start
- * and id. The matching events are read narrowly (ids, start, venue ids) and sorted here; a radius
- * holding more than GEO_MAX_EVENTS of them is refused rather than answered out of order.
+ * The events of a geo list, ordered by distance (an event with several venues counts its nearest one),
+ * then start and id. The events of the bounding box are read narrowly (ids, start, venue ids), those
+ * with no venue inside the circle dropped, and the rest sorted here; a box holding more than
+ * GEO_MAX_EVENTS of them is refused rather than answered out of order.
  */
-async function nearestFirst(
+export async function nearestEventIds(
   ctx: Context,
-  where: Prisma.EventWhereInput,
-  distances: Map<number, number>,
+  { where, distances }: Pick<EventQuery, 'where' | 'distances'>,
   style: ParamStyle,
-) {
+): Promise<number[]> {
   const rows = await ctx.db.event.findMany({
     where,
     select: { id: true, localStart: true, venues: { select: { venueId: true } } },
     take: GEO_MAX_EVENTS + 1,
   });
   if (rows.length > GEO_MAX_EVENTS) throw tooManyInRange(style, 'events', GEO_MAX_EVENTS);
-  const keyed = rows.map((row) => ({
-    id: row.id,
-    localStart: row.localStart,
-    distance: Math.min(...row.venues.map((link) => distances.get(link.venueId) ?? Infinity)),
-  }));
+  const keyed = [];
+  for (const row of rows) {
+    const distance = Math.min(...row.venues.map((link) => distances?.get(link.venueId) ?? Infinity));
+    if (distance !== Infinity) keyed.push({ id: row.id, localStart: row.localStart, distance });
+  }
   keyed.sort((a, b) => a.distance - b.distance || a.localStart.localeCompare(b.localStart) || a.id - b.id);
   return keyed.map((row) => row.id);
 }

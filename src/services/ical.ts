@@ -7,7 +7,7 @@ import { canRead } from '../domain/permissions.js';
 import { permalink } from '../domain/urls.js';
 import { assertReadable, contentWithheld, judged, passwordHides } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import { type EventListFilter, type EventListOptions, resolveEventQuery } from './events.js';
+import { type EventListFilter, type EventListOptions, nearestEventIds, resolveEventQuery } from './events.js';
 
 // iCalendar (RFC 5545) feeds. A feed is the event list under another representation: the same
 // filter resolution (`resolveEventQuery`: defaults, visibility, statuses) and the same withholding of
@@ -25,6 +25,23 @@ const feedInclude = {
 } as const satisfies Prisma.EventInclude;
 
 type FeedEvent = Prisma.EventGetPayload<{ include: typeof feedInclude }>;
+
+/**
+ * Events read in full per query: Prisma binds every parent id of an ordered relation (venues, terms)
+ * in one statement, and SQLite takes at most 999 of them.
+ */
+const FEED_BATCH = 500;
+
+/** These events, in this order, with what the feed shows of them. */
+async function feedEvents(ctx: Context, ids: number[]): Promise<FeedEvent[]> {
+  const byId = new Map<number, FeedEvent>();
+  for (let start = 0; start < ids.length; start += FEED_BATCH) {
+    const batch = ids.slice(start, start + FEED_BATCH);
+    for (const event of await ctx.db.event.findMany({ where: { id: { in: batch } }, include: feedInclude }))
+      byId.set(event.id, event);
+  }
+  return ids.map((id) => byId.get(id)).filter((event): event is FeedEvent => event !== undefined);
+}
 
 export interface Feed {
   calendar: string;
@@ -45,22 +62,18 @@ export async function eventsFeed(
   const take = limit ?? FEED_DEFAULT_LIMIT;
   if (!Number.isInteger(take) || take < 1 || take > FEED_MAX_LIMIT) throw invalidLimit();
   const query = await resolveEventQuery(ctx, filter, options);
-  let events: FeedEvent[];
-  if (query.distances) {
-    // Geo lists: nearest first, as the JSON list orders them.
-    const rows = await ctx.db.event.findMany({ where: query.where, include: feedInclude });
-    const distance = (e: FeedEvent) =>
-      Math.min(...e.venues.map((link) => query.distances!.get(link.venueId) ?? Infinity));
-    rows.sort((a, b) => distance(a) - distance(b) || a.localStart.localeCompare(b.localStart) || a.id - b.id);
-    events = rows.slice(0, take);
-  } else {
-    events = await ctx.db.event.findMany({
-      where: query.where,
-      orderBy: query.orderBy,
-      take,
-      include: feedInclude,
-    });
-  }
+  // Geo lists: nearest first, as the JSON list orders them.
+  const ids = query.distances
+    ? (await nearestEventIds(ctx, query, options.style)).slice(0, take)
+    : (
+        await ctx.db.event.findMany({
+          where: query.where,
+          orderBy: query.orderBy,
+          take,
+          select: { id: true },
+        })
+      ).map((event) => event.id);
+  const events = await feedEvents(ctx, ids);
   return {
     calendar: renderCalendar(ctx, events, options.password ?? null).toString(),
     filename: 'events.ics',

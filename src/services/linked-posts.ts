@@ -17,7 +17,7 @@ import {
   forbidden,
   listableStatuses,
 } from '../domain/permissions.js';
-import { SEARCH_TOO_LONG, searchTooLong } from '../domain/limits.js';
+import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
 import { toSlug, uniqueSlug } from '../domain/slugs.js';
 import { NOT_FOUND, contentOpenWhere, eventLinksAccess } from '../domain/visibility.js';
 import { archivePage } from './archive.js';
@@ -472,6 +472,7 @@ export async function linkedListQuery(
     if (eventLinks === 'unknown') throw invalidParams({ event: INVALID });
   }
   if (searchTooLong(filter.search)) throw invalidParams({ search: SEARCH_TOO_LONG });
+  if (exceeds(filter.status)) throw invalidParams({ status: tooManyValues() });
   const { statuses, ownOnlyBeyondPublish, any } = listableStatuses(viewer, filter.status);
   const and: LinkedWhere[] = [{ status: { in: statuses } }];
   if (ownOnlyBeyondPublish) and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId }] });
