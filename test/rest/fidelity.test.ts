@@ -61,3 +61,18 @@ describe('json_ld (TEC Tribe__JSON_LD__Place / __Event)', () => {
     expect(body.json_ld.description).toBe('&lt;p&gt;Acme description&lt;/p&gt;\\n');
   });
 });
+
+describe('typography (wptexturize) on what REST renders', () => {
+  it('titles, descriptions and excerpts; GraphQL keeps the raw text', async () => {
+    const event = await createEvent(h.db, {
+      title: `Bob's "Quoted" Party`,
+      fields: { description: '<p>Wait... -- then <code>x--y</code></p>', excerpt: 'Dusk--dawn' },
+    });
+    const { body } = await h.http.get(`${API}/events/${event.id}`).expect(200);
+    expect(body.title).toBe('Bob&#8217;s &#8220;Quoted&#8221; Party');
+    expect(body.description).toBe('<p>Wait&#8230; &#8212; then <code>x--y</code></p>');
+    expect(body.excerpt).toBe('Dusk&#8211;dawn');
+    const gql = await h.http.post('/graphql').send({ query: `{ event(id: ${event.id}) { title } }` });
+    expect(gql.body.data.event.title).toBe(`Bob's "Quoted" Party`);
+  });
+});

@@ -27,6 +27,7 @@ import {
 } from '../../services/ical.js';
 import { createEvent, deleteEvent, updateEvent } from '../../services/event-writes.js';
 import { globalId, permalink } from '../../domain/urls.js';
+import { texturize } from '../../domain/texturize.js';
 import { assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
 import type { Term } from '../../generated/sqlite/client.js';
 import type { Context } from '../../context.js';
@@ -100,9 +101,10 @@ const TecEventFields = builder.prismaInterface('Event', {
       modified_utc: t.string({ resolve: (e) => wallClock(e.modifiedAt, 'UTC') }),
       url: t.string({ resolve: (e, _a, ctx) => permalink(ctx.urls, 'event', e) }),
       rest_url: t.string({ resolve: (e, _a, ctx) => `${ctx.urls.api}/events/${e.id}` }),
-      title: t.exposeString('title'),
-      description: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.description) }),
-      excerpt: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.excerpt) }),
+      // Rendered as WordPress renders them (wptexturize); GraphQL keeps the raw text.
+      title: t.string({ resolve: (e) => texturize(e.title) }),
+      description: t.string({ resolve: (e) => (contentWithheld(e) ? '' : texturize(e.description)) }),
+      excerpt: t.string({ resolve: (e) => (contentWithheld(e) ? '' : texturize(e.excerpt)) }),
       slug: t.exposeString('slug'),
       image: t.field({
         type: 'JSON',

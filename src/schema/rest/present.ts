@@ -1,4 +1,5 @@
 import { autop } from '@wordpress/autop';
+import { texturize } from '../../domain/texturize.js';
 import type { Event, Media, Organizer, Term, Venue } from '../../generated/sqlite/client.js';
 import { instantFromWallClock, isoWithOffset, startOfDayWall, wallClock } from '../../domain/dates.js';
 import { costValues } from '../../domain/cost.js';
@@ -68,7 +69,7 @@ function scrub(record: Record<string, unknown>): Record<string, unknown> {
 
 /** A description as WordPress renders it (`wpautop`), trimmed as the REST fields show it. */
 export function renderedText(text: string): string {
-  return autop(text).trim();
+  return texturize(autop(text).trim());
 }
 
 /**
@@ -94,7 +95,7 @@ function venueJsonLd(venue: Venue, hidden = Boolean(venue.password)) {
   );
   return {
     '@type': 'Place',
-    name: venue.name,
+    name: texturize(venue.name),
     description: shown(jsonLdDescription(renderedText(venue.description))),
     url: '',
     address: { '@type': 'PostalAddress', ...address },
@@ -115,7 +116,7 @@ function organizerJsonLd(organizer: Organizer, hidden = Boolean(organizer.passwo
   const shown = (value: string) => (hidden ? '' : value);
   return {
     '@type': 'Person',
-    name: organizer.name,
+    name: texturize(organizer.name),
     description: shown(jsonLdDescription(renderedText(organizer.description))),
     url: shown(organizer.website),
     telephone: shown(organizer.phone),
@@ -144,9 +145,9 @@ export function presentVenue(
       status: venue.status,
       ...postDates(venue, siteZone),
       url: permalink(urls, 'venue', venue),
-      venue: venue.name,
+      venue: texturize(venue.name),
       description: renderedText(venue.description),
-      excerpt: venue.excerpt,
+      excerpt: texturize(venue.excerpt),
       slug: venue.slug,
       image: presentImage(venue.image),
       address: venue.address,
@@ -187,9 +188,9 @@ export function presentOrganizer(
     status: organizer.status,
     ...postDates(organizer, siteZone),
     url: permalink(urls, 'organizer', organizer),
-    organizer: organizer.name,
+    organizer: texturize(organizer.name),
     description: renderedText(organizer.description),
-    excerpt: organizer.excerpt,
+    excerpt: texturize(organizer.excerpt),
     slug: organizer.slug,
     image: presentImage(organizer.image),
     phone: organizer.phone,
@@ -237,7 +238,7 @@ export function eventJsonLd(
   return {
     '@context': 'http://schema.org',
     '@type': 'Event',
-    name: event.title,
+    name: texturize(event.title),
     description: jsonLdDescription(renderedText(event.excerpt || event.description)),
     ...(image ? { image: image.url } : {}),
     url,
