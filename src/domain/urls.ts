@@ -32,9 +32,9 @@ const WORDPRESS_POST_TYPE: Record<PostType, string> = {
 export function permalink(
   urls: SiteUrls,
   type: PostType,
-  post: { id: number; slug: string; status: string },
+  post: { id: number; slug: string | null; status: string },
 ): string {
-  if (post.status === 'publish') return `${urls.site}/${type}/${post.slug}/`;
+  if (post.status === 'publish' && post.slug) return `${urls.site}/${type}/${post.slug}/`;
   return `${urls.site}/?post_type=${WORDPRESS_POST_TYPE[type]}&p=${post.id}`;
 }
 

@@ -32,7 +32,8 @@ export const Event = builder.prismaObject('Event', {
       });
     return {
       id: t.exposeInt('id'),
-      slug: t.exposeString('slug'),
+      // "" for a draft or pending event created without one (as WordPress shows its empty post_name).
+      slug: t.string({ resolve: (event) => event.slug ?? '' }),
       title: t.exposeString('title'),
       description: t.string({ resolve: (event) => (contentWithheld(event) ? '' : event.description) }),
       excerpt: t.string({ resolve: (event) => (contentWithheld(event) ? '' : event.excerpt) }),

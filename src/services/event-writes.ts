@@ -18,7 +18,7 @@ import {
   forbidden,
   readableWhere,
 } from '../domain/permissions.js';
-import { toSlug, uniqueSlug } from '../domain/slugs.js';
+import { toSlug } from '../domain/slugs.js';
 import type { Taxonomy } from '../domain/urls.js';
 import { type Judged, NOT_FOUND, judged } from '../domain/visibility.js';
 import { Prisma } from '../generated/sqlite/client.js';
@@ -386,7 +386,9 @@ export function publicationStatus(status: string, publishedAt: Date, now: Date):
 
 interface EventRow {
   id: number;
-  slug: string;
+  title: string;
+  slug: string | null;
+  desiredSlug: string | null;
   status: string;
   authorId: number | null;
   publishedAt: Date;
@@ -398,7 +400,9 @@ interface EventRow {
 
 const EVENT_ROW = {
   id: true,
+  title: true,
   slug: true,
+  desiredSlug: true,
   status: true,
   authorId: true,
   publishedAt: true,
@@ -692,8 +696,12 @@ function assertMayAttribute(viewer: Viewer, authorId: number | undefined): void 
 }
 
 /** `base` made free among events (but `exceptId`): `party`, else `party-2`, `party-3`, … */
-async function freeSlug(w: WriteScope, base: string, exceptId: number | null): Promise<string> {
-  const root = toSlug(base, 'event');
+async function freeSlug(
+  w: WriteScope,
+  base: string,
+  exceptId: number | null,
+  root = toSlug(base, 'event'),
+): Promise<string> {
   await w.lock([`event-slug:${root}`]);
   const taken = new Set(
     (
@@ -703,7 +711,42 @@ async function freeSlug(w: WriteScope, base: string, exceptId: number | null): P
       })
     ).map((event) => event.slug),
   );
-  return uniqueSlug(root, async (slug) => taken.has(slug), 'event');
+  if (!taken.has(root)) return root;
+  for (let n = 2; ; n++) if (!taken.has(`${root}-${n}`)) return `${root}-${n}`;
+}
+
+/** Statuses WordPress leaves without a slug when none is given (`wp_insert_post`). */
+const SLUGLESS = new Set(['draft', 'pending']);
+const TRASHED_SUFFIX = '__trashed';
+
+/**
+ * The slug an event gets for its next status, as WordPress sets `post_name`: a draft or pending event
+ * keeps none until it is published (then one from its title); trashing renames it `<slug>__trashed`
+ * and remembers the old one (`_wp_desired_post_slug`), freeing it for another event; leaving the
+ * trash gives it back (made unique again). Trashed slugs stay unique here (`__trashed-2`), where
+ * WordPress would let two trashed posts share one.
+ */
+async function slugChange(
+  w: WriteScope,
+  existing: Pick<EventRow, 'id' | 'slug' | 'desiredSlug' | 'status' | 'title'>,
+  nextStatus: string,
+  title: string,
+): Promise<{ slug?: string | null; desiredSlug?: string | null }> {
+  if (nextStatus === 'trash' && existing.status !== 'trash') {
+    const base = `${existing.slug ?? ''}${TRASHED_SUFFIX}`;
+    return { slug: await freeSlug(w, base, existing.id, base), desiredSlug: existing.slug ?? '' };
+  }
+  if (existing.status === 'trash' && nextStatus !== 'trash') {
+    const desired = existing.desiredSlug || null;
+    if (desired) return { slug: await freeSlug(w, desired, existing.id), desiredSlug: null };
+    return {
+      slug: SLUGLESS.has(nextStatus) ? null : await freeSlug(w, title, existing.id),
+      desiredSlug: null,
+    };
+  }
+  if (existing.slug === null && !SLUGLESS.has(nextStatus))
+    return { slug: await freeSlug(w, title, existing.id) };
+  return {};
 }
 
 /** The columns every write may set from the input (absent fields are left out). */
@@ -813,14 +856,20 @@ export function createEvent<T extends LoadedEvent>(
         const schedule = scheduleOf(input, null, config.siteTimezone)!;
         const links = await resolveLinks(w, input);
         const publishedAt = input.publishedAt ?? now;
+        const status = publicationStatus(effectiveStatus(viewer, input.status), publishedAt, now);
         const event = await tx.event.create({
           data: {
             title: input.title!,
             ...plainColumns(input),
             ...schedule,
-            slug: await freeSlug(w, input.slug ?? input.title!, null),
+            slug:
+              input.slug !== undefined
+                ? await freeSlug(w, input.slug, null)
+                : SLUGLESS.has(status)
+                  ? null
+                  : await freeSlug(w, input.title!, null),
             authorId: input.author ?? viewer.userId,
-            status: publicationStatus(effectiveStatus(viewer, input.status), publishedAt, now),
+            status,
             publishedAt,
             ...(image ? { imageId: await recordImage(tx, viewer, image) } : {}),
           },
@@ -879,6 +928,10 @@ export function updateEvent<T extends LoadedEvent>(
           if (input.publishedAt !== undefined) data.publishedAt = publishedAt;
         }
         if (image) data.imageId = await recordImage(tx, viewer, image);
+        if (input.slug === undefined) {
+          const next = (data.status as string | undefined) ?? existing.status;
+          Object.assign(data, await slugChange(w, existing, next, input.title ?? existing.title));
+        }
         const countsChange =
           data.status !== undefined || links.categories !== undefined || links.tags !== undefined;
         const termsBefore = countsChange ? await linkedTermIds(tx, existing.id) : [];
@@ -925,7 +978,11 @@ export function deleteEvent<T extends LoadedEvent>(
           throw new ApiError(410, 'event-is-in-trash', 'The event is already trashed');
         await tx.event.update({
           where: { id: existing.id },
-          data: { status: 'trash', modifiedAt: options.now ?? new Date() },
+          data: {
+            status: 'trash',
+            modifiedAt: options.now ?? new Date(),
+            ...(await slugChange(w, existing, 'trash', existing.title)),
+          },
         });
         w.changed('event', existing.id, 'trashed');
         await recount(w, terms);

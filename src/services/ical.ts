@@ -96,7 +96,7 @@ export async function eventFeed(
   );
   return {
     calendar: renderCalendar(ctx, [event], password ?? null).toString(),
-    filename: `${event.slug}.ics`,
+    filename: `${event.slug ?? `event-${event.id}`}.ics`,
   };
 }
 

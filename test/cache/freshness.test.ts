@@ -28,7 +28,7 @@ afterAll(() => h.close());
 type Kind = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
 interface Target {
   id: number;
-  slug: string;
+  slug: string | null;
 }
 
 const soon = new Date(Date.now() + 3 * 86400_000).toISOString().slice(0, 10);

@@ -46,7 +46,7 @@ beforeAll(async () => {
     venue: venue.id,
     category: category.id,
   });
-  slugs.published = published.slug;
+  slugs.published = published.slug!;
 });
 
 afterAll(async () => {

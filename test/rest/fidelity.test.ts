@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createTerm, createVenue } from '../helpers/fixtures.js';
+import { createUser } from '../helpers/users.js';
 
 // Contract details a TEC client notices (#14), each against WordPress's or TEC's own rule.
 
@@ -74,5 +75,50 @@ describe('typography (wptexturize) on what REST renders', () => {
     expect(body.excerpt).toBe('Dusk&#8211;dawn');
     const gql = await h.http.post('/graphql').send({ query: `{ event(id: ${event.id}) { title } }` });
     expect(gql.body.data.event.title).toBe(`Bob's "Quoted" Party`);
+  });
+});
+
+describe('slugs as wp_insert_post sets them', () => {
+  let editor: { login: string; password: string };
+  beforeAll(async () => {
+    editor = await createUser(h, 'editor');
+  });
+  const body = (extra: object) => ({
+    title: 'Slug Rules',
+    start_date: '2031-02-01 10:00:00',
+    end_date: '2031-02-01 11:00:00',
+    ...extra,
+  });
+  const post = (path: string, payload: object) =>
+    h.http.post(`${API}${path}`).auth(editor.login, editor.password).send(payload);
+
+  it('a draft or pending event without a slug has "" until it is published', async () => {
+    const first = await post('/events', body({ status: 'draft' })).expect(201);
+    const second = await post('/events', body({ status: 'pending' })).expect(201);
+    expect([first.body.slug, second.body.slug]).toEqual(['', '']);
+    const published = await post(`/events/${first.body.id}`, { status: 'publish' }).expect(200);
+    expect(published.body.slug).toBe('slug-rules');
+    const explicit = await post('/events', body({ status: 'draft', slug: 'kept-slug' })).expect(201);
+    expect(explicit.body.slug).toBe('kept-slug');
+  });
+
+  it('trashing renames the slug <slug>__trashed, freeing it; leaving the trash gives it back', async () => {
+    const event = await post('/events', body({ title: 'Trash Me' })).expect(201);
+    expect(event.body.slug).toBe('trash-me');
+    const trashed = await h.http
+      .delete(`${API}/events/${event.body.id}`)
+      .auth(editor.login, editor.password)
+      .expect(200);
+    expect(trashed.body.slug).toBe('trash-me__trashed');
+    const successor = await post('/events', body({ title: 'Trash Me' })).expect(201);
+    expect(successor.body.slug).toBe('trash-me');
+    const restored = await post(`/events/${event.body.id}`, { status: 'publish' }).expect(200);
+    expect(restored.body.slug).toBe('trash-me-2');
+    const draft = await post('/events', body({ title: 'Empty Trash', status: 'draft' })).expect(201);
+    const emptyTrashed = await h.http
+      .delete(`${API}/events/${draft.body.id}`)
+      .auth(editor.login, editor.password)
+      .expect(200);
+    expect(emptyTrashed.body.slug).toBe('__trashed');
   });
 });

@@ -105,7 +105,7 @@ const TecEventFields = builder.prismaInterface('Event', {
       title: t.string({ resolve: (e) => texturize(e.title) }),
       description: t.string({ resolve: (e) => (contentWithheld(e) ? '' : texturize(e.description)) }),
       excerpt: t.string({ resolve: (e) => (contentWithheld(e) ? '' : texturize(e.excerpt)) }),
-      slug: t.exposeString('slug'),
+      slug: t.string({ resolve: (e) => e.slug ?? '' }),
       image: t.field({
         type: 'JSON',
         select: { image: true },
