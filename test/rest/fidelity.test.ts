@@ -122,3 +122,29 @@ describe('slugs as wp_insert_post sets them', () => {
     expect(emptyTrashed.body.slug).toBe('__trashed');
   });
 });
+
+describe('D20: an update changes only what it sends', () => {
+  it('keeps cost and website when omitted, clears a venue description sent as ""', async () => {
+    const editor = await createUser(h, 'editor');
+    const auth = (request: ReturnType<typeof h.http.post>) => request.auth(editor.login, editor.password);
+    const created = await auth(h.http.post(`${API}/events`))
+      .send({
+        title: 'Keeps',
+        start_date: '2031-03-01 10:00:00',
+        end_date: '2031-03-01 11:00:00',
+        cost: '15',
+        website: 'https://example.org/keeps',
+      })
+      .expect(201);
+    const updated = await auth(h.http.post(`${API}/events/${created.body.id}`))
+      .send({ title: 'Keeps, renamed' })
+      .expect(200);
+    expect(updated.body).toMatchObject({ cost: created.body.cost, website: 'https://example.org/keeps' });
+    const venue = await createVenue(h.db, { name: 'Described', description: 'Some words', state: 'IL' });
+    const cleared = await auth(h.http.post(`${API}/venues/${venue.id}`))
+      .send({ description: '' })
+      .expect(200);
+    expect(cleared.body).not.toHaveProperty('description');
+    expect(cleared.body.stateprovince).toBe('IL');
+  });
+});
