@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import parseBody from 'co-body';
-import { type DocumentNode, getOperationAST, parse } from 'graphql';
+import { type DocumentNode, getOperationAST } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
@@ -16,7 +16,7 @@ import type { Db } from './db/client.js';
 import { isApiError } from './domain/errors.js';
 import type { Viewer } from './domain/permissions.js';
 import { exposeErrorStatusPlugin } from './graphql-errors.js';
-import { DEFAULT_GRAPHQL_LIMITS, graphqlLimitsPlugin } from './graphql-limits.js';
+import { DEFAULT_GRAPHQL_LIMITS, graphqlLimitsPlugin, parseDocument } from './graphql-limits.js';
 import type { Logger } from './logger.js';
 import { Lifecycle, within } from './ops/lifecycle.js';
 import type { Metrics } from './ops/metrics.js';
@@ -326,7 +326,7 @@ function graphqlReadKey(cache: ResponseCache) {
     let document = documents.get(text);
     if (document === undefined) {
       try {
-        document = parse(text);
+        document = parseDocument(text, DEFAULT_GRAPHQL_LIMITS.maxTokens);
       } catch {
         document = false;
       }

@@ -9,12 +9,17 @@ import {
   type GraphQLSchema,
   Kind,
   type OperationDefinitionNode,
+  type ParseOptions,
+  SchemaMetaFieldDef,
   type SelectionSetNode,
+  type Source,
+  TypeMetaFieldDef,
   getNamedType,
   getNullableType,
   isInterfaceType,
   isListType,
   isObjectType,
+  parse,
   valueFromAST,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -22,14 +27,19 @@ import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './domain/paging.js';
 
 // What one GraphQL request may cost, checked before anything runs (with the request's variables, so
 // a filter passed as a variable is charged like one written inline) and enforced while it runs:
-// - depth, aliases and mutations per request are counted;
+// - the document's size in tokens, when it is parsed (parsing and validating grow with it);
+// - depth, aliases and mutations per request are counted, through fragments;
 // - cost: every field costs 1, a paged list multiplies what it selects by its page size, a small
-//   nested list by 5, and the expensive filters (radius, search) add their own price;
+//   nested list by 5, and the expensive filters (radius, search) add their own price; introspection
+//   is charged the same way (its depth is not limited: the standard introspection query is deep);
 // - a deadline: once it passes, every resolver still to run fails at once (the request ends instead
 //   of keeping the event loop and the database busy).
-// Errors carry `extensions.code` (and the 400 status in `extensions.http`), never "Syntax Error".
+// Each fragment is measured once, so the check costs what the document's size costs, however often
+// its fragments are spread. Errors carry `extensions.code` (and the 400 status in `extensions.http`),
+// never "Syntax Error".
 
 export interface GraphqlLimits {
+  maxTokens: number;
   maxDepth: number;
   maxCost: number;
   maxAliases: number;
@@ -38,6 +48,8 @@ export interface GraphqlLimits {
 }
 
 export const DEFAULT_GRAPHQL_LIMITS: Omit<GraphqlLimits, 'maxDepth' | 'timeoutMs'> = {
+  // Ten times the standard introspection query; validation of the largest document takes ~20 ms.
+  maxTokens: 2000,
   maxCost: 10_000,
   maxAliases: 30,
   maxMutations: 10,
@@ -51,43 +63,60 @@ function limitError(code: string, message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code, http: { status: 400 } } });
 }
 
+/** `parse` that stops after `maxTokens` tokens with a coded error (graphql-js calls it a syntax error). */
+export function parseDocument(
+  source: string | Source,
+  maxTokens: number,
+  options: ParseOptions = {},
+): DocumentNode {
+  try {
+    return parse(source, { ...options, maxTokens });
+  } catch (error) {
+    if (error instanceof GraphQLError && /contains more tha[nt] \d+ tokens/.test(error.message))
+      throw limitError('query_too_large', `A query may hold at most ${maxTokens} tokens.`);
+    throw error;
+  }
+}
+
+/** What a selection costs; `depth` counts the levels below it. */
 interface Measure {
   cost: number;
   depth: number;
   aliases: number;
 }
 
+const NOTHING: Measure = { cost: 0, depth: 0, aliases: 0 };
+
 class Meter {
+  /** Each fragment measured once (per paged/unpaged use); `null` while it is being measured (a cycle). */
+  private readonly measured = new Map<string, Measure | null>();
+  private readonly rootFieldCounts = new Map<string, number>();
+
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly fragments: Map<string, FragmentDefinitionNode>,
     private readonly variables: Record<string, unknown>,
   ) {}
 
-  /** Cost, depth and aliases of a selection set on `type`, fragments expanded (cycles are invalid). */
+  /** Cost, depth and aliases of a selection set on `type`, fragments expanded. */
   measure(
     selectionSet: SelectionSetNode,
     type: GraphQLNamedType,
-    depth: number,
-    seen = new Set<string>(),
     /** Directly inside a paged field: its list (the page's items) is already counted by the page size. */
     paged = false,
+    introspection = false,
   ): Measure {
-    const total: Measure = { cost: 0, depth, aliases: 0 };
+    const total: Measure = { cost: 0, depth: 0, aliases: 0 };
     for (const selection of selectionSet.selections) {
       let part: Measure;
       if (selection.kind === Kind.FIELD) {
         if (selection.alias) total.aliases++;
-        part = this.field(selection, type, depth, paged);
+        part = this.field(selection, type, paged, introspection);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const on = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) : type;
-        part = this.measure(selection.selectionSet, on ?? type, depth, seen, paged);
+        part = this.measure(selection.selectionSet, on ?? type, paged, introspection);
       } else {
-        const name = selection.name.value;
-        const fragment = this.fragments.get(name);
-        if (!fragment || seen.has(name)) continue;
-        const on = this.schema.getType(fragment.typeCondition.name.value) ?? type;
-        part = this.measure(fragment.selectionSet, on, depth, new Set([...seen, name]), paged);
+        part = this.fragment(selection.name.value, type, paged, introspection);
       }
       total.cost += part.cost;
       total.aliases += part.aliases;
@@ -96,11 +125,46 @@ class Meter {
     return total;
   }
 
-  private field(node: FieldNode, parent: GraphQLNamedType, depth: number, paged: boolean): Measure {
-    if (node.name.value.startsWith('__')) return { cost: 0, depth, aliases: 0 };
+  /** How many root fields (mutations) a selection runs, through fragments. */
+  rootFields(selectionSet: SelectionSetNode): number {
+    let count = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) count++;
+      else if (selection.kind === Kind.INLINE_FRAGMENT) count += this.rootFields(selection.selectionSet);
+      else {
+        const name = selection.name.value;
+        if (!this.rootFieldCounts.has(name)) {
+          this.rootFieldCounts.set(name, 0); // a cycle counts nothing (validation refuses it anyway)
+          const fragment = this.fragments.get(name);
+          this.rootFieldCounts.set(name, fragment ? this.rootFields(fragment.selectionSet) : 0);
+        }
+        count += this.rootFieldCounts.get(name)!;
+      }
+    }
+    return count;
+  }
+
+  private fragment(name: string, type: GraphQLNamedType, paged: boolean, introspection: boolean): Measure {
+    const key = `${name}:${paged}:${introspection}`;
+    const known = this.measured.get(key);
+    if (known !== undefined) return known ?? NOTHING;
+    const fragment = this.fragments.get(name);
+    if (!fragment) return NOTHING;
+    this.measured.set(key, null);
+    const on = this.schema.getType(fragment.typeCondition.name.value) ?? type;
+    const measure = this.measure(fragment.selectionSet, on, paged, introspection);
+    this.measured.set(key, measure);
+    return measure;
+  }
+
+  private field(node: FieldNode, parent: GraphQLNamedType, paged: boolean, introspection: boolean): Measure {
+    const name = node.name.value;
+    if (name === '__typename') return NOTHING;
+    const meta = name === '__schema' ? SchemaMetaFieldDef : name === '__type' ? TypeMetaFieldDef : undefined;
     const definition =
-      isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[node.name.value] : undefined;
-    if (!definition) return { cost: 1, depth: depth + 1, aliases: 0 };
+      meta ?? (isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined);
+    if (!definition) return { cost: 1, depth: 1, aliases: 0 };
+    const inIntrospection = introspection || meta !== undefined;
     const args = this.argumentsOf(node, definition);
     let price = 1;
     const filter = args.filter;
@@ -109,21 +173,21 @@ class Meter {
         if (value !== null && value !== undefined && value !== false) price += FILTER_PRICES[key] ?? 0;
       }
     }
-    if (!node.selectionSet) return { cost: price, depth: depth + 1, aliases: 0 };
+    // Introspection is as deep as the type references it follows: it is charged, not depth-limited.
+    const levels = inIntrospection ? 0 : 1;
+    if (!node.selectionSet) return { cost: price, depth: levels, aliases: 0 };
     const isPage = definition.args.some((arg) => arg.name === 'perPage');
-    const inner = this.measure(
-      node.selectionSet,
-      getNamedType(definition.type),
-      depth + 1,
-      new Set(),
-      isPage,
-    );
+    const inner = this.measure(node.selectionSet, getNamedType(definition.type), isPage, inIntrospection);
     let factor = 1;
     if (isPage) {
       const perPage = typeof args.perPage === 'number' ? args.perPage : DEFAULT_PER_PAGE;
       factor = Math.min(Math.max(perPage, 1), MAX_PER_PAGE);
     } else if (!paged && isListType(getNullableType(definition.type))) factor = NESTED_LIST_FACTOR;
-    return { cost: price + factor * inner.cost, depth: inner.depth, aliases: inner.aliases };
+    return {
+      cost: price + factor * inner.cost,
+      depth: levels + (inIntrospection ? 0 : inner.depth),
+      aliases: inner.aliases,
+    };
   }
 
   private argumentsOf(node: FieldNode, definition: GraphQLField<unknown, unknown>) {
@@ -142,7 +206,7 @@ export function checkLimits(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
-  limits: GraphqlLimits,
+  limits: Omit<GraphqlLimits, 'maxTokens' | 'timeoutMs'>,
 ): GraphQLError | null {
   const root =
     operation.operation === 'mutation'
@@ -156,12 +220,10 @@ export function checkLimits(
       .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
       .map((d) => [d.name.value, d]),
   );
-  if (operation.operation === 'mutation') {
-    const mutations = operation.selectionSet.selections.filter((s) => s.kind === Kind.FIELD).length;
-    if (mutations > limits.maxMutations)
-      return limitError('too_many_mutations', `A request may run at most ${limits.maxMutations} mutations.`);
-  }
-  const measured = new Meter(schema, fragments, variables).measure(operation.selectionSet, root, 0);
+  const meter = new Meter(schema, fragments, variables);
+  if (operation.operation === 'mutation' && meter.rootFields(operation.selectionSet) > limits.maxMutations)
+    return limitError('too_many_mutations', `A request may run at most ${limits.maxMutations} mutations.`);
+  const measured = meter.measure(operation.selectionSet, root);
   if (measured.depth > limits.maxDepth)
     return limitError('query_too_deep', `The query is nested deeper than ${limits.maxDepth} levels.`);
   if (measured.aliases > limits.maxAliases)
@@ -193,6 +255,9 @@ export function graphqlLimitsPlugin(limits: GraphqlLimits): Plugin {
           }
         }),
       );
+    },
+    onParse({ setParseFn }) {
+      setParseFn((source, options) => parseDocument(source, limits.maxTokens, options));
     },
     onExecute({ args, setResultAndStopExecution, extendContext }) {
       const document = args.document as DocumentNode;

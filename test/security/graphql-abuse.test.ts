@@ -1,3 +1,12 @@
+import {
+  type DefinitionNode,
+  type FieldNode,
+  Kind,
+  type OperationDefinitionNode,
+  getIntrospectionQuery,
+  parse,
+  print,
+} from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createVenue } from '../helpers/fixtures.js';
@@ -38,11 +47,16 @@ describe('GraphQL', () => {
     [
       '1,000 aliased radius searches',
       `{ ${Array.from({ length: 1000 }, (_, i) => `a${i}: events(filter: { near: { lat: 48.85, lng: 2.35, radius: 100 } }) { items { id } }`).join(' ')} }`,
-      'too_many_aliases',
+      'query_too_large',
     ],
     [
       '300 aliased 50-event pages',
       `{ ${Array.from({ length: 300 }, (_, i) => `p${i}: events(perPage: 50) { items { ${FULL_EVENT} } }`).join(' ')} }`,
+      'query_too_large',
+    ],
+    [
+      '31 aliases',
+      `{ ${Array.from({ length: 31 }, (_, i) => `v${i}: viewer { login }`).join(' ')} }`,
       'too_many_aliases',
     ],
     [
@@ -97,6 +111,74 @@ describe('GraphQL', () => {
     expect(await h.db.term.count({ where: { name: { startsWith: 'abuse-10-' } } })).toBe(10);
   });
 
+  it('counts mutations spread through fragments', async () => {
+    const fields = (n: number, prefix: string) =>
+      Array.from({ length: n }, (_, i) => `m${i}: createTag(input: { name: "${prefix}-${i}" }) { id }`).join(
+        ' ',
+      );
+    for (const [name, query] of [
+      ['named', `mutation { ...M } fragment M on Mutation { ${fields(11, 'frag-named')} }`],
+      ['inline', `mutation { ... on Mutation { ${fields(11, 'frag-inline')} } }`],
+    ] as const) {
+      const res = await gql(query, undefined, editor);
+      expect(res.body.errors[0].extensions, name).toEqual({
+        code: 'too_many_mutations',
+        http: { status: 400 },
+      });
+    }
+    expect(await h.db.term.count({ where: { name: { startsWith: 'frag-' } } })).toBe(0);
+  });
+
+  it('measures each fragment once: a fragment spread 2^30 times is refused at once', async () => {
+    const fragments = Array.from(
+      { length: 30 },
+      (_, i) => `fragment A${i} on Query { viewer { login } ${i < 29 ? `...A${i + 1} ...A${i + 1}` : ''} }`,
+    ).join(' ');
+    const started = performance.now();
+    const res = await gql(`{ ...A0 } ${fragments}`);
+    expect(res.body.errors[0].extensions).toEqual({ code: 'query_too_costly', http: { status: 400 } });
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('charges introspection: the standard query passes, two of them in one request do not', async () => {
+    const standard = await gql(getIntrospectionQuery());
+    expect(standard.body.errors).toBeUndefined();
+    expect(standard.body.data.__schema.queryType.name).toBe('Query');
+    // The same introspection twice, under two aliases.
+    const document = parse(getIntrospectionQuery());
+    const [operation, ...fragments] = document.definitions as [OperationDefinitionNode, ...DefinitionNode[]];
+    const schemaField = operation.selectionSet.selections[0] as FieldNode;
+    const aliased = (value: string): FieldNode => ({ ...schemaField, alias: { kind: Kind.NAME, value } });
+    const twice = print({
+      ...document,
+      definitions: [
+        {
+          ...operation,
+          selectionSet: { ...operation.selectionSet, selections: [aliased('a'), aliased('b')] },
+        },
+        ...fragments,
+      ],
+    });
+    const res = await gql(twice);
+    expect(res.body.errors[0].extensions).toEqual({ code: 'query_too_costly', http: { status: 400 } });
+  });
+
+  it('refuses a document of more than 2,000 tokens before validating it, without "Syntax Error"', async () => {
+    const res = await gql(`{ ${Array.from({ length: 700 }, () => 'viewer { login }').join(' ')} }`);
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors[0].extensions).toEqual({ code: 'query_too_large', http: { status: 400 } });
+    expect(res.body.errors[0].message).not.toMatch(/Syntax Error/);
+  });
+
+  it('refuses batched operations', async () => {
+    const res = await h.http
+      .post('/graphql')
+      .send([{ query: '{ viewer { login } }' }, { query: '{ viewer { login } }' }]);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].extensions.code).toEqual(expect.any(String));
+    expect(res.body.data).toBeUndefined();
+  });
+
   it('stops a request past its deadline', async () => {
     const slow = await startHarness({ GRAPHQL_TIMEOUT_MS: '1' });
     try {
@@ -118,8 +200,6 @@ describe('long strings and long lists (REST and GraphQL)', () => {
   const longSearch = 'x'.repeat(900_000).replace(/x{10}/g, 'xxxxxxxxx ');
   it('refuses a 900,000-character search with a 400 naming it', async () => {
     for (const path of ['/events', '/venues', '/organizers', '/categories', '/tags']) {
-      const res = await h.http.post(`${API}${path}`).set('X-HTTP-Method-Override', 'GET').query({}); // warm
-      void res;
       const get = await h.http.get(`${API}${path}?search=${'y'.repeat(201)}`);
       expect(get.status, path).toBe(400);
       expect(get.body.data.params).toHaveProperty('search');
