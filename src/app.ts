@@ -125,7 +125,10 @@ export function buildApp({
   writes.afterCommit(() => cache.invalidate());
   const deps = { db, config, writes };
   const app = new Koa();
-  app.proxy = true;
+  // The client address (login limits, logs) is the rightmost X-Forwarded-For entries our proxies added;
+  // entries left of them are whatever the client sent.
+  app.proxy = config.trustedProxies > 0;
+  app.maxIpsCount = config.trustedProxies;
   // Koa prints errors it sees after a response started (a client that hung up mid-stream) as plain
   // text on stderr; with a listener they become JSON log lines, aborted requests at debug.
   app.on('error', (error: NodeJS.ErrnoException, ctx?: KoaContext) => {

@@ -27,6 +27,7 @@ const EnvSchema = z.object({
   CALENDAR_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   CALENDAR_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   CALENDAR_METRICS_HOST: z.string().default('127.0.0.1'),
+  CALENDAR_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(1),
   CALENDAR_SHUTDOWN_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   CALENDAR_CORS_ORIGINS: z
     .string()
@@ -66,6 +67,8 @@ export interface Config {
   /** A separate listener that serves only `/metrics`, without a token (bind it to a private address). */
   metricsPort?: number;
   metricsHost: string;
+  /** Proxies in front of the service: the client address is the one the farthest of them saw (X-Forwarded-For). */
+  trustedProxies: number;
   /** How long in-flight requests may take to finish after SIGTERM. */
   shutdownMs: number;
   /** Browser origins allowed to call the APIs (CORS); `*` allows any, never with credentials. */
@@ -102,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.CALENDAR_METRICS_TOKEN,
     metricsPort: e.CALENDAR_METRICS_PORT,
     metricsHost: e.CALENDAR_METRICS_HOST,
+    trustedProxies: e.CALENDAR_TRUSTED_PROXIES,
     shutdownMs: e.CALENDAR_SHUTDOWN_MS,
     corsOrigins: e.CALENDAR_CORS_ORIGINS.map((origin) => origin.toLowerCase()),
   };

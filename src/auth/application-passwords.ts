@@ -33,13 +33,19 @@ export async function verifyApplicationPassword(storedHash: string, password: st
   }
 }
 
+/** What `generateApplicationPassword` makes, spaces aside. */
+const GENERATED = new RegExp(`^[${ALPHABET}]{${LENGTH}}$`);
+
 /**
- * A short SHA-256 prefix of the password, stored beside its argon2 hash: a login finds the one row
- * to verify instead of trying argon2 on each of the user's passwords. Generated passwords carry
- * ~143 bits of entropy, so a fast hash of them reveals nothing an attacker could search.
+ * A short SHA-256 prefix of a generated password, stored beside its argon2 hash: a login finds the one
+ * row to verify instead of trying argon2 on each of the user's passwords. Generated passwords carry
+ * ~143 bits of entropy, so a fast hash of them reveals nothing an attacker could search; a chosen one
+ * (CALENDAR_ADMIN_PASSWORD) gets none (null), as a fast hash of it could be searched.
  */
-export function passwordLookup(password: string): string {
-  return createHash('sha256').update(normalizeApplicationPassword(password)).digest('base64url').slice(0, 16);
+export function passwordLookup(password: string): string | null {
+  const normalized = normalizeApplicationPassword(password);
+  if (!GENERATED.test(normalized)) return null;
+  return createHash('sha256').update(normalized).digest('base64url').slice(0, 16);
 }
 
 let dummyHash: Promise<string> | undefined;

@@ -91,22 +91,25 @@ export class Authenticator {
     }
 
     await this.limits.assertAllowed(login, address);
-    // The row whose lookup matches (or rows made before lookups existed, backfilled on success).
+    // The row whose lookup matches, then rows without one: chosen passwords, and passwords made before
+    // lookups existed (a generated one gets its lookup on its first success).
     const lookup = passwordLookup(password);
     const user = await this.db.user.findUnique({
       where: { login },
       select: {
         applicationPasswords: {
-          where: { revokedAt: null, OR: [{ lookup }, { lookup: null }] },
+          where: { revokedAt: null, OR: lookup ? [{ lookup }, { lookup: null }] : [{ lookup: null }] },
           select: { id: true, hash: true, lookup: true },
         },
       },
     });
-    const candidates = user?.applicationPasswords ?? [];
+    const candidates = (user?.applicationPasswords ?? []).sort(
+      (a, b) => Number(b.lookup !== null) - Number(a.lookup !== null),
+    );
     if (!candidates.length) await verifyNothing(password);
     for (const candidate of candidates) {
       if (!(await verifyApplicationPassword(candidate.hash, password))) continue;
-      if (candidate.lookup === null) {
+      if (candidate.lookup === null && lookup !== null) {
         await this.db.applicationPassword.update({ where: { id: candidate.id }, data: { lookup } });
       }
       this.remember(key, candidate.id);

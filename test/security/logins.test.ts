@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { hashApplicationPassword } from '../../src/auth/application-passwords.js';
 import { LOGIN_LIMITS } from '../../src/auth/login-limits.js';
-import { MAX_APPLICATION_PASSWORDS, addApplicationPassword } from '../../src/auth/users.js';
+import {
+  MAX_APPLICATION_PASSWORDS,
+  addApplicationPassword,
+  createUser as createUserRecord,
+} from '../../src/auth/users.js';
 import { createLogger } from '../../src/logger.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createUser } from '../helpers/users.js';
@@ -82,6 +86,24 @@ describe('rate limits', () => {
     await attempt(h.http, user.login, user.password, nextAddress()).expect(200);
   });
 
+  it('counts the address the proxy saw, not what the client wrote before it in X-Forwarded-For', async () => {
+    const real = nextAddress();
+    for (let i = 0; i < LOGIN_LIMITS.perAddress.points; i++)
+      await attempt(h.http, `forged-${i}`, 'wrong', `${nextAddress()}, ${real}`).expect(401);
+    await attempt(h.http, 'forged-next', 'wrong', `${nextAddress()}, ${real}`).expect(429);
+  });
+
+  it('ignores X-Forwarded-For without a trusted proxy (CALENDAR_TRUSTED_PROXIES=0)', async () => {
+    const direct = await startHarness({ CALENDAR_TRUSTED_PROXIES: '0' });
+    try {
+      for (let i = 0; i < LOGIN_LIMITS.perAddress.points; i++)
+        await attempt(direct.http, `direct-${i}`, 'wrong', nextAddress()).expect(401);
+      await attempt(direct.http, 'direct-next', 'wrong', nextAddress()).expect(429);
+    } finally {
+      await direct.close();
+    }
+  });
+
   describe('across instances', () => {
     const apps: Array<ReturnType<typeof supertest>> = [];
     const connections: Redis[] = [];
@@ -141,6 +163,23 @@ describe('the cost and the answer of a failure', () => {
     const before = verifyCalls();
     await attempt(h.http, user.login, user.password, nextAddress()).expect(200);
     expect(verifyCalls() - before).toBe(1);
+  });
+
+  it('a chosen password (CALENDAR_ADMIN_PASSWORD) gets no fast lookup, and still costs one check', async () => {
+    const chosen = 'correct horse battery staple';
+    const { user } = await createUserRecord(h, { login: 'chooser', role: 'administrator', password: chosen });
+    const [row] = await h.db.applicationPassword.findMany({ where: { userId: user.id } });
+    expect(row!.lookup).toBeNull();
+    let before = verifyCalls();
+    await attempt(h.http, 'chooser', chosen, nextAddress()).expect(200);
+    expect(verifyCalls() - before).toBe(1);
+    await addApplicationPassword(h, user.id, 'generated');
+    for (const password of ['wrong', 'abcd efgh ijkl mnop qrst uvwx']) {
+      before = verifyCalls();
+      await attempt(h.http, 'chooser', password, nextAddress()).expect(401);
+      expect(verifyCalls() - before, password).toBe(1);
+    }
+    expect((await h.db.applicationPassword.findFirstOrThrow({ where: { id: row!.id } })).lookup).toBeNull();
   });
 
   it('passwords made before lookups existed still work, and get their lookup on first use', async () => {
