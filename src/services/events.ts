@@ -8,6 +8,7 @@ import { type Viewer, canRead, listableStatuses, readableWhere } from '../domain
 import { type Judged, contentOpenWhere, judged } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { archivePage } from './archive.js';
+import { nextTurn } from './turns.js';
 
 // The event list (`GET /events`, GraphQL `events`): the reference's filters (tec-reference §5) turned
 // into one Prisma `where`, then paged. Dates compare the filter's wall-clock in the site zone with each
@@ -101,6 +102,8 @@ type DateFilter = (typeof DATE_FILTERS)[number];
 /** Geo lists: default radius (km), and the most events a radius may hold (they are sorted in memory). */
 export const DEFAULT_GEO_RADIUS_KM = 50;
 export const GEO_MAX_EVENTS = 10_000;
+/** Events of a radius read per step (the event loop gets a turn between steps). */
+const GEO_READ_BATCH = 1000;
 const GEO_MAX_VENUES = 10_000;
 const EARTH_RADIUS_KM = 6371.0088;
 const KM_PER_DEGREE = (Math.PI * EARTH_RADIUS_KM) / 180;
@@ -490,19 +493,28 @@ export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
  * The events of a geo list, ordered by distance (an event with several venues counts its nearest one),
  * then start and id. The events of the bounding box are read narrowly (ids, start, venue ids), those
  * with no venue inside the circle dropped, and the rest sorted here; a box holding more than
- * GEO_MAX_EVENTS of them is refused rather than answered out of order.
+ * GEO_MAX_EVENTS of them is refused rather than answered out of order. They are read in steps, with a
+ * turn of the event loop between two.
  */
 export async function nearestEventIds(
   ctx: Context,
   { where, distances }: Pick<EventQuery, 'where' | 'distances'>,
   style: ParamStyle,
 ): Promise<number[]> {
-  const rows = await ctx.db.event.findMany({
-    where,
-    select: { id: true, localStart: true, venues: { select: { venueId: true } } },
-    take: GEO_MAX_EVENTS + 1,
-  });
-  if (rows.length > GEO_MAX_EVENTS) throw tooManyInRange(style, 'events', GEO_MAX_EVENTS);
+  const rows: Array<{ id: number; localStart: string; venues: Array<{ venueId: number }> }> = [];
+  for (let after = 0; ;) {
+    const batch = await ctx.db.event.findMany({
+      where: { AND: [where, { id: { gt: after } }] },
+      select: { id: true, localStart: true, venues: { select: { venueId: true } } },
+      orderBy: { id: 'asc' },
+      take: GEO_READ_BATCH,
+    });
+    rows.push(...batch);
+    if (rows.length > GEO_MAX_EVENTS) throw tooManyInRange(style, 'events', GEO_MAX_EVENTS);
+    if (batch.length < GEO_READ_BATCH) break;
+    after = batch[batch.length - 1]!.id;
+    await nextTurn();
+  }
   const keyed = [];
   for (const row of rows) {
     const distance = Math.min(...row.venues.map((link) => distances?.get(link.venueId) ?? Infinity));
