@@ -78,6 +78,17 @@ export const EVENT_FIELDS: Fields = {
     description: 'Whether the event should be featured on the site or not',
     required: false,
   },
+  event_status: {
+    type: 'string',
+    enum: ['scheduled', 'canceled', 'postponed', ''],
+    description: 'Whether the event takes place as listed ("" resets it to scheduled)',
+    required: false,
+  },
+  event_status_reason: {
+    type: 'string',
+    description: 'Why the event is canceled or postponed (kept only while it is)',
+    required: false,
+  },
   categories: {
     type: ['array', 'string'],
     default: null,

@@ -15,10 +15,16 @@ import { CreateOrganizerInput, Organizer, organizerBody } from './organizer.js';
 import { Category, Tag } from './term.js';
 import { CreateVenueInput, Venue, venueBody } from './venue.js';
 import { invalidParams } from '../domain/errors.js';
+import { EVENT_STATUSES, type EventStatusValue } from '../domain/event-status.js';
 import { permalink } from '../domain/urls.js';
 import { assertReadable, contentWithheld, readableLinks } from '../domain/visibility.js';
 import { createEvent, deleteEvent, updateEvent } from '../services/event-writes.js';
 import { type EventArchive, eventArchive, eventPageItems, linkedEvent } from '../services/events.js';
+
+export const EventStatus = builder.enumType('EventStatus', {
+  description: 'Whether the event takes place as listed (TEC event status; not the post status)',
+  values: EVENT_STATUSES,
+});
 
 export const Event = builder.prismaObject('Event', {
   fields: (t) => {
@@ -66,6 +72,15 @@ export const Event = builder.prismaObject('Event', {
       hideFromListings: flag('hideFromListings'),
       sticky: flag('sticky'),
       featured: flag('featured'),
+      eventStatus: t.field({
+        type: EventStatus,
+        resolve: (event) => event.eventStatus as EventStatusValue,
+      }),
+      eventStatusReason: t.string({
+        nullable: true,
+        description: 'Why it is canceled or postponed; null when there is none or the content is withheld',
+        resolve: (event) => (contentWithheld(event) ? null : event.eventStatusReason || null),
+      }),
       publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
       modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
       author: t.relation('author', { nullable: true, type: Author }),
@@ -170,6 +185,7 @@ export const EventFilter = builder.inputType('EventFilter', {
     venues: t.intList({ description: 'Venue ids (any of them)' }),
     organizers: t.intList({ description: 'Organizer ids (any of them)' }),
     featured: t.boolean(),
+    eventStatus: t.field({ type: [EventStatus], description: 'Events with one of these event statuses' }),
     status: t.field({
       type: [PostStatus],
       description: 'Statuses other than publish need an account that may edit events',
@@ -312,6 +328,13 @@ function eventInputFields(t: InputFieldBuilder, create: boolean) {
     hideFromListings: t.boolean({ description: 'Readable by id, never listed' }),
     sticky: t.boolean(),
     featured: t.boolean(),
+    eventStatus: t.field({
+      type: EventStatus,
+      description: 'Scheduled (the default), canceled or postponed',
+    }),
+    eventStatusReason: t.string({
+      description: 'Why it is canceled or postponed; kept only while it is (cleared when scheduled)',
+    }),
     categories: t.field({ type: [EventTermInput], description: 'Replaces the categories; [] removes them' }),
     tags: t.field({ type: [EventTermInput], description: 'Replaces the tags; [] removes them' }),
     venues: t.field({
@@ -370,6 +393,8 @@ interface EventInputFields {
   hideFromListings?: Maybe<boolean>;
   sticky?: Maybe<boolean>;
   featured?: Maybe<boolean>;
+  eventStatus?: Maybe<EventStatusValue>;
+  eventStatusReason?: Maybe<string>;
   categories?: Maybe<Array<{ id?: Maybe<number>; name?: Maybe<string> }>>;
   tags?: Maybe<Array<{ id?: Maybe<number>; name?: Maybe<string> }>>;
   venues?: Maybe<Array<{ id?: Maybe<number>; create?: Maybe<VenueFields> }>>;
@@ -423,6 +448,8 @@ function eventBody(input: EventInputFields): Record<string, unknown> {
     hide_from_listings: input.hideFromListings,
     sticky: input.sticky,
     featured: input.featured,
+    event_status: input.eventStatus,
+    event_status_reason: input.eventStatusReason,
     categories: termsBody(input.categories),
     tags: termsBody(input.tags),
     venue: orUndefined(linkedBody('venues', input.venues, venueBody)),

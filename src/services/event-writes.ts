@@ -5,6 +5,13 @@ import type { Scope } from '../context.js';
 import { CostInputError, type StoredCost, parseCostInput } from '../domain/cost.js';
 import { WALL_CLOCK, eventSchedule, isValidTimezone, parseDateInput } from '../domain/dates.js';
 import { ApiError, invalidParams, isApiError, missingParams } from '../domain/errors.js';
+import {
+  DEFAULT_EVENT_STATUS,
+  EVENT_STATUSES,
+  type EventStatusValue,
+  INVALID_EVENT_STATUS,
+  keepsReason,
+} from '../domain/event-status.js';
 import { autoParagraphs } from '../domain/html.js';
 import { MAX_LINKED_PER_WRITE, exceeds, tooManyValues } from '../domain/limits.js';
 import {
@@ -88,6 +95,10 @@ export interface EventInput {
   hideFromListings?: boolean;
   sticky?: boolean;
   featured?: boolean;
+  /** TEC's event status; `""` resets it to scheduled. */
+  eventStatus?: EventStatusValue;
+  /** Kept only while the event is canceled or postponed. */
+  eventStatusReason?: string;
   /** `null` removes the parent. */
   postParent?: number | null;
   /** `null` removes the password. */
@@ -119,6 +130,12 @@ const positiveId = z
   .union([z.number().int().positive(), z.string().trim().regex(/^\d+$/).transform(Number)])
   .pipe(z.number().int().positive().max(MAX_ID));
 const status = z.string().trim().pipe(z.enum(WRITABLE_STATUSES));
+const eventStatus = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.union([z.literal(''), z.enum(EVENT_STATUSES)]))
+  .transform((value): EventStatusValue => value || DEFAULT_EVENT_STATUS);
 /** `0`, `""` remove the parent. */
 const parentId = z
   .union([z.literal(0), z.literal('0'), z.literal(''), positiveId])
@@ -301,6 +318,8 @@ function readBody(body: unknown, options: ReadOptions): { input: EventInput; bad
   read('featured', flag, (value) => (input.featured = value));
   read('website', urlField, (value) => (input.website = value));
   read('post_parent', parentId, (value) => (input.postParent = value));
+  read('event_status', eventStatus, (value) => (input.eventStatus = value), INVALID_EVENT_STATUS);
+  read('event_status_reason', text, (value) => (input.eventStatusReason = value.trim()));
   if (sent.image !== undefined) input.image = sent.image;
 
   if (sent.cost !== undefined) {
@@ -396,6 +415,8 @@ interface EventRow {
   localStart: string;
   localEnd: string;
   allDay: boolean;
+  eventStatus: string;
+  eventStatusReason: string;
 }
 
 const EVENT_ROW = {
@@ -410,6 +431,8 @@ const EVENT_ROW = {
   localStart: true,
   localEnd: true,
   allDay: true,
+  eventStatus: true,
+  eventStatusReason: true,
 } as const;
 
 const bareIds = (refs: LinkRef[] | undefined) =>
@@ -768,6 +791,20 @@ function plainColumns(input: EventInput) {
   };
 }
 
+/**
+ * The event status columns after a write, or nothing when neither was sent. The reason survives only
+ * while the event is canceled or postponed; a status change without a reason keeps the one stored.
+ */
+function eventStatusColumns(
+  input: EventInput,
+  existing: Pick<EventRow, 'eventStatus' | 'eventStatusReason'> | null,
+): { eventStatus?: string; eventStatusReason?: string } {
+  if (existing && input.eventStatus === undefined && input.eventStatusReason === undefined) return {};
+  const eventStatus = input.eventStatus ?? existing?.eventStatus ?? DEFAULT_EVENT_STATUS;
+  const reason = input.eventStatusReason ?? existing?.eventStatusReason ?? '';
+  return { eventStatus, eventStatusReason: keepsReason(eventStatus) ? reason : '' };
+}
+
 /** The event, its row locked for the rest of the transaction (concurrent updates never undo each other). */
 async function findEvent(w: WriteScope, key: EventKey): Promise<EventRow> {
   const found = await w.tx.event.findUnique({ where: key, select: { id: true } });
@@ -788,6 +825,8 @@ const GRAPHQL_NAMES: Record<string, string> = {
   venue: 'venues',
   organizer: 'organizers',
   post_parent: 'postParentId',
+  event_status: 'eventStatus',
+  event_status_reason: 'eventStatusReason',
 };
 
 /** A parameter error renamed for GraphQL (`start_date` → `startDate`); other errors pass unchanged. */
@@ -861,6 +900,7 @@ export function createEvent<T extends LoadedEvent>(
           data: {
             title: input.title!,
             ...plainColumns(input),
+            ...eventStatusColumns(input, null),
             ...schedule,
             slug:
               input.slug !== undefined
@@ -917,7 +957,11 @@ export function updateEvent<T extends LoadedEvent>(
 
         const schedule = scheduleOf(input, existing, config.siteTimezone);
         const links = await resolveLinks(w, input);
-        const data: Prisma.EventUncheckedUpdateInput = { ...plainColumns(input), ...(schedule ?? {}) };
+        const data: Prisma.EventUncheckedUpdateInput = {
+          ...plainColumns(input),
+          ...eventStatusColumns(input, existing),
+          ...(schedule ?? {}),
+        };
         if (input.slug !== undefined && input.slug !== existing.slug)
           data.slug = await freeSlug(w, input.slug, existing.id);
         if (input.status !== undefined || input.publishedAt !== undefined) {

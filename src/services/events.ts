@@ -2,6 +2,7 @@ import type { DateTime } from 'luxon';
 import type { Context } from '../context.js';
 import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
 import { ApiError, invalidParams, isApiError } from '../domain/errors.js';
+import { INVALID_EVENT_STATUS, isEventStatus } from '../domain/event-status.js';
 import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
 import { normalizePaging } from '../domain/paging.js';
 import { type Viewer, canRead, listableStatuses, readableWhere } from '../domain/permissions.js';
@@ -29,6 +30,7 @@ export interface EventListFilter {
   venues?: readonly number[] | null;
   organizers?: readonly number[] | null;
   featured?: boolean | null;
+  eventStatus?: readonly string[] | null;
   status?: readonly string[] | null;
   include?: readonly number[] | null;
   postParent?: number | null;
@@ -56,6 +58,7 @@ export interface EffectiveEventFilter {
   venues: number[] | null;
   organizers: number[] | null;
   featured: boolean | null;
+  eventStatus: string[] | null;
   categories: string[] | null;
   tags: string[] | null;
   geoloc: boolean | null;
@@ -84,6 +87,7 @@ const PARAM_NAMES = {
   ticketed: ['ticketed', 'ticketed'],
   postParent: ['post_parent', 'postParent'],
   include: ['include', 'include'],
+  eventStatus: ['event_status', 'eventStatus'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Param = keyof typeof PARAM_NAMES;
@@ -256,7 +260,15 @@ export async function resolveEventQuery(
   const errors = new ParamErrors(options.style);
   // Sizes first, before any lookup: no query grows with what the request sends.
   if (searchTooLong(filter.search)) errors.add('search', SEARCH_TOO_LONG);
-  for (const param of ['include', 'categories', 'tags', 'venues', 'organizers', 'status'] as const) {
+  for (const param of [
+    'include',
+    'categories',
+    'tags',
+    'venues',
+    'organizers',
+    'status',
+    'eventStatus',
+  ] as const) {
     if (exceeds(filter[param])) errors.add(param, tooManyValues());
   }
   errors.throwIfAny();
@@ -339,6 +351,12 @@ export async function resolveEventQuery(
     and.push({ venues: { some: { venue: { geoLat: { not: null }, geoLng: { not: null } } } } });
   }
 
+  let eventStatuses: string[] | null = null;
+  if (filter.eventStatus?.length) {
+    eventStatuses = [...new Set(filter.eventStatus.map((value) => value.trim().toLowerCase()))];
+    if (!eventStatuses.every(isEventStatus)) errors.add('eventStatus', INVALID_EVENT_STATUS);
+  }
+
   if (filter.ticketed === true) {
     const message = 'Event Tickets plugin is not activated.';
     errors.add('ticketed', message, { code: 'event-tickets-not-active', message });
@@ -395,6 +413,7 @@ export async function resolveEventQuery(
   if (venues) and.push({ venues: { some: { venueId: { in: venues } } } });
   if (organizers) and.push({ organizers: { some: { organizerId: { in: organizers } } } });
   if (filter.featured !== null && filter.featured !== undefined) and.push({ featured: filter.featured });
+  if (eventStatuses) and.push({ eventStatus: { in: eventStatuses } });
   if (include) and.push({ id: { in: include } });
   if (parent) and.push({ postParentId: parent.id });
   if (near) and.push({ venues: { some: { venue: boundingBox(near.lat, near.lng, near.radius) } } });
@@ -421,6 +440,7 @@ export async function resolveEventQuery(
       venues,
       organizers,
       featured: filter.featured ?? null,
+      eventStatus: eventStatuses,
       categories,
       tags,
       geoloc: filter.geoloc ?? null,

@@ -12,3 +12,17 @@ export function sample(name: string) {
   const isError = typeof body?.code === 'string' && typeof body?.data?.status === 'number';
   return isError ? { ...body, data: { ...body.data, request_id: expect.any(String) } } : body;
 }
+
+/**
+ * A recorded event (or list of them) with the event status keys this service adds after the
+ * reference's own (`custom_fields`), as a scheduled event shows them.
+ */
+export function withEventStatus<T extends Record<string, unknown>>(body: T): T {
+  if (Array.isArray(body.events))
+    return { ...body, events: body.events.map((event: Record<string, unknown>) => withEventStatus(event)) };
+  const entries = Object.entries(body);
+  const at = entries.findIndex(([key]) => key === 'custom_fields');
+  if (at < 0) throw new Error('not an event: no custom_fields');
+  entries.splice(at + 1, 0, ['event_status', 'scheduled'], ['event_status_reason', '']);
+  return Object.fromEntries(entries) as T;
+}

@@ -187,6 +187,9 @@ const TecEventFields = builder.prismaInterface('Event', {
               ),
       }),
       custom_fields: t.field({ type: 'JSON', resolve: () => [] }),
+      // TEC's event status, after the reference's keys (its REST API v1 does not show them).
+      event_status: t.exposeString('eventStatus'),
+      event_status_reason: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.eventStatusReason) }),
     };
   },
 });
@@ -291,6 +294,7 @@ function eventLinks(page: EventArchive, ctx: Context) {
   add('venue', f.venues);
   add('organizer', f.organizers);
   add('featured', f.featured);
+  add('event_status', f.eventStatus);
   add('categories', f.categories);
   add('tags', f.tags);
   add('geoloc', f.geoloc);
@@ -327,6 +331,7 @@ interface RestListArgs {
   venue?: number[] | null;
   organizer?: number[] | null;
   featured?: boolean | null;
+  event_status?: string[] | null;
   status?: string[] | null;
   include?: number[] | null;
   post_parent?: number | null;
@@ -382,6 +387,9 @@ builder.queryFields((t) => {
       description: 'Events should be assigned one of the specified organizer IDs',
     }),
     featured: t.arg.boolean({ description: 'Events should be filtered by their featured status' }),
+    event_status: t.arg.stringList({
+      description: 'Events with one of these event statuses (scheduled, canceled, postponed)',
+    }),
     status: t.arg.stringList({
       description: 'The event post status(es); other than publish needs the right to read them',
     }),
@@ -417,6 +425,7 @@ builder.queryFields((t) => {
     venues: args.venue,
     organizers: args.organizer,
     featured: args.featured,
+    eventStatus: args.event_status,
     status: args.status,
     include: args.include,
     postParent: args.post_parent,

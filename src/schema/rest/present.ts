@@ -3,6 +3,7 @@ import { texturize } from '../../domain/texturize.js';
 import type { Event, Media, Organizer, Term, Venue } from '../../generated/sqlite/client.js';
 import { instantFromWallClock, isoWithOffset, startOfDayWall, wallClock } from '../../domain/dates.js';
 import { costValues } from '../../domain/cost.js';
+import { SCHEMA_ORG_EVENT_STATUS, isEventStatus } from '../../domain/event-status.js';
 import { type SiteUrls, TAXONOMY_PATH, type Taxonomy, globalId, permalink } from '../../domain/urls.js';
 import { ANONYMOUS, type Viewer } from '../../domain/permissions.js';
 import { passwordHides } from '../../domain/visibility.js';
@@ -243,7 +244,9 @@ export function eventJsonLd(
     ...(image ? { image: image.url } : {}),
     url,
     eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
-    eventStatus: 'https://schema.org/EventScheduled',
+    eventStatus: isEventStatus(event.eventStatus)
+      ? SCHEMA_ORG_EVENT_STATUS[event.eventStatus]
+      : SCHEMA_ORG_EVENT_STATUS.scheduled,
     startDate: isoWithOffset(event.startsAt, event.timezone),
     endDate: isoWithOffset(event.endsAt, event.timezone),
     ...(venues[0] ? { location: venueJsonLd(venues[0]) } : {}),
