@@ -29,6 +29,7 @@ import { corsPolicy, routeMethods } from './http/cors.js';
 import { MAX_JSON_DEPTH, hasNul, jsonTooDeep } from './http/request-text.js';
 import { NAMESPACE } from './rest/discovery.js';
 import { publicSchema, restSchema } from './schema/index.js';
+import { ChangeFeed } from './services/change-feed.js';
 import { WritePipeline } from './services/transactions.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { SERVICE } from './version.js';
@@ -47,6 +48,8 @@ export interface AppOptions {
   lifecycle?: Lifecycle;
   /** Shared state of the instances (login failure counts); without it each instance counts alone. */
   redis?: Redis;
+  /** Committed changes for GraphQL subscriptions; by default in this process only (no Redis). */
+  changes?: ChangeFeed;
 }
 
 function viewerOf(koa: KoaContext): Viewer | undefined {
@@ -113,6 +116,7 @@ export function buildApp({
   metrics,
   lifecycle = new Lifecycle(),
   redis,
+  changes: givenChanges,
 }: AppOptions): Koa {
   const writes =
     pipeline ??
@@ -123,7 +127,11 @@ export function buildApp({
   metrics?.observeCacheSize(() => cache.bytes);
   // The one invalidation path of REST and GraphQL: a committed write, before its response is sent.
   writes.afterCommit(() => cache.invalidate());
-  const deps = { db, config, writes };
+  // The same notification feeds the subscriptions; a draining instance ends their streams.
+  const changes = givenChanges ?? new ChangeFeed({ ...config.subscriptions, logger });
+  writes.afterCommit((committed) => changes.publish(committed));
+  lifecycle.onDrain(() => changes.endAll());
+  const deps = { db, config, writes, changes };
   const app = new Koa();
   // The client address (login limits, logs) is the rightmost X-Forwarded-For entries our proxies added;
   // entries left of them are whatever the client sent.
@@ -142,7 +150,7 @@ export function buildApp({
     graphqlEndpoint: '/graphql',
     // CORS is the app's one policy (src/http/cors.ts); yoga's own would reflect any origin.
     cors: false,
-    context: ({ koa }) => createContext(deps, { viewer: viewerOf(koa) }),
+    context: ({ koa }) => createContext(deps, { viewer: viewerOf(koa), address: koa.ip }),
     renderGraphiQL,
     graphiql: {
       title: 'Calendar GraphQL',
@@ -259,6 +267,28 @@ export function buildApp({
       });
       return;
     }
+    if (read?.subscription) {
+      // A subscription: a stream (SSE), never buffered, never cached.
+      const response = await yoga.fetch(
+        `http://graphql${ctx.url}`,
+        {
+          method: ctx.method,
+          headers: requestHeaders(ctx),
+          ...(read.body !== undefined ? { body: read.body } : {}),
+        },
+        { koa: ctx },
+      );
+      ctx.status = response.status;
+      response.headers.forEach((value, key) => {
+        if (key !== 'content-length' && key !== 'connection') ctx.set(key, value);
+      });
+      ctx.set('Cache-Control', 'no-store');
+      // A stream has its connection to itself: closing it when the stream ends (a draining instance
+      // ends them all) lets the listener close without waiting for idle keep-alive sockets.
+      ctx.set('Connection', 'close');
+      ctx.body = response.body ? Readable.from(response.body as unknown as AsyncIterable<Uint8Array>) : null;
+      return;
+    }
     if (!read) {
       const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, { koa: ctx });
       ctx.status = response.status;
@@ -268,12 +298,13 @@ export function buildApp({
     }
     // A query: its answer is buffered, validated, and shared when `read.key` allows it.
     await cache.serve(ctx, read.key, async () => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(ctx.headers))
-        if (typeof value === 'string') headers.set(name, value);
       const response = await yoga.fetch(
         `http://graphql${ctx.url}`,
-        { method: ctx.method, headers, ...(read.body !== undefined ? { body: read.body } : {}) },
+        {
+          method: ctx.method,
+          headers: requestHeaders(ctx),
+          ...(read.body !== undefined ? { body: read.body } : {}),
+        },
         { koa: ctx },
       );
       ctx.status = response.status;
@@ -291,6 +322,13 @@ export function buildApp({
     if (ctx.body === undefined && ctx.status === 404) sendError(ctx, NO_ROUTE());
   });
   return app;
+}
+
+function requestHeaders(ctx: KoaContext): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(ctx.headers))
+    if (typeof value === 'string') headers.set(name, value);
+  return headers;
 }
 
 const GRAPHQL_BODY_LIMIT = '1mb';
@@ -339,7 +377,9 @@ function graphqlReadKey(cache: ResponseCache) {
   };
   return async (
     ctx: KoaContext,
-  ): Promise<{ key: string | null; body?: string } | { error: GraphqlBodyError } | null> => {
+  ): Promise<
+    { key: string | null; body?: string; subscription?: true } | { error: GraphqlBodyError } | null
+  > => {
     let params: { query?: unknown; variables?: unknown; operationName?: unknown };
     let body: string | undefined;
     if (ctx.method === 'GET') {
@@ -376,6 +416,7 @@ function graphqlReadKey(cache: ResponseCache) {
     const operation =
       document &&
       getOperationAST(document, typeof params.operationName === 'string' ? params.operationName : undefined);
+    if (operation?.operation === 'subscription') return { key: null, body, subscription: true };
     if (!operation || operation.operation !== 'query') return body !== undefined ? { key: null, body } : null;
     const viewer = viewerOf(ctx);
     const variables =

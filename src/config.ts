@@ -28,6 +28,8 @@ const EnvSchema = z.object({
   CALENDAR_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   CALENDAR_METRICS_HOST: z.string().default('127.0.0.1'),
   CALENDAR_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(1),
+  CALENDAR_SUBSCRIPTIONS_MAX: z.coerce.number().int().min(0).max(1_000_000).default(1000),
+  CALENDAR_SUBSCRIPTIONS_PER_CLIENT: z.coerce.number().int().min(0).max(10_000).default(10),
   CALENDAR_SHUTDOWN_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   CALENDAR_CORS_ORIGINS: z
     .string()
@@ -69,6 +71,8 @@ export interface Config {
   metricsHost: string;
   /** Proxies in front of the service: the client address is the one the farthest of them saw (X-Forwarded-For). */
   trustedProxies: number;
+  /** Open GraphQL subscriptions allowed on this instance, and per client (a user, or an anonymous address). */
+  subscriptions: { maxSubscriptions: number; maxPerClient: number };
   /** How long in-flight requests may take to finish after SIGTERM. */
   shutdownMs: number;
   /** Browser origins allowed to call the APIs (CORS); `*` allows any, never with credentials. */
@@ -106,6 +110,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: e.CALENDAR_METRICS_PORT,
     metricsHost: e.CALENDAR_METRICS_HOST,
     trustedProxies: e.CALENDAR_TRUSTED_PROXIES,
+    subscriptions: {
+      maxSubscriptions: e.CALENDAR_SUBSCRIPTIONS_MAX,
+      maxPerClient: e.CALENDAR_SUBSCRIPTIONS_PER_CLIENT,
+    },
     shutdownMs: e.CALENDAR_SHUTDOWN_MS,
     corsOrigins: e.CALENDAR_CORS_ORIGINS.map((origin) => origin.toLowerCase()),
   };

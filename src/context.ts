@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import { ANONYMOUS, type Viewer } from './domain/permissions.js';
 import { type SiteUrls, siteUrls } from './domain/urls.js';
+import type { ChangeFeed } from './services/change-feed.js';
 import type { WritePipeline } from './services/transactions.js';
 
 /** Everything a resolver may use, built once per request. */
@@ -13,6 +14,10 @@ export interface Context {
   viewer: Viewer;
   /** The one write pipeline (transaction, locks, retries, change listeners). */
   writes: WritePipeline;
+  /** Committed changes for GraphQL subscriptions (absent outside the GraphQL endpoint). */
+  changes?: ChangeFeed;
+  /** Who counts against the per-client subscription limit: a user, or an anonymous address. */
+  client?: string;
 }
 
 /** What services need of a request: who asks, the database, the settings and the write pipeline. */
@@ -22,19 +27,25 @@ export interface AppDeps {
   db: Db;
   config: Config;
   writes: WritePipeline;
+  changes?: ChangeFeed;
 }
 
 export interface RequestInfo {
   languageSegment?: string;
   viewer?: Viewer;
+  /** The client's address (the per-client subscription limit of anonymous viewers). */
+  address?: string;
 }
 
-export function createContext({ db, config, writes }: AppDeps, request: RequestInfo = {}): Context {
+export function createContext({ db, config, writes, changes }: AppDeps, request: RequestInfo = {}): Context {
+  const viewer = request.viewer ?? ANONYMOUS;
   return {
     db,
     config,
     writes,
-    viewer: request.viewer ?? ANONYMOUS,
+    ...(changes ? { changes } : {}),
+    client: viewer.userId !== null ? `user:${viewer.userId}` : `address:${request.address ?? 'unknown'}`,
+    viewer,
     urls: siteUrls(config.siteUrl, request.languageSegment),
   };
 }

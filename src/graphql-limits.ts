@@ -260,25 +260,43 @@ export function graphqlLimitsPlugin(limits: GraphqlLimits): Plugin {
       setParseFn((source, options) => parseDocument(source, limits.maxTokens, options));
     },
     onExecute({ args, setResultAndStopExecution, extendContext }) {
-      const document = args.document as DocumentNode;
-      const operation = document.definitions.find(
-        (d): d is OperationDefinitionNode =>
-          d.kind === Kind.OPERATION_DEFINITION &&
-          (args.operationName ? d.name?.value === args.operationName : true),
-      );
-      if (!operation) return;
-      const error = checkLimits(
-        args.schema,
-        document,
-        operation,
-        (args.variableValues ?? {}) as Record<string, unknown>,
-        limits,
-      );
+      const error = limitBroken(args, limits);
       if (error) {
         setResultAndStopExecution({ errors: [error] });
         return;
       }
       extendContext({ graphqlDeadline: Date.now() + limits.timeoutMs } as DeadlineContext as never);
     },
+    // A subscription is measured like a query (what each delivery selects), and has no deadline: it
+    // lives until the client leaves; each delivery re-reads one record.
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const error = limitBroken(args, limits);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
   };
+}
+
+function limitBroken(
+  args: {
+    schema: GraphQLSchema;
+    document: unknown;
+    operationName?: string | null;
+    variableValues?: unknown;
+  },
+  limits: GraphqlLimits,
+): GraphQLError | null {
+  const document = args.document as DocumentNode;
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode =>
+      d.kind === Kind.OPERATION_DEFINITION &&
+      (args.operationName ? d.name?.value === args.operationName : true),
+  );
+  if (!operation) return null;
+  return checkLimits(
+    args.schema,
+    document,
+    operation,
+    (args.variableValues ?? {}) as Record<string, unknown>,
+    limits,
+  );
 }

@@ -15,6 +15,7 @@ import { metricsEndpoint } from './ops/http-metrics.js';
 import { Lifecycle } from './ops/lifecycle.js';
 import { Metrics } from './ops/metrics.js';
 import { connectRedis } from './ops/redis.js';
+import { ChangeFeed } from './services/change-feed.js';
 import { WritePipeline } from './services/transactions.js';
 
 const config = loadConfig();
@@ -50,7 +51,11 @@ else if (cache.enabled && config.databaseProvider === 'postgresql')
   bus = postgresInvalidationBus(cache, config.databaseUrl, logger);
 if (bus) lifecycle.onClose('cache invalidation channel', () => bus.close());
 
-const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache, redis }).listen(
+// GraphQL subscriptions hear every instance's writes through Redis when configured, else only this one's.
+const changes = new ChangeFeed({ ...config.subscriptions, logger, redisUrl: config.redisUrl });
+lifecycle.onClose('subscriptions', () => changes.close());
+
+const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache, redis, changes }).listen(
   config.port,
   config.host,
   () => {

@@ -9,6 +9,7 @@ export class Lifecycle {
   private draining = false;
   private readonly checks = new Map<string, ReadinessCheck>();
   private readonly closers: Array<{ name: string; close: () => Promise<void> | void }> = [];
+  private readonly drainers: Array<() => void> = [];
 
   get isDraining(): boolean {
     return this.draining;
@@ -28,9 +29,16 @@ export class Lifecycle {
     this.closers.push({ name, close });
   }
 
+  /** Told when draining begins: long-lived responses (subscription streams) end so the listener can close. */
+  onDrain(listener: () => void): void {
+    this.drainers.push(listener);
+  }
+
   /** From here on `/readyz` answers 503 so that the balancer stops sending requests. */
   beginDraining(): void {
+    if (this.draining) return;
     this.draining = true;
+    for (const listener of this.drainers) listener();
   }
 
   async close(onError: (name: string, error: unknown) => void): Promise<void> {

@@ -6,6 +6,7 @@ import './venue.js';
 import './organizer.js';
 import './term.js';
 import './user.js';
+import './subscriptions.js';
 import './rest/event.js';
 import './rest/venue.js';
 import './rest/organizer.js';

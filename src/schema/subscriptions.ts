@@ -1,0 +1,367 @@
+import { builder } from './builder.js';
+import { Event } from './event.js';
+import { Organizer } from './organizer.js';
+import { Category, Tag } from './term.js';
+import { Venue } from './venue.js';
+import type { Context } from '../context.js';
+import { ApiError, invalidParams } from '../domain/errors.js';
+import { exceeds, tooManyValues } from '../domain/limits.js';
+import { type PostWhere, readableWhere } from '../domain/permissions.js';
+import { contentOpenWhere, judged } from '../domain/visibility.js';
+import type { Prisma } from '../generated/sqlite/client.js';
+import type { FeedKind } from '../services/change-feed.js';
+import { CATEGORY, TAG } from '../services/terms.js';
+import type { Change, ChangeOperation as Operation } from '../services/transactions.js';
+
+// GraphQL subscriptions (served over Server-Sent Events by yoga). The feed carries only
+// {kind, id, operation}; every subscriber re-reads the record with its own viewer, so what it receives
+// follows the rules of its queries: drafts only to those who may read them, a protected event's
+// content blanked unless the subscriber may edit it or gave its `password`, filters on blanked fields
+// never matching a protected event it cannot unlock (D21).
+//
+// Each subscription keeps a view: the records it has delivered (and, when the filter names ids, those
+// of them visible when it began). A change to a record in the view that takes it out (deleted,
+// trashed, no longer readable, no longer matching the filter) is delivered once, without content
+// (`event: null`); a change to a record the subscriber cannot see and never saw is not delivered at
+// all, so nothing tells that a draft exists or is being edited.
+
+builder.subscriptionType({ subGraphs: ['public'] });
+
+const ChangeOperation = builder.enumType('ChangeOperation', {
+  values: ['created', 'updated', 'trashed', 'deleted'] as const,
+});
+
+const TermKind = builder.enumType('TermKind', { values: ['category', 'tag'] as const });
+
+interface Delivery {
+  id: number;
+  operation: Operation;
+  /** In the subscriber's view after the change: its content is read; otherwise it is a tombstone. */
+  visible: boolean;
+  password: string | null;
+}
+
+const LEFT_VIEW =
+  'null when the record left this subscription’s view: deleted, trashed, no longer readable by you, ' +
+  'or no longer matching the filter';
+
+/** At most this many records remembered per subscription (the oldest are forgotten first). */
+const MAX_REMEMBERED = 10_000;
+
+function feedOf(ctx: Context) {
+  if (!ctx.changes)
+    throw new ApiError(400, 'subscriptions_unavailable', 'Subscriptions are served at /graphql.');
+  return ctx.changes;
+}
+
+/**
+ * A subscription of `kind`: `visibleIds` says which of some ids the subscriber sees now (readable and
+ * matching its filter); `named` are the ids its filter names, seeded into its view when visible.
+ */
+async function watch(
+  ctx: Context,
+  kind: FeedKind,
+  visibleIds: (ids: number[]) => Promise<number[]>,
+  named: readonly number[] | null,
+  password: string | null,
+  /** Records whose disappearance is no secret (terms): tombstones even for records not in the view. */
+  publicTombstone: (id: number) => boolean = () => false,
+): Promise<AsyncIterableIterator<Delivery>> {
+  const feed = feedOf(ctx);
+  const client = ctx.client ?? 'unknown';
+  const seen = new Set<number>(named?.length ? await visibleIds([...new Set(named)]) : []);
+  return feed.subscribe(kind, client, async (change: Change): Promise<Delivery | null> => {
+    const visible = change.operation !== 'deleted' && (await visibleIds([change.id])).length > 0;
+    if (visible) {
+      seen.delete(change.id);
+      seen.add(change.id);
+      if (seen.size > MAX_REMEMBERED) seen.delete(seen.values().next().value as number);
+    } else if (!seen.delete(change.id) && !publicTombstone(change.id)) return null;
+    return { id: change.id, operation: change.operation, visible, password };
+  });
+}
+
+/** Size limits of an id or slug list (the list filters' own), before any query. */
+function checkSizes(lists: Record<string, readonly unknown[] | null | undefined>): void {
+  const reasons: Record<string, string> = {};
+  for (const [name, values] of Object.entries(lists)) if (exceeds(values)) reasons[name] = tooManyValues();
+  if (Object.keys(reasons).length) throw invalidParams(reasons);
+}
+
+const ids = (rows: Array<{ id: number }>) => rows.map((row) => row.id);
+
+const EventChangeFilter = builder.inputType('EventChangeFilter', {
+  description:
+    'Any of the values of each field; fields combine with AND. Filters on venues, organizers, ' +
+    'categories and tags never match a password-protected event you cannot unlock.',
+  fields: (t) => ({
+    ids: t.intList({ description: 'Only these events (hidden-from-listings ones included)' }),
+    venues: t.intList({ description: 'Venue ids' }),
+    organizers: t.intList({ description: 'Organizer ids' }),
+    categories: t.stringList({ description: 'Category slugs or ids' }),
+    tags: t.stringList({ description: 'Tag slugs or ids' }),
+  }),
+});
+
+type EventChangeFilterValue = (typeof EventChangeFilter)['$inferInput'];
+
+/** Category or tag slugs/ids → term ids; an unknown one is a 400 naming the filter. */
+async function termIds(
+  ctx: Context,
+  taxonomy: string,
+  tokens: readonly string[],
+  param: string,
+): Promise<number[]> {
+  const numeric = tokens
+    .filter((token) => /^\d+$/.test(token))
+    .map(Number)
+    .filter(Number.isSafeInteger);
+  const terms = await ctx.db.term.findMany({
+    where: {
+      taxonomy,
+      OR: [{ slug: { in: tokens.map((token) => token.toLowerCase()) } }, { id: { in: numeric } }],
+    },
+    select: { id: true, slug: true },
+  });
+  const found = tokens.map(
+    (token) => terms.find((term) => term.slug === token.toLowerCase() || String(term.id) === token)?.id,
+  );
+  if (found.some((id) => id === undefined)) throw invalidParams({ [param]: 'Invalid parameter.' });
+  return [...new Set(found as number[])];
+}
+
+/** The event conditions of a filter, validated as the list validates its own (unknown ids → 400). */
+async function eventConditions(
+  ctx: Context,
+  filter: EventChangeFilterValue,
+  password: string | null,
+): Promise<Prisma.EventWhereInput[]> {
+  checkSizes(filter);
+  const viewer = ctx.viewer;
+  const conditions: Prisma.EventWhereInput[] = [readableWhere(viewer) as Prisma.EventWhereInput];
+  // Hidden from listings: readable by id, so delivered only to a subscription naming it.
+  conditions.push(filter.ids?.length ? { id: { in: filter.ids } } : { hideFromListings: false });
+  const venues = filter.venues?.length ? [...new Set(filter.venues)] : null;
+  const organizers = filter.organizers?.length ? [...new Set(filter.organizers)] : null;
+  const [knownVenues, knownOrganizers, categories, tags] = await Promise.all([
+    venues &&
+      ctx.db.venue.findMany({
+        where: { id: { in: venues }, ...readableWhere(viewer) },
+        select: { id: true },
+      }),
+    organizers &&
+      ctx.db.organizer.findMany({
+        where: { id: { in: organizers }, ...readableWhere(viewer) },
+        select: { id: true },
+      }),
+    filter.categories?.length ? termIds(ctx, CATEGORY, filter.categories, 'categories') : null,
+    filter.tags?.length ? termIds(ctx, TAG, filter.tags, 'tags') : null,
+  ]);
+  // A venue or organizer the viewer may not read is as unknown as a missing one.
+  const unknown: Record<string, string> = {};
+  if (venues && knownVenues!.length !== venues.length) unknown.venues = 'Invalid parameter.';
+  if (organizers && knownOrganizers!.length !== organizers.length) unknown.organizers = 'Invalid parameter.';
+  if (Object.keys(unknown).length) throw invalidParams(unknown);
+  if (venues) conditions.push({ venues: { some: { venueId: { in: venues } } } });
+  if (organizers) conditions.push({ organizers: { some: { organizerId: { in: organizers } } } });
+  if (categories) conditions.push({ terms: { some: { termId: { in: categories } } } });
+  if (tags) conditions.push({ terms: { some: { termId: { in: tags } } } });
+  // D21: a filter on what a protected event's listing blanks never matches it for who cannot unlock it.
+  if (venues || organizers || categories || tags)
+    conditions.push(contentOpenWhere(viewer, password) as Prisma.EventWhereInput);
+  return conditions;
+}
+
+const EventChange = builder.objectRef<Delivery>('EventChange').implement({
+  description: 'A committed change to an event you may see',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    operation: t.field({ type: ChangeOperation, resolve: (change) => change.operation }),
+    event: t.prismaField({
+      type: Event,
+      nullable: true,
+      description: `The event as it is now, as a query would show it to you; ${LEFT_VIEW}`,
+      resolve: async (query, change, _args, ctx) => {
+        if (!change.visible) return null;
+        const event = await ctx.db.event.findFirst({
+          ...query,
+          where: { AND: [{ id: change.id }, readableWhere(ctx.viewer) as Prisma.EventWhereInput] },
+        });
+        return event && judged(event, ctx.viewer, change.password);
+      },
+    }),
+  }),
+});
+
+/** Venue or organizer subscriptions: readable records, optionally only some ids. */
+function linkedPostConditions(ctx: Context, named: readonly number[] | null | undefined): PostWhere[] {
+  checkSizes({ ids: named });
+  return [readableWhere(ctx.viewer), ...(named?.length ? [{ id: { in: [...named] } }] : [])];
+}
+
+const VenueChange = builder.objectRef<Delivery>('VenueChange').implement({
+  description: 'A committed change to a venue you may see',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    operation: t.field({ type: ChangeOperation, resolve: (change) => change.operation }),
+    venue: t.prismaField({
+      type: Venue,
+      nullable: true,
+      description: `The venue as it is now; ${LEFT_VIEW}`,
+      resolve: (query, change, _args, ctx) =>
+        change.visible
+          ? ctx.db.venue.findFirst({ ...query, where: { id: change.id, ...readableWhere(ctx.viewer) } })
+          : null,
+    }),
+  }),
+});
+
+const OrganizerChange = builder.objectRef<Delivery>('OrganizerChange').implement({
+  description: 'A committed change to an organizer you may see',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    operation: t.field({ type: ChangeOperation, resolve: (change) => change.operation }),
+    organizer: t.prismaField({
+      type: Organizer,
+      nullable: true,
+      description: `The organizer as it is now; ${LEFT_VIEW}`,
+      resolve: (query, change, _args, ctx) =>
+        change.visible
+          ? ctx.db.organizer.findFirst({ ...query, where: { id: change.id, ...readableWhere(ctx.viewer) } })
+          : null,
+    }),
+  }),
+});
+
+const TermChange = builder.objectRef<Delivery>('TermChange').implement({
+  description: 'A committed change to a category or tag',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    operation: t.field({ type: ChangeOperation, resolve: (change) => change.operation }),
+    category: t.prismaField({
+      type: Category,
+      nullable: true,
+      description: `The category as it is now (null for a tag); ${LEFT_VIEW}`,
+      resolve: (query, change, _args, ctx) =>
+        change.visible
+          ? ctx.db.term.findFirst({ ...query, where: { id: change.id, taxonomy: CATEGORY } })
+          : null,
+    }),
+    tag: t.prismaField({
+      type: Tag,
+      nullable: true,
+      description: `The tag as it is now (null for a category); ${LEFT_VIEW}`,
+      resolve: (query, change, _args, ctx) =>
+        change.visible ? ctx.db.term.findFirst({ ...query, where: { id: change.id, taxonomy: TAG } }) : null,
+    }),
+  }),
+});
+
+builder.subscriptionFields((t) => ({
+  eventChanged: t.field({
+    type: EventChange,
+    description:
+      'Events created, changed, trashed or deleted from now on, as you may see them (see EventChange.event)',
+    args: {
+      filter: t.arg({ type: EventChangeFilter }),
+      password: t.arg.string({
+        description: 'Shows the content of password-protected events with this password',
+      }),
+    },
+    subscribe: async (_root, { filter, password }, ctx) => {
+      feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
+      const conditions = await eventConditions(ctx, filter ?? {}, password ?? null);
+      return watch(
+        ctx,
+        'event',
+        async (wanted) =>
+          ids(
+            await ctx.db.event.findMany({
+              where: { AND: [{ id: { in: wanted } }, ...conditions] },
+              select: { id: true },
+            }),
+          ),
+        filter?.ids ?? null,
+        password ?? null,
+      );
+    },
+    resolve: (change) => change,
+  }),
+  venueChanged: t.field({
+    type: VenueChange,
+    description: 'Venues created, changed, trashed or deleted from now on, as you may see them',
+    args: { ids: t.arg.intList({ description: 'Only these venues' }) },
+    subscribe: async (_root, args, ctx) => {
+      feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
+      const conditions = linkedPostConditions(ctx, args.ids);
+      return watch(
+        ctx,
+        'venue',
+        async (wanted) =>
+          ids(
+            await ctx.db.venue.findMany({
+              where: { AND: [{ id: { in: wanted } }, ...(conditions as Prisma.VenueWhereInput[])] },
+              select: { id: true },
+            }),
+          ),
+        args.ids ?? null,
+        null,
+      );
+    },
+    resolve: (change) => change,
+  }),
+  organizerChanged: t.field({
+    type: OrganizerChange,
+    description: 'Organizers created, changed, trashed or deleted from now on, as you may see them',
+    args: { ids: t.arg.intList({ description: 'Only these organizers' }) },
+    subscribe: async (_root, args, ctx) => {
+      feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
+      const conditions = linkedPostConditions(ctx, args.ids);
+      return watch(
+        ctx,
+        'organizer',
+        async (wanted) =>
+          ids(
+            await ctx.db.organizer.findMany({
+              where: { AND: [{ id: { in: wanted } }, ...(conditions as Prisma.OrganizerWhereInput[])] },
+              select: { id: true },
+            }),
+          ),
+        args.ids ?? null,
+        null,
+      );
+    },
+    resolve: (change) => change,
+  }),
+  termChanged: t.field({
+    type: TermChange,
+    description: 'Categories and tags created, changed or deleted from now on',
+    args: {
+      kind: t.arg({ type: TermKind, description: 'Only categories, or only tags' }),
+      ids: t.arg.intList({ description: 'Only these terms' }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
+      checkSizes({ ids: args.ids });
+      const where: Prisma.TermWhereInput[] = [];
+      if (args.kind) where.push({ taxonomy: args.kind === 'category' ? CATEGORY : TAG });
+      if (args.ids?.length) where.push({ id: { in: args.ids } });
+      return watch(
+        ctx,
+        'term',
+        async (wanted) =>
+          ids(
+            await ctx.db.term.findMany({
+              where: { AND: [{ id: { in: wanted } }, ...where] },
+              select: { id: true },
+            }),
+          ),
+        args.ids ?? null,
+        null,
+        // Terms are public: a deletion is told to all, unless the filter may not have covered the term.
+        (id) => !args.kind && (!args.ids?.length || args.ids.includes(id)),
+      );
+    },
+    resolve: (change) => change,
+  }),
+}));

@@ -1,0 +1,250 @@
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { type PubSub, type PubSubEvent, createPubSub } from 'graphql-yoga';
+import type { Redis } from 'ioredis';
+import { ApiError } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
+import { connectRedis } from '../ops/redis.js';
+import type { Change, ChangeKind } from './transactions.js';
+
+// What GraphQL subscriptions listen to: every committed write's changes (the write pipeline's
+// afterCommit, the hook the response cache hangs on too), published as {kind, id, operation} only —
+// never a record's content. Each subscriber re-reads what changed with its own viewer, so what it
+// receives follows the same visibility rules as its queries (src/schema/subscriptions.ts).
+//
+// Transport: a yoga pub/sub whose event target is Redis pub/sub when REDIS_URL is set (every
+// instance hears every instance's writes, its own included, through Redis) and in-memory otherwise.
+// Each instance listens once per kind and fans the changes out to its own subscribers' streams.
+
+export type FeedKind = Exclude<ChangeKind, 'user'>;
+export const FEED_KINDS: readonly FeedKind[] = ['event', 'venue', 'organizer', 'term'];
+
+type Topics = Record<string, [Change]>;
+
+/** Changes a subscriber has not consumed yet; past this it is too slow and its stream ends. */
+const MAX_PENDING = 1000;
+
+export interface ChangeFeedLimits {
+  /** Open subscriptions on this instance. */
+  maxSubscriptions: number;
+  /** Open subscriptions of one client (a user, or an address for anonymous ones). */
+  maxPerClient: number;
+}
+
+export interface ChangeFeedOptions extends ChangeFeedLimits {
+  logger: Logger;
+  /** Redis shared by the instances; without it the changes stay in this process. */
+  redisUrl?: string;
+  /** Prefix of the Redis channels (tests keep theirs apart). */
+  channelPrefix?: string;
+}
+
+const tooMany = (message: string) => new ApiError(429, 'too_many_subscriptions', message);
+
+/**
+ * One subscriber's changes, in order, each passed through `select` (the subscriber's own visibility
+ * check) when it is consumed: null skips it. Ends when the client goes away (`return`), when the
+ * instance drains, or when the subscriber falls MAX_PENDING changes behind.
+ */
+class ChangeStream<T> implements AsyncIterableIterator<T> {
+  private readonly pending: Change[] = [];
+  private wake: (() => void) | null = null;
+  private ended = false;
+
+  constructor(
+    private readonly select: (change: Change) => Promise<T | null>,
+    private readonly onEnd: () => void,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  offer(change: Change): void {
+    if (this.ended) return;
+    if (this.pending.length >= MAX_PENDING) {
+      this.end();
+      return;
+    }
+    this.pending.push(change);
+    this.wake?.();
+  }
+
+  async next(): Promise<IteratorResult<T>> {
+    for (;;) {
+      if (this.ended) return { value: undefined, done: true };
+      const change = this.pending.shift();
+      if (!change) {
+        await new Promise<void>((resume) => (this.wake = resume));
+        this.wake = null;
+        continue;
+      }
+      let value: T | null;
+      try {
+        value = await this.select(change);
+      } catch (error) {
+        // A change that cannot be judged is not skipped silently: the stream ends, the client resubscribes.
+        this.onError(error);
+        this.end();
+        continue;
+      }
+      if (value !== null && !this.ended) return { value, done: false };
+    }
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.end();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.pending.length = 0;
+    this.onEnd();
+    this.wake?.();
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+export class ChangeFeed {
+  private readonly pubsub: PubSub<Topics>;
+  private readonly streams = new Map<FeedKind, Set<ChangeStream<unknown>>>(
+    FEED_KINDS.map((k) => [k, new Set()]),
+  );
+  private readonly perClient = new Map<string, number>();
+  private readonly listeners: Array<AsyncIterator<unknown>> = [];
+  private readonly connections: Redis[] = [];
+  private readonly prefix: string;
+  private draining = false;
+  private readonly listening: Promise<void>;
+
+  constructor(private readonly options: ChangeFeedOptions) {
+    this.prefix = options.channelPrefix ?? 'calendar:changes:';
+    let listening = () => {};
+    this.listening = new Promise<void>((done) => (listening = done));
+    if (!options.redisUrl) listening();
+    this.pubsub = createPubSub<Topics>(
+      options.redisUrl ? { eventTarget: this.redisEventTarget(options.redisUrl, () => listening()) } : {},
+    );
+    for (const kind of FEED_KINDS) {
+      const source = this.pubsub.subscribe(this.topic(kind));
+      this.listeners.push(source);
+      void (async () => {
+        for await (const change of source) {
+          for (const stream of this.streams.get(kind)!) stream.offer(change);
+        }
+      })();
+    }
+  }
+
+  /** Open subscriptions on this instance. */
+  get size(): number {
+    let total = 0;
+    for (const streams of this.streams.values()) total += streams.size;
+    return total;
+  }
+
+  /** Resolves once changes from other instances can be heard (Redis subscribed; at once without Redis). */
+  ready(): Promise<void> {
+    return this.listening;
+  }
+
+  /** Publishes committed changes (the write pipeline's afterCommit); users are never published. */
+  publish(changes: readonly Change[]): void {
+    for (const change of changes) {
+      if (change.kind === 'user') continue;
+      const { kind, id, operation } = change;
+      this.pubsub.publish(this.topic(kind), { kind, id, operation });
+    }
+  }
+
+  /** Throws the 429 a new subscription of this client would get (checked before any other work). */
+  assertRoom(client: string): void {
+    if (this.draining) throw new ApiError(503, 'shutting_down', 'The server is restarting; subscribe again.');
+    if (this.size >= this.options.maxSubscriptions)
+      throw tooMany('This server holds as many subscriptions as it may; try again later.');
+    if ((this.perClient.get(client) ?? 0) >= this.options.maxPerClient)
+      throw tooMany(`A client may hold at most ${this.options.maxPerClient} subscriptions at once.`);
+  }
+
+  /** A stream of this kind's changes for one subscriber, each passed through its `select`. */
+  subscribe<T>(
+    kind: FeedKind,
+    client: string,
+    select: (change: Change) => Promise<T | null>,
+  ): AsyncIterableIterator<T> {
+    this.assertRoom(client);
+    const streams = this.streams.get(kind)!;
+    this.perClient.set(client, (this.perClient.get(client) ?? 0) + 1);
+    const stream: ChangeStream<T> = new ChangeStream<T>(
+      select,
+      () => {
+        streams.delete(stream as ChangeStream<unknown>);
+        const left = (this.perClient.get(client) ?? 1) - 1;
+        if (left > 0) this.perClient.set(client, left);
+        else this.perClient.delete(client);
+      },
+      (error) => this.options.logger.error({ err: error }, 'subscription ended: a change could not be read'),
+    );
+    streams.add(stream as ChangeStream<unknown>);
+    return stream;
+  }
+
+  /** Ends every open subscription (their SSE responses complete) and refuses new ones: draining. */
+  endAll(): void {
+    this.draining = true;
+    for (const streams of this.streams.values()) for (const stream of [...streams]) stream.end();
+  }
+
+  async close(): Promise<void> {
+    this.endAll();
+    for (const listener of this.listeners) await listener.return?.();
+    for (const connection of this.connections) connection.disconnect();
+  }
+
+  private topic(kind: FeedKind): string {
+    return `${this.prefix}${kind}`;
+  }
+
+  /**
+   * yoga's Redis event target over the service's resilient connections: a publish while Redis is away
+   * is logged and lost (subscribers of other instances miss it, as the response cache would), and the
+   * channels are subscribed again whenever the connection is back.
+   */
+  private redisEventTarget(url: string, listening: () => void) {
+    const { logger } = this.options;
+    const publisher = connectRedis(url, logger);
+    const subscriber = connectRedis(url, logger);
+    this.connections.push(publisher, subscriber);
+    const topics = new Set<string>();
+    const warn = (what: string) => (error: unknown) =>
+      logger.warn({ err: error }, `subscriptions: ${what} failed`);
+    subscriber.on('ready', () => {
+      if (topics.size)
+        subscriber
+          .subscribe(...topics)
+          .then(listening)
+          .catch(warn('subscribe'));
+    });
+    // Only what the event target calls of its clients, with failures handled instead of unhandled.
+    const publishClient = {
+      publish: (channel: string, message: string) =>
+        publisher.publish(channel, message).catch(warn('publish')),
+    };
+    const subscribeClient = {
+      on: (event: string, listener: (...args: string[]) => void) => subscriber.on(event, listener),
+      subscribe: (topic: string) => {
+        topics.add(topic);
+        if (subscriber.status === 'ready') subscriber.subscribe(topic).catch(warn('subscribe'));
+      },
+      unsubscribe: (topic: string) => {
+        topics.delete(topic);
+        if (subscriber.status === 'ready') subscriber.unsubscribe(topic).catch(warn('unsubscribe'));
+      },
+    };
+    return createRedisEventTarget<PubSubEvent<Topics, string>>({
+      publishClient: publishClient as unknown as Redis,
+      subscribeClient: subscribeClient as unknown as Redis,
+    });
+  }
+}
