@@ -130,9 +130,7 @@ export class ChangeFeed {
       const source = this.pubsub.subscribe(this.topic(kind));
       this.listeners.push(source);
       void (async () => {
-        for await (const change of source) {
-          for (const stream of this.streams.get(kind)!) stream.offer(change);
-        }
+        for await (const change of source) this.deliver(kind, change);
       })();
     }
   }
@@ -190,6 +188,10 @@ export class ChangeFeed {
     return stream;
   }
 
+  private deliver(kind: FeedKind, change: Change): void {
+    for (const stream of this.streams.get(kind)!) stream.offer(change);
+  }
+
   /** Ends every open subscription (their SSE responses complete) and refuses new ones: draining. */
   endAll(): void {
     this.draining = true;
@@ -226,10 +228,27 @@ export class ChangeFeed {
           .then(listening)
           .catch(warn('subscribe'));
     });
+    // This instance's own changes reach its own subscribers through Redis; while it cannot publish or
+    // cannot hear, they are delivered here directly (other instances miss them, as their caches would).
+    const local = (channel: string, message: string) => {
+      const kind = channel.slice(this.prefix.length) as FeedKind;
+      if (this.streams.has(kind)) this.deliver(kind, JSON.parse(message) as Change);
+    };
     // Only what the event target calls of its clients, with failures handled instead of unhandled.
     const publishClient = {
-      publish: (channel: string, message: string) =>
-        publisher.publish(channel, message).catch(warn('publish')),
+      publish: (channel: string, message: string) => {
+        const heard = subscriber.status === 'ready';
+        if (!heard) local(channel, message);
+        // Down: connectRedis has logged the outage once; a publish failing on a live connection is logged.
+        if (publisher.status !== 'ready') {
+          if (heard) local(channel, message);
+          return;
+        }
+        publisher.publish(channel, message).catch((error: unknown) => {
+          warn('publish')(error);
+          if (heard) local(channel, message);
+        });
+      },
     };
     const subscribeClient = {
       on: (event: string, listener: (...args: string[]) => void) => subscriber.on(event, listener),

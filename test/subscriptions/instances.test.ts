@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { type Server, createServer } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { type Db, createDb } from '../../src/db/client.js';
+import { migrateDatabase } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/logger.js';
+import { ChangeFeed } from '../../src/services/change-feed.js';
+import { WritePipeline } from '../../src/services/transactions.js';
+import { freshDatabase } from '../helpers/database.js';
+import { SITE_URL } from '../helpers/harness.js';
+import { basicAuth, createUser } from '../helpers/users.js';
+import { type Subscription, subscribe } from './sse.js';
+
+// Two instances on one database with Redis (as behind a load balancer): a write on A reaches the
+// subscribers of B, each still judged with its own viewer on B; an instance whose Redis is away still
+// delivers its own writes to its own subscribers.
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
+const REDIS_URL = 'redis://127.0.0.1:6379';
+// Channels of their own: other test files may share this Redis.
+const PREFIX = `test:${randomBytes(6).toString('hex')}:`;
+
+interface Instance {
+  base: string;
+  feed: ChangeFeed;
+  server: Server;
+  db: Db;
+  writes: WritePipeline;
+}
+
+let database: { url: string; drop: () => Promise<void> };
+const instances: Instance[] = [];
+const open: Subscription[] = [];
+let a: Instance;
+let b: Instance;
+let lonely: Instance;
+let editor: { id: number; login: string; password: string };
+
+async function instance(redisUrl: string): Promise<Instance> {
+  const config = loadConfig({ DATABASE_URL: database.url, CALENDAR_SITE_URL: SITE_URL, LOG_LEVEL: 'silent' });
+  const db = await createDb(database.url);
+  const logger = createLogger('silent');
+  const feed = new ChangeFeed({ ...config.subscriptions, logger, redisUrl, channelPrefix: PREFIX });
+  const writes = new WritePipeline();
+  const server = createServer(buildApp({ db, config, logger, writes, changes: feed }).callback());
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const created = {
+    base: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    feed,
+    server,
+    db,
+    writes,
+  };
+  instances.push(created);
+  return created;
+}
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  await migrateDatabase(database.url);
+  a = await instance(REDIS_URL);
+  b = await instance(REDIS_URL);
+  lonely = await instance('redis://127.0.0.1:1');
+  await Promise.all([a.feed.ready(), b.feed.ready()]);
+  editor = await createUser(
+    { db: a.db, config: loadConfig({ DATABASE_URL: database.url }), writes: a.writes },
+    'editor',
+  );
+});
+
+afterAll(async () => {
+  for (const subscription of open) subscription.close();
+  for (const { feed, server, db } of instances) {
+    await feed.close();
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+    await db.$disconnect();
+  }
+  await database?.drop();
+});
+
+async function gql(on: Instance, query: string, variables: Record<string, unknown>) {
+  const response = await fetch(`${on.base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: basicAuth(editor) },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await response.json()) as { data?: any; errors?: unknown };
+  expect(body.errors).toBeUndefined();
+  return body.data;
+}
+
+async function listen(on: Instance, options: Parameters<typeof subscribe>[2] = {}) {
+  const subscription = await subscribe(
+    on.base,
+    `subscription { eventChanged { id operation event { title status } } }`,
+    options,
+  );
+  open.push(subscription);
+  return subscription;
+}
+
+async function holds(on: Instance, count: number) {
+  const started = Date.now();
+  while (on.feed.size !== count) {
+    if (Date.now() - started > 5000) throw new Error(`feed holds ${on.feed.size}, not ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const CREATE = `mutation($input: CreateEventInput!) { createEvent(input: $input) { id } }`;
+const UPDATE = `mutation($id: Int!, $input: UpdateEventInput!) { updateEvent(id: $id, input: $input) { id } }`;
+const WHEN = { startDate: '2031-06-01 10:00:00', endDate: '2031-06-01 12:00:00' };
+
+describe('subscriptions across instances (Redis)', () => {
+  it('a write on A reaches subscribers on B, each judged with its own viewer', async () => {
+    const anonymous = await listen(b);
+    const editorial = await listen(b, { authorization: basicAuth(editor) });
+    await holds(b, 2);
+    const draft = (await gql(a, CREATE, { input: { ...WHEN, title: 'Draft on A', status: 'draft' } }))
+      .createEvent.id;
+    expect((await editorial.next()).data.eventChanged).toEqual({
+      id: draft,
+      operation: 'created',
+      event: { title: 'Draft on A', status: 'draft' },
+    });
+    await gql(a, UPDATE, { id: draft, input: { status: 'publish' } });
+    // The draft was never shown to the anonymous subscriber: its first event is the publication.
+    expect((await anonymous.next()).data.eventChanged).toEqual({
+      id: draft,
+      operation: 'updated',
+      event: { title: 'Draft on A', status: 'publish' },
+    });
+    expect((await editorial.next()).data.eventChanged.event.status).toBe('publish');
+    anonymous.close();
+    editorial.close();
+    await holds(b, 0);
+  });
+
+  it('delivers a write on A to B quickly (p50 printed)', async () => {
+    const subscriber = await listen(b);
+    await holds(b, 1);
+    const latencies: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      const id = (await gql(a, CREATE, { input: { ...WHEN, title: `Tick ${i}` } })).createEvent.id;
+      expect((await subscriber.next()).data.eventChanged).toMatchObject({ id, operation: 'created' });
+      latencies.push(performance.now() - started);
+    }
+    latencies.sort((x, y) => x - y);
+    const p50 = latencies[10]!;
+    console.info(
+      `write on A → SSE event on B (mutation round trip included): p50 ${p50.toFixed(1)} ms, max ${latencies[19]!.toFixed(1)} ms`,
+    );
+    expect(p50).toBeLessThan(1000);
+    subscriber.close();
+    await holds(b, 0);
+  });
+
+  it("an instance's own subscribers still hear its writes while its Redis is unreachable", async () => {
+    const subscriber = await listen(lonely);
+    const onB = await listen(b);
+    await holds(lonely, 1);
+    await holds(b, 1);
+    const id = (await gql(lonely, CREATE, { input: { ...WHEN, title: 'Offline write' } })).createEvent.id;
+    expect((await subscriber.next()).data.eventChanged).toMatchObject({ id, operation: 'created' });
+    // B cannot hear an instance that cannot publish.
+    await onB.quiet(300);
+    subscriber.close();
+    onB.close();
+  });
+});
