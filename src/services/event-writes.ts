@@ -979,8 +979,12 @@ export function updateEvent<T extends LoadedEvent>(
         const countsChange =
           data.status !== undefined || links.categories !== undefined || links.tags !== undefined;
         const termsBefore = countsChange ? await linkedTermIds(tx, existing.id) : [];
-        // Always written, so that `modifiedAt` moves even when only links change.
-        await tx.event.update({ where: { id: existing.id }, data: { ...data, modifiedAt: now } });
+        // Always written, so that `modifiedAt` and the revision (the feeds' SEQUENCE) move even when
+        // only links change.
+        await tx.event.update({
+          where: { id: existing.id },
+          data: { ...data, modifiedAt: now, revision: { increment: 1 } },
+        });
         w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated');
         await writeLinks(tx, existing.id, links, true);
         if (countsChange) await recount(w, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
@@ -1025,6 +1029,7 @@ export function deleteEvent<T extends LoadedEvent>(
           data: {
             status: 'trash',
             modifiedAt: options.now ?? new Date(),
+            revision: { increment: 1 },
             ...(await slugChange(w, existing, 'trash', existing.title)),
           },
         });

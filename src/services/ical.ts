@@ -1,5 +1,5 @@
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
-import ical, { type ICalCalendar, type ICalEvent } from 'ical-generator';
+import ical, { type ICalCalendar, type ICalEvent, ICalEventStatus } from 'ical-generator';
 import { DateTime } from 'luxon';
 import type { Context } from '../context.js';
 import { type ApiError, invalidParams } from '../domain/errors.js';
@@ -222,12 +222,11 @@ function calendarEvent(
 ): ICalEvent {
   const withheld = contentWithheld(judged(event, ctx.viewer, password));
   // The UID names the record, not its times, so a calendar updates (rather than duplicates) the
-  // entry when the event moves; SEQUENCE grows with every saved change (seconds since creation).
-  const sequence = Math.max(0, Math.floor((event.modifiedAt.getTime() - event.publishedAt.getTime()) / 1000));
+  // entry when the event moves; SEQUENCE is the stored revision, one more with every update.
   const url = permalink(ctx.urls, 'event', event);
   const entry = calendar.createEvent({
     id: `${event.id}@${host}`,
-    sequence,
+    sequence: event.revision,
     stamp: event.modifiedAt,
     created: event.publishedAt,
     lastModified: event.modifiedAt,
@@ -235,6 +234,9 @@ function calendarEvent(
     url,
     start: event.startsAt,
   });
+  // Only a canceled event gets a STATUS: RFC 5545 has no "postponed" (TENTATIVE would say the listed
+  // time may still hold, CANCELLED makes clients drop an entry that will come back with new dates).
+  if (event.eventStatus === 'canceled') entry.status(ICalEventStatus.CANCELLED);
   if (event.allDay) {
     // VALUE=DATE with an exclusive end: the day after the last day.
     const last = DateTime.fromISO(dateOnly(event.localEnd), { zone: 'UTC' });

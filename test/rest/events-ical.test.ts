@@ -3,7 +3,7 @@ import nodeIcal from 'node-ical';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { basicAuth, createUser } from '../helpers/users.js';
 
 // iCalendar feeds: every feed is parsed by two independent parsers (Mozilla's ical.js and node-ical)
 // and compared with the JSON list of the same query. The events live in March–April 2033.
@@ -25,6 +25,8 @@ interface Parsed {
   endDate: string;
   description: string | null;
   location: string | null;
+  status: string | null;
+  sequence: number;
 }
 
 /** Both parsers' reading of a feed, by UID; the test fails if they disagree. */
@@ -44,6 +46,8 @@ function parseBoth(text: string): Map<string, Parsed> {
       endDate: event.endDate.toString().slice(0, 10),
       description: (component.getFirstPropertyValue('description') as string | null) ?? null,
       location: (component.getFirstPropertyValue('location') as string | null) ?? null,
+      status: (component.getFirstPropertyValue('status') as string | null) ?? null,
+      sequence: event.sequence,
     });
   }
   const node = nodeIcal.sync.parseICS(text);
@@ -52,6 +56,8 @@ function parseBoth(text: string): Map<string, Parsed> {
   for (const event of nodeEvents) {
     const m = mozilla.get(event.uid)!;
     expect(event.summary, event.uid).toBe(m.summary);
+    expect(event.status ?? null, `${event.uid} status`).toBe(m.status);
+    expect(Number(event.sequence), `${event.uid} sequence`).toBe(m.sequence);
     if (m.allDay) {
       expect(event.datetype).toBe('date');
     } else {
@@ -65,7 +71,10 @@ function parseBoth(text: string): Map<string, Parsed> {
 const uidOf = (id: number) => `${id}@${HOST}`;
 const utc = (wall: string) => Date.parse(`${wall.replace(' ', 'T')}Z`);
 
-let ids: Record<'dst' | 'summer' | 'winter' | 'allDay' | 'multiDay' | 'protected' | 'draft', number>;
+let ids: Record<
+  'dst' | 'summer' | 'winter' | 'allDay' | 'multiDay' | 'protected' | 'draft' | 'canceled' | 'postponed',
+  number
+>;
 
 beforeAll(async () => {
   h = await startHarness();
@@ -121,6 +130,20 @@ beforeAll(async () => {
     ).id,
     draft: (await createEvent(h.db, { title: 'Unfinished', start: '2033-04-21 10:00:00', status: 'draft' }))
       .id,
+    canceled: (
+      await createEvent(h.db, {
+        title: 'Called off',
+        start: '2033-04-22 10:00:00',
+        fields: { eventStatus: 'canceled', eventStatusReason: 'Storm' },
+      })
+    ).id,
+    postponed: (
+      await createEvent(h.db, {
+        title: 'Put off',
+        start: '2033-04-23 10:00:00',
+        fields: { eventStatus: 'postponed' },
+      })
+    ).id,
   };
 });
 afterAll(() => h.close());
@@ -265,6 +288,68 @@ describe('GET /events.ics', () => {
     expect(gql.body.data.events.icsUrl).toMatch(/^webcal:\/\/.*\/events\.ics\?.*start_date=2033-03-01/);
     const first = gql.body.data.events.items[0];
     expect(first.icsUrl).toBe(`webcal://calendar.test:8080${API}/events/${first.id}.ics`);
+  });
+});
+
+describe('event status and SEQUENCE', () => {
+  it('writes STATUS:CANCELLED for a canceled event only (both parsers)', async () => {
+    const parsed = parseBoth((await feed(`/events.ics?${WINDOW}`)).body);
+    expect(parsed.get(uidOf(ids.canceled))!.status).toBe('CANCELLED');
+    // RFC 5545 has no "postponed": no STATUS is claimed for it, nor for scheduled events.
+    expect(parsed.get(uidOf(ids.postponed))!.status).toBeNull();
+    expect(parsed.get(uidOf(ids.summer))!.status).toBeNull();
+    const single = parseBoth((await feed(`/events/${ids.canceled}.ics`)).body);
+    expect(single.get(uidOf(ids.canceled))!.status).toBe('CANCELLED');
+  });
+
+  it('grows SEQUENCE by one per update: REST, GraphQL, relinks, trash and restore', async () => {
+    const editor = await createUser(h, 'editor');
+    const venue = await createVenue(h.db, { name: 'Annex' });
+    const tag = await createTerm(h.db, 'post_tag', 'Revisions');
+    const created = await h.http
+      .post(`${API}/events`)
+      .auth(editor.login, editor.password)
+      .send({ title: 'Revised', start_date: '2033-04-25 10:00:00', end_date: '2033-04-25 11:00:00' })
+      .expect(201);
+    const id: number = created.body.id;
+    const sequence = async () => {
+      const res = await feed(`/events/${id}.ics`, editor);
+      expect(res.status).toBe(200);
+      return parseBoth(res.body).get(uidOf(id))!.sequence;
+    };
+    const rest = (body: object) =>
+      h.http.post(`${API}/events/${id}`).auth(editor.login, editor.password).send(body).expect(200);
+
+    expect(await sequence()).toBe(0);
+    await rest({ title: 'Revised once' });
+    expect(await sequence()).toBe(1);
+    const gql = await h.http
+      .post('/graphql')
+      .set('Authorization', basicAuth(editor))
+      .send({ query: `mutation { updateEvent(id: ${id}, input: { eventStatus: canceled }) { id } }` });
+    expect(gql.body.errors).toBeUndefined();
+    expect(await sequence()).toBe(2);
+    await rest({ venue: venue.id });
+    expect(await sequence()).toBe(3);
+    await rest({ tags: [tag.id] });
+    expect(await sequence()).toBe(4);
+    await h.http.delete(`${API}/events/${id}`).auth(editor.login, editor.password).expect(200);
+    expect((await h.db.event.findUniqueOrThrow({ where: { id } })).revision).toBe(5);
+    await rest({ status: 'publish' });
+    expect(await sequence()).toBe(6);
+    const parsed = parseBoth((await feed(`/events/${id}.ics`)).body).get(uidOf(id))!;
+    expect(parsed).toMatchObject({ sequence: 6, status: 'CANCELLED', summary: 'Revised once' });
+  });
+
+  it('leaves SEQUENCE alone on a refused update', async () => {
+    const editor = await createUser(h, 'editor');
+    const before = (await h.db.event.findUniqueOrThrow({ where: { id: ids.summer } })).revision;
+    await h.http
+      .post(`${API}/events/${ids.summer}`)
+      .auth(editor.login, editor.password)
+      .send({ event_status: 'gone', title: 'Never' })
+      .expect(400);
+    expect((await h.db.event.findUniqueOrThrow({ where: { id: ids.summer } })).revision).toBe(before);
   });
 });
 
