@@ -70,7 +70,7 @@ async function watch(
   const feed = feedOf(ctx);
   const client = ctx.client ?? 'unknown';
   const seen = new Set<number>(named?.length ? await visibleIds([...new Set(named)]) : []);
-  return feed.subscribe(kind, client, async (change: Change): Promise<Delivery | null> => {
+  return feed.subscribe(kind, client, ctx.viewer.userId, async (change: Change): Promise<Delivery | null> => {
     const visible = change.operation !== 'deleted' && (await visibleIds([change.id])).length > 0;
     if (visible) {
       seen.delete(change.id);

@@ -51,6 +51,8 @@ class ChangeStream<T> implements AsyncIterableIterator<T> {
   private ended = false;
 
   constructor(
+    /** The user whose credentials opened the stream (null: anonymous). */
+    readonly owner: number | null,
     private readonly select: (change: Change) => Promise<T | null>,
     private readonly onEnd: () => void,
     private readonly onError: (error: unknown) => void,
@@ -126,7 +128,9 @@ export class ChangeFeed {
     this.pubsub = createPubSub<Topics>(
       options.redisUrl ? { eventTarget: this.redisEventTarget(options.redisUrl, () => listening()) } : {},
     );
-    for (const kind of FEED_KINDS) {
+    // Users are published too, never delivered: a revoked password or a deleted account ends that
+    // user's streams, which were authenticated once when they opened.
+    for (const kind of [...FEED_KINDS, 'user'] as const) {
       const source = this.pubsub.subscribe(this.topic(kind));
       this.listeners.push(source);
       void (async () => {
@@ -147,11 +151,11 @@ export class ChangeFeed {
     return this.listening;
   }
 
-  /** Publishes committed changes (the write pipeline's afterCommit); users are never published. */
+  /** Publishes committed changes (the write pipeline's afterCommit): {kind, id, operation} only. */
   publish(changes: readonly Change[]): void {
     for (const change of changes) {
-      if (change.kind === 'user') continue;
       const { kind, id, operation } = change;
+      if (kind === 'user' && operation === 'created') continue;
       this.pubsub.publish(this.topic(kind), { kind, id, operation });
     }
   }
@@ -169,12 +173,14 @@ export class ChangeFeed {
   subscribe<T>(
     kind: FeedKind,
     client: string,
+    owner: number | null,
     select: (change: Change) => Promise<T | null>,
   ): AsyncIterableIterator<T> {
     this.assertRoom(client);
     const streams = this.streams.get(kind)!;
     this.perClient.set(client, (this.perClient.get(client) ?? 0) + 1);
     const stream: ChangeStream<T> = new ChangeStream<T>(
+      owner,
       select,
       () => {
         streams.delete(stream as ChangeStream<unknown>);
@@ -188,7 +194,12 @@ export class ChangeFeed {
     return stream;
   }
 
-  private deliver(kind: FeedKind, change: Change): void {
+  private deliver(kind: ChangeKind, change: Change): void {
+    if (kind === 'user') {
+      for (const streams of this.streams.values())
+        for (const stream of [...streams]) if (stream.owner === change.id) stream.end();
+      return;
+    }
     for (const stream of this.streams.get(kind)!) stream.offer(change);
   }
 
@@ -204,7 +215,7 @@ export class ChangeFeed {
     for (const connection of this.connections) connection.disconnect();
   }
 
-  private topic(kind: FeedKind): string {
+  private topic(kind: ChangeKind): string {
     return `${this.prefix}${kind}`;
   }
 
@@ -231,8 +242,8 @@ export class ChangeFeed {
     // This instance's own changes reach its own subscribers through Redis; while it cannot publish or
     // cannot hear, they are delivered here directly (other instances miss them, as their caches would).
     const local = (channel: string, message: string) => {
-      const kind = channel.slice(this.prefix.length) as FeedKind;
-      if (this.streams.has(kind)) this.deliver(kind, JSON.parse(message) as Change);
+      const kind = channel.slice(this.prefix.length) as ChangeKind;
+      if (kind === 'user' || this.streams.has(kind)) this.deliver(kind, JSON.parse(message) as Change);
     };
     // Only what the event target calls of its clients, with failures handled instead of unhandled.
     const publishClient = {

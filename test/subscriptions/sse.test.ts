@@ -284,6 +284,37 @@ describe('eventChanged over SSE', () => {
   });
 });
 
+describe('credentials', () => {
+  it("revoking a password ends that user's streams; the revoked password cannot subscribe again", async () => {
+    const author = await createUser(
+      { db, config: loadConfig({ DATABASE_URL: database.url }), writes: new WritePipeline() },
+      'author',
+    );
+    const stream = await listen(EVENTS, { authorization: basicAuth(author) });
+    const anonymous = await listen(EVENTS);
+    await feedHolds(2);
+    const passwords = await gql('{ viewer { applicationPasswords { id } } }', {}, author);
+    const [{ id }] = passwords.viewer.applicationPasswords;
+    await gql('mutation($id: Int!) { revokeApplicationPassword(id: $id) { id } }', { id }, author);
+    await stream.ended;
+    expect(stream.events.at(-1)?.event).toBe('complete');
+    // Other subscribers keep theirs.
+    await feedHolds(1);
+    const again = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: {
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+        authorization: basicAuth(author),
+      },
+      body: JSON.stringify({ query: EVENTS }),
+    });
+    expect(again.status).toBe(401);
+    anonymous.close();
+    await feedHolds(0);
+  });
+});
+
 describe('venues, organizers and terms', () => {
   it('venueChanged and organizerChanged follow the read rules; termChanged tells every change', async () => {
     const venues = await listen(`subscription { venueChanged { id operation venue { name status } } }`);
