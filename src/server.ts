@@ -51,8 +51,14 @@ else if (cache.enabled && config.databaseProvider === 'postgresql')
   bus = postgresInvalidationBus(cache, config.databaseUrl, logger);
 if (bus) lifecycle.onClose('cache invalidation channel', () => bus.close());
 
-// GraphQL subscriptions hear every instance's writes through Redis when configured, else only this one's.
-const changes = new ChangeFeed({ ...config.subscriptions, logger, redisUrl: config.redisUrl });
+// GraphQL subscriptions hear every instance's writes: through Redis when configured, else PostgreSQL's
+// LISTEN/NOTIFY; an embedded SQLite database has one instance.
+const changes = new ChangeFeed({
+  ...config.subscriptions,
+  logger,
+  redisUrl: config.redisUrl,
+  postgresUrl: config.databaseProvider === 'postgresql' ? config.databaseUrl : undefined,
+});
 lifecycle.onClose('subscriptions', () => changes.close());
 
 const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache, redis, changes }).listen(

@@ -1,6 +1,7 @@
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { type PubSub, type PubSubEvent, createPubSub } from 'graphql-yoga';
+import { type PubSub, type PubSubEvent, type PubSubEventTarget, createPubSub } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
+import pg from 'pg';
 import { ApiError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { connectRedis } from '../ops/redis.js';
@@ -12,13 +13,16 @@ import type { Change, ChangeKind } from './transactions.js';
 // receives follows the same visibility rules as its queries (src/schema/subscriptions.ts).
 //
 // Transport: a yoga pub/sub whose event target is Redis pub/sub when REDIS_URL is set (every
-// instance hears every instance's writes, its own included, through Redis) and in-memory otherwise.
+// instance hears every instance's writes, its own included, through Redis), PostgreSQL LISTEN/NOTIFY
+// on PostgreSQL without Redis (as the cache invalidations), and in-memory otherwise (SQLite).
 // Each instance listens once per kind and fans the changes out to its own subscribers' streams.
 
 export type FeedKind = Exclude<ChangeKind, 'user'>;
 export const FEED_KINDS: readonly FeedKind[] = ['event', 'venue', 'organizer', 'term'];
 
 type Topics = Record<string, [Change]>;
+
+const PG_CHANNEL = 'calendar_changes';
 
 /** Changes a subscriber has not consumed yet; past this it is too slow and its stream ends. */
 const MAX_PENDING = 1000;
@@ -32,8 +36,10 @@ export interface ChangeFeedLimits {
 
 export interface ChangeFeedOptions extends ChangeFeedLimits {
   logger: Logger;
-  /** Redis shared by the instances; without it the changes stay in this process. */
+  /** Redis shared by the instances (preferred). */
   redisUrl?: string;
+  /** Without Redis, the PostgreSQL database the instances share (LISTEN/NOTIFY); neither: this process only. */
+  postgresUrl?: string;
   /** Prefix of the Redis channels (tests keep theirs apart). */
   channelPrefix?: string;
 }
@@ -116,6 +122,7 @@ export class ChangeFeed {
   private readonly perClient = new Map<string, number>();
   private readonly listeners: Array<AsyncIterator<unknown>> = [];
   private readonly connections: Redis[] = [];
+  private readonly closers: Array<() => Promise<void>> = [];
   private readonly prefix: string;
   private draining = false;
   private readonly listening: Promise<void>;
@@ -124,10 +131,13 @@ export class ChangeFeed {
     this.prefix = options.channelPrefix ?? 'calendar:changes:';
     let listening = () => {};
     this.listening = new Promise<void>((done) => (listening = done));
-    if (!options.redisUrl) listening();
-    this.pubsub = createPubSub<Topics>(
-      options.redisUrl ? { eventTarget: this.redisEventTarget(options.redisUrl, () => listening()) } : {},
-    );
+    const eventTarget = options.redisUrl
+      ? this.redisEventTarget(options.redisUrl, () => listening())
+      : options.postgresUrl
+        ? this.postgresEventTarget(options.postgresUrl, () => listening())
+        : undefined;
+    if (!eventTarget) listening();
+    this.pubsub = createPubSub<Topics>(eventTarget ? { eventTarget } : {});
     // Users are published too, never delivered: a revoked password or a deleted account ends that
     // user's streams, which were authenticated once when they opened.
     for (const kind of [...FEED_KINDS, 'user'] as const) {
@@ -146,7 +156,7 @@ export class ChangeFeed {
     return total;
   }
 
-  /** Resolves once changes from other instances can be heard (Redis subscribed; at once without Redis). */
+  /** Resolves once changes from other instances can be heard (channel subscribed; at once in-memory). */
   ready(): Promise<void> {
     return this.listening;
   }
@@ -213,6 +223,7 @@ export class ChangeFeed {
     this.endAll();
     for (const listener of this.listeners) await listener.return?.();
     for (const connection of this.connections) connection.disconnect();
+    for (const close of this.closers) await close();
   }
 
   private topic(kind: ChangeKind): string {
@@ -276,5 +287,80 @@ export class ChangeFeed {
       publishClient: publishClient as unknown as Redis,
       subscribeClient: subscribeClient as unknown as Redis,
     });
+  }
+
+  /**
+   * LISTEN/NOTIFY on a dedicated connection, reconnected after a loss. While it is down this instance's
+   * changes are delivered here directly (others miss them, and this one misses theirs).
+   */
+  private postgresEventTarget(url: string, listening: () => void): PubSubEventTarget<Topics> {
+    const { logger } = this.options;
+    const callbacks = new Map<string, Set<(event: PubSubEvent<Topics, string>) => void>>();
+    let client: pg.Client | null = null;
+    let heard = false;
+    let closed = false;
+    const fire = (topic: string, detail: Change) => {
+      for (const callback of callbacks.get(topic) ?? []) callback(new CustomEvent(topic, { detail }));
+    };
+    const connect = async (): Promise<void> => {
+      if (closed) return;
+      const next = new pg.Client({ connectionString: url });
+      const lost = (error?: Error) => {
+        if (client !== next) return;
+        client = null;
+        heard = false;
+        if (error) logger.warn({ err: error }, 'subscriptions channel lost; reconnecting');
+        setTimeout(() => void connect(), 1000).unref();
+      };
+      next.on('error', lost);
+      next.on('end', () => lost());
+      next.on('notification', (message) => {
+        if (message.channel !== PG_CHANNEL || !message.payload) return;
+        const { topic, change } = JSON.parse(message.payload) as { topic: string; change: Change };
+        fire(topic, change);
+      });
+      client = next;
+      try {
+        await next.connect();
+        await next.query(`LISTEN ${PG_CHANNEL}`);
+        heard = true;
+        listening();
+      } catch (error) {
+        lost(error as Error);
+        await next.end().catch(() => undefined);
+      }
+    };
+    void connect();
+    this.closers.push(async () => {
+      closed = true;
+      const current = client;
+      client = null;
+      await current?.end().catch(() => undefined);
+    });
+    const add = (topic: string, listener: unknown) => {
+      if (typeof listener !== 'function') return;
+      let set = callbacks.get(topic);
+      if (!set) callbacks.set(topic, (set = new Set()));
+      set.add(listener as (event: PubSubEvent<Topics, string>) => void);
+    };
+    return {
+      addEventListener: (topic: string, listener: unknown) => add(topic, listener),
+      removeEventListener: (topic: string, listener: unknown) =>
+        void callbacks.get(topic)?.delete(listener as (event: PubSubEvent<Topics, string>) => void),
+      dispatchEvent: (event: PubSubEvent<Topics, string>) => {
+        const change = event.detail;
+        if (!client || !heard) {
+          fire(event.type, change);
+          return true;
+        }
+        client
+          .query('SELECT pg_notify($1, $2)', [PG_CHANNEL, JSON.stringify({ topic: event.type, change })])
+          .catch((error: unknown) => {
+            logger.warn({ err: error }, 'subscriptions: notify failed');
+            fire(event.type, change);
+          });
+        return true;
+      },
+    } as unknown as PubSubEventTarget<Topics>;
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { databaseProviderOf, loadConfig } from '../../src/config.js';
 import { type Db, createDb } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
@@ -15,10 +15,12 @@ import { type Subscription, subscribe } from './sse.js';
 
 // Two instances on one database with Redis (as behind a load balancer): a write on A reaches the
 // subscribers of B, each still judged with its own viewer on B; an instance whose Redis is away still
-// delivers its own writes to its own subscribers.
+// delivers its own writes to its own subscribers. Without Redis, PostgreSQL's LISTEN/NOTIFY carries
+// them (on the test's own PostgreSQL database, or the local server's when the data is in SQLite).
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
 const REDIS_URL = 'redis://127.0.0.1:6379';
+const POSTGRES_URL = 'postgresql://root@127.0.0.1:5432/postgres';
 // Channels of their own: other test files may share this Redis.
 const PREFIX = `test:${randomBytes(6).toString('hex')}:`;
 
@@ -36,13 +38,15 @@ const open: Subscription[] = [];
 let a: Instance;
 let b: Instance;
 let lonely: Instance;
+let c: Instance;
+let d: Instance;
 let editor: { id: number; login: string; password: string };
 
-async function instance(redisUrl: string): Promise<Instance> {
+async function instance(channel: { redisUrl?: string; postgresUrl?: string }): Promise<Instance> {
   const config = loadConfig({ DATABASE_URL: database.url, CALENDAR_SITE_URL: SITE_URL, LOG_LEVEL: 'silent' });
   const db = await createDb(database.url);
   const logger = createLogger('silent');
-  const feed = new ChangeFeed({ ...config.subscriptions, logger, redisUrl, channelPrefix: PREFIX });
+  const feed = new ChangeFeed({ ...config.subscriptions, logger, ...channel, channelPrefix: PREFIX });
   const writes = new WritePipeline();
   const server = createServer(buildApp({ db, config, logger, writes, changes: feed }).callback());
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -60,10 +64,13 @@ async function instance(redisUrl: string): Promise<Instance> {
 beforeAll(async () => {
   database = await freshDatabase();
   await migrateDatabase(database.url);
-  a = await instance(REDIS_URL);
-  b = await instance(REDIS_URL);
-  lonely = await instance('redis://127.0.0.1:1');
-  await Promise.all([a.feed.ready(), b.feed.ready()]);
+  a = await instance({ redisUrl: REDIS_URL });
+  b = await instance({ redisUrl: REDIS_URL });
+  lonely = await instance({ redisUrl: 'redis://127.0.0.1:1' });
+  const postgresUrl = databaseProviderOf(database.url) === 'postgresql' ? database.url : POSTGRES_URL;
+  c = await instance({ postgresUrl });
+  d = await instance({ postgresUrl });
+  await Promise.all([a.feed.ready(), b.feed.ready(), c.feed.ready(), d.feed.ready()]);
   editor = await createUser(
     { db: a.db, config: loadConfig({ DATABASE_URL: database.url }), writes: a.writes },
     'editor',
@@ -170,5 +177,27 @@ describe('subscriptions across instances (Redis)', () => {
     await onB.quiet(300);
     subscriber.close();
     onB.close();
+  });
+});
+
+describe('subscriptions across instances (PostgreSQL LISTEN/NOTIFY, no Redis)', () => {
+  it('a write on C reaches a subscriber on D, and C hears its own', async () => {
+    const onD = await listen(d);
+    const onC = await listen(c);
+    await holds(d, 1);
+    await holds(c, 1);
+    const draft = (await gql(c, CREATE, { input: { ...WHEN, title: 'Via NOTIFY', status: 'draft' } }))
+      .createEvent.id;
+    await gql(c, UPDATE, { id: draft, input: { status: 'publish' } });
+    // The anonymous subscribers never heard of the draft: the publication is their first message.
+    for (const subscriber of [onD, onC]) {
+      expect((await subscriber.next()).data.eventChanged).toEqual({
+        id: draft,
+        operation: 'updated',
+        event: { title: 'Via NOTIFY', status: 'publish' },
+      });
+    }
+    onD.close();
+    onC.close();
   });
 });
