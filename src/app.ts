@@ -131,6 +131,7 @@ export function buildApp({
   const changes = givenChanges ?? new ChangeFeed({ ...config.subscriptions, logger });
   writes.afterCommit((committed) => changes.publish(committed));
   lifecycle.onDrain(() => changes.endAll());
+  metrics?.observeSubscriptions(() => changes.size);
   const deps = { db, config, writes, changes };
   const app = new Koa();
   // The client address (login limits, logs) is the rightmost X-Forwarded-For entries our proxies added;

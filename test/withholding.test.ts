@@ -110,6 +110,9 @@ const GRAPHQL_PATHS: Record<string, () => string[]> = {
   ],
   // Creates return the caller's own new event, never another's protected one.
   'Mutation.createEvent': () => [],
+  // Subscriptions stream over SSE: test/subscriptions/sse.test.ts holds this rule for anonymous
+  // subscribers, subscribers with the password and editors, and for filters on blanked fields.
+  'EventChange.event': () => [],
 };
 
 /** Each REST sub-graph field that returns an event is reached by a route below. */

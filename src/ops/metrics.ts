@@ -53,6 +53,20 @@ export class Metrics {
     collect: (): void => this.cacheBytes.set(this.cacheSize()),
   });
 
+  private openSubscriptions: () => number = () => 0;
+
+  readonly subscriptions: Gauge = new Gauge({
+    name: 'calendar_subscriptions_open',
+    help: 'GraphQL subscriptions (SSE streams) open on this instance.',
+    registers: [this.registry],
+    collect: (): void => this.subscriptions.set(this.openSubscriptions()),
+  });
+
+  /** The open subscriptions, counted at scrape time. */
+  observeSubscriptions(count: () => number): void {
+    this.openSubscriptions = count;
+  }
+
   /** The cache's size, read at scrape time. */
   observeCacheSize(size: () => number): void {
     this.cacheSize = size;

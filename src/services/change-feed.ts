@@ -145,7 +145,7 @@ export class ChangeFeed {
       this.listeners.push(source);
       void (async () => {
         for await (const change of source) this.deliver(kind, change);
-      })();
+      })().catch((error: unknown) => options.logger.error({ err: error }, 'subscriptions: listener failed'));
     }
   }
 

@@ -121,6 +121,7 @@ describe('GET /metrics', () => {
         'process_resident_memory_bytes',
         'calendar_response_cache_events_total',
         'calendar_response_cache_bytes',
+        'calendar_subscriptions_open',
       ]),
     );
   });
