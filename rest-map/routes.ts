@@ -123,6 +123,14 @@ export const restRoutes: RestRoute[] = [
   // Categories and tags (seed §4.5–4.6): by numeric term id only; DELETE is permanent.
   ...termRoutes('categories', 'Category', 'Categories', CATEGORY_FIELDS),
   ...termRoutes('tags', 'Tag', 'Tags', TAG_FIELDS),
+  // Incremental sync: what changed since a token (410 `sync_token_expired` past the retention window).
+  {
+    methods: ['GET'],
+    path: '/changes',
+    operation: 'Query.tecChanges',
+    description:
+      'Records created or updated and ids deleted since the sync token `since`, per type, with the `next` token',
+  },
 ];
 
 function termRoutes(path: string, one: string, many: string, fields: Record<string, RestField>): RestRoute[] {

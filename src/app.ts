@@ -31,6 +31,7 @@ import { NAMESPACE } from './rest/discovery.js';
 import { publicSchema, restSchema } from './schema/index.js';
 import { ChangeFeed } from './services/change-feed.js';
 import { WritePipeline } from './services/transactions.js';
+import { recordChanges } from './services/change-log.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { SERVICE } from './version.js';
 
@@ -132,6 +133,8 @@ export function buildApp({
   writes.afterCommit((committed) => changes.publish(committed));
   lifecycle.onDrain(() => changes.endAll());
   metrics?.observeSubscriptions(() => changes.size);
+  // The change stream (sync tokens, webhooks): appended inside each write's transaction, last.
+  recordChanges(writes, config);
   const deps = { db, config, writes, changes };
   const app = new Koa();
   // The client address (login limits, logs) is the rightmost X-Forwarded-For entries our proxies added;

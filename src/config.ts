@@ -31,6 +31,7 @@ const EnvSchema = z.object({
   CALENDAR_SUBSCRIPTIONS_MAX: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   CALENDAR_SUBSCRIPTIONS_PER_CLIENT: z.coerce.number().int().min(0).max(10_000).default(10),
   CALENDAR_SHUTDOWN_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  CALENDAR_CHANGES_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   CALENDAR_CORS_ORIGINS: z
     .string()
     .default('')
@@ -77,6 +78,8 @@ export interface Config {
   shutdownMs: number;
   /** Browser origins allowed to call the APIs (CORS); `*` allows any, never with credentials. */
   corsOrigins: string[];
+  /** Days the change log keeps its rows: older sync tokens answer 410 `sync_token_expired`. */
+  changesRetentionDays: number;
 }
 
 export function databaseProviderOf(url: string): DatabaseProvider {
@@ -116,5 +119,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     shutdownMs: e.CALENDAR_SHUTDOWN_MS,
     corsOrigins: e.CALENDAR_CORS_ORIGINS.map((origin) => origin.toLowerCase()),
+    changesRetentionDays: e.CALENDAR_CHANGES_RETENTION_DAYS,
   };
 }

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDb } from '../db/client.js';
+import { recordChanges } from '../services/change-log.js';
 import { WritePipeline } from '../services/transactions.js';
 import { migrateDatabase } from '../db/migrate.js';
 import { ROLES } from '../domain/permissions.js';
@@ -23,7 +24,9 @@ async function withDb<T>(run: (admin: UserAdmin) => Promise<T>): Promise<T> {
   await migrateDatabase(config.databaseUrl);
   const db = await createDb(config.databaseUrl);
   try {
-    return await run({ db, config, writes: new WritePipeline() });
+    const writes = new WritePipeline();
+    recordChanges(writes, config);
+    return await run({ db, config, writes });
   } finally {
     await db.$disconnect();
   }

@@ -7,10 +7,12 @@ import './organizer.js';
 import './term.js';
 import './user.js';
 import './subscriptions.js';
+import './changes.js';
 import './rest/event.js';
 import './rest/venue.js';
 import './rest/organizer.js';
 import './rest/term.js';
+import './rest/changes.js';
 
 /** The idiomatic GraphQL API (yoga). */
 export const publicSchema = builder.toSchema({ subGraph: 'public' });

@@ -19,6 +19,8 @@ export interface Change {
   readonly kind: ChangeKind;
   readonly id: number;
   readonly operation: ChangeOperation;
+  /** Terms only: `tribe_events_cat` or `post_tag`, when the writer knows it (a deleted term must say). */
+  readonly taxonomy?: string;
 }
 
 /** Runs inside the transaction, after the write: what it writes commits (or rolls back) with it. */
@@ -42,7 +44,7 @@ export interface WriteScope {
   readonly viewer: Viewer;
   readonly config: WriteRequest['config'];
   /** Records a change for the listeners; the same change twice is recorded once. */
-  changed(kind: ChangeKind, id: number, operation: ChangeOperation): void;
+  changed(kind: ChangeKind, id: number, operation: ChangeOperation, taxonomy?: string): void;
   /**
    * Waits for the other transactions holding any of these keys (a slug, a name) to finish, so that
    * what they committed is seen: PostgreSQL advisory transaction locks, taken in key order so that two
@@ -152,9 +154,9 @@ function writeScope(tx: Tx, request: WriteRequest, changes: Change[]): WriteScop
     tx,
     viewer: request.viewer,
     config: request.config,
-    changed(kind, id, operation) {
+    changed(kind, id, operation, taxonomy) {
       if (!changes.some((c) => c.kind === kind && c.id === id && c.operation === operation))
-        changes.push({ kind, id, operation });
+        changes.push({ kind, id, operation, ...(taxonomy ? { taxonomy } : {}) });
     },
     async lock(keys) {
       if (!postgres) return;

@@ -77,7 +77,7 @@ const TecTermFields = builder.prismaInterface('Term', {
   }),
 });
 
-const TecCategory = builder.prismaObject('Term', {
+export const TecCategory = builder.prismaObject('Term', {
   variant: 'TecCategory',
   ...REST,
   interfaces: [TecTermFields],
@@ -102,7 +102,7 @@ const TecSingleCategory = builder.prismaObject('Term', {
   }),
 });
 
-const TecTag = builder.prismaObject('Term', {
+export const TecTag = builder.prismaObject('Term', {
   variant: 'TecTag',
   ...REST,
   interfaces: [TecTermFields],

@@ -1,0 +1,110 @@
+import { builder } from './builder.js';
+import { Event } from './event.js';
+import { Organizer } from './organizer.js';
+import { Category, Tag } from './term.js';
+import { Venue } from './venue.js';
+import { judged } from '../domain/visibility.js';
+import {
+  type ChangePage,
+  SYNC_PAGE_DEFAULT,
+  SYNC_PAGE_MAX,
+  inOrder,
+  readChanges,
+  visibleWhere,
+} from '../services/change-log.js';
+
+// Incremental sync (`changes(since:)`), the GraphQL form of `GET /calendar/events/v1/changes`: per
+// resource type, the records created or updated since the token as this viewer may read them now, the
+// ids it can no longer read (deleted, trashed, unpublished), and the token to continue from.
+
+const DeletedIds = builder.objectRef<ChangePage['deleted']>('DeletedIds').implement({
+  description: 'Ids to forget: deleted, trashed or no longer readable by the viewer (possibly never seen)',
+  fields: (t) => ({
+    events: t.intList({ resolve: (ids) => ids.event }),
+    venues: t.intList({ resolve: (ids) => ids.venue }),
+    organizers: t.intList({ resolve: (ids) => ids.organizer }),
+    categories: t.intList({ resolve: (ids) => ids.category }),
+    tags: t.intList({ resolve: (ids) => ids.tag }),
+  }),
+});
+
+const ChangeSet = builder.objectRef<ChangePage>('ChangeSet').implement({
+  description: 'One page of the change stream; records in the order of their last change in the page',
+  fields: (t) => ({
+    events: t.prismaField({
+      type: [Event],
+      resolve: async (query, page, _a, ctx) =>
+        inOrder(
+          page.changed.event,
+          await ctx.db.event.findMany({
+            ...query,
+            where: visibleWhere('event', page.changed.event, ctx.viewer),
+          }),
+        ).map((event) => judged(event, ctx.viewer)),
+    }),
+    venues: t.prismaField({
+      type: [Venue],
+      resolve: async (query, page, _a, ctx) =>
+        inOrder(
+          page.changed.venue,
+          await ctx.db.venue.findMany({
+            ...query,
+            where: visibleWhere('venue', page.changed.venue, ctx.viewer),
+          }),
+        ),
+    }),
+    organizers: t.prismaField({
+      type: [Organizer],
+      resolve: async (query, page, _a, ctx) =>
+        inOrder(
+          page.changed.organizer,
+          await ctx.db.organizer.findMany({
+            ...query,
+            where: visibleWhere('organizer', page.changed.organizer, ctx.viewer),
+          }),
+        ),
+    }),
+    categories: t.prismaField({
+      type: [Category],
+      resolve: async (query, page, _a, ctx) =>
+        inOrder(
+          page.changed.category,
+          await ctx.db.term.findMany({
+            ...query,
+            where: visibleWhere('category', page.changed.category, ctx.viewer),
+          }),
+        ),
+    }),
+    tags: t.prismaField({
+      type: [Tag],
+      resolve: async (query, page, _a, ctx) =>
+        inOrder(
+          page.changed.tag,
+          await ctx.db.term.findMany({ ...query, where: visibleWhere('tag', page.changed.tag, ctx.viewer) }),
+        ),
+    }),
+    deleted: t.field({ type: DeletedIds, resolve: (page) => page.deleted }),
+    next: t.string({ description: 'The token to pass as `since` next time', resolve: (page) => page.next }),
+    hasMore: t.boolean({
+      description: 'More changes are waiting: ask again at once with `next`',
+      resolve: (page) => page.hasMore,
+    }),
+  }),
+});
+
+builder.queryField('changes', (t) =>
+  t.field({
+    type: ChangeSet,
+    description:
+      'Incremental sync: what changed since the token (none: a token for now, no records). An expired token is an error with code sync_token_expired: read everything again and start without a token.',
+    args: {
+      since: t.arg.string({ description: 'The `next` of the previous page' }),
+      perPage: t.arg.int({
+        description: `Changes per page (1–${SYNC_PAGE_MAX})`,
+        defaultValue: SYNC_PAGE_DEFAULT,
+      }),
+    },
+    resolve: (_root, { since, perPage }, ctx) =>
+      readChanges(ctx.db, ctx.viewer, ctx.config, since, perPage ?? SYNC_PAGE_DEFAULT),
+  }),
+);

@@ -1,0 +1,246 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import { ApiError, invalidParams } from '../domain/errors.js';
+import { type PostWhere, type Viewer, readableWhere } from '../domain/permissions.js';
+import { Prisma } from '../generated/sqlite/client.js';
+import type { Change, Tx, WritePipeline } from './transactions.js';
+
+// The change stream. Every committed write appends one row per change to `ChangeLog` inside its own
+// transaction (a `beforeCommit` listener of the write pipeline, the same change list the response
+// cache's `afterCommit` invalidation hears), so the log holds exactly the committed writes. Its id is
+// the sequence: sync tokens (`/changes`, GraphQL `changes`) and webhook cursors are positions in it.
+//
+// No change may be skipped by a reader that resumes after the highest sequence it saw. On PostgreSQL a
+// sequence value is taken at insert time but becomes visible at commit, so a higher id could commit
+// before a lower one. Appends therefore take one transaction-level advisory lock: it is held from the
+// moment the ids are drawn until the commit (PostgreSQL releases it after the commit is visible), so
+// ids become visible in id order and any committed row implies every lower id already committed or
+// rolled back. The lock is taken last, when the write's own work is done, so it only serialises the
+// insert and the commit. SQLite runs one write transaction at a time: nothing to do.
+
+export const SYNC_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
+export type SyncType = (typeof SYNC_TYPES)[number];
+export type ChangeType = SyncType | 'user';
+
+/** Any constant; the key of the one advisory lock appends take (hashtext of a fixed name). */
+const APPEND_LOCK = 'calendar:change-log';
+
+const TAXONOMY_TYPE: Record<string, 'category' | 'tag'> = { tribe_events_cat: 'category', post_tag: 'tag' };
+
+export interface ChangeLogRow {
+  id: number;
+  kind: string;
+  recordId: number;
+  operation: string;
+  createdAt: Date;
+}
+
+/** The resource type each change is logged under: terms become categories or tags. */
+async function typesOf(changes: readonly Change[], tx: Tx): Promise<Array<ChangeType | null>> {
+  const unknownTerms = changes.filter((c) => c.kind === 'term' && !c.taxonomy).map((c) => c.id);
+  const taxonomies = new Map<number, string>();
+  if (unknownTerms.length) {
+    for (const term of await tx.term.findMany({
+      where: { id: { in: [...new Set(unknownTerms)] } },
+      select: { id: true, taxonomy: true },
+    }))
+      taxonomies.set(term.id, term.taxonomy);
+  }
+  return changes.map((c) => {
+    if (c.kind !== 'term') return c.kind;
+    return TAXONOMY_TYPE[c.taxonomy ?? taxonomies.get(c.id) ?? ''] ?? null;
+  });
+}
+
+/** Appends the write's changes to the log, inside its transaction (see above for the lock). */
+export async function appendChanges(
+  changes: readonly Change[],
+  tx: Tx,
+  provider: Config['databaseProvider'],
+): Promise<void> {
+  const types = await typesOf(changes, tx);
+  const data = changes.flatMap((change, i) =>
+    types[i] ? [{ kind: types[i], recordId: change.id, operation: change.operation }] : [],
+  );
+  if (!data.length) return;
+  if (provider === 'postgresql')
+    await tx.$queryRaw(
+      Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${APPEND_LOCK}))) AS l`,
+    );
+  // The time the row is written (not the transaction's start): tokens and retention compare with it.
+  const createdAt = new Date();
+  await tx.changeLog.createMany({ data: data.map((row) => ({ ...row, createdAt })) });
+}
+
+/** Registers the log on the write pipeline; call it last, so that its lock is the last one taken. */
+export function recordChanges(writes: WritePipeline, config: Pick<Config, 'databaseProvider'>): () => void {
+  return writes.beforeCommit((changes, tx) => appendChanges(changes, tx, config.databaseProvider));
+}
+
+// ---- Sync tokens ---------------------------------------------------------------------------------
+
+/**
+ * A position in the log: every change after `sequence`. `time` bounds the age of the changes still
+ * to read (they were written after it), so a token older than the retention window is refused even if
+ * no row it needs was pruned yet.
+ */
+export interface SyncPosition {
+  sequence: number;
+  time: Date;
+}
+
+const TOKEN_PREFIX = 'v1';
+
+export function encodeToken({ sequence, time }: SyncPosition): string {
+  return Buffer.from(`${TOKEN_PREFIX}.${sequence}.${time.getTime()}`).toString('base64url');
+}
+
+export function decodeToken(token: string): SyncPosition {
+  const text = /^[A-Za-z0-9_-]{1,100}$/.test(token) ? Buffer.from(token, 'base64url').toString() : '';
+  const match = /^v1\.(\d{1,15})\.(\d{1,15})$/.exec(text);
+  if (!match) throw invalidParams({ since: 'Invalid sync token.' });
+  return { sequence: Number(match[1]), time: new Date(Number(match[2])) };
+}
+
+export function syncTokenExpired(): ApiError {
+  return new ApiError(
+    410,
+    'sync_token_expired',
+    'The sync token is older than the change log keeps; read everything again (a full sync) and start over without a token.',
+  );
+}
+
+const DAY_MS = 86_400_000;
+/** Rows are pruned this long after their tokens expire (clock differences between instances). */
+const PRUNE_MARGIN_MS = 3_600_000;
+const PRUNE_EVERY_MS = 3_600_000;
+const lastPruned = new WeakMap<Db, number>();
+
+/** Deletes the rows no valid token can need any more; at most once an hour per client. */
+export async function pruneChangeLog(db: Db, retentionDays: number, now = Date.now()): Promise<number> {
+  if (now - (lastPruned.get(db) ?? 0) < PRUNE_EVERY_MS) return 0;
+  lastPruned.set(db, now);
+  const cutoff = new Date(now - retentionDays * DAY_MS - PRUNE_MARGIN_MS);
+  return (await db.changeLog.deleteMany({ where: { createdAt: { lt: cutoff } } })).count;
+}
+
+export const SYNC_PAGE_DEFAULT = 100;
+export const SYNC_PAGE_MAX = 500;
+
+/** One page of the stream, as ids per resource type: what the viewer may read, and what it may not. */
+export interface ChangePage {
+  /** Ids whose current version the viewer may read, in the order of their last change in the page. */
+  changed: Record<SyncType, number[]>;
+  /** Ids deleted, trashed, or no longer readable by this viewer (it may never have seen some). */
+  deleted: Record<SyncType, number[]>;
+  next: string;
+  hasMore: boolean;
+}
+
+const emptyIds = (): Record<SyncType, number[]> => ({
+  event: [],
+  venue: [],
+  organizer: [],
+  category: [],
+  tag: [],
+});
+
+/** The condition for the records of `ids` this viewer may read now. */
+export function visibleWhere(type: SyncType, ids: number[], viewer: Viewer) {
+  const id = { in: ids };
+  if (type === 'category') return { id, taxonomy: 'tribe_events_cat' };
+  if (type === 'tag') return { id, taxonomy: 'post_tag' };
+  return { id, AND: [readableWhere(viewer) as PostWhere] };
+}
+
+async function visibleIds(db: Tx, type: SyncType, ids: number[], viewer: Viewer): Promise<Set<number>> {
+  if (!ids.length) return new Set();
+  const args = { where: visibleWhere(type, ids, viewer), select: { id: true } } as const;
+  const rows =
+    type === 'event'
+      ? await db.event.findMany(args as Prisma.EventFindManyArgs)
+      : type === 'venue'
+        ? await db.venue.findMany(args as Prisma.VenueFindManyArgs)
+        : type === 'organizer'
+          ? await db.organizer.findMany(args as Prisma.OrganizerFindManyArgs)
+          : await db.term.findMany(args as Prisma.TermFindManyArgs);
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * The changes after `since` (none: a token for now), at most `limit` log rows, as this viewer may see
+ * them. Each record appears once per page, as it is now; a later change to it comes in a later page.
+ */
+export async function readChanges(
+  db: Db,
+  viewer: Viewer,
+  config: Pick<Config, 'changesRetentionDays'>,
+  since: string | null | undefined,
+  limit: number = SYNC_PAGE_DEFAULT,
+): Promise<ChangePage> {
+  if (!Number.isInteger(limit) || limit < 1 || limit > SYNC_PAGE_MAX)
+    throw invalidParams({ per_page: `Must be between 1 and ${SYNC_PAGE_MAX}.` });
+  const now = new Date();
+  await pruneChangeLog(db, config.changesRetentionDays, now.getTime());
+  const position = since ? decodeToken(since) : null;
+  if (position && position.time.getTime() < now.getTime() - config.changesRetentionDays * DAY_MS)
+    throw syncTokenExpired();
+  // In a transaction: on SQLite, whose connection is shared, a plain read would see the rows of a
+  // write still in progress, and a rolled-back row's id is drawn again by the next write; a
+  // transaction waits for that write to end. On PostgreSQL it costs a BEGIN and changes nothing.
+  return db.$transaction(
+    async (tx) => {
+      if (!position) {
+        const last = await tx.changeLog.findFirst({ orderBy: { id: 'desc' }, select: { id: true } });
+        return {
+          changed: emptyIds(),
+          deleted: emptyIds(),
+          next: encodeToken({ sequence: last?.id ?? 0, time: now }),
+          hasMore: false,
+        };
+      }
+      // One statement: every row it sees implies that all lower ids it does not see were rolled back.
+      const rows = await tx.changeLog.findMany({
+        where: { id: { gt: position.sequence } },
+        orderBy: { id: 'asc' },
+        take: limit + 1,
+      });
+      const hasMore = rows.length > limit;
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      // Later than `now`, no row can still commit below the last one read; within a page, rows after
+      // the last one are younger than it.
+      const next = encodeToken(
+        last
+          ? { sequence: last.id, time: hasMore ? last.createdAt : now }
+          : { sequence: position.sequence, time: now },
+      );
+      const touched = emptyIds();
+      for (const row of page) {
+        const type = row.kind as ChangeType;
+        if (type === 'user') continue;
+        const ids = touched[type];
+        const seen = ids.indexOf(row.recordId);
+        if (seen >= 0) ids.splice(seen, 1);
+        ids.push(row.recordId);
+      }
+      const changed = emptyIds();
+      const deleted = emptyIds();
+      for (const type of SYNC_TYPES) {
+        const visible = await visibleIds(tx, type, touched[type], viewer);
+        for (const id of touched[type]) (visible.has(id) ? changed : deleted)[type].push(id);
+      }
+      return { changed, deleted, next, hasMore };
+    },
+    { maxWait: 15_000, timeout: 30_000 },
+  );
+}
+
+/** `rows` in the order of `ids` (a record that vanished meanwhile is left out). */
+export function inOrder<T extends { id: number }>(ids: readonly number[], rows: readonly T[]): T[] {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [row] : [];
+  });
+}
