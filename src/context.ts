@@ -3,6 +3,7 @@ import type { Db } from './db/client.js';
 import { ANONYMOUS, type Viewer } from './domain/permissions.js';
 import { type SiteUrls, siteUrls } from './domain/urls.js';
 import type { ChangeFeed } from './services/change-feed.js';
+import type { IfMatch } from './domain/versions.js';
 import type { WritePipeline } from './services/transactions.js';
 
 /** Everything a resolver may use, built once per request. */
@@ -18,10 +19,14 @@ export interface Context {
   changes?: ChangeFeed;
   /** Who counts against the per-client subscription limit: a user, or an anonymous address. */
   client?: string;
+  /** The version an update or delete requires of its record (REST `If-Match`, GraphQL `ifMatch`). */
+  ifMatch?: IfMatch | null;
+  /** Set by a single-record read: the version its entity tag starts with. */
+  readVersion?: string;
 }
 
 /** What services need of a request: who asks, the database, the settings and the write pipeline. */
-export type Scope = Pick<Context, 'db' | 'viewer' | 'config' | 'writes'>;
+export type Scope = Pick<Context, 'db' | 'viewer' | 'config' | 'writes' | 'ifMatch'>;
 
 export interface AppDeps {
   db: Db;
@@ -35,6 +40,7 @@ export interface RequestInfo {
   viewer?: Viewer;
   /** The client's address (the per-client subscription limit of anonymous viewers). */
   address?: string;
+  ifMatch?: IfMatch | null;
 }
 
 export function createContext({ db, config, writes, changes }: AppDeps, request: RequestInfo = {}): Context {
@@ -46,6 +52,7 @@ export function createContext({ db, config, writes, changes }: AppDeps, request:
     ...(changes ? { changes } : {}),
     client: viewer.userId !== null ? `user:${viewer.userId}` : `address:${request.address ?? 'unknown'}`,
     viewer,
+    ifMatch: request.ifMatch ?? null,
     urls: siteUrls(config.siteUrl, request.languageSegment),
   };
 }

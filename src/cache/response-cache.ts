@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Context as KoaContext } from 'koa';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
+import { versionedEtag } from '../domain/versions.js';
 
 // The one response cache of REST and GraphQL reads. Entries are whole answers (status, headers, bytes)
 // for anonymous viewers; every committed write clears them all (`invalidate`, one path for both APIs,
@@ -43,7 +44,11 @@ export interface ResponseCacheOptions {
 }
 
 export function strongEtag(body: Buffer | string): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+  return `"${bytesHash(body)}"`;
+}
+
+function bytesHash(body: Buffer | string): string {
+  return createHash('sha1').update(body).digest('base64url');
 }
 
 export class ResponseCache {
@@ -145,7 +150,9 @@ export class ResponseCache {
     const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.isBuffer(body) ? body : null;
     if (ctx.status !== 200 || bytes === null) return;
     ctx.body = bytes;
-    ctx.set('ETag', strongEtag(bytes));
+    // A single record's tag starts with its version (what `If-Match` compares on a later write).
+    const version = ctx.state.recordVersion as string | undefined;
+    ctx.set('ETag', version ? versionedEtag(version, bytesHash(bytes)) : strongEtag(bytes));
     conditional(ctx, key !== null);
     if (key === null || !this.entries || scope.clockSensitive || generation !== this.generation) return;
     ctx.set('X-Cache', 'miss');

@@ -9,8 +9,23 @@ import { API_PREFIX } from '../domain/urls.js';
 // anonymously but never with credentials — a reflected origin with credentials would let every site
 // act as the visitor.
 
-const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'X-WP-Nonce', 'X-HTTP-Method-Override'];
-const EXPOSE_HEADERS = ['X-TEC-Total', 'X-TEC-TotalPages', 'Link', 'Allow', 'X-Request-Id'];
+const ALLOW_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-WP-Nonce',
+  'X-HTTP-Method-Override',
+  'If-Match',
+  'If-None-Match',
+];
+const EXPOSE_HEADERS = [
+  'X-TEC-Total',
+  'X-TEC-TotalPages',
+  'Link',
+  'Allow',
+  'X-Request-Id',
+  'ETag',
+  'Last-Modified',
+];
 const GRAPHQL_METHODS = ['GET', 'POST'];
 
 /** The methods a path serves, from the route table (the language segment is optional). */

@@ -12,6 +12,7 @@ import { ResponseCache } from '../cache/response-cache.js';
 import { ANONYMOUS, type AllowTarget, type Viewer, allowedMethods, can } from '../domain/permissions.js';
 import { API_PREFIX } from '../domain/urls.js';
 import { invalidParams } from '../domain/errors.js';
+import { parseIfMatch } from '../domain/versions.js';
 import type { HttpMethod, RestRoute } from '../../rest-map/types.js';
 import {
   createDiscovery,
@@ -370,9 +371,13 @@ export function createRestRouter(options: {
                 }
               : { method: sofaMethod },
           );
-          const response = await sofa.fetch(request, { appContext: options.createContext(ctx, language) });
+          const appContext = options.createContext(ctx, language);
+          // Updates and deletes apply only to the version the client names (412 otherwise).
+          if (method !== 'GET') appContext.ifMatch = parseIfMatch(ctx.get('If-Match'));
+          const response = await sofa.fetch(request, { appContext });
           const payload: unknown = await response.json();
           if (!response.ok) return sendError(ctx, payload as WordPressError);
+          if (appContext.readVersion) ctx.state.recordVersion = appContext.readVersion;
           shapeSuccess(ctx, route, payload, allow);
         };
         if (method === 'GET') await cache.serve(ctx, key, run);

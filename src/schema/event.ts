@@ -10,7 +10,11 @@ import {
   PostStatus,
   type PostStatusValue,
   timezoneAbbr,
+  IF_MATCH_DESCRIPTION,
+  VERSION_DESCRIPTION,
+  withIfMatch,
 } from './common.js';
+import { recordVersion } from '../domain/versions.js';
 import { CreateOrganizerInput, Organizer, organizerBody } from './organizer.js';
 import { Category, Tag } from './term.js';
 import { CreateVenueInput, Venue, venueBody } from './venue.js';
@@ -38,6 +42,7 @@ export const Event = builder.prismaObject('Event', {
       });
     return {
       id: t.exposeInt('id'),
+      version: t.string({ description: VERSION_DESCRIPTION, resolve: (event) => recordVersion(event) }),
       // "" for a draft or pending event created without one (as WordPress shows its empty post_name).
       slug: t.string({ resolve: (event) => event.slug ?? '' }),
       title: t.exposeString('title'),
@@ -474,10 +479,14 @@ builder.mutationFields((t) => ({
   }),
   updateEvent: t.prismaField({
     type: Event,
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateEventInput, required: true }) },
-    resolve: (query, _root, { id, input }, ctx) =>
+    args: {
+      id: t.arg.int({ required: true }),
+      input: t.arg({ type: UpdateEventInput, required: true }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (query, _root, { id, input, ifMatch }, ctx) =>
       updateEvent(
-        ctx,
+        withIfMatch(ctx, ifMatch),
         { id },
         eventBody(input),
         (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
@@ -492,10 +501,11 @@ builder.mutationFields((t) => ({
     args: {
       slug: t.arg.string({ required: true }),
       input: t.arg({ type: UpdateEventBySlugInput, required: true }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
-    resolve: (query, _root, { slug, input }, ctx) =>
+    resolve: (query, _root, { slug, input, ifMatch }, ctx) =>
       updateEvent(
-        ctx,
+        withIfMatch(ctx, ifMatch),
         { slug },
         eventBody(input),
         (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
@@ -509,10 +519,14 @@ builder.mutationFields((t) => ({
     type: Event,
     description:
       'Moves the event to the trash (a second time: 410 event-is-in-trash); force: deletes it for good (editors)',
-    args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
-    resolve: (query, _root, { id, force }, ctx) =>
+    args: {
+      id: t.arg.int({ required: true }),
+      force: t.arg.boolean({ defaultValue: false }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (query, _root, { id, force, ifMatch }, ctx) =>
       deleteEvent(
-        ctx,
+        withIfMatch(ctx, ifMatch),
         { id },
         force ?? false,
         (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
@@ -524,10 +538,14 @@ builder.mutationFields((t) => ({
   deleteEventBySlug: t.prismaField({
     type: Event,
     description: 'As deleteEvent, by slug',
-    args: { slug: t.arg.string({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
-    resolve: (query, _root, { slug, force }, ctx) =>
+    args: {
+      slug: t.arg.string({ required: true }),
+      force: t.arg.boolean({ defaultValue: false }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (query, _root, { slug, force, ifMatch }, ctx) =>
       deleteEvent(
-        ctx,
+        withIfMatch(ctx, ifMatch),
         { slug },
         force ?? false,
         (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),

@@ -6,7 +6,11 @@ import {
   PageInfo,
   PostStatus,
   type PostStatusValue,
+  IF_MATCH_DESCRIPTION,
+  VERSION_DESCRIPTION,
+  withIfMatch,
 } from './common.js';
+import { recordVersion } from '../domain/versions.js';
 import { permalink } from '../domain/urls.js';
 import { assertReadable, passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
@@ -28,6 +32,7 @@ export const Organizer = builder.prismaObject('Organizer', {
       t.string({ resolve: (organizer, _a, ctx) => (hides(organizer, ctx) ? '' : organizer[field]) });
     return {
       id: t.exposeInt('id'),
+      version: t.string({ description: VERSION_DESCRIPTION, resolve: (row) => recordVersion(row) }),
       slug: t.exposeString('slug'),
       name: t.exposeString('name'),
       description: text('description'),
@@ -208,9 +213,13 @@ builder.mutationFields((t) => ({
   }),
   updateOrganizer: t.prismaField({
     type: Organizer,
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateOrganizerInput, required: true }) },
-    resolve: (query, _root, { id, input }, ctx) =>
-      writeLinked(ctx, 'organizer', async (w) => {
+    args: {
+      id: t.arg.int({ required: true }),
+      input: t.arg({ type: UpdateOrganizerInput, required: true }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (query, _root, { id, input, ifMatch }, ctx) =>
+      writeLinked(withIfMatch(ctx, ifMatch), 'organizer', async (w) => {
         await updateOrganizer(w, { id }, organizerBody(input), { passwordAllowed: true });
         return w.tx.organizer.findUniqueOrThrow({ ...query, where: { id } });
       }),
@@ -220,9 +229,10 @@ builder.mutationFields((t) => ({
     args: {
       slug: t.arg.string({ required: true }),
       input: t.arg({ type: UpdateOrganizerBySlugInput, required: true }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
-    resolve: (query, _root, { slug, input }, ctx) =>
-      writeLinked(ctx, 'organizer', async (w) => {
+    resolve: (query, _root, { slug, input, ifMatch }, ctx) =>
+      writeLinked(withIfMatch(ctx, ifMatch), 'organizer', async (w) => {
         const { id } = await updateOrganizer(w, { slug }, organizerBody(input));
         return w.tx.organizer.findUniqueOrThrow({ ...query, where: { id } });
       }),
@@ -231,9 +241,13 @@ builder.mutationFields((t) => ({
     type: Organizer,
     description:
       'Moves the organizer to the trash (unlinking it from its events); force: deletes it for good (editors)',
-    args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
-    resolve: (query, _root, { id, force }, ctx) =>
-      writeLinked(ctx, 'organizer', (w) =>
+    args: {
+      id: t.arg.int({ required: true }),
+      force: t.arg.boolean({ defaultValue: false }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (query, _root, { id, force, ifMatch }, ctx) =>
+      writeLinked(withIfMatch(ctx, ifMatch), 'organizer', (w) =>
         deleteOrganizer(w, { id }, force ?? false, (tx, organizerId) =>
           tx.organizer.findUniqueOrThrow({ ...query, where: { id: organizerId } }),
         ),
@@ -242,9 +256,13 @@ builder.mutationFields((t) => ({
   deleteOrganizerBySlug: t.prismaField({
     type: Organizer,
     description: 'As deleteOrganizer, by slug',
-    args: { slug: t.arg.string({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
-    resolve: (query, _root, { slug, force }, ctx) =>
-      writeLinked(ctx, 'organizer', (w) =>
+    args: {
+      slug: t.arg.string({ required: true }),
+      force: t.arg.boolean({ defaultValue: false }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (query, _root, { slug, force, ifMatch }, ctx) =>
+      writeLinked(withIfMatch(ctx, ifMatch), 'organizer', (w) =>
         deleteOrganizer(w, { slug }, force ?? false, (tx, organizerId) =>
           tx.organizer.findUniqueOrThrow({ ...query, where: { id: organizerId } }),
         ),

@@ -1,5 +1,6 @@
 import { builder } from './builder.js';
-import { PageInfo } from './common.js';
+import { IF_MATCH_DESCRIPTION, PageInfo, VERSION_DESCRIPTION, withIfMatch } from './common.js';
+import { recordVersion } from '../domain/versions.js';
 import { normalizePaging } from '../domain/paging.js';
 import { TAXONOMY_PATH, type Taxonomy } from '../domain/urls.js';
 import {
@@ -59,6 +60,7 @@ export const Category = builder.prismaObject('Term', {
   variant: 'Category',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    version: t.string({ description: VERSION_DESCRIPTION, resolve: (term) => recordVersion(term) }),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
     description: t.exposeString('description'),
@@ -75,6 +77,7 @@ export const Tag = builder.prismaObject('Term', {
   variant: 'Tag',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    version: t.string({ description: VERSION_DESCRIPTION, resolve: (term) => recordVersion(term) }),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
     description: t.exposeString('description'),
@@ -271,18 +274,22 @@ builder.mutationFields((t) => ({
   updateCategory: t.prismaField({
     type: Category,
     description: 'Editors and administrators',
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateCategoryInput, required: true }) },
-    resolve: (query, _root, { id, input }, ctx) =>
-      updateTerm(ctx, CATEGORY, id, termBody(input), (tx, termId) =>
+    args: {
+      id: t.arg.int({ required: true }),
+      input: t.arg({ type: UpdateCategoryInput, required: true }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (query, _root, { id, input, ifMatch }, ctx) =>
+      updateTerm(withIfMatch(ctx, ifMatch), CATEGORY, id, termBody(input), (tx, termId) =>
         tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
       ),
   }),
   deleteCategory: t.prismaField({
     type: Category,
     description: 'Deletes for good and returns the category as it was; its children move up to its parent',
-    args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, { id }, ctx) =>
-      deleteTerm(ctx, CATEGORY, id, (tx, termId) =>
+    args: { id: t.arg.int({ required: true }), ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }) },
+    resolve: (query, _root, { id, ifMatch }, ctx) =>
+      deleteTerm(withIfMatch(ctx, ifMatch), CATEGORY, id, (tx, termId) =>
         tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
       ),
   }),
@@ -298,18 +305,22 @@ builder.mutationFields((t) => ({
   updateTag: t.prismaField({
     type: Tag,
     description: 'Editors and administrators',
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateTagInput, required: true }) },
-    resolve: (query, _root, { id, input }, ctx) =>
-      updateTerm(ctx, TAG, id, termBody(input), (tx, termId) =>
+    args: {
+      id: t.arg.int({ required: true }),
+      input: t.arg({ type: UpdateTagInput, required: true }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (query, _root, { id, input, ifMatch }, ctx) =>
+      updateTerm(withIfMatch(ctx, ifMatch), TAG, id, termBody(input), (tx, termId) =>
         tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
       ),
   }),
   deleteTag: t.prismaField({
     type: Tag,
     description: 'Deletes for good and returns the tag as it was',
-    args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, { id }, ctx) =>
-      deleteTerm(ctx, TAG, id, (tx, termId) =>
+    args: { id: t.arg.int({ required: true }), ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }) },
+    resolve: (query, _root, { id, ifMatch }, ctx) =>
+      deleteTerm(withIfMatch(ctx, ifMatch), TAG, id, (tx, termId) =>
         tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
       ),
   }),

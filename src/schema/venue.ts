@@ -6,7 +6,11 @@ import {
   PageInfo,
   PostStatus,
   type PostStatusValue,
+  IF_MATCH_DESCRIPTION,
+  VERSION_DESCRIPTION,
+  withIfMatch,
 } from './common.js';
+import { recordVersion } from '../domain/versions.js';
 import { permalink } from '../domain/urls.js';
 import { assertReadable, passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
@@ -43,6 +47,7 @@ export const Venue = builder.prismaObject('Venue', {
       });
     return {
       id: t.exposeInt('id'),
+      version: t.string({ description: VERSION_DESCRIPTION, resolve: (row) => recordVersion(row) }),
       slug: t.exposeString('slug'),
       name: t.exposeString('name'),
       description: text('description'),
@@ -252,9 +257,13 @@ builder.mutationFields((t) => ({
   }),
   updateVenue: t.prismaField({
     type: Venue,
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateVenueInput, required: true }) },
-    resolve: (query, _root, { id, input }, ctx) =>
-      writeLinked(ctx, 'venue', async (w) => {
+    args: {
+      id: t.arg.int({ required: true }),
+      input: t.arg({ type: UpdateVenueInput, required: true }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (query, _root, { id, input, ifMatch }, ctx) =>
+      writeLinked(withIfMatch(ctx, ifMatch), 'venue', async (w) => {
         await updateVenue(w, { id }, venueBody(input), { passwordAllowed: true });
         return w.tx.venue.findUniqueOrThrow({ ...query, where: { id } });
       }),
@@ -264,9 +273,10 @@ builder.mutationFields((t) => ({
     args: {
       slug: t.arg.string({ required: true }),
       input: t.arg({ type: UpdateVenueBySlugInput, required: true }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
-    resolve: (query, _root, { slug, input }, ctx) =>
-      writeLinked(ctx, 'venue', async (w) => {
+    resolve: (query, _root, { slug, input, ifMatch }, ctx) =>
+      writeLinked(withIfMatch(ctx, ifMatch), 'venue', async (w) => {
         const { id } = await updateVenue(w, { slug }, venueBody(input));
         return w.tx.venue.findUniqueOrThrow({ ...query, where: { id } });
       }),
@@ -275,9 +285,13 @@ builder.mutationFields((t) => ({
     type: Venue,
     description:
       'Moves the venue to the trash (unlinking it from its events); force: deletes it for good (editors)',
-    args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
-    resolve: (query, _root, { id, force }, ctx) =>
-      writeLinked(ctx, 'venue', (w) =>
+    args: {
+      id: t.arg.int({ required: true }),
+      force: t.arg.boolean({ defaultValue: false }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (query, _root, { id, force, ifMatch }, ctx) =>
+      writeLinked(withIfMatch(ctx, ifMatch), 'venue', (w) =>
         deleteVenue(w, { id }, force ?? false, (tx, venueId) =>
           tx.venue.findUniqueOrThrow({ ...query, where: { id: venueId } }),
         ),
@@ -286,9 +300,13 @@ builder.mutationFields((t) => ({
   deleteVenueBySlug: t.prismaField({
     type: Venue,
     description: 'As deleteVenue, by slug',
-    args: { slug: t.arg.string({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
-    resolve: (query, _root, { slug, force }, ctx) =>
-      writeLinked(ctx, 'venue', (w) =>
+    args: {
+      slug: t.arg.string({ required: true }),
+      force: t.arg.boolean({ defaultValue: false }),
+      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+    },
+    resolve: (query, _root, { slug, force, ifMatch }, ctx) =>
+      writeLinked(withIfMatch(ctx, ifMatch), 'venue', (w) =>
         deleteVenue(w, { slug }, force ?? false, (tx, venueId) =>
           tx.venue.findUniqueOrThrow({ ...query, where: { id: venueId } }),
         ),

@@ -28,6 +28,7 @@ import {
 import { toSlug } from '../domain/slugs.js';
 import type { Taxonomy } from '../domain/urls.js';
 import { type Judged, NOT_FOUND, judged } from '../domain/visibility.js';
+import { nextModified } from '../domain/versions.js';
 import { Prisma } from '../generated/sqlite/client.js';
 import { type ImageChoice, checkImage, recordImage } from './media.js';
 import { WRITABLE_STATUSES, urlField } from './linked-posts.js';
@@ -417,6 +418,7 @@ interface EventRow {
   allDay: boolean;
   eventStatus: string;
   eventStatusReason: string;
+  modifiedAt: Date;
 }
 
 const EVENT_ROW = {
@@ -433,6 +435,7 @@ const EVENT_ROW = {
   allDay: true,
   eventStatus: true,
   eventStatusReason: true,
+  modifiedAt: true,
 } as const;
 
 const bareIds = (refs: LinkRef[] | undefined) =>
@@ -952,6 +955,7 @@ export function updateEvent<T extends LoadedEvent>(
           now,
         };
         if (!canEdit(viewer, existing)) throw forbidden(viewer);
+        w.expectVersion(existing);
         const { input, image } = await validate(tx, viewer, body, read, existing.id);
         assertMayAttribute(viewer, input.author);
 
@@ -979,11 +983,11 @@ export function updateEvent<T extends LoadedEvent>(
         const countsChange =
           data.status !== undefined || links.categories !== undefined || links.tags !== undefined;
         const termsBefore = countsChange ? await linkedTermIds(tx, existing.id) : [];
-        // Always written, so that `modifiedAt` and the revision (the feeds' SEQUENCE) move even when
-        // only links change.
+        // Always written, so that `modifiedAt` (the version) and the revision (the feeds' SEQUENCE) move
+        // even when only links change.
         await tx.event.update({
           where: { id: existing.id },
-          data: { ...data, modifiedAt: now, revision: { increment: 1 } },
+          data: { ...data, modifiedAt: nextModified(existing.modifiedAt, now), revision: { increment: 1 } },
         });
         w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated');
         await writeLinks(tx, existing.id, links, true);
@@ -1014,6 +1018,7 @@ export function deleteEvent<T extends LoadedEvent>(
         const { tx } = w;
         const existing = await findEvent(w, key);
         if (!canDelete(viewer, existing) || (force && !canDeletePermanently(viewer))) throw forbidden(viewer);
+        w.expectVersion(existing);
         const terms = await linkedTermIds(tx, existing.id);
         if (force) {
           const before = judged(await load(tx, existing.id), viewer);
@@ -1028,7 +1033,7 @@ export function deleteEvent<T extends LoadedEvent>(
           where: { id: existing.id },
           data: {
             status: 'trash',
-            modifiedAt: options.now ?? new Date(),
+            modifiedAt: nextModified(existing.modifiedAt, options.now),
             revision: { increment: 1 },
             ...(await slugChange(w, existing, 'trash', existing.title)),
           },

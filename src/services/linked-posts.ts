@@ -20,6 +20,7 @@ import {
 import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
 import { toSlug, uniqueSlug } from '../domain/slugs.js';
 import { NOT_FOUND, contentOpenWhere, eventLinksAccess } from '../domain/visibility.js';
+import { nextModified } from '../domain/versions.js';
 import { archivePage } from './archive.js';
 import { type ImageChoice, checkImage, recordImage } from './media.js';
 import type { Tx, WriteScope } from './transactions.js';
@@ -39,6 +40,7 @@ export interface LinkedRow {
   status: string;
   authorId: number | null;
   password: string | null;
+  modifiedAt: Date;
 }
 
 export type LinkedKey = { id: number } | { slug: string };
@@ -180,6 +182,7 @@ export interface CommonData {
   publishedAt?: Date;
   imageId?: number | null;
   password?: string | null;
+  modifiedAt?: Date;
 }
 
 /** The Prisma calls of one kind, typed by its model. */
@@ -322,6 +325,7 @@ export async function updateLinked<Row extends LinkedRow, Own>(
   const { tx, viewer } = w;
   const record = await existing(w, store, key);
   if (!canEdit(viewer, record)) throw forbidden(viewer);
+  w.expectVersion(record);
   const input = await parseLinkedInput(w, store.kind, store.schema, body, {
     create: false,
     ...options,
@@ -330,6 +334,7 @@ export async function updateLinked<Row extends LinkedRow, Own>(
   const data: CommonData = {
     ...(await commonData(tx, viewer, input)),
     ...(input.common.status !== undefined ? { status: effectiveStatus(viewer, input.common.status) } : {}),
+    modifiedAt: nextModified(record.modifiedAt),
   };
   try {
     const updated = await store.update(tx, record.id, data, input.own);
@@ -355,6 +360,7 @@ export async function deleteLinked<Row extends LinkedRow, Own, T>(
   const { tx, viewer } = w;
   const record = await existing(w, store, key);
   if (!canDelete(viewer, record) || (force && !canDeletePermanently(viewer))) throw forbidden(viewer);
+  w.expectVersion(record);
   // Its events lose it either way (a permanent delete cascades to the links).
   const linkedEvents = await store.linkedEvents(tx, record.id);
   for (const eventId of linkedEvents) w.changed('event', eventId, 'updated');
@@ -368,7 +374,7 @@ export async function deleteLinked<Row extends LinkedRow, Own, T>(
     throw new ApiError(410, `${store.kind}-is-in-trash`, `The ${store.kind} is already trashed`);
   }
   await store.unlinkEvents(tx, record.id);
-  await store.update(tx, record.id, { status: 'trash' });
+  await store.update(tx, record.id, { status: 'trash', modifiedAt: nextModified(record.modifiedAt) });
   w.changed(store.kind, record.id, 'trashed');
   return load(tx, record.id);
 }

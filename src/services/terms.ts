@@ -500,6 +500,7 @@ export function updateTerm<T>(
       const { tx } = w;
       assertManageTerms(w.viewer);
       const existing = await lockedTerm(w, taxonomy, id);
+      w.expectVersion(existing);
       const changes = await validateBody(tx, taxonomy, input, 'update');
       const parentId = changes.parentId !== undefined ? changes.parentId : existing.parentId;
       if (changes.parentId !== undefined) await assertNoCycle(tx, id, changes.parentId);
@@ -543,6 +544,7 @@ export function deleteTerm<T>(
       const { tx } = w;
       assertManageTerms(w.viewer);
       const existing = await lockedTerm(w, taxonomy, id);
+      w.expectVersion(existing);
       const before = await read(tx, id);
       if (isHierarchical(taxonomy)) {
         const children = await tx.term.findMany({ where: { parentId: id }, select: { id: true } });

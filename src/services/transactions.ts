@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { ApiError } from '../domain/errors.js';
 import type { Viewer } from '../domain/permissions.js';
+import { assertVersion, type IfMatch, type VersionedRow } from '../domain/versions.js';
 import { Prisma } from '../generated/sqlite/client.js';
 
 // The one write pipeline: every write (events, venues, organizers, terms, users and their passwords)
@@ -33,6 +34,8 @@ export interface WriteRequest {
   db: Db;
   viewer: Viewer;
   config: Pick<Config, 'databaseProvider' | 'siteTimezone'>;
+  /** The version the written record must have (`If-Match`): checked by `expectVersion`. */
+  ifMatch?: IfMatch | null;
 }
 
 /** Rows a write may lock for the rest of its transaction. */
@@ -53,6 +56,11 @@ export interface WriteScope {
   lock(keys: readonly string[]): Promise<void>;
   /** Locks these rows until the end of the transaction (PostgreSQL; in id order). */
   lockRows(table: LockableTable, ids: readonly number[]): Promise<void>;
+  /**
+   * The request's precondition (`If-Match`) against the record it updates or deletes, as stored before
+   * the write and locked: 412 when it changed meanwhile. Called once the writer may touch the record.
+   */
+  expectVersion(row: VersionedRow): void;
 }
 
 export interface RunOptions {
@@ -165,6 +173,9 @@ function writeScope(tx: Tx, request: WriteRequest, changes: Change[]): WriteScop
           Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) AS l`,
         );
       }
+    },
+    expectVersion(row) {
+      assertVersion(request.ifMatch, row);
     },
     async lockRows(table, ids) {
       const sorted = [...new Set(ids)].sort((a, b) => a - b);

@@ -53,7 +53,7 @@ describe('CORS', () => {
     const allowed = res.headers['access-control-allow-methods']!.split(',');
     for (const method of methods) expect(allowed).toContain(method);
     expect(res.headers['access-control-allow-headers']).toBe(
-      'Authorization,Content-Type,X-WP-Nonce,X-HTTP-Method-Override',
+      'Authorization,Content-Type,X-WP-Nonce,X-HTTP-Method-Override,If-Match,If-None-Match',
     );
   });
 
@@ -62,6 +62,7 @@ describe('CORS', () => {
     expect(rest.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(rest.headers['access-control-expose-headers']).toContain('X-TEC-Total');
     expect(rest.headers['access-control-expose-headers']).toContain('Allow');
+    expect(rest.headers['access-control-expose-headers']).toContain('ETag');
     expect(rest.headers.vary).toMatch(/Origin/i);
     const gql = await h.http.post('/graphql').set('Origin', ALLOWED).send({ query: '{ viewer { login } }' });
     expect(gql.status).toBe(200);

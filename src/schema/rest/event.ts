@@ -1,3 +1,4 @@
+import { noteVersion } from '../common.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import { type SubGraph, builder } from '../builder.js';
 import {
@@ -452,12 +453,15 @@ builder.queryFields((t) => {
         password: t.arg.string({ description: 'The event password' }),
       },
       resolve: async (query, _root, { id, password }, ctx) =>
-        assertReadable(
-          'event',
-          await ctx.db.event.findUnique({ ...query, where: { id } }),
-          id,
-          ctx.viewer,
-          password,
+        noteVersion(
+          ctx,
+          assertReadable(
+            'event',
+            await ctx.db.event.findUnique({ ...query, where: { id } }),
+            id,
+            ctx.viewer,
+            password,
+          ),
         ),
     }),
     tecEventBySlug: t.prismaField({
@@ -468,12 +472,15 @@ builder.queryFields((t) => {
         password: t.arg.string({ description: 'The event password' }),
       },
       resolve: async (query, _root, { slug, password }, ctx) =>
-        assertReadable(
-          'event',
-          await ctx.db.event.findUnique({ ...query, where: { slug } }),
-          slug,
-          ctx.viewer,
-          password,
+        noteVersion(
+          ctx,
+          assertReadable(
+            'event',
+            await ctx.db.event.findUnique({ ...query, where: { slug } }),
+            slug,
+            ctx.viewer,
+            password,
+          ),
         ),
     }),
     tecEventsFeed: t.field({

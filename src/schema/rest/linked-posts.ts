@@ -1,3 +1,4 @@
+import { noteVersion } from '../common.js';
 import { type SubGraph, builder } from '../builder.js';
 import type { Representation } from './present.js';
 import { archiveLinks } from '../../domain/paging.js';
@@ -100,7 +101,7 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
       'id' in key ? key.id : key.slug,
       ctx.viewer,
     );
-    return resource.present(row, ctx, 'single');
+    return resource.present(noteVersion(ctx, row), ctx, 'single');
   };
 
   const byId = builder.args((t) => ({ id: t.int({ required: true, description: `the ${kind} post ID` }) }));

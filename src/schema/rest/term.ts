@@ -1,3 +1,4 @@
+import { noteVersion } from '../common.js';
 import { type SubGraph, builder } from '../builder.js';
 import { type TermArchive, termArchive, termUrl, termsOfPage } from '../term.js';
 import { archiveLinks } from '../../domain/paging.js';
@@ -238,7 +239,8 @@ builder.queryFields((t) => {
       ...REST,
       type: TecSingleCategory,
       args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-      resolve: (query, _root, { id }, ctx) => findTerm(ctx.db, CATEGORY, id, query),
+      resolve: async (query, _root, { id }, ctx) =>
+        noteVersion(ctx, await findTerm(ctx.db, CATEGORY, id, query)),
     }),
     tecTags: t.field({
       ...REST,
@@ -250,7 +252,7 @@ builder.queryFields((t) => {
       ...REST,
       type: TecSingleTag,
       args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-      resolve: (query, _root, { id }, ctx) => findTerm(ctx.db, TAG, id, query),
+      resolve: async (query, _root, { id }, ctx) => noteVersion(ctx, await findTerm(ctx.db, TAG, id, query)),
     }),
   };
 });
