@@ -5,6 +5,7 @@ import { publicSchema, restSchema } from '../src/schema/index.js';
 import { API, type Harness, startHarness } from './helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from './helpers/fixtures.js';
 import { createUser } from './helpers/users.js';
+import { encodeToken } from '../src/services/change-log.js';
 
 // Password-protected content is withheld on every path to an event, for every viewer who neither
 // gives the password nor may edit the event: every GraphQL field that returns an event (found by
@@ -25,6 +26,8 @@ let editor: [string, string];
 const ids = { event: 0, child: 0, venue: 0, organizer: 0, category: 0, tag: 0 };
 const slugs = { event: '', venue: '', organizer: '' };
 let categorySlug = '';
+/** A sync token from the start of the change log. */
+const fromStart = () => encodeToken({ sequence: 0, time: new Date() });
 let tagSlug = '';
 
 beforeAll(async () => {
@@ -53,6 +56,8 @@ beforeAll(async () => {
     },
   });
   const child = await createEvent(h.db, { title: 'Child', fields: { postParentId: event.id } });
+  // Fixtures bypass the write pipeline: the change stream hears of the event by hand.
+  await h.db.changeLog.create({ data: { kind: 'event', recordId: event.id, operation: 'updated' } });
   Object.assign(ids, {
     event: event.id,
     child: child.id,
@@ -113,6 +118,7 @@ const GRAPHQL_PATHS: Record<string, () => string[]> = {
   // Subscriptions stream over SSE: test/subscriptions/sse.test.ts holds this rule for anonymous
   // subscribers, subscribers with the password and editors, and for filters on blanked fields.
   'EventChange.event': () => [],
+  'ChangeSet.events': () => [`{ changes(since: "${fromStart()}") { events { ${CONTENT} } } }`],
 };
 
 /** Each REST sub-graph field that returns an event is reached by a route below. */
@@ -124,6 +130,7 @@ const REST_PATHS = [
   'Mutation.tecUpdateEventBySlug',
   'Query.tecEvent',
   'Query.tecEventBySlug',
+  'TecChanges.events',
   'TecEventList.events',
 ];
 
@@ -232,7 +239,12 @@ describe('REST', () => {
 
   it.each(cases)('%s: %s %s never shows the protected content', async (viewer, method, path) => {
     const as = viewers[viewer as keyof typeof viewers];
-    const queries = method === 'GET' && path === '/events' ? EVENT_LIST_QUERIES.map(queryFor) : [''];
+    const queries =
+      method === 'GET' && path === '/events'
+        ? EVENT_LIST_QUERIES.map(queryFor)
+        : path === '/changes'
+          ? [`?since=${fromStart()}`]
+          : [''];
     for (const query of queries) {
       const call = h.http[method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](
         `${url(path)}${query}`,
@@ -249,6 +261,8 @@ describe('REST', () => {
   it('the list does reach the protected event, blanked, and the password opens it', async () => {
     const listed = await h.http.get(`${API}/events?include=${ids.event}`).expect(200);
     expect(listed.body.events).toEqual([expect.objectContaining({ id: ids.event, description: '' })]);
+    const changed = await h.http.get(`${API}/changes?since=${fromStart()}`).expect(200);
+    expect(changed.body.events).toEqual([expect.objectContaining({ id: ids.event, description: '' })]);
     const opened = await h.http.get(`${API}/events?include=${ids.event}&password=${PASSWORD}`).expect(200);
     expect(opened.text).toContain(SECRET);
     const single = await h.http
