@@ -8,6 +8,8 @@ import { print } from 'graphql';
 import {
   type CreateEventInput,
   CreateEventDocument,
+  type EventChangeFilter,
+  EventChangedDocument,
   EventWithVenueAndOrganizersDocument,
   type EventFilter,
   UpcomingEventsDocument,
@@ -34,18 +36,20 @@ export class CalendarClient {
     private readonly credentials?: { login: string; password: string },
   ) {}
 
+  private headers(accept: string): Record<string, string> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept };
+    if (this.credentials) {
+      headers.authorization = `Basic ${Buffer.from(`${this.credentials.login}:${this.credentials.password}`).toString('base64')}`;
+    }
+    return headers;
+  }
+
   /** Runs any generated document: the variables and the result are typed by the document. */
   async request<Result, Variables>(
     document: TypedDocumentNode<Result, Variables>,
     variables: Variables,
   ): Promise<Result> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/graphql-response+json, application/json',
-    };
-    if (this.credentials) {
-      headers.authorization = `Basic ${Buffer.from(`${this.credentials.login}:${this.credentials.password}`).toString('base64')}`;
-    }
+    const headers = this.headers('application/graphql-response+json, application/json');
     const response = await fetch(this.endpoint, {
       method: 'POST',
       headers,
@@ -55,6 +59,61 @@ export class CalendarClient {
     if (body.errors?.length || !body.data)
       throw new CalendarError(body.errors ?? [{ message: `HTTP ${response.status}` }]);
     return body.data;
+  }
+
+  /**
+   * Runs a generated subscription over Server-Sent Events: yields each message's data, typed by the
+   * document, until the server completes the stream or `signal` aborts it.
+   */
+  async *subscribe<Result, Variables>(
+    document: TypedDocumentNode<Result, Variables>,
+    variables: Variables,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Result> {
+    const response = await fetch(this.endpoint, {
+      method: 'POST',
+      headers: this.headers('text/event-stream'),
+      body: JSON.stringify({ query: print(document), variables }),
+      signal,
+    });
+    if (!response.ok || !response.body) throw new CalendarError([{ message: `HTTP ${response.status}` }]);
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += decoder.decode(value, { stream: true });
+        // Messages end with a blank line: `event: next|complete` and `data: <JSON>` lines.
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const lines = buffer.slice(0, end).split('\n');
+          buffer = buffer.slice(end + 2);
+          const event = lines
+            .find((line) => line.startsWith('event:'))
+            ?.slice(6)
+            .trim();
+          if (event === 'complete') return;
+          if (event !== 'next') continue;
+          const data = lines
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).trimStart())
+            .join('\n');
+          const body = JSON.parse(data) as { data?: Result | null; errors?: GraphQLErrorPayload[] };
+          if (body.errors?.length || !body.data)
+            throw new CalendarError(body.errors ?? [{ message: 'no data' }]);
+          yield body.data;
+        }
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
+  }
+
+  /** Events created, changed or removed from now on, as this client may see them. */
+  async *eventChanges(filter: EventChangeFilter = {}, signal?: AbortSignal) {
+    for await (const { eventChanged } of this.subscribe(EventChangedDocument, { filter }, signal))
+      yield eventChanged;
   }
 
   /** One page of upcoming events, filtered. */

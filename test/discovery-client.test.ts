@@ -83,6 +83,34 @@ describe('the example client against a running server', () => {
     expect((refused as CalendarError).code).toBe('rest_forbidden');
   });
 
+  it('follows changes over SSE with a typed subscription', async () => {
+    const editor = await createUser(h, 'editor');
+    const authenticated = new CalendarClient(endpoint, editor);
+    const stop = new AbortController();
+    const changes = client.eventChanges({}, stop.signal);
+    const first = changes.next();
+    // The stream opens on the first `next`; write until it has heard one (it may open after a write).
+    let written = 0;
+    const writing = (async () => {
+      while (!stop.signal.aborted && written < 50) {
+        await authenticated.createEvent({
+          title: `Live ${++written}`,
+          startDate: '2031-06-01 18:00:00',
+          endDate: '2031-06-01 20:00:00',
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const { value } = await first;
+    stop.abort();
+    await writing;
+    expect(value).toMatchObject({
+      operation: 'created',
+      event: { title: expect.stringMatching(/^Live \d+$/), status: 'publish', contentWithheld: false },
+    });
+    expect(value!.event!.id).toBe(value!.id);
+  });
+
   it('surfaces the service error code', async () => {
     const error = await client.event(999_999).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CalendarError);
