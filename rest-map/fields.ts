@@ -1,7 +1,7 @@
 import type { RestField } from './types.js';
 
-// The flat request bodies of the write routes (seed §2), as the reference documents them: a route
-// names its table in `bodyFields`, and the namespace index and `/doc` describe the body from it.
+// The flat request bodies of the write routes (docs/reference.md §S2), as the reference documents them: a
+// route names its table in `bodyFields`, and the namespace index and `/doc` describe the body from it.
 
 type Fields = Record<string, RestField>;
 
@@ -10,11 +10,6 @@ export function optional(fields: Fields): Fields {
   return Object.fromEntries(
     Object.entries(fields).map(([name, field]) => [name, { ...field, required: false }]),
   );
-}
-
-/** The same fields without some (e.g. `password` on by-slug updates). */
-export function without(fields: Fields, ...names: string[]): Fields {
-  return Object.fromEntries(Object.entries(fields).filter(([name]) => !names.includes(name)));
 }
 
 const post = (kind: string): Fields => ({

@@ -10,8 +10,6 @@ import {
 } from './fields.js';
 import type { RestField, RestRoute } from './types.js';
 
-export const API_NAMESPACE = 'calendar/events/v1';
-
 const ARCHIVE_HEADERS = { 'X-TEC-Total': 'total', 'X-TEC-TotalPages': 'total_pages' };
 const ARCHIVE_LINKS = ['next_rest_url', 'previous_rest_url'];
 /** A password-protected event's single representation has no `json_ld` key (as the reference). */
@@ -22,7 +20,7 @@ const ICALENDAR = {
   filenameKey: 'filename',
 };
 
-/** The route table of `../shared/spec/seed-spec.md`; routes land here as their issues are done. */
+/** The REST route table (docs/reference.md §S4). */
 export const restRoutes: RestRoute[] = [
   {
     methods: ['GET'],
@@ -73,7 +71,8 @@ export const restRoutes: RestRoute[] = [
     omitWhenNull: SINGLE_EVENT_NULLS,
     description: 'One event by its slug, with its JSON-LD',
   },
-  // Event writes (seed §4.2): create, update and delete by id or slug; DELETE trashes unless `force=true` (D4).
+  // Event writes (docs/reference.md §S4.2): create, update and delete by id or slug; DELETE trashes unless
+  // `force=true` (D4).
   {
     methods: ['POST'],
     path: '/events',
@@ -117,10 +116,11 @@ export const restRoutes: RestRoute[] = [
     omitWhenNull: SINGLE_EVENT_NULLS,
     description: 'Moves the event to the trash and returns it; force=true deletes it for good (editors)',
   },
-  // Venues and organizers (seed §4.3–4.4): by id or slug; DELETE trashes unless `force=true` (D4).
+  // Venues and organizers (docs/reference.md §S4.3–S4.4): by id or slug; DELETE trashes unless `force=true`
+  // (D4).
   ...linkedPostRoutes('venues', 'Venue', 'venue', VENUE_FIELDS),
   ...linkedPostRoutes('organizers', 'Organizer', 'organizer', ORGANIZER_FIELDS),
-  // Categories and tags (seed §4.5–4.6): by numeric term id only; DELETE is permanent.
+  // Categories and tags (docs/reference.md §S4.5–S4.6): by numeric term id only; DELETE is permanent.
   ...termRoutes('categories', 'Category', 'Categories', CATEGORY_FIELDS),
   ...termRoutes('tags', 'Tag', 'Tags', TAG_FIELDS),
   // Incremental sync: what changed since a token (410 `sync_token_expired` past the retention window).

@@ -27,7 +27,7 @@ export function formatCost({ cost, currencySymbol, currencyPosition }: StoredCos
   return values.length === 1 || first === last ? format(first) : `${format(first)} – ${format(last)}`;
 }
 
-// ---- Cost input (reference §6.6) -------------------------------------------------------------------
+// ---- Cost input (docs/reference.md §6.6) ------------------------------------------------------------------
 // A string (`"$23"`, `"20$"`, `"10 - 20 €"`, `"Free"`, `"free, 20$, 30$"`), a number, or an array of
 // those. The numbers are kept (sorted, each once; `Free` is 0) with the currency symbol written around
 // them and its position, when every priced part agrees on one (else none, as the reference).

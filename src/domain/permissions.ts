@@ -1,7 +1,7 @@
 import { ApiError, invalidParams } from './errors.js';
 
 // The one place that answers "may this viewer do X to this record?" — WordPress roles and the
-// capability mapping of the reference (tec-reference.md §4), used by REST and GraphQL alike.
+// capability mapping of the reference (docs/reference.md §4), used by REST and GraphQL alike.
 
 export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
 export type Role = (typeof ROLES)[number];
@@ -210,7 +210,7 @@ export function listableStatuses(
   };
 }
 
-/** What the `Allow` header of a route is computed for (behavior.md, "The Allow header"). */
+/** What the `Allow` header of a route is computed for (README, compatibility section). */
 export type AllowTarget =
   | { kind: 'read-only' }
   | { kind: 'posts' }

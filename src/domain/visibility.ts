@@ -59,14 +59,14 @@ export function assertReadable<T extends ReadablePost>(
 
 /**
  * A password-protected post whose content this request may not see: no right `password` and no right to
- * edit it. Single reads refuse it; lists show it with its content blanked (tec-reference §4.3).
+ * edit it. Single reads refuse it; lists show it with its content blanked (docs/reference.md §4.3).
  */
 export function passwordWithheld(post: ReadablePost, viewer: Viewer, password?: string | null): boolean {
   return Boolean(post.password) && post.password !== password && !canEdit(viewer, post);
 }
 
 /**
- * Whether a password-protected venue or organizer is shown scrubbed to this viewer (reference §4.3):
+ * Whether a password-protected venue or organizer is shown scrubbed to this viewer (docs/reference.md §4.3):
  * everyone but those who may edit it sees its content blanked.
  */
 export function passwordHides(viewer: Viewer, post: ReadablePost): boolean {

@@ -171,7 +171,7 @@ const dateInput = (what: string) =>
 
 export const EventFilter = builder.inputType('EventFilter', {
   description:
-    'The filters of the REST list (tec-reference §5). Without any date filter the list shows events ' +
+    'The filters of the REST list `GET /events`. Without any date filter the list shows events ' +
     'starting from yesterday 00:00 and ending within 24 months (site time zone).',
   fields: (t) => ({
     startDate: t.string({ description: dateInput('Events starting at or after') }),

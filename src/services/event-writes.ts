@@ -38,7 +38,7 @@ import { CATEGORY, TAG, insertTerm, termNameKey } from './terms.js';
 import type { Tx, WriteScope } from './transactions.js';
 import { createOrMatchVenue } from './venues.js';
 
-// Event writes (seed §2.1/§4.2, reference §3.2, §6, behavior.md D4, D9–D14, D17): the flat TEC body
+// Event writes (docs/reference.md §S2.1, §S4.2, §3.2, §6, D4, D9–D14, D17): the flat TEC body
 // (REST names; GraphQL inputs are mapped onto it) is read into a domain input, checked against the
 // database (400s), then the capability rules apply (401/403), then one transaction writes the event,
 // its venues, organizers and terms. An update writes only the fields it was given, with the event row
@@ -55,7 +55,7 @@ export type ParamStyle = 'rest' | 'graphql';
 
 export interface WriteOptions {
   style?: ParamStyle;
-  /** `password` is accepted on create and on the by-id update route (seed §2.1), not by slug. */
+  /** `password` is accepted on create and on the by-id update route (docs/reference.md §S2.1), not by slug */
   passwordAllowed?: boolean;
   /** The clock relative dates ("tomorrow 9am") and scheduling count from. */
   now?: Date;
@@ -68,7 +68,7 @@ const INVALID = 'Invalid parameter.';
 
 type WritableStatus = (typeof WRITABLE_STATUSES)[number];
 
-/** A venue or organizer named by id, or given as fields to create (or match, reference §6.4). */
+/** A venue or organizer named by id, or given as fields to create (or match, docs/reference.md §6.4). */
 export type LinkRef =
   { kind: 'id'; id: number; inObject: boolean } | { kind: 'fields'; body: Record<string, unknown> };
 /** A category or tag named by id or by name (D3). */
@@ -565,7 +565,10 @@ function invalidLinkedPostId(param: string): ApiError {
   return invalidParams({ [param]: INVALID });
 }
 
-/** The ids to link, in the order given (each once); objects of fields are created or matched (§6.3, §6.4). */
+/**
+ * The ids to link, in the order given (each once); objects of fields are created or matched
+ * (docs/reference.md §6.3, §6.4).
+ */
 async function resolveLinked(w: WriteScope, kind: keyof typeof LINKED, refs: LinkRef[]): Promise<number[]> {
   const { param, exists, createOrMatch } = LINKED[kind];
   const ids: number[] = [];

@@ -11,7 +11,7 @@ import type { Prisma } from '../generated/sqlite/client.js';
 import { archivePage } from './archive.js';
 import { nextTurn } from './turns.js';
 
-// The event list (`GET /events`, GraphQL `events`): the reference's filters (tec-reference §5) turned
+// The event list (`GET /events`, GraphQL `events`): the reference's filters (docs/reference.md §5) turned
 // into one Prisma `where`, then paged. Dates compare the filter's wall-clock in the site zone with each
 // event's own local wall-clock (`localStart`/`localEnd`), the reference's default "event time zone" mode.
 
@@ -161,7 +161,7 @@ class ParamErrors {
 
 /**
  * A date filter → the site-zone wall-clock it compares with. Inclusive mode (the default) rounds
- * `start_date` to 00:00:00 and every other bound to 23:59:59 of its day (tec-reference §5.5).
+ * `start_date` to 00:00:00 and every other bound to 23:59:59 of its day (docs/reference.md §5.5).
  */
 function dateBound(parsed: DateTime, filter: DateFilter, strict: boolean): string {
   if (strict) return parsed.toFormat(WALL_CLOCK);

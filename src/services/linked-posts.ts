@@ -390,7 +390,7 @@ export function writeLinked<T>(
 
 // ---- Lists -----------------------------------------------------------------------------------------
 
-/** The list filters (reference §8); REST names them in snake_case, GraphQL in camelCase. */
+/** The list filters (docs/reference.md §8); REST names them in snake_case, GraphQL in camelCase. */
 export interface LinkedListFilter {
   search?: string | null;
   event?: number | null;

@@ -2,9 +2,9 @@ import type { Prisma } from '../generated/sqlite/client.js';
 import { invalidParams } from '../domain/errors.js';
 import { type Viewer, can } from '../domain/permissions.js';
 
-// The `image` parameter of events, venues and organizers (reference §6.6): an existing media id, or an
-// http(s) URL that is recorded as media (never downloaded) when the caller may upload files; empty
-// removes the image. Checked before permissions (a 400), recorded after them.
+// The `image` parameter of events, venues and organizers (docs/reference.md §6.6): an existing media id, or
+// an http(s) URL that is recorded as media (never downloaded) when the caller may upload files; empty removes
+// the image. Checked before permissions (a 400), recorded after them.
 
 export type ImageChoice = { kind: 'none' } | { kind: 'media'; id: number } | { kind: 'url'; url: string };
 

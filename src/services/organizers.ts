@@ -17,7 +17,7 @@ import {
 } from './linked-posts.js';
 import type { Tx, WriteScope } from './transactions.js';
 
-// Organizers (reference §1.3, §6.4, §8): phone, website and e-mail (kept as given, as the reference)
+// Organizers (docs/reference.md §1.3, §6.4, §8): phone, website and e-mail (kept as given, as the reference)
 // on top of the shared linked-post rules.
 
 const organizerFields = z.object({

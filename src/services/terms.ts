@@ -11,7 +11,7 @@ import type { Taxonomy } from '../domain/urls.js';
 import type { Tx, WriteScope } from './transactions.js';
 
 // Categories (`tribe_events_cat`, hierarchical) and tags (`post_tag`, flat): list filters and writes,
-// with the reference's rules (tec-reference.md §2.4, §3.2 "Terms", §6.7) and deviations D1, D2, D7, D8.
+// with the reference's rules (docs/reference.md §2.4, §3.2 "Terms", §6.7) and deviations D1, D2, D7, D8.
 // A term's `count` is `Term.eventCount`, the published events carrying it, which every event write
 // keeps exact (`refreshTermCounts`); deleting a term changes no other term's count.
 

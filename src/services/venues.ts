@@ -19,7 +19,7 @@ import {
 } from './linked-posts.js';
 import type { Tx, WriteScope } from './transactions.js';
 
-// Venues (reference §1.2, §6.4, §8): the venue's own fields on top of the shared linked-post rules.
+// Venues (docs/reference.md §1.2, §6.4, §8): the venue's own fields on top of the shared linked-post rules.
 
 const venueFields = z.object({
   address: textField.optional(),

@@ -5,7 +5,7 @@ import { createEvent, createOrganizer, createTerm, createVenue } from '../helper
 import { createUser } from '../helpers/users.js';
 
 // Who may write what, through the REST routes, for every role (and anonymous callers).
-// Expected statuses follow the reference's capability mapping (tec-reference.md §4) and D8.
+// Expected statuses follow the reference's capability mapping (docs/reference.md §4) and D8.
 
 type Caller = Role | 'anonymous';
 const CALLERS: Caller[] = ['anonymous', 'subscriber', 'contributor', 'author', 'editor', 'administrator'];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isValidTimezone, parseDateInput, zoneAbbreviation } from '../../src/domain/dates.js';
 
-// Date inputs as behavior.md "Dates" lists them, read in a zone; relative phrases count from `now`.
+// Date inputs as the README lists them ("Event list filters"), read in a zone; relative phrases count from
+// `now`.
 
 // Wednesday 2026-03-04 10:30 in New York (EST), four days before DST starts (2026-03-08).
 const NOW = new Date('2026-03-04T15:30:00Z');

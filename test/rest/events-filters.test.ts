@@ -4,7 +4,7 @@ import { API, API_ROOT, type Harness, startHarness } from '../helpers/harness.js
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
-// GET /events filters (tec-reference §5, behavior.md D2/D15). Each block works in its own month of
+// GET /events filters (docs/reference.md §5, D2/D15). Each block works in its own month of
 // 2032-2034 and names it with start_date/end_date, so the blocks do not see each other's events.
 
 let h: Harness;
@@ -778,7 +778,7 @@ describe('password-protected events in lists', () => {
     });
   });
 
-  it('are listed with their content blanked (reference §4.3)', async () => {
+  it('are listed with their content blanked (docs/reference.md §4.3)', async () => {
     const res = await list(month('2032-08'));
     expect(res.body.events[0]).toMatchObject({
       title: 'Protected',

@@ -3,7 +3,7 @@ import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
-// GET /events/{id} and /events/by-slug/{slug}: visibility (tec-reference §3.2, §4.3, D1) and the full
+// GET /events/{id} and /events/by-slug/{slug}: visibility (docs/reference.md §3.2, §4.3, D1) and the full
 // representation, compared with the captured samples.
 
 import { sample, withEventStatus } from '../helpers/samples.js';

@@ -4,9 +4,9 @@ import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
-// POST /events, POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}, DELETE of both (seed §2.1,
-// §4.2; reference §3.2, §4.1, §6; D3, D4, D9, D14, D17): EventInsertionCest, EventUpdateCest,
-// EventDeletionCest, the event rows of AuthorizationCest and tec-reference §9 items 10–14.
+// POST /events, POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}, DELETE of both (docs/reference.md
+// §S2.1, §S4.2, §3.2, §4.1, §6; D3, D4, D9, D14, D17): EventInsertionCest, EventUpdateCest,
+// EventDeletionCest, the event rows of AuthorizationCest and the reference's expectations 10–14 (§9).
 
 import { sample, withEventStatus } from '../helpers/samples.js';
 

@@ -4,8 +4,8 @@ import { API, API_ROOT, type Harness, startHarness } from '../helpers/harness.js
 import { createEvent, createOrganizer } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
-// GET /organizers filters (reference §8; D16): OrganizerArchiveSearchCest, OrganizerByEventArchiveCest,
-// OrganizerByEmptyArchiveCest and OrganizerByUpcomingArchiveCest.
+// GET /organizers filters (docs/reference.md §8; D16): OrganizerArchiveSearchCest,
+// OrganizerByEventArchiveCest, OrganizerByEmptyArchiveCest and OrganizerByUpcomingArchiveCest.
 
 let h: Harness;
 let editor: { login: string; password: string };

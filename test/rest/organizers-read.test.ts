@@ -3,7 +3,7 @@ import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/
 import { createEvent, createOrganizer } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
-// GET /organizers/{id}, /organizers/by-slug/{slug} and /organizers (reference §1.3, §2, §3.2, §4.3,
+// GET /organizers/{id}, /organizers/by-slug/{slug} and /organizers (docs/reference.md §1.3, §2, §3.2, §4.3,
 // D1, D6): OrganizerSingleCest, OrganizerSingleSlugCest and OrganizerArchiveCest.
 
 import { sample } from '../helpers/samples.js';

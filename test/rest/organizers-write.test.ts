@@ -3,7 +3,7 @@ import { API, type Harness, SITE_URL, startHarness } from '../helpers/harness.js
 import { createEvent, createOrganizer } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
-// POST /organizers, updates and deletes by id and slug (reference §3.2, §6.4, §8; D1, D4, D18 and
+// POST /organizers, updates and deletes by id and slug (docs/reference.md §3.2, §6.4, §8; D1, D4, D18 and
 // the `password` extension): OrganizerInsertionCest, OrganizerUpdateCest, OrganizerDeletionCest and the
 // organizer rows of AuthorizationCest.
 

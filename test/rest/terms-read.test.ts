@@ -4,8 +4,9 @@ import { createEvent, createTerm } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 import { refreshTermCounts } from '../../src/services/term-counts.js';
 
-// GET /categories, /categories/{id}, /tags, /tags/{id}: shapes of samples 07, 08, 16, 17, every list
-// filter of seed §4.5 (CategoryArchiveCest, TagArchiveCest, SingleCategoryCest, SingleTagCest) and D1/D2.
+// GET /categories, /categories/{id}, /tags, /tags/{id}: shapes of samples 07, 08, 16, 17, every list filter
+// of docs/reference.md §S4.5 (CategoryArchiveCest, TagArchiveCest, SingleCategoryCest, SingleTagCest) and
+// D1/D2.
 
 import { sample } from '../helpers/samples.js';
 
@@ -23,7 +24,8 @@ const names = (body: { categories?: Array<{ name: string }>; tags?: Array<{ name
 
 beforeAll(async () => {
   h = await startHarness();
-  // Categories: Arts > Opera (events), Music (2 events), Business (empty), Zoo (1 event, draft + trashed others)
+  // Categories: Arts > Opera (events), Music (2 events), Business (empty), Zoo (1 event, draft + trashed
+  // others)
   const arts = await createTerm(h.db, 'tribe_events_cat', 'Arts');
   const opera = await h.db.term.create({
     data: {

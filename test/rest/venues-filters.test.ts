@@ -4,7 +4,7 @@ import { API, API_ROOT, type Harness, startHarness } from '../helpers/harness.js
 import { createEvent, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
-// GET /venues filters (reference §8; D16): VenueArchiveSearchCest, VenueByEventArchiveCest,
+// GET /venues filters (docs/reference.md §8; D16): VenueArchiveSearchCest, VenueByEventArchiveCest,
 // VenueByEmptyArchiveCest and VenueByUpcomingArchiveCest. Filters combine with AND.
 
 let h: Harness;

@@ -3,7 +3,7 @@ import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/
 import { createEvent, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
-// GET /venues/{id}, /venues/by-slug/{slug} and /venues (reference §1.2, §2, §3.2, §4.2–4.3, D1, D6):
+// GET /venues/{id}, /venues/by-slug/{slug} and /venues (docs/reference.md §1.2, §2, §3.2, §4.2–4.3, D1, D6):
 // VenueSingleCest, VenueSingleSlugCest and VenueArchiveCest.
 
 import { sample } from '../helpers/samples.js';

@@ -3,7 +3,7 @@ import { API, type Harness, SITE_URL, startHarness } from '../helpers/harness.js
 import { createEvent, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
-// POST /venues, POST|PUT|PATCH /venues/{id} and /venues/by-slug/{slug}, DELETE of both (reference
+// POST /venues, POST|PUT|PATCH /venues/{id} and /venues/by-slug/{slug}, DELETE of both (docs/reference.md
 // §3.2, §4.1, §6.4, §8; D1, D4, D6, D18, D19 and the `password` extension): VenueInsertionCest,
 // VenueUpdateCest, VenueDeletionCest and the venue rows of AuthorizationCest.
 

@@ -33,7 +33,7 @@ import { assertReadable, contentWithheld, readableLinks } from '../../domain/vis
 import type { Term } from '../../generated/sqlite/client.js';
 import type { Context } from '../../context.js';
 
-// The event as The Events Calendar's REST API v1 returns it (reference §1.1): snake_case keys in the
+// The event as The Events Calendar's REST API v1 returns it (docs/reference.md §1.1): snake_case keys in the
 // reference's order. Fields resolve from the same Prisma selection as the public `Event` type.
 
 const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
@@ -87,7 +87,7 @@ const TecEventFields = builder.prismaInterface('Event', {
         wallClock(e[instant], e.timezone);
     const utc = (instant: 'startsAt' | 'endsAt') => (e: { startsAt: Date; endsAt: Date }) =>
       wallClock(e[instant], 'UTC');
-    // Blanked (null) in lists for a password-protected event without its password (reference §4.3).
+    // Blanked (null) in lists for a password-protected event without its password (docs/reference.md §4.3).
     const flag = (key: 'allDay' | 'showMap' | 'showMapLink' | 'hideFromListings' | 'sticky' | 'featured') =>
       t.boolean({ nullable: true, resolve: (e) => (contentWithheld(e) ? null : e[key]) });
     return {
@@ -270,8 +270,9 @@ const TecEventList = builder.objectRef<EventArchive>('TecEventList').implement({
 const flagParam = (value: boolean) => (value ? '1' : '0');
 
 /**
- * The effective query, in the reference's order (§2.2); then, per D2, what the reference forgets
- * (categories, tags, geo, strict dates) so that `next_rest_url` pages the same query. Never the password.
+ * The effective query, in the reference's order (docs/reference.md §2.2); then, per D2, what the reference
+ * forgets (categories, tags, geo, strict dates) so that `next_rest_url` pages the same query. Never the
+ * password.
  */
 function eventLinks(page: EventArchive, ctx: Context) {
   const { effective: f, paging } = page;

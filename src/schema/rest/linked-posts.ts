@@ -18,10 +18,10 @@ import {
 } from '../../services/linked-posts.js';
 import type { Tx, WriteScope } from '../../services/transactions.js';
 
-// The REST root fields of venues and organizers (seed §4.3–4.4), one per route: list, read by id and
-// slug, create, update and delete by id and slug. Each answers with the reference's representation
-// (`presentVenue` / `presentOrganizer`, the presenters the event embeds), so every REST field of a
-// venue or organizer is computed in one place; the writes run in one transaction each.
+// The REST root fields of venues and organizers (docs/reference.md §S4.3–S4.4), one per route: list, read by
+// id and slug, create, update and delete by id and slug. Each answers with the reference's representation
+// (`presentVenue` / `presentOrganizer`, the presenters the event embeds), so every REST field of a venue or
+// organizer is computed in one place; the writes run in one transaction each.
 
 const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
 

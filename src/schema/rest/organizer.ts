@@ -7,7 +7,8 @@ import {
   updateOrganizer,
 } from '../../services/organizers.js';
 
-// `/organizers`, `/organizers/{id}`, `/organizers/by-slug/{slug}` (seed §4.4) as The Events Calendar answers them.
+// `/organizers`, `/organizers/{id}`, `/organizers/by-slug/{slug}` (docs/reference.md §S4.4) as The Events
+// Calendar answers them.
 
 defineLinkedRestFields({
   kind: 'organizer',

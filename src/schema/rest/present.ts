@@ -41,7 +41,7 @@ export function presentImage(media: Media | null): Record<string, unknown> | fal
   });
 }
 
-/** Blanks a password-protected venue's or organizer's content (reference §4.3); its name stays (D6). */
+/** Blanks a protected venue's or organizer's content (docs/reference.md §4.3); its name stays (D6). */
 const HIDDEN_VALUES: Record<string, unknown> = {
   description: '',
   excerpt: '',
@@ -127,8 +127,8 @@ function organizerJsonLd(organizer: Organizer, hidden = Boolean(organizer.passwo
 }
 
 /**
- * The reference's venue (§1.2): falsy fields dropped, coordinates when known, `json_ld` in the single
- * representation, then `show_map`, `show_map_link` and the global ids. `viewer` decides whether a
+ * The reference's venue (docs/reference.md §1.2): falsy fields dropped, coordinates when known, `json_ld` in
+ * the single representation, then `show_map`, `show_map_link` and the global ids. `viewer` decides whether a
  * password-protected venue is scrubbed (everyone who may not edit it); anonymous by default.
  */
 export function presentVenue(
@@ -174,7 +174,10 @@ export function presentVenue(
   return hidden ? scrub(record) : record;
 }
 
-/** The reference's organizer (§1.3): every falsy field dropped; `json_ld` in the single representation. */
+/**
+ * The reference's organizer (docs/reference.md §1.3): every falsy field dropped; `json_ld` in the single
+ * representation.
+ */
 export function presentOrganizer(
   organizer: WithImage<Organizer>,
   urls: SiteUrls,

@@ -16,7 +16,7 @@ import {
 } from '../../services/terms.js';
 import type { Context } from '../../context.js';
 
-// Categories and tags as The Events Calendar's term endpoints return them (reference §1.4(b)): the
+// Categories and tags as The Events Calendar's term endpoints return them (docs/reference.md §1.4(b)): the
 // WordPress `wp/v2` term with `link` renamed `url` and TEC's `urls` appended, keys in that order.
 // Single-term reads and writes also carry WordPress-style `_links` (samples 07, 08), pointing at our
 // own routes; lists and the deleted term of a DELETE do not.
@@ -190,7 +190,7 @@ interface RestListArgs {
 }
 
 builder.queryFields((t) => {
-  // The list parameters of seed §4.5 (tags: without `parent`), under their REST names.
+  // The list parameters of docs/reference.md §S4.5 (tags: without `parent`), under their REST names.
   const listArgs = {
     page: t.arg.int({ description: 'The archive page to return', defaultValue: 1 }),
     per_page: t.arg.int({

@@ -2,7 +2,8 @@ import { defineLinkedRestFields } from './linked-posts.js';
 import { presentVenue } from './present.js';
 import { createOrMatchVenue, deleteVenue, updateVenue, venueArchive } from '../../services/venues.js';
 
-// `/venues`, `/venues/{id}`, `/venues/by-slug/{slug}` (seed §4.3) as The Events Calendar answers them.
+// `/venues`, `/venues/{id}`, `/venues/by-slug/{slug}` (docs/reference.md §S4.3) as The Events Calendar
+// answers them.
 
 defineLinkedRestFields({
   kind: 'venue',
