@@ -272,6 +272,21 @@ export function buildApp({
       return;
     }
     if (read?.subscription) {
+      // Only as a stream: yoga would run the subscription before refusing another media type, and
+      // never end it.
+      if (!/text\/event-stream/i.test(ctx.get('accept'))) {
+        ctx.status = 406;
+        ctx.type = 'application/json';
+        ctx.body = JSON.stringify({
+          errors: [
+            {
+              message: 'Subscriptions are served as Server-Sent Events: send Accept: text/event-stream.',
+              extensions: { code: 'not_acceptable', http: { status: 406 } },
+            },
+          ],
+        });
+        return;
+      }
       // A subscription: a stream (SSE), never buffered, never cached.
       const response = await yoga.fetch(
         `http://graphql${ctx.url}`,
@@ -290,7 +305,12 @@ export function buildApp({
       // A stream has its connection to itself: closing it when the stream ends (a draining instance
       // ends them all) lets the listener close without waiting for idle keep-alive sockets.
       ctx.set('Connection', 'close');
-      ctx.body = response.body ? Readable.from(response.body as unknown as AsyncIterable<Uint8Array>) : null;
+      if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+        ctx.body = Readable.from(response.body as unknown as AsyncIterable<Uint8Array>);
+        return;
+      }
+      // Anything else (a refusal) is answered whole.
+      ctx.body = Buffer.from(await response.arrayBuffer());
       return;
     }
     if (!read) {

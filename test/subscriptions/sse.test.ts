@@ -359,6 +359,28 @@ describe('venues, organizers and terms', () => {
   });
 });
 
+describe('not as SSE', () => {
+  it('a subscription asked without Accept: text/event-stream is a coded 406, never a 204 or a hang', async () => {
+    const query = 'subscription { eventChanged { id } }';
+    const answers = [
+      await fetch(`${base}/graphql?${new URLSearchParams({ query })}`, {
+        headers: { accept: 'application/json' },
+      }),
+      await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(406);
+      const body = (await answer.json()) as { errors: Array<{ extensions: { code: string } }> };
+      expect(body.errors[0]!.extensions.code).toBe('not_acceptable');
+    }
+    expect(feed.size).toBe(0);
+  });
+});
+
 describe('limits', () => {
   it('caps the subscriptions of one client, and frees a place when a client leaves', async () => {
     const held = [];
