@@ -22,14 +22,20 @@ function setField(block: string, field: string, value: string): string {
   return block.replace(pattern, `$1"${value}"`);
 }
 
+function addField(block: string, field: string, value: string): string {
+  return block.replace(/\n\}(\s*)$/, `\n  ${field} = ${value}\n}$1`);
+}
+
 /** Pure text transformation: same input, same output. */
 export function derivePostgresSchema(source: string): string {
   let schema = source.replace(/\r\n/g, '\n');
   // The leading comment addresses editors of the source file; the header below replaces it.
   schema = schema.replace(/^(?:\/\/[^\n]*\n|\s*\n)*/, '');
   schema = editBlock(schema, 'generator', 'pothos', () => ''); // Pothos types come from the SQLite client
+  // PostgreSQL loads a list's relations in the same statement (JSON aggregation, lateral joins) instead
+  // of one statement per relation level; SQLite has no such strategy.
   schema = editBlock(schema, 'generator', 'client', (block) =>
-    setField(block, 'output', postgresClientOutput),
+    addField(setField(block, 'output', postgresClientOutput), 'previewFeatures', '["relationJoins"]'),
   );
   schema = editBlock(schema, 'datasource', 'db', (block) => setField(block, 'provider', 'postgresql'));
   return `// generated from ../../schema.prisma, do not edit\n\n${schema}`;
