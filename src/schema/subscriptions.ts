@@ -55,12 +55,30 @@ function feedOf(ctx: Context) {
 }
 
 /**
+ * Whether a change is in view, asked once per change for all the subscribers of this instance that
+ * see the same way (`view`: the conditions their probes run, viewer included): a write heard by a
+ * thousand anonymous subscribers costs one query here, not a thousand. Every subscriber receives the
+ * same Change object from the feed, so it keys the shared answers and they go with it.
+ */
+const verdicts = new WeakMap<Change, Map<string, Promise<boolean>>>();
+
+function inView(change: Change, view: string, probe: () => Promise<boolean>): Promise<boolean> {
+  let byView = verdicts.get(change);
+  if (!byView) verdicts.set(change, (byView = new Map()));
+  let verdict = byView.get(view);
+  if (!verdict) byView.set(view, (verdict = probe()));
+  return verdict;
+}
+
+/**
  * A subscription of `kind`: `visibleIds` says which of some ids the subscriber sees now (readable and
  * matching its filter); `named` are the ids its filter names, seeded into its view when visible.
  */
 async function watch(
   ctx: Context,
   kind: FeedKind,
+  /** What `visibleIds` depends on besides the ids (its conditions), as a key. */
+  view: string,
   visibleIds: (ids: number[]) => Promise<number[]>,
   named: readonly number[] | null,
   password: string | null,
@@ -71,7 +89,9 @@ async function watch(
   const client = ctx.client ?? 'unknown';
   const seen = new Set<number>(named?.length ? await visibleIds([...new Set(named)]) : []);
   return feed.subscribe(kind, client, ctx.viewer.userId, async (change: Change): Promise<Delivery | null> => {
-    const visible = change.operation !== 'deleted' && (await visibleIds([change.id])).length > 0;
+    const visible =
+      change.operation !== 'deleted' &&
+      (await inView(change, view, async () => (await visibleIds([change.id])).length > 0));
     if (visible) {
       seen.delete(change.id);
       seen.add(change.id);
@@ -274,6 +294,7 @@ builder.subscriptionFields((t) => ({
       return watch(
         ctx,
         'event',
+        JSON.stringify(conditions),
         async (wanted) =>
           ids(
             await ctx.db.event.findMany({
@@ -297,6 +318,7 @@ builder.subscriptionFields((t) => ({
       return watch(
         ctx,
         'venue',
+        JSON.stringify(conditions),
         async (wanted) =>
           ids(
             await ctx.db.venue.findMany({
@@ -320,6 +342,7 @@ builder.subscriptionFields((t) => ({
       return watch(
         ctx,
         'organizer',
+        JSON.stringify(conditions),
         async (wanted) =>
           ids(
             await ctx.db.organizer.findMany({
@@ -349,6 +372,7 @@ builder.subscriptionFields((t) => ({
       return watch(
         ctx,
         'term',
+        JSON.stringify(where),
         async (wanted) =>
           ids(
             await ctx.db.term.findMany({
