@@ -22,6 +22,8 @@ type Credentials = { id: number; login: string; password: string };
 
 let database: { url: string; drop: () => Promise<void> };
 let db: Db;
+/** Every SQL statement the app ran (the fan-out test counts them). */
+const queries: string[] = [];
 let server: Server;
 let base: string;
 let feed: ChangeFeed;
@@ -32,7 +34,7 @@ const open: Subscription[] = [];
 beforeAll(async () => {
   database = await freshDatabase();
   await migrateDatabase(database.url);
-  db = await createDb(database.url);
+  db = await createDb(database.url, { onQuery: (sql) => queries.push(sql) });
   const config = loadConfig({
     DATABASE_URL: database.url,
     CALENDAR_SITE_URL: SITE_URL,
@@ -407,6 +409,28 @@ describe('limits', () => {
     expect((await refused.next()).errors[0].extensions.code).toBe('too_many_aliases');
     await refused.ended;
     expect(feed.size).toBe(0);
+  });
+});
+
+describe('fan-out', () => {
+  it('asks once per change whether it is in view for subscribers who see alike, then reads once each', async () => {
+    const QUERY = 'subscription { eventChanged { id event { id } } }';
+    /** Statements run after one write's commit to deliver it to `count` anonymous subscribers. */
+    const statementsFor = async (count: number) => {
+      const subscribers = [];
+      for (let i = 0; i < count; i++) subscribers.push(await listen(QUERY));
+      await feedHolds(count);
+      queries.length = 0;
+      await createEvent({ title: `Fan-out ${count}` });
+      for (const subscriber of subscribers) await subscriber.next();
+      const afterCommit = queries.slice(queries.findLastIndex((sql) => /^COMMIT/i.test(sql)) + 1);
+      for (const subscriber of subscribers) subscriber.close();
+      await feedHolds(0);
+      return afterCommit.length;
+    };
+    // One visibility check shared by all, then one read of the record per subscriber.
+    expect(await statementsFor(1)).toBe(2);
+    expect(await statementsFor(4)).toBe(5);
   });
 });
 
