@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, PROVIDE_CHROMIUM_TIMEOUT, provideChromium } from '../helpers/chromium.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 
@@ -32,6 +33,9 @@ let profile: string;
 const requests: string[] = [];
 let eventId: number;
 
+// Installs Chromium first when it is missing (test/helpers/chromium.ts); never skips the test.
+beforeAll(provideChromium, PROVIDE_CHROMIUM_TIMEOUT);
+
 beforeAll(async () => {
   h = await startHarness();
   eventId = (await createEvent(h.db, { title: 'Lantern Parade' })).id;
@@ -42,7 +46,7 @@ beforeAll(async () => {
   // A fresh profile each run (playwright takes it as launchPersistentContext's first argument).
   profile = mkdtempSync(join(tmpdir(), 'calendar-chromium-'));
   browser = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     headless: true,
     args: CHROMIUM_FLAGS,
     viewport: { width: 1280, height: 800 },
@@ -54,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  if (server) await new Promise((resolve) => server.close(resolve));
   await h?.close();
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
