@@ -2,7 +2,9 @@
 // Fills DATABASE_URL (default: the server's SQLite file) with sample data; see src/sample-data/.
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
+import { announceInvalidation } from '../src/cache/invalidation-bus.js';
 import { databaseProviderOf } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
 import { type Db, createDb } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { defaultCounts } from '../src/sample-data/generate.js';
@@ -85,6 +87,11 @@ try {
     console.log(
       `seeded ${provider}: ${counts.events} events, ${counts.venues} venues, ${counts.organizers} organizers, ` +
         `${counts.terms} new terms, ${links} links in ${seconds} s`,
+    );
+    // Running servers did not see these writes: their caches start again (where a channel exists).
+    await announceInvalidation(
+      { redisUrl: process.env.REDIS_URL, databaseUrl: url, databaseProvider: provider },
+      createLogger('warn', 'stderr'),
     );
   }
 } catch (error) {

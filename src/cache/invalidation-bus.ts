@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { within } from '../ops/lifecycle.js';
 import { connectRedis } from '../ops/redis.js';
 import type { ResponseCache } from './response-cache.js';
 
@@ -13,6 +14,7 @@ import type { ResponseCache } from './response-cache.js';
 
 const CHANNEL = 'calendar_cache_invalidation';
 const RECONNECT_MS = 1000;
+const ANNOUNCE_TIMEOUT_MS = 2000;
 
 export interface InvalidationBus {
   /** Resolves once the channel listens (the cache is suspended until then). */
@@ -107,4 +109,56 @@ export function postgresInvalidationBus(cache: ResponseCache, url: string, logge
       await current?.end().catch(() => undefined);
     },
   };
+}
+
+/** Where running instances listen for invalidations: the same rule `server.ts` applies. */
+export interface InvalidationChannel {
+  redisUrl?: string;
+  databaseUrl: string;
+  databaseProvider: 'sqlite' | 'postgresql';
+}
+
+/**
+ * Tells every running instance that data changed behind their backs (the `calendar` CLI, the seed
+ * script: other processes, whose writes no server's write pipeline saw). Resolves `false` where no
+ * channel exists (SQLite without Redis: restart the server) or it cannot be reached (logged); the
+ * write itself is committed either way.
+ */
+export async function announceInvalidation(channel: InvalidationChannel, logger: Logger): Promise<boolean> {
+  const from = `external:${randomUUID()}`;
+  try {
+    if (channel.redisUrl) {
+      const redis = connectRedis(channel.redisUrl, logger);
+      try {
+        // The connection refuses commands until it is ready (no offline queue).
+        await within(
+          new Promise((ready, failed) => {
+            redis.once('ready', ready);
+            redis.once('error', failed);
+          }),
+          ANNOUNCE_TIMEOUT_MS,
+          'Redis',
+        );
+        await redis.publish(CHANNEL, from);
+      } finally {
+        redis.disconnect();
+      }
+      return true;
+    }
+    if (channel.databaseProvider !== 'postgresql') return false;
+    const client = new pg.Client({
+      connectionString: channel.databaseUrl,
+      connectionTimeoutMillis: ANNOUNCE_TIMEOUT_MS,
+    });
+    await client.connect();
+    try {
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, from]);
+    } finally {
+      await client.end();
+    }
+    return true;
+  } catch (error) {
+    logger.warn({ err: error }, 'running instances not told of the change; their caches may be stale');
+    return false;
+  }
 }

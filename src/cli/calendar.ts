@@ -3,6 +3,8 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createDb } from '../db/client.js';
 import { recordChanges } from '../services/change-log.js';
 import { WritePipeline } from '../services/transactions.js';
+import { announceInvalidation } from '../cache/invalidation-bus.js';
+import { createLogger } from '../logger.js';
 import { migrateDatabase } from '../db/migrate.js';
 import { ROLES } from '../domain/permissions.js';
 import { isApiError } from '../domain/errors.js';
@@ -26,6 +28,11 @@ async function withDb<T>(run: (admin: UserAdmin) => Promise<T>): Promise<T> {
   try {
     const writes = new WritePipeline();
     recordChanges(writes, config);
+    // The servers' caches did not see this process write: tell them over their channel.
+    const logger = createLogger(config.logLevel, 'stderr');
+    writes.afterCommit(async () => {
+      await announceInvalidation(config, logger);
+    });
     return await run({ db, config, writes });
   } finally {
     await db.$disconnect();

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, createResponseCache } from '../../src/app.js';
 import {
   type InvalidationBus,
+  announceInvalidation,
   postgresInvalidationBus,
   redisInvalidationBus,
 } from '../../src/cache/invalidation-bus.js';
@@ -91,6 +92,59 @@ describe.each(['redis', 'postgres'] as const)('over %s', (channel) => {
       expect(seen, `round ${round}`).toContain(title);
       expect(seen.length).toBe(before.length + round);
     }
+  });
+});
+
+describe.each(['redis', 'postgres'] as const)('a write by another process, over %s', (channel) => {
+  it('is announced (as the calendar CLI and the seed script do) and reaches the instance at once', async () => {
+    const b = await instance(channel);
+    await b.bus.ready();
+    const admin = await createUser(b, 'administrator', `admin-external-${channel}`);
+    const created = await b.http
+      .post(`${API}/events`)
+      .auth(admin.login, admin.password)
+      .send({
+        title: `Before ${channel}`,
+        start_date: '2031-04-12 10:00:00',
+        end_date: '2031-04-12 11:00:00',
+      })
+      .expect(201);
+    await new Promise((done) => setTimeout(done, 50));
+    await b.http.get(LIST).expect(200);
+    expect((await b.http.get(LIST).expect(200)).headers['x-cache']).toBe('hit');
+    // A write the instance's pipeline never saw: the cache cannot know of it…
+    await b.db.event.update({
+      where: { id: created.body.id as number },
+      data: { title: `After ${channel}` },
+    });
+    expect(titles((await b.http.get(LIST).expect(200)).body)).toContain(`Before ${channel}`);
+    // …until the writer announces it on the instances' channel.
+    const told = await announceInvalidation(
+      channel === 'redis'
+        ? { redisUrl: REDIS_URL, databaseUrl: database.url, databaseProvider: 'sqlite' }
+        : { databaseUrl: POSTGRES_URL, databaseProvider: 'postgresql' },
+      createLogger('silent'),
+    );
+    expect(told).toBe(true);
+    const announced = performance.now();
+    let seen: string[] = [];
+    while (performance.now() - announced < 100) {
+      seen = titles((await b.http.get(LIST).expect(200)).body);
+      if (seen.includes(`After ${channel}`)) break;
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    expect(seen).toContain(`After ${channel}`);
+  });
+
+  it('an unreachable channel is reported, never thrown', async () => {
+    const logger = createLogger('silent');
+    const told = await announceInvalidation(
+      channel === 'redis'
+        ? { redisUrl: 'redis://127.0.0.1:1', databaseUrl: database.url, databaseProvider: 'sqlite' }
+        : { databaseUrl: 'postgresql://root@127.0.0.1:1/postgres', databaseProvider: 'postgresql' },
+      logger,
+    );
+    expect(told).toBe(false);
   });
 });
 
