@@ -32,6 +32,13 @@ const EnvSchema = z.object({
   CALENDAR_SUBSCRIPTIONS_PER_CLIENT: z.coerce.number().int().min(0).max(10_000).default(10),
   CALENDAR_SHUTDOWN_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   CALENDAR_CHANGES_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  CALENDAR_WEBHOOKS: z.enum(['on', 'off']).default('on'),
+  CALENDAR_WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  CALENDAR_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  CALENDAR_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
+  CALENDAR_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
+  CALENDAR_WEBHOOK_MAX_BACKOFF_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
+  CALENDAR_WEBHOOK_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(20),
   CALENDAR_CORS_ORIGINS: z
     .string()
     .default('')
@@ -80,6 +87,17 @@ export interface Config {
   corsOrigins: string[];
   /** Days the change log keeps its rows: older sync tokens answer 410 `sync_token_expired`. */
   changesRetentionDays: number;
+  /** Webhook deliveries (`services/webhook-dispatcher.ts`); `enabled` false: this instance sends none. */
+  webhooks: {
+    enabled: boolean;
+    /** Deliveries to loopback, private and link-local addresses (refused by default: SSRF). */
+    allowPrivate: boolean;
+    timeoutMs: number;
+    pollMs: number;
+    backoffMs: number;
+    maxBackoffMs: number;
+    maxFailures: number;
+  };
 }
 
 export function databaseProviderOf(url: string): DatabaseProvider {
@@ -120,5 +138,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownMs: e.CALENDAR_SHUTDOWN_MS,
     corsOrigins: e.CALENDAR_CORS_ORIGINS.map((origin) => origin.toLowerCase()),
     changesRetentionDays: e.CALENDAR_CHANGES_RETENTION_DAYS,
+    webhooks: {
+      enabled: e.CALENDAR_WEBHOOKS === 'on',
+      allowPrivate: e.CALENDAR_WEBHOOKS_ALLOW_PRIVATE === 'true',
+      timeoutMs: e.CALENDAR_WEBHOOK_TIMEOUT_MS,
+      pollMs: e.CALENDAR_WEBHOOK_POLL_MS,
+      backoffMs: e.CALENDAR_WEBHOOK_BACKOFF_MS,
+      maxBackoffMs: e.CALENDAR_WEBHOOK_MAX_BACKOFF_MS,
+      maxFailures: e.CALENDAR_WEBHOOK_MAX_FAILURES,
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { WebhookDispatcher } from './services/webhook-dispatcher.js';
 import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import { bootstrapAdministrator } from './auth/users.js';
@@ -60,6 +61,15 @@ const changes = new ChangeFeed({
   postgresUrl: config.databaseProvider === 'postgresql' ? config.databaseUrl : undefined,
 });
 lifecycle.onClose('subscriptions', () => changes.close());
+
+// Webhooks: this instance delivers the change log to the endpoints (claims keep instances apart); its
+// own committed writes wake it at once, other instances' within CALENDAR_WEBHOOK_POLL_MS.
+if (config.webhooks.enabled) {
+  const dispatcher = new WebhookDispatcher(db, config, logger);
+  writes.afterCommit(() => dispatcher.kick());
+  dispatcher.start();
+  lifecycle.onClose('webhook deliveries', () => dispatcher.stop());
+}
 
 const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache, redis, changes }).listen(
   config.port,

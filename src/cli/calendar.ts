@@ -1,3 +1,13 @@
+import type { Scope } from '../context.js';
+import type { Viewer } from '../domain/permissions.js';
+import {
+  WEBHOOK_EVENT_TYPES,
+  addWebhookEndpoint,
+  listWebhookEndpoints,
+  removeWebhookEndpoint,
+  setWebhookEndpointEnabled,
+  webhookDeliveries,
+} from '../services/webhooks.js';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDb } from '../db/client.js';
@@ -105,12 +115,112 @@ users
     );
   });
 
+// `calendar webhooks ...`: the same administration as the GraphQL mutations, as an administrator.
+const CLI_ADMINISTRATOR: Viewer = { userId: null, login: 'calendar-cli', role: 'administrator' };
+const webhooks = program.command('webhooks').description('Webhook endpoints and their deliveries');
+const asAdministrator = (admin: UserAdmin): Scope => ({ ...admin, viewer: CLI_ADMINISTRATOR });
+
+webhooks
+  .command('add <url>')
+  .description('Register an endpoint for the changes committed from now on; prints its secret (shown once)')
+  .requiredOption('--events <types>', `comma list: *, <type>.*, or of ${WEBHOOK_EVENT_TYPES.join(', ')}`)
+  .option('--description <text>', 'a note on what it is for')
+  .action(async (url: string, options: { events: string; description?: string }) => {
+    const { endpoint, secret } = await withDb((admin) =>
+      addWebhookEndpoint(asAdministrator(admin), {
+        url,
+        events: [options.events],
+        description: options.description,
+      }),
+    );
+    console.log(
+      `Added webhook endpoint ${endpoint.id} → ${endpoint.url} (${endpoint.events}). Secret (shown once):`,
+    );
+    console.log(secret);
+  });
+
+webhooks
+  .command('list')
+  .description('List the endpoints with their state')
+  .action(async () => {
+    const rows = await withDb((admin) => listWebhookEndpoints(asAdministrator(admin)));
+    if (rows.length === 0) return console.log('No webhook endpoints.');
+    console.table(
+      rows.map((row) => ({
+        id: row.id,
+        url: row.url,
+        events: row.events,
+        enabled: row.enabled,
+        failures: row.failures,
+        cursor: row.cursor,
+        disabledReason: row.disabledReason ?? '',
+      })),
+    );
+  });
+
+webhooks
+  .command('deliveries <id>')
+  .description("An endpoint's latest delivery attempts, newest first")
+  .option('--limit <n>', 'how many', (value) => Number.parseInt(value, 10), 20)
+  .action(async (id: string, options: { limit: number }) => {
+    const rows = await withDb((admin) =>
+      webhookDeliveries(asAdministrator(admin), Number(id), options.limit),
+    );
+    if (rows.length === 0) return console.log('No deliveries yet.');
+    console.table(
+      rows.map((row) => ({
+        at: row.createdAt.toISOString(),
+        message: row.messageId,
+        event: row.eventType,
+        attempt: row.attempt,
+        ok: row.succeeded,
+        status: row.status ?? '',
+        ms: row.durationMs,
+        error: row.error ?? '',
+      })),
+    );
+  });
+
+webhooks
+  .command('remove <id>')
+  .description('Delete an endpoint (and its delivery log)')
+  .action(async (id: string) => {
+    const removed = await withDb((admin) => removeWebhookEndpoint(asAdministrator(admin), Number(id)));
+    console.log(`Removed webhook endpoint ${removed.id} (${removed.url}).`);
+  });
+
+for (const [command, enabled] of [
+  ['enable', true],
+  ['disable', false],
+] as const) {
+  webhooks
+    .command(`${command} <id>`)
+    .description(
+      enabled
+        ? 'Enable an endpoint again (failures reset, retried at once)'
+        : 'Stop deliveries to an endpoint',
+    )
+    .action(async (id: string) => {
+      const endpoint = await withDb((admin) =>
+        setWebhookEndpointEnabled(asAdministrator(admin), Number(id), enabled),
+      );
+      console.log(`Webhook endpoint ${endpoint.id} ${endpoint.enabled ? 'enabled' : 'disabled'}.`);
+    });
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) process.exitCode = error.exitCode;
   else if (error instanceof UserAdminError || error instanceof ConfigError || isApiError(error)) {
-    console.error(`calendar: ${error.message}`);
+    const params = isApiError(error) ? error.data.params : undefined;
+    const reasons =
+      params && typeof params === 'object' && !Array.isArray(params)
+        ? ` (${Object.entries(params as Record<string, string>)
+            .map(([name, reason]) => `${name}: ${reason}`)
+            .join('; ')})`
+        : '';
+    console.error(`calendar: ${error.message}${reasons}`);
     process.exitCode = 1;
   } else {
     console.error('calendar: unexpected failure:', error instanceof Error ? error.message : error);

@@ -8,6 +8,7 @@ import './term.js';
 import './user.js';
 import './subscriptions.js';
 import './changes.js';
+import './webhooks.js';
 import './rest/event.js';
 import './rest/venue.js';
 import './rest/organizer.js';

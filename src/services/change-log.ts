@@ -236,6 +236,17 @@ export async function readChanges(
   );
 }
 
+/**
+ * The committed rows after `sequence`, in order (at most `limit`): what a consumer that resumes after
+ * the last row it handled (a webhook cursor) reads. A transaction for the reason `readChanges` gives.
+ */
+export function readCommittedAfter(db: Db, sequence: number, limit: number): Promise<ChangeLogRow[]> {
+  return db.$transaction(
+    (tx) => tx.changeLog.findMany({ where: { id: { gt: sequence } }, orderBy: { id: 'asc' }, take: limit }),
+    { maxWait: 15_000, timeout: 30_000 },
+  );
+}
+
 /** `rows` in the order of `ids` (a record that vanished meanwhile is left out). */
 export function inOrder<T extends { id: number }>(ids: readonly number[], rows: readonly T[]): T[] {
   const byId = new Map(rows.map((row) => [row.id, row]));

@@ -1,0 +1,368 @@
+import { randomUUID } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import { siteUrls } from '../domain/urls.js';
+import type { Logger } from '../logger.js';
+import { type ChangeLogRow, readCommittedAfter } from './change-log.js';
+import { isPrivateAddress, subscribes } from './webhooks.js';
+
+// Delivers the change log to the webhook endpoints, in process: the log is the outbox. Each endpoint
+// has a cursor (the last sequence delivered or skipped) that moves only after its target answered 2xx,
+// so a crash between a commit and its delivery loses nothing (the next run sends it; at least once).
+// One endpoint's changes go one at a time, in sequence order, so a record's changes arrive in order; a
+// failure stops the endpoint until its retry time (exponential backoff), and too many consecutive
+// failures disable it. Several instances may run this: an endpoint is claimed (a row update that only
+// succeeds when no live claim exists) before its turn, and a crashed instance's claim runs out.
+
+export interface WebhookSettings {
+  /** Every instance polls this often for changes other instances committed (its own wake it at once). */
+  pollMs: number;
+  timeoutMs: number;
+  /** First retry delay; doubled on each further failure, at most `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** Consecutive failed attempts that disable an endpoint. */
+  maxFailures: number;
+  allowPrivate: boolean;
+}
+
+const BATCH = 100;
+const RESPONSE_LIMIT = 64 * 1024;
+
+export interface WebhookPayload {
+  type: string;
+  timestamp: string;
+  data: {
+    id: number;
+    resource: string;
+    operation: string;
+    sequence: number;
+    changed_at: string;
+    rest_url: string;
+  };
+}
+
+const REST_PATH: Record<string, string> = {
+  event: 'events',
+  venue: 'venues',
+  organizer: 'organizers',
+  category: 'categories',
+  tag: 'tags',
+};
+
+export function payloadOf(row: ChangeLogRow, siteUrl: string): WebhookPayload {
+  return {
+    type: `${row.kind}.${row.operation}`,
+    timestamp: row.createdAt.toISOString(),
+    data: {
+      id: row.recordId,
+      resource: row.kind,
+      operation: row.operation,
+      sequence: row.id,
+      changed_at: row.createdAt.toISOString(),
+      rest_url: `${siteUrls(siteUrl).api}/${REST_PATH[row.kind] ?? row.kind}/${row.recordId}`,
+    },
+  };
+}
+
+/** Resolves like `dns.lookup`, refusing private targets: the address checked is the one connected to. */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = addresses as LookupAddress[];
+      const allowed = allowPrivate ? list : list.filter((entry) => !isPrivateAddress(entry.address));
+      if (!allowed.length)
+        return callback(
+          Object.assign(new Error(`${hostname} resolves to a private address only`), { code: 'EPRIVATE' }),
+          '',
+          0,
+        );
+      if (options.all) return (callback as (e: null, a: LookupAddress[]) => void)(null, allowed);
+      callback(null, allowed[0]!.address, allowed[0]!.family);
+    });
+  };
+}
+
+export interface AttemptResult {
+  status: number | null;
+  error: string | null;
+}
+
+/** One signed POST, with a time limit on the whole exchange. */
+export function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  settings: Pick<WebhookSettings, 'timeoutMs' | 'allowPrivate'>,
+): Promise<AttemptResult> {
+  return new Promise((resolve) => {
+    const target = new URL(url);
+    const client = target.protocol === 'https:' ? https : http;
+    let settled = false;
+    const done = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const request = client.request(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+        lookup: guardedLookup(settings.allowPrivate),
+        agent: false,
+      },
+      (response) => {
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > RESPONSE_LIMIT) response.destroy();
+        });
+        const status = response.statusCode ?? 0;
+        const finish = () =>
+          done({ status, error: status >= 200 && status < 300 ? null : `answered ${status}` });
+        response.on('end', finish);
+        response.on('close', finish);
+        response.on('error', finish);
+      },
+    );
+    const timer = setTimeout(() => {
+      request.destroy();
+      done({ status: null, error: `no answer within ${settings.timeoutMs} ms` });
+    }, settings.timeoutMs);
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      done({ status: null, error: error.code ? `${error.code}: ${error.message}` : error.message }),
+    );
+    request.end(body);
+  });
+}
+
+export class WebhookDispatcher {
+  private readonly instance = randomUUID();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: Pick<Config, 'siteUrl'> & { webhooks: WebhookSettings },
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.kick();
+  }
+
+  /** Waits for the round in progress; nothing starts afterwards. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Runs a round now (after the one in progress): a write committed on this instance. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.running = this.round()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'webhook round failed'))
+      .finally(() => {
+        this.running = null;
+        if (this.stopped) return;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        } else this.timer = setTimeout(() => this.kick(), this.config.webhooks.pollMs).unref();
+      });
+  }
+
+  /** Serves every endpoint with work due; resolves when they are done for now. */
+  async round(): Promise<void> {
+    const now = new Date();
+    const last = await this.db.changeLog.findFirst({ orderBy: { id: 'desc' }, select: { id: true } });
+    if (!last) return;
+    const due = await this.db.webhookEndpoint.findMany({
+      where: {
+        enabled: true,
+        cursor: { lt: last.id },
+        OR: [{ nextAttemptAt: null }, { nextAttemptAt: { lte: now } }],
+      },
+      select: { id: true },
+    });
+    await Promise.all(due.map(({ id }) => this.serve(id)));
+  }
+
+  private claimMs(): number {
+    return this.config.webhooks.timeoutMs * 2 + 30_000;
+  }
+
+  /** Takes the endpoint unless another instance holds a live claim on it. */
+  private async claim(id: number): Promise<boolean> {
+    const now = new Date();
+    const { count } = await this.db.webhookEndpoint.updateMany({
+      where: {
+        id,
+        enabled: true,
+        OR: [{ claimedUntil: null }, { claimedUntil: { lt: now } }, { claimedBy: this.instance }],
+      },
+      data: { claimedBy: this.instance, claimedUntil: new Date(now.getTime() + this.claimMs()) },
+    });
+    return count === 1;
+  }
+
+  private async serve(id: number): Promise<void> {
+    if (!(await this.claim(id))) return;
+    try {
+      for (;;) {
+        if (this.stopped) return;
+        const endpoint = await this.db.webhookEndpoint.findUnique({ where: { id } });
+        if (!endpoint?.enabled || endpoint.claimedBy !== this.instance) return;
+        if (endpoint.nextAttemptAt && endpoint.nextAttemptAt > new Date()) return;
+        const rows = await readCommittedAfter(this.db, endpoint.cursor, BATCH);
+        if (!rows.length) return;
+        for (const row of rows) {
+          if (this.stopped) return;
+          if (row.kind !== 'user' && subscribes(endpoint.events, `${row.kind}.${row.operation}`)) {
+            const delivered = await this.deliver(endpoint, row);
+            if (!delivered) return;
+          } else {
+            await this.db.webhookEndpoint.updateMany({
+              where: { id, cursor: { lt: row.id } },
+              data: { cursor: row.id },
+            });
+          }
+        }
+        if (rows.length < BATCH) return;
+      }
+    } finally {
+      await this.db.webhookEndpoint
+        .updateMany({
+          where: { id, claimedBy: this.instance },
+          data: { claimedBy: null, claimedUntil: null },
+        })
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'webhook claim not released'));
+    }
+  }
+
+  /** One attempt; true when the endpoint took it (the cursor moved past it). */
+  private async deliver(
+    endpoint: { id: number; url: string; secret: string; failures: number },
+    row: ChangeLogRow,
+  ): Promise<boolean> {
+    const settings = this.config.webhooks;
+    const payload = JSON.stringify(payloadOf(row, this.config.siteUrl));
+    const messageId = `msg_${row.id}`;
+    const sentAt = new Date();
+    let signature: string;
+    try {
+      signature = new Webhook(endpoint.secret).sign(messageId, sentAt, payload);
+    } catch (error) {
+      await this.failed(endpoint, row, messageId, { status: null, error: String(error) }, 0, true);
+      return false;
+    }
+    // The claim covers this attempt.
+    await this.db.webhookEndpoint.updateMany({
+      where: { id: endpoint.id, claimedBy: this.instance },
+      data: { claimedUntil: new Date(Date.now() + this.claimMs()) },
+    });
+    const started = performance.now();
+    const result = await post(
+      endpoint.url,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'calendar-service-webhooks',
+        'webhook-id': messageId,
+        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      payload,
+      settings,
+    );
+    const durationMs = Math.round(performance.now() - started);
+    if (result.error === null) {
+      await this.db.$transaction([
+        this.db.webhookEndpoint.updateMany({
+          where: { id: endpoint.id, cursor: { lt: row.id } },
+          data: { cursor: row.id, failures: 0, nextAttemptAt: null },
+        }),
+        this.db.webhookDelivery.create({
+          data: {
+            endpointId: endpoint.id,
+            changeId: row.id,
+            messageId,
+            eventType: `${row.kind}.${row.operation}`,
+            attempt: endpoint.failures + 1,
+            status: result.status,
+            durationMs,
+            succeeded: true,
+          },
+        }),
+      ]);
+      endpoint.failures = 0;
+      return true;
+    }
+    await this.failed(endpoint, row, messageId, result, durationMs, false);
+    return false;
+  }
+
+  private async failed(
+    endpoint: { id: number; failures: number },
+    row: ChangeLogRow,
+    messageId: string,
+    result: AttemptResult,
+    durationMs: number,
+    fatal: boolean,
+  ): Promise<void> {
+    const settings = this.config.webhooks;
+    const failures = endpoint.failures + 1;
+    const disable = fatal || failures >= settings.maxFailures;
+    const delay = Math.min(settings.backoffMs * 2 ** (failures - 1), settings.maxBackoffMs);
+    await this.db.$transaction([
+      this.db.webhookEndpoint.update({
+        where: { id: endpoint.id },
+        data: {
+          failures,
+          nextAttemptAt: new Date(Date.now() + delay),
+          ...(disable
+            ? {
+                enabled: false,
+                disabledReason: `${failures} consecutive failed deliveries (last: ${result.error})`,
+              }
+            : {}),
+        },
+      }),
+      this.db.webhookDelivery.create({
+        data: {
+          endpointId: endpoint.id,
+          changeId: row.id,
+          messageId,
+          eventType: `${row.kind}.${row.operation}`,
+          attempt: failures,
+          status: result.status,
+          error: result.error?.slice(0, 500) ?? null,
+          durationMs,
+          succeeded: false,
+        },
+      }),
+    ]);
+    endpoint.failures = failures;
+    if (disable) this.logger.warn({ endpoint: endpoint.id, failures }, 'webhook endpoint disabled');
+    // Wake up for the retry even when nothing else happens.
+    if (!disable && !this.stopped) setTimeout(() => this.kick(), delay + 5).unref();
+  }
+}
