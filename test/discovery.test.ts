@@ -13,7 +13,7 @@ import { API, API_ROOT, type Harness, SITE_URL, startHarness } from './helpers/h
 // reference's captures, valid OpenAPI 3.0, and true to what the routes actually answer.
 
 const sample = JSON.parse(
-  readFileSync(new URL('../../shared/spec/tec-samples/01-namespace-index.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('./samples/01-namespace-index.json', import.meta.url), 'utf8'),
 );
 const SAMPLE_PREFIX = '/tribe/events/v1';
 const ARG_KEYWORDS = new Set(['type', 'items', 'format', 'enum', 'description', 'default', 'required']);
