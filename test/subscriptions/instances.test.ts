@@ -134,8 +134,8 @@ describe('subscriptions across instances (Redis)', () => {
       event: { title: 'Draft on A', status: 'draft' },
     });
     await gql(a, UPDATE, { id: draft, input: { status: 'publish' } });
-    // The draft was never shown to the anonymous subscriber: its first event is the publication.
-    expect((await anonymous.next()).data.eventChanged).toEqual({
+    // The draft was never shown to the anonymous subscriber: what it hears first is the publication.
+    expect(await publication(anonymous)).toEqual({
       id: draft,
       operation: 'updated',
       event: { title: 'Draft on A', status: 'publish' },
@@ -180,6 +180,19 @@ describe('subscriptions across instances (Redis)', () => {
   });
 });
 
+/**
+ * The first message an anonymous subscriber gets about a draft that was then published. Each
+ * subscriber re-reads the record when a change arrives: when the publication committed before the
+ * creation's notice was handled, the creation is told with the published content (never the draft's)
+ * and the update follows; otherwise the update comes alone. Either way the draft is never shown.
+ */
+async function publication(subscriber: Subscription) {
+  const first = (await subscriber.next()).data.eventChanged;
+  if (first.operation !== 'created') return first;
+  expect(first.event.status).toBe('publish');
+  return (await subscriber.next()).data.eventChanged;
+}
+
 describe('subscriptions across instances (PostgreSQL LISTEN/NOTIFY, no Redis)', () => {
   it('a write on C reaches a subscriber on D, and C hears its own', async () => {
     const onD = await listen(d);
@@ -189,9 +202,9 @@ describe('subscriptions across instances (PostgreSQL LISTEN/NOTIFY, no Redis)', 
     const draft = (await gql(c, CREATE, { input: { ...WHEN, title: 'Via NOTIFY', status: 'draft' } }))
       .createEvent.id;
     await gql(c, UPDATE, { id: draft, input: { status: 'publish' } });
-    // The anonymous subscribers never heard of the draft: the publication is their first message.
+    // The anonymous subscribers never heard of the draft: what they hear first is the publication.
     for (const subscriber of [onD, onC]) {
-      expect((await subscriber.next()).data.eventChanged).toEqual({
+      expect(await publication(subscriber)).toEqual({
         id: draft,
         operation: 'updated',
         event: { title: 'Via NOTIFY', status: 'publish' },
