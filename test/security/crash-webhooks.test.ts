@@ -1,0 +1,137 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../helpers/database.js';
+
+// kill -9 of the real server after writes were acknowledged and before any was delivered (the
+// receiver was down): after a restart on the same database every acknowledged write reaches the
+// endpoint, signed, in order — the change log is the outbox. Runs on whichever database the suite uses.
+
+const ADMIN = 'hook-admin';
+const PASSWORD = 'hook-crash-password-1234';
+const WRITES = 10;
+const auth = `Basic ${Buffer.from(`${ADMIN}:${PASSWORD}`).toString('base64')}`;
+
+let drop: (() => Promise<void>) | undefined;
+let server: ChildProcess | undefined;
+let receiver: Server | undefined;
+
+async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const { port } = probe.address() as { port: number };
+  await new Promise((done) => probe.close(done));
+  return port;
+}
+
+async function start(url: string, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      CALENDAR_ADMIN_USER: ADMIN,
+      CALENDAR_ADMIN_PASSWORD: PASSWORD,
+      CALENDAR_WEBHOOKS: 'on',
+      CALENDAR_WEBHOOKS_ALLOW_PRIVATE: 'true',
+      CALENDAR_WEBHOOK_POLL_MS: '50',
+      CALENDAR_WEBHOOK_TIMEOUT_MS: '1000',
+      CALENDAR_WEBHOOK_BACKOFF_MS: '50',
+      CALENDAR_WEBHOOK_MAX_BACKOFF_MS: '200',
+      CALENDAR_WEBHOOK_MAX_FAILURES: '1000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const started = Date.now();
+  while (!output.includes('listening on')) {
+    if (Date.now() - started > 60_000 || child.exitCode !== null) throw new Error(`no start:\n${output}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return child;
+}
+
+afterAll(async () => {
+  if (server && server.exitCode === null) server.kill('SIGKILL');
+  receiver?.closeAllConnections();
+  await new Promise((done) => (receiver ? receiver.close(done) : done(undefined)));
+  await drop?.();
+});
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
+describe('kill -9 between commit and delivery', () => {
+  it('delivers every acknowledged write after the restart, signed and in order', async () => {
+    const database = await freshDatabase();
+    drop = database.drop;
+    const port = await freePort();
+    const hookPort = await freePort();
+    const graphql = `http://127.0.0.1:${port}/graphql`;
+    const api = `http://127.0.0.1:${port}/calendar/events/v1`;
+    server = await start(database.url, port);
+
+    const registered = await fetch(graphql, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: `mutation ($url: String!) {
+          createWebhookEndpoint(url: $url, events: ["event.created"]) { secret }
+        }`,
+        variables: { url: `http://127.0.0.1:${hookPort}/hook` },
+      }),
+    });
+    const { data, errors } = (await registered.json()) as { data?: any; errors?: unknown };
+    expect(errors).toBeUndefined();
+    const secret = data.createWebhookEndpoint.secret as string;
+
+    // The receiver is down: every delivery attempt fails, nothing is delivered.
+    const acknowledged: number[] = [];
+    for (let n = 1; n <= WRITES; n++) {
+      const res = await fetch(`${api}/events`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          title: `Outbox ${n}`,
+          start_date: '2031-06-01 10:00:00',
+          end_date: '2031-06-01 11:00:00',
+        }),
+      });
+      expect(res.status).toBe(201);
+      acknowledged.push(((await res.json()) as { id: number }).id);
+    }
+    server.kill('SIGKILL');
+    await new Promise((done) => server!.once('exit', done));
+
+    const received: Array<{ body: string; headers: IncomingHttpHeaders }> = [];
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push({ body, headers: req.headers });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((done) => receiver!.listen(hookPort, '127.0.0.1', done));
+
+    server = await start(database.url, port);
+    const delivered = () =>
+      received.map(
+        ({ body, headers }) =>
+          new Webhook(secret).verify(body, headers as Record<string, string>) as { type: string; data: any },
+      );
+    const deadline = Date.now() + 20_000;
+    while (new Set(delivered().map((event) => event.data.id)).size < WRITES && Date.now() < deadline)
+      await new Promise((done) => setTimeout(done, 50));
+
+    const events = delivered();
+    expect(events.every((event) => event.type === 'event.created')).toBe(true);
+    // At least once: every acknowledged write, first deliveries in commit order.
+    const firsts = [...new Set(events.map((event) => event.data.id as number))];
+    expect(firsts).toEqual(acknowledged);
+  }, 120_000);
+});
