@@ -207,8 +207,12 @@ export class WebhookDispatcher {
     await Promise.all(due.map(({ id }) => this.serve(id)));
   }
 
+  /**
+   * A claim is renewed before every attempt, so it only has to outlast one attempt (at most the
+   * timeout) and the bookkeeping around it; after a crash the endpoint waits no longer than this.
+   */
   private claimMs(): number {
-    return this.config.webhooks.timeoutMs * 2 + 30_000;
+    return this.config.webhooks.timeoutMs * 2 + 5_000;
   }
 
   /** Takes the endpoint unless another instance holds a live claim on it. */

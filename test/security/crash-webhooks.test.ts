@@ -5,9 +5,10 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/database.js';
 
-// kill -9 of the real server after writes were acknowledged and before any was delivered (the
-// receiver was down): after a restart on the same database every acknowledged write reaches the
-// endpoint, signed, in order — the change log is the outbox. Runs on whichever database the suite uses.
+// kill -9 of the real server after writes were acknowledged and while the first delivery was in flight
+// (the receiver never answered it): after a restart on the same database every acknowledged write
+// reaches the endpoint, signed, in order — the change log is the outbox, and the dead instance's claim
+// on the endpoint runs out. Runs on whichever database the suite uses.
 
 const ADMIN = 'hook-admin';
 const PASSWORD = 'hook-crash-password-1234';
@@ -89,7 +90,24 @@ describe('kill -9 between commit and delivery', () => {
     expect(errors).toBeUndefined();
     const secret = data.createWebhookEndpoint.secret as string;
 
-    // The receiver is down: every delivery attempt fails, nothing is delivered.
+    // The receiver takes the first attempts and never answers them: nothing is delivered.
+    const received: Array<{ body: string; headers: IncomingHttpHeaders }> = [];
+    let answering = false;
+    let inFlight = 0;
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        if (!answering) {
+          inFlight++;
+          return;
+        }
+        received.push({ body, headers: req.headers });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((done) => receiver!.listen(hookPort, '127.0.0.1', done));
+
     const acknowledged: number[] = [];
     for (let n = 1; n <= WRITES; n++) {
       const res = await fetch(`${api}/events`, {
@@ -104,19 +122,14 @@ describe('kill -9 between commit and delivery', () => {
       expect(res.status).toBe(201);
       acknowledged.push(((await res.json()) as { id: number }).id);
     }
+    const waitingFrom = Date.now();
+    while (inFlight === 0 && Date.now() - waitingFrom < 10_000)
+      await new Promise((done) => setTimeout(done, 10));
+    expect(inFlight).toBeGreaterThan(0);
     server.kill('SIGKILL');
     await new Promise((done) => server!.once('exit', done));
-
-    const received: Array<{ body: string; headers: IncomingHttpHeaders }> = [];
-    receiver = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        received.push({ body, headers: req.headers });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((done) => receiver!.listen(hookPort, '127.0.0.1', done));
+    receiver.closeAllConnections();
+    answering = true;
 
     server = await start(database.url, port);
     const delivered = () =>
@@ -124,6 +137,7 @@ describe('kill -9 between commit and delivery', () => {
         ({ body, headers }) =>
           new Webhook(secret).verify(body, headers as Record<string, string>) as { type: string; data: any },
       );
+    // A delivery attempt in flight at the kill left its claim: it runs out after 2 × 1 s + 5 s.
     const deadline = Date.now() + 20_000;
     while (new Set(delivered().map((event) => event.data.id)).size < WRITES && Date.now() < deadline)
       await new Promise((done) => setTimeout(done, 50));
