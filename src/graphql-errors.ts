@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 
 /**
  * Errors carry the REST status in `extensions.http.status` so clients can branch on it, but a GraphQL
- * response with field errors is still a 200 (it may hold partial data). Yoga would do the opposite —
+ * response with field errors is still a 200 (it holds data, maybe partial). Yoga would do the opposite —
  * use the status for the response and strip it from the body — so the status is set aside before
  * Yoga sees the errors and written back when the body is serialised.
  */
@@ -15,6 +15,20 @@ export function exposeErrorStatusPlugin(): Plugin {
         (error) => (error.extensions?.http as { status?: number } | undefined)?.status,
       );
       if (!statuses.some(Boolean)) return;
+      // Yoga leaves `extensions.http` out of the body: it is written back for clients that branch on it.
+      const stringify = (sanitized: ExecutionResult) =>
+        JSON.stringify({
+          ...sanitized,
+          errors: sanitized.errors?.map((error, i) => {
+            const json = error.toJSON();
+            const status = statuses[i];
+            return status ? { ...json, extensions: { ...json.extensions, http: { status } } } : json;
+          }),
+        });
+      // A request error (the document did not parse or validate, variables did not coerce, a limit
+      // refused it) has no `data`: its status is the response's — GraphQL over HTTP: 4xx, or 200 for
+      // legacy application/json clients where the spec says so — which yoga decides from the errors.
+      if (!('data' in result)) return setResult({ ...result, stringify });
       const errors = result.errors.map((error) => {
         const { http: _http, ...extensions } = error.extensions ?? {};
         return new GraphQLError(error.message, {
@@ -26,19 +40,7 @@ export function exposeErrorStatusPlugin(): Plugin {
           extensions,
         });
       });
-      setResult({
-        ...result,
-        errors,
-        stringify: (sanitized: ExecutionResult) =>
-          JSON.stringify({
-            ...sanitized,
-            errors: sanitized.errors?.map((error, i) => {
-              const json = error.toJSON();
-              const status = statuses[i];
-              return status ? { ...json, extensions: { ...json.extensions, http: { status } } } : json;
-            }),
-          }),
-      });
+      setResult({ ...result, errors, stringify });
     },
   };
 }

@@ -137,10 +137,17 @@ describe('GraphQL reads', () => {
     expect(errors![0]!.extensions).toMatchObject({ code: 'term-not-found', http: { status: 404 } });
   });
 
-  it('refuses queries deeper than the limit', async () => {
-    const { errors } = await gql(
-      '{ events { items { postParent { postParent { postParent { postParent { postParent { postParent { postParent { postParent { id } } } } } } } } } } }',
-    );
+  it('refuses queries deeper than the limit, as a request error (400, no data)', async () => {
+    const res = await h.http.post('/graphql').send({
+      query:
+        '{ events { items { postParent { postParent { postParent { postParent { postParent { postParent { postParent { postParent { id } } } } } } } } } } }',
+    });
+    expect(res.status).toBe(400);
+    const { data, errors } = res.body as {
+      data?: unknown;
+      errors?: Array<{ message: string; extensions: unknown }>;
+    };
+    expect(data).toBeUndefined();
     expect(errors?.[0]?.extensions).toEqual({ code: 'query_too_deep', http: { status: 400 } });
     expect(errors?.[0]?.message).toBe('The query is nested deeper than 10 levels.');
   });
