@@ -240,17 +240,7 @@ export function buildApp({
       if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
       if (ctx.path !== '/graphql')
         return sendError(ctx, wordPressError(error.status, error.code, error.message));
-      ctx.status = error.status;
-      ctx.type = 'application/json';
-      ctx.body = JSON.stringify({
-        errors: [
-          {
-            message: error.message,
-            extensions: { code: error.code, http: { status: error.status } },
-          },
-        ],
-      });
-      return;
+      return sendGraphqlError(ctx, error);
     }
     await next();
   });
@@ -258,19 +248,7 @@ export function buildApp({
   app.use(async (ctx, next) => {
     if (ctx.path !== '/graphql') return next();
     const read = await graphqlRead(ctx);
-    if (read && 'error' in read) {
-      ctx.status = read.error.status;
-      ctx.type = 'application/json';
-      ctx.body = JSON.stringify({
-        errors: [
-          {
-            message: read.error.message,
-            extensions: { code: read.error.code, http: { status: read.error.status } },
-          },
-        ],
-      });
-      return;
-    }
+    if (read && 'error' in read) return sendGraphqlError(ctx, read.error);
     if (read?.subscription) {
       // Only as a stream: yoga would run the subscription before refusing another media type, and
       // never end it.
@@ -354,6 +332,23 @@ function requestHeaders(ctx: KoaContext): Headers {
     if (typeof value === 'string') headers.set(name, value);
   return headers;
 }
+
+/**
+ * A GraphQL error response of our own (authentication, the request body) in the media type the
+ * client negotiated, as yoga answers its own: `application/graphql-response+json` when accepted,
+ * `application/json` for legacy clients (and those that send no Accept), so a client trusts the body.
+ */
+function sendGraphqlError(ctx: KoaContext, error: { status: number; code: string; message: string }): void {
+  const modern =
+    ctx.get('accept') !== '' && ctx.accepts(GRAPHQL_RESPONSE, 'application/json') === GRAPHQL_RESPONSE;
+  ctx.status = error.status;
+  ctx.type = modern ? `${GRAPHQL_RESPONSE}; charset=utf-8` : 'application/json; charset=utf-8';
+  ctx.body = JSON.stringify({
+    errors: [{ message: error.message, extensions: { code: error.code, http: { status: error.status } } }],
+  });
+}
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
 const GRAPHQL_BODY_LIMIT = '1mb';
 

@@ -15,6 +15,12 @@ export function exposeErrorStatusPlugin(): Plugin {
         (error) => (error.extensions?.http as { status?: number } | undefined)?.status,
       );
       if (!statuses.some(Boolean)) return;
+      // graphql-js words variable-coercion failures `Variable "$…`, and codes them no further.
+      const codes = result.errors.map((error) =>
+        error.extensions?.code === undefined && !('data' in result) && error.message.startsWith('Variable "$')
+          ? 'BAD_USER_INPUT'
+          : undefined,
+      );
       // Yoga leaves `extensions.http` out of the body: it is written back for clients that branch on it.
       const stringify = (sanitized: ExecutionResult) =>
         JSON.stringify({
@@ -22,7 +28,17 @@ export function exposeErrorStatusPlugin(): Plugin {
           errors: sanitized.errors?.map((error, i) => {
             const json = error.toJSON();
             const status = statuses[i];
-            return status ? { ...json, extensions: { ...json.extensions, http: { status } } } : json;
+            const code = codes[i];
+            return status || code
+              ? {
+                  ...json,
+                  extensions: {
+                    ...(code ? { code } : {}),
+                    ...json.extensions,
+                    ...(status ? { http: { status } } : {}),
+                  },
+                }
+              : json;
           }),
         });
       // A request error (the document did not parse or validate, variables did not coerce, a limit
