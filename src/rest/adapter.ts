@@ -12,6 +12,7 @@ import { ResponseCache } from '../cache/response-cache.js';
 import { ANONYMOUS, type AllowTarget, type Viewer, allowedMethods, can } from '../domain/permissions.js';
 import { API_PREFIX } from '../domain/urls.js';
 import { invalidParams } from '../domain/errors.js';
+import { MAX_RECORD_ID } from '../domain/ids.js';
 import { parseIfMatch } from '../domain/versions.js';
 import type { HttpMethod, RestRoute } from '../../rest-map/types.js';
 import {
@@ -401,8 +402,6 @@ function stableJson(value: unknown): string {
       : item,
   );
 }
-
-const MAX_RECORD_ID = 2_147_483_647;
 
 /**
  * Which permission decides a path's `Allow`: collections, single posts (by id or slug), terms; any

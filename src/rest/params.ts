@@ -9,17 +9,15 @@ import {
   isInputObjectType,
   isListType,
 } from 'graphql';
+import { MAX_RECORD_ID } from '../domain/ids.js';
+import { readBoolean } from './booleans.js';
 
 // WordPress clients send `1`/`0`/`yes` booleans, comma lists and `a[]=` arrays; SOFA understands none of
 // them. Values are normalised here, by the GraphQL type of the argument they feed, before SOFA sees them.
 
 export type ParamValue = string | number | boolean | null | ParamValue[] | { [key: string]: unknown };
 
-const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
-const FALSE_WORDS = new Set(['false', '0', 'no', 'off', '']);
-
 const INVALID = Symbol('invalid');
-const INT32_MAX = 2_147_483_647;
 
 function normalizeScalar(value: unknown, type: GraphQLInputType): ParamValue | typeof INVALID {
   if (Array.isArray(value) || (value !== null && typeof value === 'object')) {
@@ -28,13 +26,10 @@ function normalizeScalar(value: unknown, type: GraphQLInputType): ParamValue | t
   const text = typeof value === 'string' ? value.trim() : String(value);
   // GraphQL's Int is 32-bit: a larger number is a bad parameter here, not an error inside SOFA.
   if (type === GraphQLInt)
-    return /^[-+]?\d+$/.test(text) && Math.abs(Number(text)) <= INT32_MAX ? Number(text) : INVALID;
+    return /^[-+]?\d+$/.test(text) && Math.abs(Number(text)) <= MAX_RECORD_ID ? Number(text) : INVALID;
   if (type === GraphQLFloat) return text !== '' && Number.isFinite(Number(text)) ? Number(text) : INVALID;
   if (type === GraphQLBoolean) {
-    const word = text.toLowerCase();
-    if (TRUE_WORDS.has(word)) return true;
-    if (FALSE_WORDS.has(word)) return false;
-    return INVALID;
+    return readBoolean(text) ?? INVALID;
   }
   if (type === GraphQLString) return typeof value === 'string' ? value : text;
   return text;

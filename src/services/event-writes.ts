@@ -13,6 +13,7 @@ import {
   keepsReason,
 } from '../domain/event-status.js';
 import { autoParagraphs } from '../domain/html.js';
+import { MAX_RECORD_ID } from '../domain/ids.js';
 import { MAX_LINKED_PER_WRITE, exceeds, tooManyValues } from '../domain/limits.js';
 import {
   type Viewer,
@@ -30,6 +31,7 @@ import type { Taxonomy } from '../domain/urls.js';
 import { type Judged, NOT_FOUND, judged } from '../domain/visibility.js';
 import { nextModified } from '../domain/versions.js';
 import { Prisma } from '../generated/sqlite/client.js';
+import { readBoolean } from '../rest/booleans.js';
 import { type ImageChoice, checkImage, recordImage } from './media.js';
 import { WRITABLE_STATUSES, urlField } from './linked-posts.js';
 import { createOrMatchOrganizer } from './organizers.js';
@@ -110,26 +112,17 @@ export interface EventInput {
   tags?: TermRef[];
 }
 
-const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
-const FALSE_WORDS = new Set(['false', '0', 'no', 'off', '']);
-
-/** `true/false/1/0/yes/no/on/off` (any case), JSON booleans and 1/0; anything else stays as is (and fails). */
-function toBoolean(value: unknown): unknown {
-  if (typeof value === 'number') return value === 1 ? true : value === 0 ? false : value;
-  if (typeof value !== 'string') return value;
-  const word = value.trim().toLowerCase();
-  return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : value;
-}
+/** A WordPress boolean; anything else stays as is (and fails). */
+const toBoolean = (value: unknown): unknown => readBoolean(value) ?? value;
 
 /** Strings, and numbers as their string forms (D19). */
 const text = z.union([z.string(), z.number().finite()]).transform(String);
 const nonEmptyText = text.transform((value) => value.trim()).refine((value) => value !== '');
 const flag = z.preprocess(toBoolean, z.boolean());
 /** Ids are 32-bit database integers: anything larger names nothing. */
-const MAX_ID = 2_147_483_647;
 const positiveId = z
   .union([z.number().int().positive(), z.string().trim().regex(/^\d+$/).transform(Number)])
-  .pipe(z.number().int().positive().max(MAX_ID));
+  .pipe(z.number().int().positive().max(MAX_RECORD_ID));
 const status = z.string().trim().pipe(z.enum(WRITABLE_STATUSES));
 const eventStatus = z
   .string()
@@ -528,7 +521,7 @@ async function checkReferences(
   let image: ImageChoice | undefined;
   const imageId =
     typeof input.image === 'number' || typeof input.image === 'string' ? String(input.image).trim() : '';
-  if (/^\d+$/.test(imageId) && Number(imageId) > MAX_ID) bad.image = INVALID;
+  if (/^\d+$/.test(imageId) && Number(imageId) > MAX_RECORD_ID) bad.image = INVALID;
   else if (input.image !== undefined) {
     try {
       image = await checkImage(tx, viewer, input.image);

@@ -1,5 +1,6 @@
 import type { Prisma } from '../generated/sqlite/client.js';
 import { invalidParams } from '../domain/errors.js';
+import { MAX_RECORD_ID } from '../domain/ids.js';
 import { type Viewer, can } from '../domain/permissions.js';
 
 // The `image` parameter of events, venues and organizers (docs/reference.md §6.6): an existing media id, or
@@ -30,8 +31,6 @@ function httpUrl(text: string): URL | null {
 }
 
 /** Validates an `image` value; `param` names it in the 400 (`image`, or a nested name). */
-const MAX_ID = 2_147_483_647;
-
 export async function checkImage(
   tx: Prisma.TransactionClient,
   viewer: Viewer,
@@ -45,7 +44,7 @@ export async function checkImage(
   if (text === null) throw bad();
   if (/^\d+$/.test(text)) {
     // Ids are 32-bit integers in both databases; a larger number can only be a bad id.
-    if (Number(text) > MAX_ID) throw bad();
+    if (Number(text) > MAX_RECORD_ID) throw bad();
     const media = await tx.media.findUnique({
       where: { id: Number(text) },
       select: { id: true, mimeType: true },
