@@ -1,52 +1,27 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/database.js';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
 // The real server process: what an operator sees in its output, and how it drains on SIGTERM.
 
 let port: number;
-let server: ChildProcess;
-let output = '';
-let exited: Promise<number | null>;
+let server: ServerProcess;
 let drop: () => Promise<void>;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port: free } = probe.address() as { port: number };
-  await new Promise((done) => probe.close(done));
-  return free;
-}
 
 beforeAll(async () => {
   const database = await freshDatabase();
   drop = database.drop;
-  port = await freePort();
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'debug',
-      CALENDAR_SHUTDOWN_MS: '8000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  server = await startServerProcess({
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'debug',
+    CALENDAR_SHUTDOWN_MS: '8000',
   });
-  server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  exited = new Promise((done) => server.on('exit', (code) => done(code)));
-  const started = Date.now();
-  while (!output.includes('listening on')) {
-    if (Date.now() - started > 60_000) throw new Error(`server did not start:\n${output}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
+  port = server.port;
 }, 90_000);
 
 afterAll(async () => {
-  if (server.exitCode === null) server.kill('SIGKILL');
+  server?.kill();
   await drop();
 });
 
@@ -89,7 +64,10 @@ describe('the server process', () => {
     }
     expect((await get('/healthz')).status).toBe(200);
     await new Promise((done) => setTimeout(done, 300));
-    const lines = output.split('\n').filter((line) => line.trim() !== '');
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
   });
 
@@ -117,7 +95,7 @@ describe('the server process', () => {
       req.on('error', reject);
       req.write(body.slice(0, half));
       setTimeout(() => {
-        server.kill('SIGTERM');
+        server.child.kill('SIGTERM');
         setTimeout(async () => {
           // The listener is closed: a new connection is refused while the old request is still open.
           await expect(get('/healthz')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
@@ -128,10 +106,13 @@ describe('the server process', () => {
     await answered;
     expect(status).toBe(200);
     expect(JSON.parse(answer)).toEqual({ data: { events: { pageInfo: { total: 0 } } } });
-    expect(await exited).toBe(0);
-    expect(output).toContain('"msg":"draining"');
-    expect(output).toContain('"msg":"stopped"');
-    for (const line of output.split('\n').filter((entry) => entry.trim() !== '')) {
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toContain('"msg":"draining"');
+    expect(server.output()).toContain('"msg":"stopped"');
+    for (const line of server
+      .output()
+      .split('\n')
+      .filter((entry) => entry.trim() !== '')) {
       expect(() => JSON.parse(line), line).not.toThrow();
     }
   }, 30_000);

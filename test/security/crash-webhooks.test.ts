@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/database.js';
+import { type ServerProcess, freePort, startServerProcess } from '../helpers/server-process.js';
 
 // kill -9 of the real server after writes were acknowledged and while the first delivery was in flight
 // (the receiver never answered it): after a restart on the same database every acknowledged write
@@ -16,25 +15,14 @@ const WRITES = 10;
 const auth = `Basic ${Buffer.from(`${ADMIN}:${PASSWORD}`).toString('base64')}`;
 
 let drop: (() => Promise<void>) | undefined;
-let server: ChildProcess | undefined;
+let server: ServerProcess | undefined;
 let receiver: Server | undefined;
 
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port } = probe.address() as { port: number };
-  await new Promise((done) => probe.close(done));
-  return port;
-}
-
-async function start(url: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      ...process.env,
+/** The server on this database and port, delivering webhooks to loopback at once, retrying fast. */
+const start = (url: string, port: number) =>
+  startServerProcess(
+    {
       DATABASE_URL: url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
       CALENDAR_ADMIN_USER: ADMIN,
       CALENDAR_ADMIN_PASSWORD: PASSWORD,
       CALENDAR_WEBHOOKS: 'on',
@@ -45,21 +33,11 @@ async function start(url: string, port: number): Promise<ChildProcess> {
       CALENDAR_WEBHOOK_MAX_BACKOFF_MS: '200',
       CALENDAR_WEBHOOK_MAX_FAILURES: '1000',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const started = Date.now();
-  while (!output.includes('listening on')) {
-    if (Date.now() - started > 60_000 || child.exitCode !== null) throw new Error(`no start:\n${output}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  return child;
-}
+    port,
+  );
 
 afterAll(async () => {
-  if (server && server.exitCode === null) server.kill('SIGKILL');
+  server?.kill();
   receiver?.closeAllConnections();
   await new Promise((done) => (receiver ? receiver.close(done) : done(undefined)));
   await drop?.();
@@ -126,8 +104,8 @@ describe('kill -9 between commit and delivery', () => {
     while (inFlight === 0 && Date.now() - waitingFrom < 10_000)
       await new Promise((done) => setTimeout(done, 10));
     expect(inFlight).toBeGreaterThan(0);
-    server.kill('SIGKILL');
-    await new Promise((done) => server!.once('exit', done));
+    server.kill();
+    await server.exited;
     receiver.closeAllConnections();
     answering = true;
 

@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/database.js';
+import { type ServerProcess, freePort, startServerProcess } from '../helpers/server-process.js';
 
 // kill -9 of the real server in the middle of concurrent writes: after a restart on the same database,
 // every write that was acknowledged (201) is there whole — its row, its category link and the category
@@ -12,44 +11,19 @@ const PASSWORD = 'crash-test-password-1234';
 const WRITERS = 8;
 
 let drop: (() => Promise<void>) | undefined;
-let server: ChildProcess | undefined;
+let server: ServerProcess | undefined;
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port } = probe.address() as { port: number };
-  await new Promise((done) => probe.close(done));
-  return port;
-}
-
-async function start(url: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      CALENDAR_ADMIN_USER: ADMIN,
-      CALENDAR_ADMIN_PASSWORD: PASSWORD,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const started = Date.now();
-  while (!output.includes('listening on')) {
-    if (Date.now() - started > 60_000 || child.exitCode !== null) throw new Error(`no start:\n${output}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  return child;
-}
+/** The server on this database and port, with the administrator the test writes as. */
+const start = (url: string, port: number) =>
+  startServerProcess(
+    { DATABASE_URL: url, CALENDAR_ADMIN_USER: ADMIN, CALENDAR_ADMIN_PASSWORD: PASSWORD },
+    port,
+  );
 
 const auth = `Basic ${Buffer.from(`${ADMIN}:${PASSWORD}`).toString('base64')}`;
 
 afterAll(async () => {
-  if (server && server.exitCode === null) server.kill('SIGKILL');
+  server?.kill();
   await drop?.();
 });
 
@@ -88,7 +62,8 @@ describe('kill -9 during concurrent writes', () => {
     // Let writes flow, then kill the process without warning once a good number were acknowledged.
     const until = Date.now() + 20_000;
     while (acknowledged.length < 25 && Date.now() < until) await new Promise((done) => setTimeout(done, 50));
-    server.kill('SIGKILL');
+    server.kill();
+    await server.exited;
     stop = true;
     await Promise.all(writers);
     expect(acknowledged.length).toBeGreaterThanOrEqual(25);

@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/database.js';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { subscribe } from './sse.js';
 
 // The real server process with open subscription streams: SIGTERM ends them (each client sees the
@@ -10,46 +9,21 @@ import { subscribe } from './sse.js';
 
 const SHUTDOWN_MS = 8000;
 let port: number;
-let server: ChildProcess;
-let output = '';
-let exited: Promise<number | null>;
+let server: ServerProcess;
 let drop: () => Promise<void>;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port: free } = probe.address() as { port: number };
-  await new Promise((done) => probe.close(done));
-  return free;
-}
 
 beforeAll(async () => {
   const database = await freshDatabase();
   drop = database.drop;
-  port = await freePort();
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      CALENDAR_SHUTDOWN_MS: String(SHUTDOWN_MS),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  server = await startServerProcess({
+    DATABASE_URL: database.url,
+    CALENDAR_SHUTDOWN_MS: String(SHUTDOWN_MS),
   });
-  server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  exited = new Promise((done) => server.on('exit', (code) => done(code)));
-  const started = Date.now();
-  while (!output.includes('listening on')) {
-    if (Date.now() - started > 60_000) throw new Error(`server did not start:\n${output}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
+  port = server.port;
 }, 90_000);
 
 afterAll(async () => {
-  if (server.exitCode === null) server.kill('SIGKILL');
+  server?.kill();
   await drop();
 });
 
@@ -61,11 +35,11 @@ it('SIGTERM completes open subscription streams and exits 0 without waiting for 
   // Let both streams register before the signal.
   await new Promise((done) => setTimeout(done, 300));
   const started = Date.now();
-  server.kill('SIGTERM');
+  server.child.kill('SIGTERM');
   await Promise.all(streams.map((stream) => stream.ended));
   for (const stream of streams) expect(stream.events.at(-1)?.event).toBe('complete');
-  expect(await exited).toBe(0);
+  expect(await server.exited).toBe(0);
   expect(Date.now() - started).toBeLessThan(SHUTDOWN_MS / 2);
-  expect(output).not.toContain('shutdown deadline reached');
-  expect(output).toContain('"msg":"stopped"');
+  expect(server.output()).not.toContain('shutdown deadline reached');
+  expect(server.output()).toContain('"msg":"stopped"');
 }, 30_000);
