@@ -8,7 +8,10 @@ const config: CodegenConfig = {
     'examples/generated/': {
       preset: 'client',
       // ESM with NodeNext resolution: relative imports need their .js extension.
-      presetConfig: { fragmentMasking: false },
+      // persistedDocuments: also persisted-documents.json, the manifest of trusted documents (id →
+      // text, the id `sha256:<hex>` of the text as printed there) that CALENDAR_TRUSTED_DOCUMENTS
+      // loads; each generated document carries its id in `__meta__.hash`.
+      presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: 'sha256' } },
       config: { useTypeImports: true, enumsAsTypes: true, scalars: { DateTime: 'string', JSON: 'unknown' } },
     },
   },

@@ -30,11 +30,35 @@ export class CalendarError extends Error {
   }
 }
 
+export interface CalendarClientOptions {
+  /**
+   * Send each document's id (`documentId`, the `sha256:…` codegen wrote into the document and into
+   * persisted-documents.json) instead of its text: what a server started with
+   * CALENDAR_TRUSTED_DOCUMENTS requires.
+   */
+  persistedDocuments?: boolean;
+}
+
+/** The id codegen embeds in a generated document (`persistedDocuments` in codegen.ts). */
+export function documentIdOf(document: object): string | undefined {
+  return (document as { __meta__?: { hash?: string } }).__meta__?.hash;
+}
+
 export class CalendarClient {
   constructor(
     private readonly endpoint: string,
     private readonly credentials?: { login: string; password: string },
+    private readonly options: CalendarClientOptions = {},
   ) {}
+
+  /** The request body of a document: its id, or its text. */
+  private body<Result, Variables>(
+    document: TypedDocumentNode<Result, Variables>,
+    variables: Variables,
+  ): string {
+    const documentId = this.options.persistedDocuments ? documentIdOf(document) : undefined;
+    return JSON.stringify(documentId ? { documentId, variables } : { query: print(document), variables });
+  }
 
   private headers(accept: string): Record<string, string> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept };
@@ -53,7 +77,7 @@ export class CalendarClient {
     const response = await fetch(this.endpoint, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ query: print(document), variables }),
+      body: this.body(document, variables),
     });
     const body = (await response.json()) as { data?: Result | null; errors?: GraphQLErrorPayload[] };
     if (body.errors?.length || !body.data)
@@ -73,7 +97,7 @@ export class CalendarClient {
     const response = await fetch(this.endpoint, {
       method: 'POST',
       headers: this.headers('text/event-stream'),
-      body: JSON.stringify({ query: print(document), variables }),
+      body: this.body(document, variables),
       signal,
     });
     if (!response.ok || !response.body) throw new CalendarError([{ message: `HTTP ${response.status}` }]);

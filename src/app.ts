@@ -17,6 +17,7 @@ import { isApiError } from './domain/errors.js';
 import type { Viewer } from './domain/permissions.js';
 import { exposeErrorStatusPlugin } from './graphql-errors.js';
 import { DEFAULT_GRAPHQL_LIMITS, graphqlLimitsPlugin, parseDocument } from './graphql-limits.js';
+import { PersistedDocuments } from './graphql-persisted.js';
 import type { Logger } from './logger.js';
 import { Lifecycle, within } from './ops/lifecycle.js';
 import type { Metrics } from './ops/metrics.js';
@@ -136,6 +137,8 @@ export function buildApp({
   // The change stream (sync tokens, webhooks): appended inside each write's transaction, last.
   recordChanges(writes, config);
   const deps = { db, config, writes, changes };
+  // Trusted documents only, or any document plus automatic persisted queries (src/graphql-persisted.ts).
+  const persisted = new PersistedDocuments({ trusted: config.trustedDocuments?.documents });
   const app = new Koa();
   // The client address (login limits, logs) is the rightmost X-Forwarded-For entries our proxies added;
   // entries left of them are whatever the client sent.
@@ -156,7 +159,8 @@ export function buildApp({
     cors: false,
     context: ({ koa }) => createContext(deps, { viewer: viewerOf(koa), address: koa.ip }),
     renderGraphiQL,
-    graphiql: {
+    // Where only trusted documents run, GraphiQL could run none of its own.
+    graphiql: !persisted.trustedOnly && {
       title: 'Calendar GraphQL',
       defaultQuery:
         '{ events(perPage: 5) { pageInfo { total } items { id title startDate venues { name } } } }',
@@ -169,6 +173,7 @@ export function buildApp({
     },
     plugins: [
       ...(metrics ? [usePrometheus({ registry: metrics.registry, endpoint: false })] : []),
+      persisted.plugin(),
       graphqlLimitsPlugin({
         ...DEFAULT_GRAPHQL_LIMITS,
         maxDepth: config.graphqlMaxDepth,
@@ -185,7 +190,7 @@ export function buildApp({
     logger,
     cache,
   });
-  const graphqlRead = graphqlReadKey(cache);
+  const graphqlRead = graphqlReadKey(cache, persisted);
 
   app.use(requestIds(logger));
 
@@ -379,7 +384,7 @@ const BODY_ERRORS = {
  * and its cache key, null when the answer must not be shared (an authenticated viewer, a `password`
  * anywhere in the operation). Anything else (mutations, other encodings) is left to yoga untouched.
  */
-function graphqlReadKey(cache: ResponseCache) {
+function graphqlReadKey(cache: ResponseCache, persisted: PersistedDocuments) {
   // Parsed once per distinct document (false: not GraphQL), as yoga's own parse cache does.
   const documents = new LRUCache<string, DocumentNode | false>({ max: 1000 });
   const documentOf = (text: string): DocumentNode | null => {
@@ -399,7 +404,13 @@ function graphqlReadKey(cache: ResponseCache) {
   ): Promise<
     { key: string | null; body?: string; subscription?: true } | { error: GraphqlBodyError } | null
   > => {
-    let params: { query?: unknown; variables?: unknown; operationName?: unknown };
+    let params: {
+      query?: unknown;
+      variables?: unknown;
+      operationName?: unknown;
+      extensions?: unknown;
+      documentId?: unknown;
+    };
     let body: string | undefined;
     if (ctx.method === 'GET') {
       if (hasNul(ctx.querystring)) return { error: BODY_ERRORS.nul };
@@ -407,6 +418,8 @@ function graphqlReadKey(cache: ResponseCache) {
         query: ctx.query.query,
         variables: ctx.query.variables,
         operationName: ctx.query.operationName,
+        extensions: ctx.query.extensions,
+        documentId: ctx.query.documentId,
       };
     } else if (ctx.method === 'POST') {
       // Only JSON: a form or text/plain POST is what a browser sends cross-site without a preflight
@@ -430,8 +443,9 @@ function graphqlReadKey(cache: ResponseCache) {
       }
       if (!params || typeof params !== 'object') return { key: null, body };
     } else return null;
-    const text = params.query;
-    const document = typeof text === 'string' ? documentOf(text) : null;
+    // A persisted document's id stands for its text: same text, same key, whichever way it came.
+    const { text, shareable } = persisted.resolve(params);
+    const document = text !== undefined ? documentOf(text) : null;
     const operation =
       document &&
       getOperationAST(document, typeof params.operationName === 'string' ? params.operationName : undefined);
@@ -441,7 +455,10 @@ function graphqlReadKey(cache: ResponseCache) {
     const variables =
       typeof params.variables === 'string' ? params.variables : JSON.stringify(params.variables ?? null);
     const shared =
-      (!viewer || viewer.userId === null) && !/password/i.test(String(text)) && !/password/i.test(variables);
+      shareable &&
+      (!viewer || viewer.userId === null) &&
+      !/password/i.test(String(text)) &&
+      !/password/i.test(variables);
     return {
       key: shared ? cache.keyOf(ctx, ['graphql', text, variables, params.operationName ?? null]) : null,
       body,

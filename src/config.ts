@@ -1,5 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { readTrustedDocuments } from './graphql-persisted.js';
 
 // Every setting the service reads from the environment, validated once at start-up.
 const EnvSchema = z.object({
@@ -18,6 +19,7 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(10),
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
+  CALENDAR_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
   CALENDAR_CACHE: z.enum(['on', 'off']).default('on'),
   CALENDAR_CACHE_MB: z.coerce.number().min(1).max(65536).default(64),
   REDIS_URL: z
@@ -69,6 +71,12 @@ export interface Config {
   graphqlMaxDepth: number;
   /** Past this, a GraphQL request's remaining resolvers fail at once (request_timeout). */
   graphqlTimeoutMs: number;
+  /**
+   * Trusted documents (a persisted-documents manifest, read at start-up): when set, GraphQL runs only
+   * these documents, named by id, and GraphiQL is not served. Unset: any document runs, and automatic
+   * persisted queries are offered.
+   */
+  trustedDocuments?: { path: string; documents: ReadonlyMap<string, string> };
   /** The shared response cache of anonymous reads, and its bound in bytes. */
   cache: { enabled: boolean; maxBytes: number };
   redisUrl?: string;
@@ -113,6 +121,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const e = parsed.data;
+  let trustedDocuments: Config['trustedDocuments'];
+  if (e.CALENDAR_TRUSTED_DOCUMENTS !== undefined) {
+    try {
+      const path = e.CALENDAR_TRUSTED_DOCUMENTS;
+      trustedDocuments = { path, documents: readTrustedDocuments(path) };
+    } catch (error) {
+      throw new ConfigError(
+        `Invalid configuration:\n  CALENDAR_TRUSTED_DOCUMENTS: ${(error as Error).message}`,
+      );
+    }
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -125,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
+    ...(trustedDocuments ? { trustedDocuments } : {}),
     cache: { enabled: e.CALENDAR_CACHE === 'on', maxBytes: Math.round(e.CALENDAR_CACHE_MB * 1024 * 1024) },
     redisUrl: e.REDIS_URL,
     metricsToken: e.CALENDAR_METRICS_TOKEN,

@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parse } from 'graphql';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import { LRUCache } from 'lru-cache';
+
+// Persisted documents: a request names its document by the SHA-256 of the document's text instead of
+// sending the text.
+// - Trusted documents (`CALENDAR_TRUSTED_DOCUMENTS=<manifest>`): the server runs only the documents of
+//   the manifest codegen writes (`examples/generated/persisted-documents.json`); a raw query or an
+//   unknown id is refused. For production frontends: nothing else can be run against the API.
+// - Otherwise automatic persisted queries (APQ): a client sends the hash alone; when the server does not
+//   know it (PERSISTED_QUERY_NOT_FOUND) the client sends hash and query, which the server checks and
+//   keeps (bounded, least recently used first), and from then on the hash alone runs the query. Each
+//   instance keeps its own store: on another instance the client simply registers again.
+// An id arrives as `extensions.persistedQuery.sha256Hash` (Apollo's APQ, hex) or as `documentId`
+// (GraphQL over HTTP's persisted documents, `sha256:<hex>` as codegen's client preset writes it), in
+// a JSON POST or in the query string of a GET.
+
+/** The hex SHA-256 of a document's text: its id. */
+export function documentHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+const SHA256_ID = /^(?:sha256:)?([0-9a-f]{64})$/i;
+
+/** An id as the store keys it: lowercase hex, without the `sha256:` prefix; other ids unchanged. */
+function normaliseId(id: string): string {
+  const match = SHA256_ID.exec(id);
+  return match ? match[1]!.toLowerCase() : id;
+}
+
+/**
+ * Reads a persisted-documents manifest (a JSON object of id → document text, as codegen writes it):
+ * every id must be the SHA-256 of its document and every document must parse. Throws an Error that
+ * says what is wrong with the file.
+ */
+export function readTrustedDocuments(path: string): Map<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${path} is not JSON: ${(error as Error).message}`);
+  }
+  if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest))
+    throw new Error(
+      `${path} must be a JSON object of document id → document text (codegen's persisted-documents.json)`,
+    );
+  const documents = new Map<string, string>();
+  for (const [id, document] of Object.entries(manifest)) {
+    if (typeof document !== 'string') throw new Error(`${path}: the document of ${id} is not a string`);
+    if (!SHA256_ID.test(id)) throw new Error(`${path}: ${id} is not a SHA-256 id (sha256:<64 hex digits>)`);
+    const hash = normaliseId(id);
+    if (documentHash(document) !== hash)
+      throw new Error(`${path}: the document of ${id} does not hash to it (SHA-256 of its text)`);
+    try {
+      parse(document);
+    } catch (error) {
+      throw new Error(`${path}: the document of ${id} does not parse: ${(error as Error).message}`);
+    }
+    documents.set(hash, document);
+  }
+  if (documents.size === 0) throw new Error(`${path} holds no documents: every request would be refused`);
+  return documents;
+}
+
+/** The parameters of a GraphQL request that name its document, as they arrive (GET: strings). */
+export interface PersistedParams {
+  query?: unknown;
+  extensions?: unknown;
+  documentId?: unknown;
+}
+
+/** The id a request names its document by, normalised; null when it names none. */
+export function persistedIdOf(params: PersistedParams): string | null {
+  if (typeof params.documentId === 'string' && params.documentId !== '')
+    return normaliseId(params.documentId);
+  let extensions = params.extensions;
+  if (typeof extensions === 'string') {
+    try {
+      extensions = JSON.parse(extensions) as unknown;
+    } catch {
+      return null;
+    }
+  }
+  const persistedQuery = (extensions as { persistedQuery?: { sha256Hash?: unknown } } | null | undefined)
+    ?.persistedQuery;
+  const hash = persistedQuery && typeof persistedQuery === 'object' ? persistedQuery.sha256Hash : undefined;
+  return typeof hash === 'string' && hash !== '' ? normaliseId(hash) : null;
+}
+
+export interface PersistedDocumentsOptions {
+  /** The trusted documents by id: when given, nothing else runs. */
+  trusted?: ReadonlyMap<string, string>;
+  /** Bounds of the automatic persisted queries' store (entries, and characters of their texts). */
+  maxQueries?: number;
+  maxChars?: number;
+}
+
+/** What a request's document is before it runs. */
+export interface ResolvedDocument {
+  /** Its text, when the request sent it or names one known here. */
+  text?: string;
+  /**
+   * Whether its answer may be shared with another request of the same text: not when it will be
+   * refused (an unknown id, a raw query where only trusted documents run, a hash that does not match).
+   */
+  shareable: boolean;
+}
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+function refusal(message: string, code: string) {
+  // 400, never stored by a cache: once the document is registered the same request succeeds.
+  return createGraphQLError(message, { extensions: { code, http: { status: 400, headers: NO_STORE } } });
+}
+
+const SEND_ID = 'send its id as documentId or extensions.persistedQuery.sha256Hash';
+
+export class PersistedDocuments {
+  private readonly trusted: ReadonlyMap<string, string> | undefined;
+  private readonly automatic: LRUCache<string, string>;
+
+  constructor(options: PersistedDocumentsOptions = {}) {
+    this.trusted = options.trusted;
+    this.automatic = new LRUCache<string, string>({
+      max: options.maxQueries ?? 1000,
+      maxSize: options.maxChars ?? 4_000_000,
+      sizeCalculation: (text, id) => text.length + id.length,
+    });
+  }
+
+  /** Only the trusted documents run. */
+  get trustedOnly(): boolean {
+    return this.trusted !== undefined;
+  }
+
+  /** The document text of an id, when known. */
+  lookup(id: string): string | undefined {
+    return this.trusted ? this.trusted.get(id) : this.automatic.get(id);
+  }
+
+  /**
+   * Keeps a query sent with its hash (automatic persisted queries): false when the hash is not the
+   * query's (nothing is kept) or when only trusted documents run.
+   */
+  register(id: string, query: string): boolean {
+    if (this.trusted) return false;
+    if (this.automatic.has(id)) return this.automatic.get(id) === query;
+    if (documentHash(query) !== id) return false;
+    this.automatic.set(id, query);
+    return true;
+  }
+
+  /** The document of a request before it runs (registering a query sent with its hash). */
+  resolve(params: PersistedParams): ResolvedDocument {
+    const id = persistedIdOf(params);
+    const query = typeof params.query === 'string' ? params.query : undefined;
+    if (query !== undefined) {
+      if (this.trusted) return { text: query, shareable: false };
+      return { text: query, shareable: id === null || this.register(id, query) };
+    }
+    if (id === null) return { shareable: !this.trusted };
+    const text = this.lookup(id);
+    return text === undefined ? { shareable: false } : { text, shareable: true };
+  }
+
+  /** The yoga plugin: resolves ids to documents, registers APQ queries, refuses what may not run. */
+  plugin(): Plugin {
+    const trustedOnly = this.trustedOnly;
+    const idOf = (params: object, request: Request): string | null => {
+      const fromBody = persistedIdOf(params as PersistedParams);
+      if (fromBody !== null || request.method !== 'GET') return fromBody;
+      // yoga's GET parser keeps only query, variables, operationName and extensions.
+      const documentId = new URL(request.url).searchParams.get('documentId');
+      return documentId ? persistedIdOf({ documentId }) : null;
+    };
+    const notFound = () =>
+      trustedOnly
+        ? refusal(
+            'Unknown document id: this server runs only its trusted documents (the manifest codegen writes).',
+            'PERSISTED_QUERY_NOT_FOUND',
+          )
+        : refusal(
+            'Unknown document id: send the query together with its SHA-256 hash (extensions.persistedQuery.sha256Hash) once, then the hash alone.',
+            'PERSISTED_QUERY_NOT_FOUND',
+          );
+    const persistedOnly = () =>
+      refusal(
+        `This server runs only trusted documents: instead of a document's text, ${SEND_ID}.`,
+        'PERSISTED_QUERY_ONLY',
+      );
+    const inner = usePersistedOperations({
+      allowArbitraryOperations: !trustedOnly,
+      extractPersistedOperationId: (params, request) => idOf(params, request),
+      getPersistedOperation: (id) => this.lookup(id) ?? null,
+      customErrors: { notFound, persistedQueryOnly: persistedOnly, keyNotFound: persistedOnly },
+    });
+    return {
+      ...inner,
+      onParams: (payload) => {
+        const { params, request } = payload;
+        const id = idOf(params, request);
+        if (typeof params.query === 'string' && !trustedOnly) {
+          if (id !== null && !this.register(id, params.query))
+            throw refusal(
+              'The SHA-256 hash sent in extensions.persistedQuery (or documentId) is not the hash of the query.',
+              'PERSISTED_QUERY_HASH_MISMATCH',
+            );
+          // The query runs as sent; yoga refuses parameters it does not know.
+          if ((params as PersistedParams).documentId !== undefined)
+            payload.setParams({ ...params, documentId: undefined } as typeof params);
+          return;
+        }
+        // Neither a query nor an id: yoga's own answer (`Must provide query string`), unless only
+        // trusted documents run.
+        if (params.query == null && id === null && !trustedOnly) return;
+        return inner.onParams?.(payload);
+      },
+    };
+  }
+}
