@@ -146,7 +146,7 @@ export class CalendarClient {
     return events;
   }
 
-  /** One event with its venues and organizers. */
+  /** One event with its venues and organizers; null when it does not exist or may not be read. */
   async event(id: number) {
     const { event } = await this.request(EventWithVenueAndOrganizersDocument, { id });
     return event;
@@ -170,9 +170,10 @@ async function main(endpoint = 'http://localhost:4000/graphql'): Promise<void> {
   const first = items[0];
   if (first) {
     const event = await client.event(first.id);
-    console.log(
-      `#${event.id} at ${event.venues.map((venue) => venue.name).join(', ') || 'no venue'}, by ${event.organizers.map((organizer) => organizer.name).join(', ') || 'nobody'}`,
-    );
+    if (event)
+      console.log(
+        `#${event.id} at ${event.venues.map((venue) => venue.name).join(', ') || 'no venue'}, by ${event.organizers.map((organizer) => organizer.name).join(', ') || 'nobody'}`,
+      );
   }
 }
 

@@ -233,6 +233,9 @@ builder.prismaObjectField(Event, 'icsUrl', (t) =>
 builder.queryFields((t) => ({
   event: t.prismaField({
     type: Event,
+    nullable: true,
+    description:
+      'An event by id; null (with an error entry saying why) when it does not exist or you may not read it',
     args: { id: t.arg.int({ required: true }), password: t.arg.string() },
     resolve: async (query, _root, { id, password }, ctx) =>
       assertReadable(
@@ -245,6 +248,9 @@ builder.queryFields((t) => ({
   }),
   eventBySlug: t.prismaField({
     type: Event,
+    nullable: true,
+    description:
+      'An event by slug; null (with an error entry saying why) when it does not exist or you may not read it',
     args: { slug: t.arg.string({ required: true }), password: t.arg.string() },
     resolve: async (query, _root, { slug, password }, ctx) =>
       assertReadable(

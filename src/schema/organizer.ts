@@ -170,6 +170,9 @@ export function organizerBody(input: OrganizerInput): Record<string, unknown> {
 builder.queryFields((t) => ({
   organizer: t.prismaField({
     type: Organizer,
+    nullable: true,
+    description:
+      'An organizer by id; null (with an error entry saying why) when it does not exist or you may not read it',
     args: { id: t.arg.int({ required: true }) },
     resolve: async (query, _root, { id }, ctx) =>
       assertReadable(
@@ -181,6 +184,9 @@ builder.queryFields((t) => ({
   }),
   organizerBySlug: t.prismaField({
     type: Organizer,
+    nullable: true,
+    description:
+      'An organizer by slug; null (with an error entry saying why) when it does not exist or you may not read it',
     args: { slug: t.arg.string({ required: true }) },
     resolve: async (query, _root, { slug }, ctx) =>
       assertReadable(

@@ -225,6 +225,9 @@ function termBody(input: {
 builder.queryFields((t) => ({
   category: t.prismaField({
     type: Category,
+    nullable: true,
+    description:
+      'A category by id; null (with an error entry saying why) when it does not exist or you may not read it',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, { id }, ctx) => findTerm(ctx.db, CATEGORY, id, query),
   }),
@@ -243,6 +246,9 @@ builder.queryFields((t) => ({
   }),
   tag: t.prismaField({
     type: Tag,
+    nullable: true,
+    description:
+      'A tag by id; null (with an error entry saying why) when it does not exist or you may not read it',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, { id }, ctx) => findTerm(ctx.db, TAG, id, query),
   }),

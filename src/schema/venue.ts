@@ -224,12 +224,18 @@ export function venueBody(input: VenueInput): Record<string, unknown> {
 builder.queryFields((t) => ({
   venue: t.prismaField({
     type: Venue,
+    nullable: true,
+    description:
+      'A venue by id; null (with an error entry saying why) when it does not exist or you may not read it',
     args: { id: t.arg.int({ required: true }) },
     resolve: async (query, _root, { id }, ctx) =>
       assertReadable('venue', await ctx.db.venue.findUnique({ ...query, where: { id } }), id, ctx.viewer),
   }),
   venueBySlug: t.prismaField({
     type: Venue,
+    nullable: true,
+    description:
+      'A venue by slug; null (with an error entry saying why) when it does not exist or you may not read it',
     args: { slug: t.arg.string({ required: true }) },
     resolve: async (query, _root, { slug }, ctx) =>
       assertReadable('venue', await ctx.db.venue.findUnique({ ...query, where: { slug } }), slug, ctx.viewer),
