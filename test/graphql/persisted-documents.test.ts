@@ -220,7 +220,7 @@ describe('trusted documents only', () => {
     const { pageInfo, items } = await client.upcomingEvents({}, 1, 5);
     expect(pageInfo.total).toBe(2);
     const event = await client.event(items[0]!.id);
-    expect(event.title).toBe(items[0]!.title);
+    expect(event?.title).toBe(items[0]!.title);
     // The same client sending texts is refused.
     await expect(new CalendarClient(endpoint).upcomingEvents()).rejects.toMatchObject({
       code: 'PERSISTED_QUERY_ONLY',
