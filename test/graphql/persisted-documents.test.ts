@@ -18,6 +18,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { PersistedDocuments, documentHash } from '../../src/graphql-persisted.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { createUser } from '../helpers/users.js';
 
 // Persisted documents (src/graphql-persisted.ts): the trusted documents codegen writes
 // (examples/generated/persisted-documents.json) as the only documents a server started with
@@ -226,17 +227,47 @@ describe('trusted documents only', () => {
       code: 'PERSISTED_QUERY_ONLY',
     });
   });
+
+  it('runs a trusted mutation by id (POST), and a trusted subscription by id over SSE', async () => {
+    const editor = await createUser(h, 'editor');
+    const writer = new CalendarClient(endpoint, editor, { persistedDocuments: true });
+    const listener = new CalendarClient(endpoint, undefined, { persistedDocuments: true });
+    const stop = new AbortController();
+    const changes = listener.eventChanges({}, stop.signal);
+    const first = changes.next();
+    // The stream opens on the first `next`; write until it has heard one (it may open after a write).
+    let written = 0;
+    const writing = (async () => {
+      while (!stop.signal.aborted && written < 50) {
+        const created = await writer.createEvent({
+          title: `Trusted ${++written}`,
+          startDate: '2031-06-01 18:00:00',
+          endDate: '2031-06-01 20:00:00',
+        });
+        expect(created.title).toBe(`Trusted ${written}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const { value } = await first;
+    stop.abort();
+    await writing;
+    expect(value).toMatchObject({
+      operation: 'created',
+      event: { title: expect.stringMatching(/^Trusted \d+$/) },
+    });
+  });
 });
 
 describe('automatic persisted queries (any document runs)', () => {
   let h: Harness;
   const listQuery = '{ events(perPage: 5) { pageInfo { total } items { title } } }';
   const otherQuery = '{ events(perPage: 5) { items { id } } }';
+  let eventId = 0;
   const apq = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256(query) } });
 
   beforeAll(async () => {
     h = await startHarness({ CALENDAR_CACHE: 'on' });
-    await createEvent(h.db, { title: 'Harbour Concert' });
+    eventId = (await createEvent(h.db, { title: 'Harbour Concert' })).id;
   });
   afterAll(async () => {
     await h?.close();
@@ -328,6 +359,17 @@ describe('automatic persisted queries (any document runs)', () => {
     // Variables are part of the key as for a text.
     const five = await get({ extensions: listExt, variables: '{}' });
     expect(five.text).toBe(list.text);
+    // A document that mentions a password is never shared, named by its hash or not.
+    const secret = `query($password: String) { event(id: ${eventId}, password: $password) { title } }`;
+    const secretExt = JSON.stringify(apq(secret));
+    await get({ query: secret, extensions: secretExt }).expect(200);
+    for (let i = 0; i < 2; i++) {
+      const res = await get({ extensions: secretExt });
+      expect(res.status).toBe(200);
+      expect(res.body.data.event.title).toBe('Harbour Concert');
+      expect(res.headers['x-cache']).toBeUndefined();
+      expect(res.headers['cache-control']).toMatch(/^private/);
+    }
   });
 
   it('never caches a refusal: an id unknown at first runs once registered', async () => {
