@@ -22,6 +22,7 @@ import { invalidParams } from '../domain/errors.js';
 import { EVENT_STATUSES, type EventStatusValue } from '../domain/event-status.js';
 import { permalink } from '../domain/urls.js';
 import { assertReadable, contentWithheld, readableLinks } from '../domain/visibility.js';
+import type { EventField, EventInput, LinkRef, TermRef } from '../services/event-input.js';
 import { createEvent, deleteEvent, updateEvent } from '../services/event-writes.js';
 import { type EventArchive, eventArchive, eventPageItems, linkedEvent } from '../services/events.js';
 
@@ -276,8 +277,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
-// Writes: typed camelCase inputs, mapped onto the flat body the REST routes receive, so that both APIs
-// share one validation (`services/event-writes.ts`), with the parameters named in camelCase in errors.
+// Writes: typed inputs whose fields are the domain input's (`services/event-input.ts`), so that the
+// service's errors name the fields as the client wrote them.
 
 const writeDateInput = (what: string) =>
   `${what}: ISO 8601 (an offset is honoured), "Y-m-d H:i:s", a Unix timestamp or an English phrase ("tomorrow 9am"); read in the event time zone`;
@@ -414,60 +415,50 @@ interface EventInputFields {
   password?: Maybe<string>;
 }
 
-/** A list of `{id}` or `{create}` → the REST form; exactly one of them per entry. */
-function linkedBody<Fields>(
-  param: string,
+/** `{id}` or `{create}` entries → link references; exactly one of them per entry. */
+function linkRefs<Fields>(
+  field: 'venues' | 'organizers',
   entries: Maybe<Array<{ id?: Maybe<number>; create?: Maybe<Fields> }>>,
   body: (fields: Fields) => Record<string, unknown>,
-) {
+): LinkRef[] | undefined {
   if (!entries) return undefined;
   return entries.map((entry) => {
     const hasId = entry.id !== null && entry.id !== undefined;
     if (hasId === Boolean(entry.create))
-      throw invalidParams({ [param]: 'Each entry gives either id or create.' });
-    return hasId ? { id: entry.id } : body(entry.create as Fields);
+      throw invalidParams({ [field]: 'Each entry gives either id or create.' });
+    return hasId
+      ? { kind: 'id', id: entry.id!, inObject: true }
+      : { kind: 'fields', body: body(entry.create as Fields) };
   });
 }
 
-function termsBody(entries: EventInputFields['categories']) {
+function termRefs(entries: EventInputFields['categories']): TermRef[] | undefined {
   return entries?.map((entry) =>
-    entry.id !== null && entry.id !== undefined ? { id: entry.id } : { name: entry.name },
+    entry.id !== null && entry.id !== undefined
+      ? { kind: 'id', id: entry.id }
+      : { kind: 'name', name: entry.name ?? '' },
   );
 }
 
-/** GraphQL input → the flat body the REST routes receive (null means "not sent"). */
-function eventBody(input: EventInputFields): Record<string, unknown> {
-  const orUndefined = <T>(value: Maybe<T>) => value ?? undefined;
-  return {
-    title: input.title,
-    start_date: input.startDate,
-    end_date: input.endDate,
-    timezone: input.timezone,
-    all_day: input.allDay,
-    description: input.description,
-    excerpt: input.excerpt,
-    slug: input.slug,
-    status: input.status,
-    author: input.authorId,
-    date: input.date,
-    date_utc: input.dateUtc,
-    image: input.image,
-    cost: input.cost,
-    website: input.website,
-    show_map: input.showMap,
-    show_map_link: input.showMapLink,
-    hide_from_listings: input.hideFromListings,
-    sticky: input.sticky,
-    featured: input.featured,
-    event_status: input.eventStatus,
-    event_status_reason: input.eventStatusReason,
-    categories: termsBody(input.categories),
-    tags: termsBody(input.tags),
-    venue: orUndefined(linkedBody('venues', input.venues, venueBody)),
-    organizer: orUndefined(linkedBody('organizers', input.organizers, organizerBody)),
-    post_parent: input.postParentId,
-    password: input.password,
-  };
+/**
+ * The typed input → the domain input: the input fields carry the domain's names, so errors name them
+ * as the client wrote them. null means "unchanged"; `postParentId: 0` removes the parent.
+ */
+// Every input field is a domain field of the same name (a compile error otherwise).
+const sameNames: Exclude<keyof EventInputFields, EventField> extends never ? true : never = true;
+void sameNames;
+
+function eventInput(fields: EventInputFields): EventInput {
+  const { categories, tags, venues, organizers, postParentId, ...plain } = fields;
+  const input: EventInput = Object.fromEntries(
+    Object.entries(plain).filter(([, value]) => value !== null && value !== undefined),
+  );
+  if (postParentId !== null && postParentId !== undefined) input.postParentId = postParentId || null;
+  if (categories) input.categories = termRefs(categories);
+  if (tags) input.tags = termRefs(tags);
+  if (venues) input.venues = linkRefs('venues', venues, venueBody);
+  if (organizers) input.organizers = linkRefs('organizers', organizers, organizerBody);
+  return input;
 }
 
 builder.mutationFields((t) => ({
@@ -476,11 +467,8 @@ builder.mutationFields((t) => ({
     description: 'Creates an event (contributors: as a draft or pending)',
     args: { input: t.arg({ type: CreateEventInput, required: true }) },
     resolve: (query, _root, { input }, ctx) =>
-      createEvent(
-        ctx,
-        eventBody(input),
-        (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }),
-        { style: 'graphql' },
+      createEvent(ctx, eventInput(input), (tx, id) =>
+        tx.event.findUniqueOrThrow({ ...query, where: { id } }),
       ),
   }),
   updateEvent: t.prismaField({
@@ -494,12 +482,9 @@ builder.mutationFields((t) => ({
       updateEvent(
         withIfMatch(ctx, ifMatch),
         { id },
-        eventBody(input),
+        eventInput(input),
         (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        {
-          style: 'graphql',
-          passwordAllowed: true,
-        },
+        { passwordAllowed: true },
       ),
   }),
   updateEventBySlug: t.prismaField({
@@ -513,12 +498,9 @@ builder.mutationFields((t) => ({
       updateEvent(
         withIfMatch(ctx, ifMatch),
         { slug },
-        eventBody(input),
+        eventInput(input),
         (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        {
-          style: 'graphql',
-          passwordAllowed: false,
-        },
+        { passwordAllowed: false },
       ),
   }),
   deleteEvent: t.prismaField({
@@ -531,14 +513,8 @@ builder.mutationFields((t) => ({
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
     resolve: (query, _root, { id, force, ifMatch }, ctx) =>
-      deleteEvent(
-        withIfMatch(ctx, ifMatch),
-        { id },
-        force ?? false,
-        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        {
-          style: 'graphql',
-        },
+      deleteEvent(withIfMatch(ctx, ifMatch), { id }, force ?? false, (tx, eventId) =>
+        tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
       ),
   }),
   deleteEventBySlug: t.prismaField({
@@ -550,14 +526,8 @@ builder.mutationFields((t) => ({
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
     resolve: (query, _root, { slug, force, ifMatch }, ctx) =>
-      deleteEvent(
-        withIfMatch(ctx, ifMatch),
-        { slug },
-        force ?? false,
-        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        {
-          style: 'graphql',
-        },
+      deleteEvent(withIfMatch(ctx, ifMatch), { slug }, force ?? false, (tx, eventId) =>
+        tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
       ),
   }),
 }));

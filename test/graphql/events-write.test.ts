@@ -158,6 +158,50 @@ describe('createEvent', () => {
     expect(Object.keys(dates.errors![0]!.extensions.data.params)).toEqual(['startDate', 'endDate']);
   });
 
+  it('names bad dates, links and terms by their input fields, never by the REST parameters', async () => {
+    const { errors } = await gql(
+      CREATE,
+      {
+        input: {
+          ...REQUIRED,
+          endDate: 'soonish',
+          date: 'whenever',
+          dateUtc: 'never',
+          allDay: true,
+          eventStatusReason: 'x',
+          organizers: Array.from({ length: 21 }, (_, i) => ({ id: i + 1 })),
+          categories: [{ id: 99_999 }],
+          tags: [{}],
+        },
+      },
+      admin,
+    );
+    expect(errors![0]!.extensions.code).toBe('rest_invalid_param');
+    expect(Object.keys(errors![0]!.extensions.data.params)).toEqual([
+      'endDate',
+      'date',
+      'dateUtc',
+      'organizers',
+      'tags',
+      'categories',
+    ]);
+    expect(errors![0]!.message).toBe(
+      'Invalid parameter(s): endDate, date, dateUtc, organizers, tags, categories',
+    );
+    const event = await created({});
+    const venues = await gql(UPDATE, { id: event.id, input: { venues: [{ id: 99_999 }] } }, admin);
+    expect(venues.errors![0]!.extensions.data.params).toEqual({ venues: 'Invalid parameter.' });
+    const inline = await gql(
+      UPDATE,
+      { id: event.id, input: { organizers: [{ create: { name: 'Bad Site', website: 'nope' } }] } },
+      admin,
+    );
+    expect(Object.keys(inline.errors![0]!.extensions.data.params)).toEqual(['organizers']);
+    expect(Object.keys(inline.errors![0]!.extensions.data.details)).toEqual(['organizers']);
+    const status = await gql(UPDATE, { id: event.id, input: { status: 'trash', authorId: 0 } }, admin);
+    expect(Object.keys(status.errors![0]!.extensions.data.params)).toEqual(['status', 'authorId']);
+  });
+
   it('refuses a venue entry that gives neither id nor create, and an unknown {id}', async () => {
     const neither = await gql(CREATE, { input: { ...REQUIRED, venues: [{}] } }, admin);
     expect(neither.errors![0]!.extensions).toMatchObject({

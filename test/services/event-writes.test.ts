@@ -3,33 +3,45 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CostInputError, formatCost, parseCostInput } from '../../src/domain/cost.js';
 import { autoParagraphs } from '../../src/domain/html.js';
 import { ANONYMOUS, type Role, type Viewer } from '../../src/domain/permissions.js';
-import {
-  type EventInput,
-  type ReadOptions,
-  createEvent,
-  deleteEvent,
-  publicationStatus,
-  readEventBody,
-  scheduleOf,
-  updateEvent,
-} from '../../src/services/event-writes.js';
+import { invalidParams } from '../../src/domain/errors.js';
+import { EVENT_PARAMS, readEventBody as readRestBody } from '../../src/rest/bodies/event.js';
+import { withParamNames } from '../../src/rest/param-names.js';
+import { type CheckOptions, type EventValues, checkEventInput } from '../../src/services/event-input.js';
+import { publicationStatus, scheduleOf } from '../../src/services/event-schedule.js';
+import { createEvent, deleteEvent, updateEvent } from '../../src/services/event-writes.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
-// The event write service below the APIs: body reading, the schedule rules (D10–D14), cost input,
-// and the transactional writes with explicit viewers (atomicity, counts, slugs, concurrency).
+// The event write service below the APIs: a REST body read and checked (named as REST names it), the
+// schedule rules (D10–D14), cost input, and the transactional writes with explicit viewers (atomicity,
+// counts, slugs, concurrency), given REST bodies read into the domain input.
 
 const NOW = new Date('2026-11-22T12:00:00Z');
-const CREATE: ReadOptions = {
+const CREATE: CheckOptions = {
   mode: 'create',
   zone: 'UTC',
   siteTimezone: 'UTC',
   passwordAllowed: true,
   now: NOW,
 };
-const UPDATE: ReadOptions = { ...CREATE, mode: 'update' };
+const UPDATE: CheckOptions = { ...CREATE, mode: 'update' };
 const REQUIRED = { title: 'Concert', start_date: '2027-01-15 18:00:00', end_date: '2027-01-15 21:00:00' };
+
+/** A REST body read, then checked without the database, errors named as the REST routes name them. */
+function readEventBody(body: unknown, options: CheckOptions): EventValues {
+  try {
+    const { input, unreadable } = readRestBody(body);
+    const { values, bad } = checkEventInput(input, unreadable, options);
+    if (Object.keys(bad).length) throw invalidParams(bad);
+    return values;
+  } catch (error) {
+    throw withParamNames(error, EVENT_PARAMS);
+  }
+}
+
+/** A REST body as the service's domain input. */
+const rest = (body: Record<string, unknown>) => readRestBody(body).input;
 
 function errorOf(run: () => unknown): { code: string; status: number; data: Record<string, unknown> } {
   try {
@@ -300,7 +312,7 @@ describe('scheduleOf', () => {
   };
 
   it('stretches all-day events over whole days, several days too', () => {
-    const input: EventInput = {
+    const input: EventValues = {
       start: at('2031-01-10 10:00:00'),
       end: at('2031-01-12 09:30:00'),
       allDay: true,
@@ -345,7 +357,7 @@ describe('scheduleOf', () => {
       localStart: '2031-01-10 15:00:00',
       localEnd: '2031-01-10 15:00:00',
     });
-    expect(scheduleOf({ title: 'x' } as EventInput, stored, 'UTC')).toBeNull();
+    expect(scheduleOf({ title: 'x' } as EventValues, stored, 'UTC')).toBeNull();
   });
 
   it('gets daylight saving time right', () => {
@@ -386,25 +398,29 @@ describe('writes', () => {
   afterAll(() => h.close());
 
   it('checks the viewer (401/403) before the body (400), so ids are not probed (D22)', async () => {
-    await expect(createEvent(writer(ANONYMOUS), { title: 'x' }, read)).rejects.toMatchObject({ status: 401 });
-    await expect(createEvent(writer(ANONYMOUS), { ...REQUIRED, author: 99999 }, read)).rejects.toMatchObject({
+    await expect(createEvent(writer(ANONYMOUS), rest({ title: 'x' }), read)).rejects.toMatchObject({
+      status: 401,
+    });
+    await expect(
+      createEvent(writer(ANONYMOUS), rest({ ...REQUIRED, author: 99999 }), read),
+    ).rejects.toMatchObject({
       status: 401,
       code: 'rest_forbidden',
     });
     await expect(
-      createEvent(writer(viewers.subscriber), { ...REQUIRED, author: 99999 }, read),
+      createEvent(writer(viewers.subscriber), rest({ ...REQUIRED, author: 99999 }), read),
     ).rejects.toMatchObject({ status: 403 });
     await expect(
-      createEvent(writer(viewers.editor), { ...REQUIRED, author: 99999 }, read),
+      createEvent(writer(viewers.editor), rest({ ...REQUIRED, author: 99999 }), read),
     ).rejects.toMatchObject({
       status: 400,
       code: 'rest_invalid_param',
     });
-    await expect(createEvent(writer(ANONYMOUS), REQUIRED, read)).rejects.toMatchObject({
+    await expect(createEvent(writer(ANONYMOUS), rest(REQUIRED), read)).rejects.toMatchObject({
       status: 401,
       code: 'rest_forbidden',
     });
-    await expect(createEvent(writer(viewers.subscriber), REQUIRED, read)).rejects.toMatchObject({
+    await expect(createEvent(writer(viewers.subscriber), rest(REQUIRED), read)).rejects.toMatchObject({
       status: 403,
     });
   });
@@ -419,7 +435,7 @@ describe('writes', () => {
     await expect(
       createEvent(
         writer(viewers.editor),
-        {
+        rest({
           ...REQUIRED,
           title: 'Half-way',
           venue: { venue: 'Atomic Hall' },
@@ -429,13 +445,13 @@ describe('writes', () => {
             { organizer: 'Atomic B' },
             { organizer: 'Atomic C', website: 'not a url' },
           ],
-        },
+        }),
         read,
       ),
     ).rejects.toMatchObject({
       status: 400,
       code: 'rest_invalid_param',
-      data: { params: { organizer: 'Invalid parameter.' } },
+      data: { params: { organizers: 'Invalid parameter.' } },
     });
     const after = {
       events: await h.db.event.count(),
@@ -450,16 +466,20 @@ describe('writes', () => {
     const music = await createTerm(h.db, 'tribe_events_cat', 'Counted Music');
     const jazz = await createTerm(h.db, 'tribe_events_cat', 'Counted Jazz');
     const count = async (id: number) => (await h.db.term.findUniqueOrThrow({ where: { id } })).eventCount;
-    const event = await createEvent(writer(viewers.editor), { ...REQUIRED, categories: [music.id] }, read);
+    const event = await createEvent(
+      writer(viewers.editor),
+      rest({ ...REQUIRED, categories: [music.id] }),
+      read,
+    );
     const draft = await createEvent(
       writer(viewers.editor),
-      { ...REQUIRED, status: 'draft', categories: [music.id] },
+      rest({ ...REQUIRED, status: 'draft', categories: [music.id] }),
       read,
     );
     expect(await count(music.id)).toBe(1);
-    await updateEvent(writer(viewers.editor), { id: draft.id }, { status: 'publish' }, read);
+    await updateEvent(writer(viewers.editor), { id: draft.id }, rest({ status: 'publish' }), read);
     expect(await count(music.id)).toBe(2);
-    await updateEvent(writer(viewers.editor), { id: event.id }, { categories: [jazz.id] }, read);
+    await updateEvent(writer(viewers.editor), { id: event.id }, rest({ categories: [jazz.id] }), read);
     expect([await count(music.id), await count(jazz.id)]).toEqual([1, 1]);
     await deleteEvent(writer(viewers.editor), { id: event.id }, false, read);
     expect(await count(jazz.id)).toBe(0);
@@ -469,29 +489,33 @@ describe('writes', () => {
   });
 
   it('makes slugs unique among events and keeps an event its own slug', async () => {
-    const first = await createEvent(writer(viewers.author), { ...REQUIRED, title: 'Same Title' }, read);
-    const second = await createEvent(writer(viewers.author), { ...REQUIRED, title: 'Same Title' }, read);
+    const first = await createEvent(writer(viewers.author), rest({ ...REQUIRED, title: 'Same Title' }), read);
+    const second = await createEvent(
+      writer(viewers.author),
+      rest({ ...REQUIRED, title: 'Same Title' }),
+      read,
+    );
     const third = await createEvent(
       writer(viewers.author),
-      { ...REQUIRED, title: 'Other', slug: 'Same Title' },
+      rest({ ...REQUIRED, title: 'Other', slug: 'Same Title' }),
       read,
     );
     expect([first.slug, second.slug, third.slug]).toEqual(['same-title', 'same-title-2', 'same-title-3']);
     const renamed = await updateEvent(
       writer(viewers.author),
       { slug: 'same-title' },
-      { slug: 'same-title', title: 'Renamed' },
+      rest({ slug: 'same-title', title: 'Renamed' }),
       read,
     );
     expect(renamed.slug).toBe('same-title');
   });
 
   it('never loses a field to concurrent updates of one event', async () => {
-    const event = await createEvent(writer(viewers.editor), { ...REQUIRED, title: 'Busy' }, read);
+    const event = await createEvent(writer(viewers.editor), rest({ ...REQUIRED, title: 'Busy' }), read);
     const venue = await createVenue(h.db);
     const organizer = await createOrganizer(h.db);
     const tag = await createTerm(h.db, 'post_tag', 'Busy Tag');
-    const bodies: object[] = [
+    const bodies: Array<Record<string, unknown>> = [
       { title: 'Busy, renamed' },
       { cost: '$42' },
       { website: 'https://busy.example' },
@@ -506,7 +530,7 @@ describe('writes', () => {
       { show_map: 1 },
     ];
     await Promise.all(
-      bodies.map((body) => updateEvent(writer(viewers.editor), { id: event.id }, body, read)),
+      bodies.map((body) => updateEvent(writer(viewers.editor), { id: event.id }, rest(body), read)),
     );
     const after = await read(h.db as never, event.id);
     expect(after).toMatchObject({
@@ -532,7 +556,7 @@ describe('writes', () => {
       Array.from({ length: 8 }, () =>
         createEvent(
           writer(viewers.editor),
-          { ...REQUIRED, title: 'Crowd', tags: [tag.id, 'crowd-new'] },
+          rest({ ...REQUIRED, title: 'Crowd', tags: [tag.id, 'crowd-new'] }),
           read,
         ),
       ),

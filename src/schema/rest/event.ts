@@ -27,6 +27,8 @@ import {
   webcalUrl,
 } from '../../services/ical.js';
 import { createEvent, deleteEvent, updateEvent } from '../../services/event-writes.js';
+import { EVENT_PARAMS, readEventBody } from '../../rest/bodies/event.js';
+import { namingParams } from '../../rest/param-names.js';
 import { globalId, permalink } from '../../domain/urls.js';
 import { texturize } from '../../domain/texturize.js';
 import { assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
@@ -518,16 +520,22 @@ builder.queryFields((t) => {
 });
 
 // Writes (POST /events, POST|PUT|PATCH|DELETE /events/{id} and /events/by-slug/{slug}): the flat TEC
-// body as JSON; they answer in the list representation (no json_ld).
+// body as JSON, read into the domain input (`rest/bodies/event.ts`), errors named as its parameters;
+// they answer in the list representation (no json_ld).
 builder.mutationFields((t) => ({
   tecCreateEvent: t.prismaField({
     ...REST,
     type: TecEvent,
     args: { input: t.arg({ type: 'JSON' }) },
-    resolve: (query, _root, { input }, ctx) =>
-      createEvent(ctx, input, (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }), {
-        passwordAllowed: true,
-      }),
+    resolve: (query, _root, { input }, ctx) => {
+      const { input: event, unreadable } = readEventBody(input);
+      return namingParams(EVENT_PARAMS, () =>
+        createEvent(ctx, event, (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }), {
+          passwordAllowed: true,
+          unreadable,
+        }),
+      );
+    },
   }),
   tecUpdateEvent: t.prismaField({
     ...REST,
@@ -537,15 +545,16 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: 'JSON' }),
     },
     resolve: (query, _root, { id, input }, ctx) =>
-      updateEvent(
-        ctx,
-        { id },
-        input,
-        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        {
-          passwordAllowed: true,
-        },
-      ),
+      namingParams(EVENT_PARAMS, () => {
+        const { input: event, unreadable } = readEventBody(input);
+        return updateEvent(
+          ctx,
+          { id },
+          event,
+          (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+          { passwordAllowed: true, unreadable },
+        );
+      }),
   }),
   tecUpdateEventBySlug: t.prismaField({
     ...REST,
@@ -555,15 +564,16 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: 'JSON' }),
     },
     resolve: (query, _root, { slug, input }, ctx) =>
-      updateEvent(
-        ctx,
-        { slug },
-        input,
-        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        {
-          passwordAllowed: false,
-        },
-      ),
+      namingParams(EVENT_PARAMS, () => {
+        const { input: event, unreadable } = readEventBody(input);
+        return updateEvent(
+          ctx,
+          { slug },
+          event,
+          (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+          { passwordAllowed: false, unreadable },
+        );
+      }),
   }),
   tecDeleteEvent: t.prismaField({
     ...REST,

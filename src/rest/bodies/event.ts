@@ -1,0 +1,332 @@
+import { z } from 'zod';
+import type { RestField } from '../../../rest-map/types.js';
+import { DEFAULT_EVENT_STATUS, EVENT_STATUSES, INVALID_EVENT_STATUS } from '../../domain/event-status.js';
+import {
+  type EventField,
+  type EventInput,
+  type FieldErrors,
+  INVALID,
+  type LinkRef,
+  type TermRef,
+} from '../../services/event-input.js';
+import { readBoolean } from '../booleans.js';
+import type { ParamNames } from '../param-names.js';
+
+// The flat TEC event body (docs/reference.md §S2.1) read into the domain's `EventInput`. Each body
+// field is declared once below: the domain field it fills, how its WordPress forms are read (numbers
+// as text, boolean words, comma lists, names or ids) and its documentation. The namespace index and
+// `/doc` list the same table (`EVENT_FIELDS`), and errors are renamed back through it (`EVENT_PARAMS`).
+
+/** Strings, and numbers as their string forms (D19). */
+const text = z.union([z.string(), z.number().finite()]).transform(String);
+const flag = z.preprocess((value) => readBoolean(value) ?? value, z.boolean());
+/** An id as a number or digits; whether it names a record is the service's check. */
+const id = z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)]);
+const date = z.union([z.string(), z.number().finite()]);
+/** `0`, `"0"`, `""` remove the parent. */
+const parent = z
+  .union([z.literal(0), z.literal('0'), z.literal(''), id])
+  .transform((value) => (value === 0 || value === '0' || value === '' ? null : (value as number)));
+const eventStatus = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((value) => value || DEFAULT_EVENT_STATUS);
+
+function isEmptyValue(value: unknown): boolean {
+  if (value === null || value === undefined || value === false || value === 0) return true;
+  if (typeof value === 'string') return value.trim() === '' || value.trim() === '0';
+  if (Array.isArray(value)) return value.every(isEmptyValue);
+  if (typeof value === 'object') return Object.values(value).every(isEmptyValue);
+  return false;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function idOf(value: unknown): number | null {
+  const parsed = id.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+/** One venue or organizer entry: an id, `{id}`, or an object of fields; null when it is none of them. */
+function linkRef(value: unknown): LinkRef | null {
+  if (isRecord(value)) {
+    if (value.id !== undefined && value.id !== null && value.id !== '') {
+      const linked = idOf(value.id);
+      return linked === null ? null : { kind: 'id', id: linked, inObject: true };
+    }
+    return { kind: 'fields', body: value };
+  }
+  const linked = idOf(value);
+  return linked === null ? null : { kind: 'id', id: linked, inObject: false };
+}
+
+/**
+ * `venue` / `organizer`: an id, a comma list of ids (organizers), `{id}`, an object of fields, or a list
+ * of those, in order; an empty value (`""`, `0`, `[]`, `null`, an all-empty object) removes the links (D9).
+ */
+function linkRefs(value: unknown, commaList: boolean): LinkRef[] | null {
+  if (isEmptyValue(value)) return [];
+  const items: unknown[] = Array.isArray(value)
+    ? value
+    : commaList && typeof value === 'string'
+      ? value.split(',').map((item) => item.trim())
+      : [value];
+  const refs: LinkRef[] = [];
+  for (const item of items) {
+    if (isEmptyValue(item)) continue;
+    const ref = linkRef(item);
+    if (!ref) return null;
+    refs.push(ref);
+  }
+  return refs;
+}
+
+function termRef(value: unknown): TermRef | null {
+  if (isRecord(value)) {
+    if (value.id !== undefined && value.id !== null) {
+      const term = idOf(value.id);
+      return term === null ? null : { kind: 'id', id: term };
+    }
+    return typeof value.name === 'string' && value.name.trim() !== ''
+      ? { kind: 'name', name: value.name.trim() }
+      : null;
+  }
+  if (typeof value === 'number') return { kind: 'id', id: value };
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  const token = value.trim();
+  return /^\d+$/.test(token) ? { kind: 'id', id: Number(token) } : { kind: 'name', name: token };
+}
+
+/** `categories` / `tags`: ids or names, a comma list or an array, `{id}` / `{name}` objects; `""`/`[]` clear. */
+function termRefs(value: unknown): TermRef[] | null {
+  if (value === '' || (Array.isArray(value) && value.length === 0)) return [];
+  const items =
+    typeof value === 'string'
+      ? value.split(',').filter((item) => item.trim() !== '')
+      : Array.isArray(value)
+        ? value
+        : [value];
+  const refs: TermRef[] = [];
+  for (const item of items) {
+    const ref = termRef(item);
+    if (!ref) return null;
+    refs.push(ref);
+  }
+  return refs;
+}
+
+/** A reader that refuses what `read` cannot make sense of. */
+const refs = <T>(read: (value: unknown) => T | null) =>
+  z.unknown().transform((value, ctx) => {
+    const result = read(value);
+    if (result === null) ctx.addIssue({ code: 'custom', message: INVALID });
+    return result as T;
+  });
+
+interface BodyField {
+  /** The input field it fills (and the name the service reports it by). */
+  field: EventField;
+  schema: z.ZodType<unknown>;
+  doc: RestField;
+  /** Why a value that does not read is refused. */
+  reason?: string;
+  /** `null` removes the links, where WordPress otherwise drops null parameters as not sent (D9). */
+  nullRemoves?: true;
+}
+
+/** One body field: its domain field, how it reads, and how it is documented. */
+function bodyField<K extends EventField>(
+  field: K,
+  schema: z.ZodType<EventInput[K]>,
+  doc: RestField,
+  options: Pick<BodyField, 'reason' | 'nullRemoves'> = {},
+): BodyField {
+  return { field, schema, doc, ...options };
+}
+
+/** The event body, in the order the reference documents it. */
+const EVENT_BODY: Record<string, BodyField> = {
+  author: bodyField('authorId', id, { type: 'integer', description: 'The event author ID', required: false }),
+  date: bodyField('date', date, {
+    type: 'string',
+    description: 'The event publication date',
+    required: false,
+  }),
+  date_utc: bodyField('dateUtc', date, {
+    type: 'string',
+    description: 'The event publication date (UTC time zone)',
+    required: false,
+  }),
+  title: bodyField('title', text, { type: 'string', description: 'The event title', required: true }),
+  description: bodyField('description', text, {
+    type: 'string',
+    description: 'The event description',
+    required: false,
+  }),
+  slug: bodyField('slug', text, { type: 'string', description: 'The event slug', required: false }),
+  excerpt: bodyField('excerpt', text, { type: 'string', description: 'The event excerpt', required: false }),
+  status: bodyField('status', z.string(), {
+    type: 'string',
+    enum: ['publish', 'future', 'draft', 'pending', 'private'],
+    description: 'The event post status',
+    required: false,
+  }),
+  timezone: bodyField('timezone', z.string(), {
+    type: 'string',
+    description: 'The event time zone (an IANA name or UTC±H[:MM])',
+    required: false,
+  }),
+  all_day: bodyField('allDay', flag, {
+    type: 'boolean',
+    default: false,
+    description: 'Whether the event lasts the whole day or not',
+    required: false,
+  }),
+  start_date: bodyField('startDate', date, {
+    type: 'string',
+    description: 'The event start date and time',
+    required: true,
+  }),
+  end_date: bodyField('endDate', date, {
+    type: 'string',
+    description: 'The event end date and time',
+    required: true,
+  }),
+  image: bodyField('image', z.unknown(), {
+    type: ['integer', 'string'],
+    description: 'The event featured image ID or URL',
+    required: false,
+  }),
+  cost: bodyField('cost', z.unknown(), {
+    type: ['string', 'array'],
+    description: 'The event cost',
+    required: false,
+  }),
+  website: bodyField('website', text, {
+    type: 'string',
+    format: 'uri',
+    default: null,
+    description: 'The event website URL',
+    required: false,
+  }),
+  show_map: bodyField('showMap', flag, {
+    type: 'boolean',
+    description: 'Whether the event should show a map or not',
+    required: false,
+  }),
+  show_map_link: bodyField('showMapLink', flag, {
+    type: 'boolean',
+    description: 'Whether the event should show a map link or not',
+    required: false,
+  }),
+  hide_from_listings: bodyField('hideFromListings', flag, {
+    type: 'boolean',
+    description: 'Whether events should be hidden in the calendar view or not',
+    required: false,
+  }),
+  sticky: bodyField('sticky', flag, {
+    type: 'boolean',
+    description: 'Whether the event should be sticky in the calendar view or not',
+    required: false,
+  }),
+  featured: bodyField('featured', flag, {
+    type: 'boolean',
+    description: 'Whether the event should be featured on the site or not',
+    required: false,
+  }),
+  event_status: bodyField(
+    'eventStatus',
+    eventStatus,
+    {
+      type: 'string',
+      enum: [...EVENT_STATUSES, ''],
+      description: 'Whether the event takes place as listed ("" resets it to scheduled)',
+      required: false,
+    },
+    { reason: INVALID_EVENT_STATUS },
+  ),
+  event_status_reason: bodyField('eventStatusReason', text, {
+    type: 'string',
+    description: 'Why the event is canceled or postponed (kept only while it is)',
+    required: false,
+  }),
+  categories: bodyField('categories', refs(termRefs), {
+    type: ['array', 'string'],
+    default: null,
+    description: 'The event category IDs or names (an array or a comma list)',
+    required: false,
+  }),
+  tags: bodyField('tags', refs(termRefs), {
+    type: ['array', 'string'],
+    default: null,
+    description: 'The event tag IDs or names (an array or a comma list)',
+    required: false,
+  }),
+  venue: bodyField(
+    'venues',
+    refs((value) => linkRefs(value, false)),
+    {
+      type: ['integer', 'object', 'array'],
+      default: null,
+      description: 'The event venue ID, or an object of venue fields',
+      required: false,
+    },
+    { nullRemoves: true },
+  ),
+  organizer: bodyField(
+    'organizers',
+    refs((value) => linkRefs(value, true)),
+    {
+      type: ['integer', 'string', 'object', 'array'],
+      default: null,
+      description: 'The event organizer IDs or data',
+      required: false,
+    },
+    { nullRemoves: true },
+  ),
+  post_parent: bodyField('postParentId', parent, {
+    type: 'integer',
+    description: 'The parent event ID (0 removes it)',
+    required: false,
+  }),
+  // Accepted on the by-id routes only (the service refuses it elsewhere): documented apart.
+  password: bodyField('password', text, {
+    type: 'string',
+    description: 'The event password ("" removes it)',
+    required: false,
+  }),
+};
+
+const docs = (names: string[]): Record<string, RestField> =>
+  Object.fromEntries(names.map((name) => [name, EVENT_BODY[name]!.doc]));
+
+/** The body fields of the event routes, as the namespace index and `/doc` describe them. */
+export const EVENT_FIELDS = docs(Object.keys(EVENT_BODY).filter((name) => name !== 'password'));
+/** Accepted on the by-id event routes only. */
+export const EVENT_PASSWORD = docs(['password']);
+
+/** Domain field → REST parameter, for the errors of the event routes. */
+export const EVENT_PARAMS: ParamNames = Object.fromEntries(
+  Object.entries(EVENT_BODY).map(([name, { field }]) => [field, name]),
+);
+
+/**
+ * A WordPress body → the domain input, and the fields that could not be read (the service reports
+ * them with its own findings). Unknown and read-only fields are ignored; a null counts as not sent,
+ * as WordPress drops null parameters, except where it removes links.
+ */
+export function readEventBody(body: unknown): { input: EventInput; unreadable: FieldErrors } {
+  const input: Record<string, unknown> = {};
+  const unreadable: FieldErrors = {};
+  if (!isRecord(body)) return { input, unreadable };
+  for (const [name, { field, schema, reason, nullRemoves }] of Object.entries(EVENT_BODY)) {
+    const value = body[name];
+    if (value === undefined || (value === null && !nullRemoves)) continue;
+    const parsed = schema.safeParse(value);
+    if (parsed.success) input[field] = parsed.data;
+    else unreadable[field] = reason ?? INVALID;
+  }
+  return { input: input as EventInput, unreadable };
+}

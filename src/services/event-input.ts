@@ -1,0 +1,264 @@
+import type { DateTime } from 'luxon';
+import { CostInputError, type StoredCost, parseCostInput } from '../domain/cost.js';
+import { isValidTimezone, parseDateInput } from '../domain/dates.js';
+import { missingParams } from '../domain/errors.js';
+import { type EventStatusValue, INVALID_EVENT_STATUS, isEventStatus } from '../domain/event-status.js';
+import { autoParagraphs } from '../domain/html.js';
+import { isRecordId } from '../domain/ids.js';
+import { MAX_LINKED_PER_WRITE, exceeds, tooManyValues } from '../domain/limits.js';
+import { toSlug } from '../domain/slugs.js';
+import { WRITABLE_STATUSES, urlField } from './linked-posts.js';
+
+// What an event write says, in the domain's words: each API reads its own dialect into an
+// `EventInput` (REST: `rest/bodies/event.ts`; GraphQL: `schema/event.ts`, whose input fields carry
+// these very names) and the service reports every bad field by these names. The API edge renames them
+// for its clients.
+
+/** A date as a client writes it: ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase. */
+export type DateExpression = string | number;
+
+/** A venue or organizer named by id, or given as fields to create (or match, docs/reference.md §6.4). */
+export type LinkRef =
+  { kind: 'id'; id: number; inObject: boolean } | { kind: 'fields'; body: Record<string, unknown> };
+/** A category or tag named by id or by name (D3). */
+export type TermRef = { kind: 'id'; id: number } | { kind: 'name'; name: string };
+
+/** An event write: each field is absent when not given; `[]` for a link list means "remove all". */
+export interface EventInput {
+  title?: string;
+  description?: string;
+  excerpt?: string;
+  slug?: string;
+  status?: string;
+  authorId?: number;
+  /** `""` is the site's zone. */
+  timezone?: string;
+  startDate?: DateExpression;
+  endDate?: DateExpression;
+  /** Publication date in the event's zone; `dateUtc` wins over it. */
+  date?: DateExpression;
+  dateUtc?: DateExpression;
+  allDay?: boolean;
+  showMap?: boolean;
+  showMapLink?: boolean;
+  hideFromListings?: boolean;
+  sticky?: boolean;
+  featured?: boolean;
+  website?: string;
+  /** `null` removes the parent. */
+  postParentId?: number | null;
+  eventStatus?: string;
+  /** Kept only while the event is canceled or postponed. */
+  eventStatusReason?: string;
+  /** A media id, an image URL or `""` (none), as `checkImage` reads it. */
+  image?: unknown;
+  /** Costs as `parseCostInput` reads them: a string, a number or a list of them. */
+  cost?: unknown;
+  /** `null` or `""` removes the password. */
+  password?: string | null;
+  venues?: LinkRef[];
+  organizers?: LinkRef[];
+  categories?: TermRef[];
+  tags?: TermRef[];
+}
+
+export type EventField = keyof EventInput;
+/** Bad fields and why, by domain name. */
+export type FieldErrors = Partial<Record<EventField, string>>;
+
+/** The order bad fields are reported in (references checked against the database come after). */
+const FIELD_ORDER: readonly EventField[] = [
+  'title',
+  'description',
+  'excerpt',
+  'slug',
+  'status',
+  'authorId',
+  'timezone',
+  'startDate',
+  'endDate',
+  'date',
+  'dateUtc',
+  'allDay',
+  'showMap',
+  'showMapLink',
+  'hideFromListings',
+  'sticky',
+  'featured',
+  'website',
+  'postParentId',
+  'eventStatus',
+  'eventStatusReason',
+  'image',
+  'cost',
+  'password',
+  'venues',
+  'organizers',
+  'categories',
+  'tags',
+];
+
+export const REQUIRED_ON_CREATE: readonly EventField[] = ['title', 'startDate', 'endDate'];
+
+export const INVALID = 'Invalid parameter.';
+const INVALID_TIMEZONE = 'Invalid parameter: a time zone is an IANA name (America/New_York) or UTC±H[:MM].';
+const PASSWORD_BY_ID = 'The password of an event is set through its by-ID route only.';
+
+type WritableStatus = (typeof WRITABLE_STATUSES)[number];
+
+/** An input whose values passed the checks that need no database: dates read, costs parsed. */
+export interface EventValues {
+  title?: string;
+  description?: string;
+  excerpt?: string;
+  slug?: string;
+  status?: WritableStatus;
+  authorId?: number;
+  publishedAt?: Date;
+  timezone?: string;
+  allDay?: boolean;
+  start?: DateTime;
+  end?: DateTime;
+  image?: unknown;
+  cost?: StoredCost;
+  website?: string;
+  showMap?: boolean;
+  showMapLink?: boolean;
+  hideFromListings?: boolean;
+  sticky?: boolean;
+  featured?: boolean;
+  eventStatus?: EventStatusValue;
+  eventStatusReason?: string;
+  postParentId?: number | null;
+  password?: string | null;
+  venues?: LinkRef[];
+  organizers?: LinkRef[];
+  categories?: TermRef[];
+  tags?: TermRef[];
+}
+
+export interface CheckOptions {
+  mode: 'create' | 'update';
+  /** The zone dates are read in when the input names none: the event's own (update) or the site's. */
+  zone: string;
+  siteTimezone: string;
+  passwordAllowed: boolean;
+  now: Date;
+}
+
+const isWritableStatus = (status: string): status is WritableStatus =>
+  (WRITABLE_STATUSES as readonly string[]).includes(status);
+
+const badRefs = (refs: Array<LinkRef | TermRef>) =>
+  refs.some((ref) => (ref.kind === 'id' ? !isRecordId(ref.id) : ref.kind === 'name' && !ref.name.trim()));
+
+/**
+ * The input checked without the database. Required fields missing on create →
+ * `rest_missing_callback_param`; otherwise every bad field (with those the API edge could not read,
+ * `unreadable`) is returned, in field order.
+ */
+export function checkEventInput(
+  input: EventInput,
+  unreadable: FieldErrors,
+  options: CheckOptions,
+): { values: EventValues; bad: FieldErrors } {
+  if (options.mode === 'create') {
+    const missing = REQUIRED_ON_CREATE.filter((name) => input[name] === undefined && !unreadable[name]);
+    if (missing.length) throw missingParams(missing);
+  }
+  const bad: FieldErrors = { ...unreadable };
+  const values: EventValues = {};
+  const given = <K extends EventField>(name: K, check: (value: NonNullable<EventInput[K]>) => void) => {
+    const value = input[name];
+    if (value !== undefined && value !== null && !bad[name]) check(value as NonNullable<EventInput[K]>);
+  };
+
+  given('title', (title) => (title.trim() ? (values.title = title.trim()) : (bad.title = INVALID)));
+  given('description', (text) => (values.description = autoParagraphs(text)));
+  given('excerpt', (text) => (values.excerpt = autoParagraphs(text)));
+  given('slug', (slug) => {
+    const made = toSlug(slug.trim(), '');
+    if (made) values.slug = made;
+    else bad.slug = INVALID;
+  });
+  given('status', (status) => {
+    const name = status.trim();
+    if (isWritableStatus(name)) values.status = name;
+    else bad.status = INVALID;
+  });
+  given('authorId', (id) => (isRecordId(id) ? (values.authorId = id) : (bad.authorId = INVALID)));
+
+  let zone = options.zone;
+  given('timezone', (timezone) => {
+    const name = timezone.trim();
+    if (name === '') values.timezone = options.siteTimezone;
+    else if (isValidTimezone(name)) values.timezone = name;
+    else bad.timezone = INVALID_TIMEZONE;
+    zone = values.timezone ?? zone;
+  });
+  const date = (
+    name: 'startDate' | 'endDate' | 'date' | 'dateUtc',
+    inZone: string,
+    assign: (value: DateTime) => void,
+  ) =>
+    given(name, (expression) => {
+      const parsed = parseDateInput(expression, inZone, options.now);
+      if (parsed?.isValid) assign(parsed);
+      else bad[name] = INVALID;
+    });
+  if (!bad.timezone) {
+    date('startDate', zone, (value) => (values.start = value.setZone(zone)));
+    date('endDate', zone, (value) => (values.end = value.setZone(zone)));
+  }
+  date('date', zone, (value) => (values.publishedAt ??= value.toJSDate()));
+  date('dateUtc', 'UTC', (value) => (values.publishedAt = value.toJSDate()));
+
+  for (const flag of ['allDay', 'showMap', 'showMapLink', 'hideFromListings', 'sticky', 'featured'] as const)
+    given(flag, (value) => (values[flag] = value));
+  given('website', (url) => {
+    const parsed = urlField.safeParse(url);
+    if (parsed.success) values.website = parsed.data;
+    else bad.website = INVALID;
+  });
+  if (input.postParentId === null) values.postParentId = null;
+  given('postParentId', (id) => (isRecordId(id) ? (values.postParentId = id) : (bad.postParentId = INVALID)));
+  given('eventStatus', (status) =>
+    isEventStatus(status) ? (values.eventStatus = status) : (bad.eventStatus = INVALID_EVENT_STATUS),
+  );
+  given('eventStatusReason', (reason) => (values.eventStatusReason = reason.trim()));
+  if (input.image !== undefined) values.image = input.image;
+  given('cost', (cost) => {
+    try {
+      values.cost = parseCostInput(cost);
+    } catch (error) {
+      if (!(error instanceof CostInputError)) throw error;
+      bad.cost = error.message;
+    }
+  });
+
+  if ((input.password !== undefined || bad.password) && !options.passwordAllowed)
+    bad.password = PASSWORD_BY_ID;
+  else if (input.password !== undefined && !bad.password) values.password = input.password || null;
+
+  for (const name of ['venues', 'organizers'] as const) {
+    given(name, (refs) => {
+      if (exceeds(refs, MAX_LINKED_PER_WRITE)) bad[name] = tooManyValues(MAX_LINKED_PER_WRITE);
+      else if (badRefs(refs)) bad[name] = INVALID;
+      else values[name] = refs;
+    });
+  }
+  for (const name of ['categories', 'tags'] as const) {
+    given(name, (refs) => {
+      if (exceeds(refs)) bad[name] = tooManyValues();
+      else if (badRefs(refs)) bad[name] = INVALID;
+      else
+        values[name] = refs.map((ref) =>
+          ref.kind === 'name' ? { kind: 'name', name: ref.name.trim() } : ref,
+        );
+    });
+  }
+
+  const ordered: FieldErrors = {};
+  for (const name of FIELD_ORDER) if (bad[name] !== undefined) ordered[name] = bad[name];
+  return { values, bad: ordered };
+}
