@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import parseBody from 'co-body';
 import { type DocumentNode, getOperationAST } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
@@ -34,6 +33,7 @@ import { ChangeFeed } from './services/change-feed.js';
 import { WritePipeline } from './services/transactions.js';
 import { recordChanges } from './services/change-log.js';
 import { ResponseCache } from './cache/response-cache.js';
+import { cacheFastPath, graphqlBodyText } from './cache/fast-path.js';
 import { SERVICE } from './version.js';
 
 export interface AppOptions {
@@ -191,7 +191,10 @@ export function buildApp({
     cache,
   });
   const graphqlRead = graphqlReadKey(cache, persisted);
+  const cors = corsPolicy(config.corsOrigins, routeMethods(restRoutes));
 
+  // First: an anonymous read the cache already answered under this exact spelling skips the rest.
+  app.use(cacheFastPath({ cache, logger, metrics, cors }));
   app.use(requestIds(logger));
 
   // Last line of defence: nothing escapes as a stack trace or an HTML page.
@@ -232,7 +235,7 @@ export function buildApp({
   app.use(recordRequests(logger, metrics));
 
   // Before authentication: a preflight carries no credentials, and errors need the CORS headers too.
-  app.use(corsPolicy(config.corsOrigins, routeMethods(restRoutes)));
+  app.use(cors);
 
   // Every request is anonymous or authenticated here, once, for REST and GraphQL alike.
   const authenticator = new Authenticator(db, new LoginLimits(redis));
@@ -355,8 +358,6 @@ function sendGraphqlError(ctx: KoaContext, error: { status: number; code: string
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
-const GRAPHQL_BODY_LIMIT = '1mb';
-
 interface GraphqlBodyError {
   status: 400 | 413 | 415;
   code: string;
@@ -426,7 +427,7 @@ function graphqlReadKey(cache: ResponseCache, persisted: PersistedDocuments) {
       // (a CSRF vector for mutations), and the GraphQL-over-HTTP spec asks for JSON anyway.
       if (!ctx.is('application/json')) return { error: BODY_ERRORS.mediaType };
       try {
-        body = ((await parseBody.text(ctx.req, { limit: GRAPHQL_BODY_LIMIT })) as string | undefined) ?? '';
+        body = await graphqlBodyText(ctx);
       } catch (error) {
         return {
           error:

@@ -14,6 +14,29 @@ interface Entry {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** Which store this is: an alias names the entry it was recorded for, never a later one. */
+  serial: number;
+}
+
+/**
+ * A request's own spelling (raw URL, `Accept`, day, GraphQL body) of an entry's normalised key,
+ * recorded when the normal path served or stored that entry for an anonymous request; the headers
+ * are that request's final ones (`Allow`, `Cache-Control`, validators) minus those of the exchange.
+ */
+export interface Alias {
+  key: string;
+  serial: number;
+  headers: Array<[string, string]>;
+  vary: string[];
+  /** The route template the metrics count it under. */
+  route: string;
+}
+
+/** What `serve` leaves on `ctx.state.cacheEntry` when the answer is a shared entry (hit or stored). */
+interface ServedEntry {
+  key: string;
+  serial: number;
+  body: Buffer;
 }
 
 /** What a request learns while it runs that decides whether its answer may be stored. */
@@ -41,7 +64,12 @@ export interface ResponseCacheOptions {
   siteTimezone: string;
   /** Told of every hit, miss, eviction (to stay within the byte bound) and invalidation: metrics. */
   onEvent?: (event: CacheEvent) => void;
+  /** The clock (milliseconds since the epoch) that decides the site-zone day of a key; tests set it. */
+  now?: () => number;
 }
+
+/** Headers of a final answer that an alias never keeps: they are set per exchange. */
+const ALIAS_SKIPPED = new Set([...EXCHANGE_HEADERS, 'x-cache', 'vary']);
 
 export function strongEtag(body: Buffer | string): string {
   return `"${bytesHash(body)}"`;
@@ -53,6 +81,11 @@ function bytesHash(body: Buffer | string): string {
 
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry> | null;
+  private readonly aliases: LRUCache<string, Alias> | null;
+  private serial = 0;
+  private readonly now: () => number;
+  /** The site-zone day of `now()` and the instants where it starts and ends (recomputed outside). */
+  private day = { name: '', from: 0, until: -1 };
   /** Bumped by every invalidation: an answer computed across one is not stored (read-during-write race). */
   private generation = 0;
   private readonly listeners: Array<() => void> = [];
@@ -69,6 +102,16 @@ export class ResponseCache {
           },
         })
       : null;
+    // Aliases are small (a URL, a few headers): an eighth of the byte bound, never more entries than
+    // could matter.
+    this.aliases = options.enabled
+      ? new LRUCache<string, Alias>({
+          maxSize: Math.max(64 * 1024, Math.floor(options.maxBytes / 8)),
+          sizeCalculation: (alias, key) =>
+            key.length + alias.key.length + alias.headers.reduce((n, [a, b]) => n + a.length + b.length, 64),
+        })
+      : null;
+    this.now = options.now ?? Date.now;
   }
 
   get enabled(): boolean {
@@ -91,6 +134,7 @@ export class ResponseCache {
   invalidate(origin: 'local' | 'remote' = 'local'): void {
     this.generation++;
     this.entries?.clear();
+    this.aliases?.clear();
     this.options.onEvent?.('invalidation');
     if (origin === 'local') for (const listener of this.listeners) listener();
   }
@@ -103,11 +147,13 @@ export class ResponseCache {
     this.suspended = true;
     this.generation++;
     this.entries?.clear();
+    this.aliases?.clear();
   }
 
   resume(): void {
     this.generation++;
     this.entries?.clear();
+    this.aliases?.clear();
     this.suspended = false;
   }
 
@@ -122,8 +168,65 @@ export class ResponseCache {
    * outlive the day they were resolved on.
    */
   keyOf(ctx: KoaContext, parts: readonly unknown[]): string {
-    const day = DateTime.now().setZone(this.options.siteTimezone).toISODate();
-    return JSON.stringify(['anonymous', day, ctx.get('accept'), ...parts]);
+    return JSON.stringify(['anonymous', this.today(), ctx.get('accept'), ...parts]);
+  }
+
+  /** Today's date in the site zone, recomputed only when the clock leaves the day last computed. */
+  today(): string {
+    const now = this.now();
+    const day = this.day;
+    if (now >= day.from && now < day.until) return day.name;
+    const moment = DateTime.fromMillis(now, { zone: this.options.siteTimezone });
+    const start = moment.startOf('day');
+    this.day = {
+      name: moment.toISODate() ?? '',
+      from: start.toMillis(),
+      until: start.plus({ days: 1 }).toMillis(),
+    };
+    return this.day.name;
+  }
+
+  /** Aliases held (tests). */
+  get aliasCount(): number {
+    return this.aliases?.size ?? 0;
+  }
+
+  /**
+   * The entry an alias names, with the alias, when both are current (not suspended, the very entry
+   * the alias was recorded for); a hit is counted. Nothing otherwise (and a stale alias is dropped).
+   */
+  lookupAlias(aliasKey: string): { alias: Alias; body: Buffer } | undefined {
+    if (this.suspended || !this.aliases || !this.entries) return undefined;
+    const alias = this.aliases.get(aliasKey);
+    if (!alias) return undefined;
+    const entry = this.entries.get(alias.key);
+    if (!entry || entry.serial !== alias.serial) {
+      this.aliases.delete(aliasKey);
+      return undefined;
+    }
+    this.options.onEvent?.('hit');
+    return { alias, body: entry.body };
+  }
+
+  /**
+   * After the normal path answered: when its answer is the shared entry itself (a 200 whose body is
+   * the entry's bytes, nothing reshaped it since), `aliasKey` leads to that entry from now on.
+   */
+  recordAlias(aliasKey: string, ctx: KoaContext, route: string): void {
+    const served = ctx.state.cacheEntry as ServedEntry | undefined;
+    if (!served || !this.aliases || !this.entries || this.suspended) return;
+    if (ctx.status !== 200 || ctx.body !== served.body) return;
+    if (this.entries.peek(served.key)?.serial !== served.serial) return;
+    const headers: Array<[string, string]> = [];
+    for (const [name, value] of Object.entries(ctx.response.headers)) {
+      if (value === undefined || ALIAS_SKIPPED.has(name) || name.startsWith('access-control-')) continue;
+      headers.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
+    }
+    const vary = String(ctx.response.get('vary') || '')
+      .split(',')
+      .map((field) => field.trim())
+      .filter((field) => field !== '' && field.toLowerCase() !== 'origin');
+    this.aliases.set(aliasKey, { key: served.key, serial: served.serial, headers, vary, route });
   }
 
   /**
@@ -136,6 +239,11 @@ export class ResponseCache {
     const entry = key !== null ? this.entries?.get(key) : undefined;
     if (key !== null && this.entries) this.options.onEvent?.(entry ? 'hit' : 'miss');
     if (entry) {
+      ctx.state.cacheEntry = {
+        key: key as string,
+        serial: entry.serial,
+        body: entry.body,
+      } satisfies ServedEntry;
       ctx.status = entry.status;
       for (const [name, value] of Object.entries(entry.headers)) ctx.set(name, value);
       ctx.set('X-Cache', 'hit');
@@ -168,7 +276,9 @@ export class ResponseCache {
         continue;
       headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
     }
-    this.entries.set(key, { status: 200, headers, body: bytes });
+    const serial = ++this.serial;
+    this.entries.set(key, { status: 200, headers, body: bytes, serial });
+    ctx.state.cacheEntry = { key, serial, body: bytes } satisfies ServedEntry;
   }
 }
 

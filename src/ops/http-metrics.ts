@@ -24,22 +24,33 @@ export function recordRequests(logger: Logger, metrics: Metrics | undefined) {
     try {
       await next();
     } finally {
-      const seconds = (performance.now() - started) / 1000;
-      const route = routeTemplateOf(ctx);
-      const line = {
-        method: ctx.method,
-        route,
-        path: ctx.path,
-        status: ctx.status,
-        ms: Math.round(seconds * 1000),
-      };
-      const log = loggerOf(ctx, logger);
-      if (PROBES.has(ctx.path)) log.debug(line, 'request');
-      else log.info(line, 'request');
-      metrics?.httpRequests.inc({ route, method: ctx.method, status: String(ctx.status) });
-      metrics?.httpDuration.observe({ route, method: ctx.method }, seconds);
+      requestDone(ctx, loggerOf(ctx, logger), metrics, started, routeTemplateOf(ctx));
     }
   };
+}
+
+/** Logs and counts one answered request (`started`: its `performance.now()`) under `route`. */
+export function requestDone(
+  ctx: KoaContext,
+  log: Logger,
+  metrics: Metrics | undefined,
+  started: number,
+  route: string,
+  bindings?: Record<string, unknown>,
+): void {
+  const seconds = (performance.now() - started) / 1000;
+  const line = {
+    ...bindings,
+    method: ctx.method,
+    route,
+    path: ctx.path,
+    status: ctx.status,
+    ms: Math.round(seconds * 1000),
+  };
+  if (PROBES.has(ctx.path)) log.debug(line, 'request');
+  else log.info(line, 'request');
+  metrics?.httpRequests.inc({ route, method: ctx.method, status: String(ctx.status) });
+  metrics?.httpDuration.observe({ route, method: ctx.method }, seconds);
 }
 
 function tokenMatches(header: string, token: string): boolean {

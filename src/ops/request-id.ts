@@ -17,14 +17,20 @@ export function loggerOf(ctx: KoaContext, fallback: Logger): Logger {
   return (ctx.state.log as Logger | undefined) ?? fallback;
 }
 
+/** Accepts or generates the request id and returns it on the response. */
+export function assignRequestId(ctx: KoaContext): string {
+  const sent = ctx.get(REQUEST_ID_HEADER);
+  const id = ACCEPTABLE_ID.test(sent) ? sent : randomUUID();
+  ctx.state.requestId = id;
+  ctx.set(REQUEST_ID_HEADER, id);
+  return id;
+}
+
 /** Accepts or generates the request id, returns it on the response and scopes a child logger to it. */
 export function requestIds(logger: Logger) {
   return async (ctx: KoaContext, next: Next) => {
-    const sent = ctx.get(REQUEST_ID_HEADER);
-    const id = ACCEPTABLE_ID.test(sent) ? sent : randomUUID();
-    ctx.state.requestId = id;
+    const id = assignRequestId(ctx);
     ctx.state.log = logger.child({ reqId: id });
-    ctx.set(REQUEST_ID_HEADER, id);
     await next();
   };
 }

@@ -1,0 +1,116 @@
+import parseBody from 'co-body';
+import type { Context as KoaContext, Middleware, Next } from 'koa';
+import type { Logger } from '../logger.js';
+import { requestDone, routeTemplateOf } from '../ops/http-metrics.js';
+import type { Metrics } from '../ops/metrics.js';
+import { assignRequestId } from '../ops/request-id.js';
+import type { ResponseCache } from './response-cache.js';
+
+// The cache-hit fast path, the app's first middleware: an anonymous read whose exact spelling (raw
+// URL, `Accept`, site-zone day, and for a GraphQL POST its body) the normal path has already answered
+// from a shared entry is answered from that entry at once — no routing, authentication, context,
+// SOFA or yoga. The lookup is an alias of the normalised key, recorded by the normal path only when
+// its final answer was the shared entry itself, and checked against that very entry on every use:
+// an invalidation (which clears aliases with the entries), an eviction or a new day all send the
+// request back to the normal path. Request id, CORS, `Vary`, `If-None-Match`, the access log and
+// the metrics are what the normal path gives a hit.
+
+const GRAPHQL_PATH = '/graphql';
+/** A GraphQL body the normal path reads (the limit of any GraphQL POST). */
+export const GRAPHQL_BODY_LIMIT = '1mb';
+/** Larger GraphQL bodies are not aliased (they still use the normal path's cache). */
+const MAX_ALIASED_BODY = 16 * 1024;
+const PASSWORD = /password/i;
+
+/**
+ * The text of a GraphQL POST body, read once per request: the fast path may have read it already
+ * (its error, too, is kept for the normal path to answer).
+ */
+export function graphqlBodyText(ctx: KoaContext): Promise<string> {
+  let read = ctx.state.graphqlBody as Promise<string> | undefined;
+  if (!read) {
+    read = (parseBody.text(ctx.req, { limit: GRAPHQL_BODY_LIMIT }) as Promise<string | undefined>).then(
+      (text) => text ?? '',
+    );
+    ctx.state.graphqlBody = read;
+  }
+  return read;
+}
+
+/** A request that may only ever be answered from a shared entry: anonymous, no password anywhere. */
+function shareable(ctx: KoaContext): boolean {
+  const headers = ctx.req.headers;
+  if (headers.authorization !== undefined || headers.cookie !== undefined) return false;
+  const url = ctx.url;
+  if (PASSWORD.test(url)) return false;
+  if (url.includes('%')) {
+    try {
+      if (PASSWORD.test(decodeURIComponent(url))) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** The alias key of a request, or null when it may not take the fast path. */
+async function aliasKeyOf(ctx: KoaContext, cache: ResponseCache): Promise<string | null> {
+  const method = ctx.method;
+  if (method === 'GET' || method === 'HEAD') {
+    if (!shareable(ctx)) return null;
+    return `${cache.today()}\nG\n${ctx.get('accept')}\n${ctx.url}`;
+  }
+  if (method !== 'POST' || ctx.path !== GRAPHQL_PATH || !shareable(ctx)) return null;
+  const headers = ctx.req.headers;
+  const length = Number(headers['content-length']);
+  if (
+    !(length <= MAX_ALIASED_BODY) ||
+    headers['content-encoding'] !== undefined ||
+    headers['transfer-encoding'] !== undefined ||
+    !ctx.is('application/json')
+  )
+    return null;
+  let body: string;
+  try {
+    body = await graphqlBodyText(ctx);
+  } catch {
+    return null;
+  }
+  // An escape could spell `password`; the normal path decides on the decoded text.
+  if (PASSWORD.test(body) || body.includes('\\u')) return null;
+  return `${cache.today()}\nP\n${ctx.get('accept')}\n${ctx.url}\n${body}`;
+}
+
+export function cacheFastPath(options: {
+  cache: ResponseCache;
+  logger: Logger;
+  metrics?: Metrics;
+  /** The app's CORS policy: a fast answer gets the headers any other answer gets. */
+  cors: Middleware;
+}): Middleware {
+  const { cache, logger, metrics, cors } = options;
+  if (!cache.enabled) return (_ctx, next) => next();
+  return async (ctx: KoaContext, next: Next) => {
+    const started = performance.now();
+    const aliasKey = await aliasKeyOf(ctx, cache);
+    const hit = aliasKey !== null ? cache.lookupAlias(aliasKey) : undefined;
+    if (!hit) {
+      await next();
+      if (aliasKey !== null) cache.recordAlias(aliasKey, ctx, routeTemplateOf(ctx));
+      return;
+    }
+    const reqId = assignRequestId(ctx);
+    await cors(ctx, async () => {
+      ctx.status = 200;
+      for (const [name, value] of hit.alias.headers) ctx.set(name, value);
+      for (const field of hit.alias.vary) ctx.vary(field);
+      ctx.set('X-Cache', 'hit');
+      ctx.body = hit.body;
+      if (ctx.fresh) {
+        ctx.status = 304;
+        ctx.body = null;
+      }
+    });
+    requestDone(ctx, logger, metrics, started, hit.alias.route, { reqId });
+  };
+}
