@@ -83,7 +83,10 @@ function eventPaths(schema: GraphQLSchema, eventTypes: string[]): string[] {
   return paths.sort();
 }
 
-const CONTENT = 'id title description excerpt website contentWithheld cost { values } venues { name }';
+const CONTENT =
+  'id title description excerpt website contentWithheld cost { values } venues { name } ' +
+  'content { withheld description excerpt website venues { name } } ' +
+  'wrong: content(password: "wrong") { withheld description }';
 
 /** Each public GraphQL path to an event, with queries that reach the protected one through it. */
 const GRAPHQL_PATHS: Record<string, () => string[]> = {

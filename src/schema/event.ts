@@ -3,8 +3,6 @@ import { webcalUrl } from '../services/ical.js';
 import { builder } from './builder.js';
 import {
   Author,
-  EventCost,
-  Image,
   type InputFieldBuilder,
   PageInfo,
   PostStatus,
@@ -15,14 +13,14 @@ import {
   withIfMatch,
 } from './common.js';
 import { recordVersion } from '../domain/versions.js';
-import { CreateOrganizerInput, Organizer, organizerBody } from './organizer.js';
-import { Category, Tag } from './term.js';
-import { CreateVenueInput, Venue, venueBody } from './venue.js';
+import { CreateOrganizerInput, organizerBody } from './organizer.js';
+import { CreateVenueInput, venueBody } from './venue.js';
 import { invalidParams } from '../domain/errors.js';
 import { EVENT_STATUSES, type EventStatusValue } from '../domain/event-status.js';
 import { permalink } from '../domain/urls.js';
-import { assertReadable, contentWithheld, readableLinks } from '../domain/visibility.js';
+import { assertReadable } from '../domain/visibility.js';
 import type { EventField, EventInput, LinkRef, TermRef } from '../services/event-input.js';
+import { REQUEST_PASSWORD_DEPRECATION, withheldEventFields } from './event-content.js';
 import { createEvent, deleteEvent, updateEvent } from '../services/event-writes.js';
 import { type EventArchive, eventArchive, eventPageItems, linkedEvent } from '../services/events.js';
 
@@ -32,120 +30,36 @@ export const EventStatus = builder.enumType('EventStatus', {
 });
 
 export const Event = builder.prismaObject('Event', {
-  fields: (t) => {
-    // A password-protected event listed without its password shows only its title, dates and links.
-    const flag = (key: 'allDay' | 'showMap' | 'showMapLink' | 'hideFromListings' | 'sticky' | 'featured') =>
-      t.boolean({
-        nullable: true,
-        description:
-          'null when the content is withheld (password-protected event listed without its password)',
-        resolve: (event) => (contentWithheld(event) ? null : event[key]),
-      });
-    return {
-      id: t.exposeInt('id'),
-      version: t.string({ description: VERSION_DESCRIPTION, resolve: (event) => recordVersion(event) }),
-      // "" for a draft or pending event created without one (as WordPress shows its empty post_name).
-      slug: t.string({ resolve: (event) => event.slug ?? '' }),
-      title: t.exposeString('title'),
-      description: t.string({ resolve: (event) => (contentWithheld(event) ? '' : event.description) }),
-      excerpt: t.string({ resolve: (event) => (contentWithheld(event) ? '' : event.excerpt) }),
-      status: t.field({ type: PostStatus, resolve: (event) => event.status as PostStatusValue }),
-      contentWithheld: t.boolean({
-        description: 'True when the event is password-protected and the request did not give its password',
-        resolve: (event) => contentWithheld(event),
-      }),
-      url: t.string({ resolve: (event, _args, ctx) => permalink(ctx.urls, 'event', event) }),
-      startDate: t.expose('startsAt', { type: 'DateTime' }),
-      endDate: t.expose('endsAt', { type: 'DateTime' }),
-      localStartDate: t.exposeString('localStart', {
-        description: 'Wall-clock start in the event time zone',
-      }),
-      localEndDate: t.exposeString('localEnd', { description: 'Wall-clock end in the event time zone' }),
-      timezone: t.exposeString('timezone'),
-      timezoneAbbr: t.string({ resolve: timezoneAbbr }),
-      allDay: flag('allDay'),
-      cost: t.field({
-        type: EventCost,
-        nullable: true,
-        resolve: (event) => (contentWithheld(event) ? null : event),
-      }),
-      website: t.string({
-        nullable: true,
-        resolve: (event) => (contentWithheld(event) ? null : event.website || null),
-      }),
-      showMap: flag('showMap'),
-      showMapLink: flag('showMapLink'),
-      hideFromListings: flag('hideFromListings'),
-      sticky: flag('sticky'),
-      featured: flag('featured'),
-      eventStatus: t.field({
-        type: EventStatus,
-        resolve: (event) => event.eventStatus as EventStatusValue,
-      }),
-      eventStatusReason: t.string({
-        nullable: true,
-        description: 'Why it is canceled or postponed; null when there is none or the content is withheld',
-        resolve: (event) => (contentWithheld(event) ? null : event.eventStatusReason || null),
-      }),
-      publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
-      modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
-      author: t.relation('author', { nullable: true, type: Author }),
-      image: t.field({
-        type: Image,
-        nullable: true,
-        select: (_args, _ctx, nested) => ({ image: nested(true) }),
-        resolve: (event) => (contentWithheld(event) ? null : event.image),
-      }),
-      venues: t.field({
-        type: [Venue],
-        select: (_args, _ctx, nested) => ({
-          venues: { orderBy: { position: 'asc' }, select: { venue: nested(true) } },
-        }),
-        resolve: (event, _args, ctx) =>
-          contentWithheld(event)
-            ? []
-            : readableLinks(
-                ctx.viewer,
-                event.venues.map((link) => link.venue),
-              ),
-      }),
-      organizers: t.field({
-        type: [Organizer],
-        select: (_args, _ctx, nested) => ({
-          organizers: { orderBy: { position: 'asc' }, select: { organizer: nested(true) } },
-        }),
-        resolve: (event, _args, ctx) =>
-          contentWithheld(event)
-            ? []
-            : readableLinks(
-                ctx.viewer,
-                event.organizers.map((link) => link.organizer),
-              ),
-      }),
-      // Both read the same `terms` selection (one query for the page); differing filters would make
-      // Pothos load one of them per event.
-      categories: t.field({
-        type: [Category],
-        select: (_args, _ctx, nested) => ({
-          terms: { orderBy: { position: 'asc' }, select: { term: nested(true) } },
-        }),
-        resolve: (event) =>
-          contentWithheld(event)
-            ? []
-            : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'tribe_events_cat'),
-      }),
-      tags: t.field({
-        type: [Tag],
-        select: (_args, _ctx, nested) => ({
-          terms: { orderBy: { position: 'asc' }, select: { term: nested(true) } },
-        }),
-        resolve: (event) =>
-          contentWithheld(event)
-            ? []
-            : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'post_tag'),
-      }),
-    };
-  },
+  description:
+    'An event. Its content (description, links, flags) is withheld from a request without the password of a ' +
+    'password-protected event: read it through `content(password:)`, which a normalised client cache keys by ' +
+    'the password it was read with.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    version: t.string({ description: VERSION_DESCRIPTION, resolve: (event) => recordVersion(event) }),
+    // "" for a draft or pending event created without one (as WordPress shows its empty post_name).
+    slug: t.string({ resolve: (event) => event.slug ?? '' }),
+    title: t.exposeString('title'),
+    status: t.field({ type: PostStatus, resolve: (event) => event.status as PostStatusValue }),
+    url: t.string({ resolve: (event, _args, ctx) => permalink(ctx.urls, 'event', event) }),
+    startDate: t.expose('startsAt', { type: 'DateTime' }),
+    endDate: t.expose('endsAt', { type: 'DateTime' }),
+    localStartDate: t.exposeString('localStart', {
+      description: 'Wall-clock start in the event time zone',
+    }),
+    localEndDate: t.exposeString('localEnd', { description: 'Wall-clock end in the event time zone' }),
+    timezone: t.exposeString('timezone'),
+    timezoneAbbr: t.string({ resolve: timezoneAbbr }),
+    eventStatus: t.field({
+      type: EventStatus,
+      resolve: (event) => event.eventStatus as EventStatusValue,
+    }),
+    publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
+    author: t.relation('author', { nullable: true, type: Author }),
+    // The same fields as `content`, withheld by the request's password: kept for one release.
+    ...withheldEventFields(t, REQUEST_PASSWORD_DEPRECATION),
+  }),
 });
 
 // The parent is shown only as its own single read would allow it (blanked if password-protected).
