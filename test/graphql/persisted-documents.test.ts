@@ -401,3 +401,45 @@ describe('automatic persisted queries (any document runs)', () => {
     );
   });
 });
+
+describe('trusted documents with the response cache (and its fast path)', () => {
+  let h: Harness;
+  const upcoming = idOf(UpcomingEventsDocument);
+
+  beforeAll(async () => {
+    h = await startHarness({ CALENDAR_TRUSTED_DOCUMENTS: MANIFEST, CALENDAR_CACHE: 'on' });
+    await createEvent(h.db, { title: 'Harbour Concert' });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('shares the answer of a trusted document, and never serves it to a raw query', async () => {
+    const text = manifest()[upcoming]!;
+    const variables = JSON.stringify({ perPage: 5 });
+    const get = (params: Record<string, string>) =>
+      h.http.get('/graphql').set('Accept', MODERN).query(params);
+    const post = (body: object) => h.http.post('/graphql').set('Accept', MODERN).send(body);
+    const answers = [
+      await get({ documentId: upcoming, variables }),
+      await get({ documentId: upcoming, variables }),
+      await get({ documentId: upcoming, variables }),
+      await post({ documentId: upcoming, variables: { perPage: 5 } }),
+      await post({ documentId: upcoming, variables: { perPage: 5 } }),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(200);
+      expect(res.text).toBe(answers[0]!.text);
+    }
+    expect(answers.slice(1).map((res) => res.headers['x-cache'])).toEqual(['hit', 'hit', 'hit', 'hit']);
+    for (let i = 0; i < 2; i++)
+      for (const res of [
+        await get({ query: text, variables }),
+        await post({ query: text, variables: { perPage: 5 } }),
+      ]) {
+        expect(res.status).toBe(400);
+        expect(res.headers['x-cache']).toBeUndefined();
+        expect(res.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_ONLY');
+      }
+  });
+});
