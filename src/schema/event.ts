@@ -187,7 +187,7 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: (_root, { filter, page, perPage, password }, ctx) =>
-      eventArchive(ctx, filter ?? {}, page, perPage, { style: 'graphql', password }),
+      eventArchive(ctx, filter ?? {}, page, perPage, { password }),
   }),
 }));
 

@@ -7,7 +7,13 @@ import { canRead } from '../domain/permissions.js';
 import { permalink } from '../domain/urls.js';
 import { assertReadable, contentWithheld, judged, passwordHides } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import { type EventListFilter, type EventListOptions, nearestEventIds, resolveEventQuery } from './events.js';
+import {
+  type EventListFilter,
+  type EventListOptions,
+  radiusName,
+  resolveEventQuery,
+} from './events-query.js';
+import { nearestEventIds } from './events-geo.js';
 import { nextTurn } from './turns.js';
 
 // iCalendar (RFC 5545) feeds. A feed is the event list under another representation: the same
@@ -66,7 +72,7 @@ export async function eventsFeed(
   const query = await resolveEventQuery(ctx, filter, options);
   // Geo lists: nearest first, as the JSON list orders them.
   const ids = query.distances
-    ? (await nearestEventIds(ctx, query, options.style)).slice(0, take)
+    ? (await nearestEventIds(ctx, query, radiusName(options))).slice(0, take)
     : (
         await ctx.db.event.findMany({
           where: query.where,

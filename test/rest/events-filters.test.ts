@@ -750,7 +750,9 @@ describe('geolocation', () => {
   });
 
   it('needs both coordinates, valid ones, and a positive radius', async () => {
-    expect((await list('geoloc_lat=48.8', 400)).body.data.params).toHaveProperty('geoloc_lng');
+    expect((await list('geoloc_lat=48.8', 400)).body.data.params).toEqual({
+      geoloc_lng: 'geoloc_lat and geoloc_lng go together.',
+    });
     expect((await list('geoloc_lng=2.3', 400)).body.data.params).toHaveProperty('geoloc_lat');
     expect((await list('geoloc_lat=91&geoloc_lng=2', 400)).body.data.params).toHaveProperty('geoloc_lat');
     expect((await list('geoloc_lat=north&geoloc_lng=2', 400)).body.data.params).toHaveProperty('geoloc_lat');

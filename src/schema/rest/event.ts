@@ -12,12 +12,8 @@ import {
 import { dateDetails, wallClock, zoneAbbreviation } from '../../domain/dates.js';
 import { costValues, formatCost } from '../../domain/cost.js';
 import { archiveLinks } from '../../domain/paging.js';
-import {
-  type EventArchive,
-  type EventListFilter,
-  eventArchive,
-  eventPageItems,
-} from '../../services/events.js';
+import { type EventArchive, eventArchive, eventPageItems } from '../../services/events.js';
+import type { EventListFilter } from '../../services/events-query.js';
 import {
   FEED_DEFAULT_LIMIT,
   FEED_MAX_LIMIT,
@@ -28,7 +24,7 @@ import {
 } from '../../services/ical.js';
 import { createEvent, deleteEvent, updateEvent } from '../../services/event-writes.js';
 import { EVENT_PARAMS, readEventBody } from '../../rest/bodies/event.js';
-import { namingParams } from '../../rest/param-names.js';
+import { type ParamNames, namingParams } from '../../rest/param-names.js';
 import { globalId, permalink } from '../../domain/urls.js';
 import { texturize } from '../../domain/texturize.js';
 import { assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
@@ -346,6 +342,50 @@ interface RestListArgs {
   ticketed?: boolean | null;
 }
 
+/**
+ * Each list parameter and the filter it sets (`near.*`: the point's), declared once: the filter is read
+ * through it and the list's errors are named back through it.
+ */
+const LIST_PARAMS = {
+  start_date: 'startDate',
+  end_date: 'endDate',
+  starts_before: 'startsBefore',
+  starts_after: 'startsAfter',
+  ends_before: 'endsBefore',
+  ends_after: 'endsAfter',
+  strict_dates: 'strictDates',
+  search: 'search',
+  categories: 'categories',
+  tags: 'tags',
+  venue: 'venues',
+  organizer: 'organizers',
+  featured: 'featured',
+  event_status: 'eventStatus',
+  status: 'status',
+  include: 'include',
+  post_parent: 'postParent',
+  geoloc: 'geoloc',
+  geoloc_lat: 'near.lat',
+  geoloc_lng: 'near.lng',
+  geoloc_radius: 'near.radius',
+  ticketed: 'ticketed',
+} as const satisfies Record<keyof RestListArgs, string>;
+
+const LIST_PARAM_NAMES: ParamNames = Object.fromEntries(
+  Object.entries(LIST_PARAMS).map(([param, filter]) => [filter, param]),
+);
+
+function listFilter(args: RestListArgs): EventListFilter {
+  const filter: Record<string, unknown> = {};
+  const near: Record<string, unknown> = {};
+  for (const [param, name] of Object.entries(LIST_PARAMS)) {
+    const value = args[param as keyof RestListArgs];
+    if (name.startsWith('near.')) near[name.slice('near.'.length)] = value;
+    else filter[name] = value;
+  }
+  return { ...filter, near } as EventListFilter;
+}
+
 const TecFeed = builder.objectRef<Feed>('TecFeed').implement({
   ...REST,
   description: 'An iCalendar (RFC 5545) document and the file name it is served under',
@@ -415,28 +455,6 @@ builder.queryFields((t) => {
     ticketed: t.arg.boolean({ description: 'Filter events with or without tickets' }),
     password: t.arg.string({ description: 'Shows password-protected events it unlocks' }),
   };
-  const listFilter = (args: RestListArgs): EventListFilter => ({
-    startDate: args.start_date,
-    endDate: args.end_date,
-    startsBefore: args.starts_before,
-    startsAfter: args.starts_after,
-    endsBefore: args.ends_before,
-    endsAfter: args.ends_after,
-    strictDates: args.strict_dates,
-    search: args.search,
-    categories: args.categories,
-    tags: args.tags,
-    venues: args.venue,
-    organizers: args.organizer,
-    featured: args.featured,
-    eventStatus: args.event_status,
-    status: args.status,
-    include: args.include,
-    postParent: args.post_parent,
-    geoloc: args.geoloc,
-    near: { lat: args.geoloc_lat, lng: args.geoloc_lng, radius: args.geoloc_radius },
-    ticketed: args.ticketed,
-  });
   return {
     tecEvents: t.field({
       ...REST,
@@ -444,7 +462,7 @@ builder.queryFields((t) => {
       args: { page, per_page, ...filterArgs },
       resolve: (_root, args, ctx) =>
         eventArchive(ctx, listFilter(args), args.page, args.per_page, {
-          style: 'rest',
+          paramNames: LIST_PARAM_NAMES,
           password: args.password,
         }),
     }),
@@ -496,7 +514,10 @@ builder.queryFields((t) => {
         }),
       },
       resolve: (_root, args, ctx) =>
-        eventsFeed(ctx, listFilter(args), args.limit, { style: 'rest', password: args.password }),
+        eventsFeed(ctx, listFilter(args), args.limit, {
+          paramNames: LIST_PARAM_NAMES,
+          password: args.password,
+        }),
     }),
     tecEventFeed: t.field({
       ...REST,

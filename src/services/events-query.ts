@@ -1,0 +1,423 @@
+import type { DateTime } from 'luxon';
+import type { Context } from '../context.js';
+import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
+import { ApiError, invalidParams, isApiError } from '../domain/errors.js';
+import { INVALID_EVENT_STATUS, isEventStatus } from '../domain/event-status.js';
+import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
+import { type Viewer, listableStatuses, readableWhere } from '../domain/permissions.js';
+import { contentOpenWhere } from '../domain/visibility.js';
+import type { Prisma } from '../generated/sqlite/client.js';
+import { DEFAULT_GEO_RADIUS_KM, EARTH_RADIUS_KM, boundingBox, venuesInRange } from './events-geo.js';
+
+// The event list (`GET /events`, GraphQL `events`): the reference's filters (docs/reference.md §5) turned
+// into one Prisma `where` (`events.ts` pages it). Dates compare the filter's wall-clock in the site zone with each
+// event's own local wall-clock (`localStart`/`localEnd`), the reference's default "event time zone" mode.
+
+/** The list filters both APIs share, by their domain names (GraphQL's; REST reads its own into them). */
+export interface EventListFilter {
+  startDate?: string | null;
+  endDate?: string | null;
+  startsBefore?: string | null;
+  startsAfter?: string | null;
+  endsBefore?: string | null;
+  endsAfter?: string | null;
+  strictDates?: boolean | null;
+  search?: string | null;
+  categories?: readonly string[] | null;
+  tags?: readonly string[] | null;
+  venues?: readonly number[] | null;
+  organizers?: readonly number[] | null;
+  featured?: boolean | null;
+  eventStatus?: readonly string[] | null;
+  status?: readonly string[] | null;
+  include?: readonly number[] | null;
+  postParent?: number | null;
+  geoloc?: boolean | null;
+  near?: { lat?: number | null; lng?: number | null; radius?: number | null } | null;
+  ticketed?: boolean | null;
+}
+
+/** The filters as the list applied them: REST echoes them in `rest_url` and the paging links (D2). */
+export interface EffectiveEventFilter {
+  startDate: string | null;
+  endDate: string | null;
+  startsBefore: string | null;
+  startsAfter: string | null;
+  endsBefore: string | null;
+  endsAfter: string | null;
+  strictDates: boolean;
+  search: string | null;
+  status: string[];
+  /** Every status the viewer may list was asked for (no `status`, or `any`): echoed as `any`. */
+  statusAny: boolean;
+  postParent: number | null;
+  include: number[] | null;
+  ticketed: boolean | null;
+  venues: number[] | null;
+  organizers: number[] | null;
+  featured: boolean | null;
+  eventStatus: string[] | null;
+  categories: string[] | null;
+  tags: string[] | null;
+  geoloc: boolean | null;
+  near: { lat: number; lng: number; radius: number } | null;
+}
+
+/**
+ * The filters errors are reported for, by their domain names: the keys of `EventListFilter`, `near.*`
+ * for the point's. An API whose parameters are spelled otherwise gives its names (`paramNames`).
+ */
+type Param =
+  | 'startDate'
+  | 'endDate'
+  | 'startsBefore'
+  | 'startsAfter'
+  | 'endsBefore'
+  | 'endsAfter'
+  | 'search'
+  | 'categories'
+  | 'tags'
+  | 'venues'
+  | 'organizers'
+  | 'status'
+  | 'near.lat'
+  | 'near.lng'
+  | 'near.radius'
+  | 'ticketed'
+  | 'postParent'
+  | 'include'
+  | 'eventStatus';
+
+const INVALID = 'Invalid parameter.';
+const DATE_FILTERS = [
+  'startDate',
+  'endDate',
+  'startsBefore',
+  'startsAfter',
+  'endsBefore',
+  'endsAfter',
+] as const;
+type DateFilter = (typeof DATE_FILTERS)[number];
+
+/** WordPress turns a search of more terms than this into one phrase. */
+const MAX_SEARCH_TERMS = 9;
+
+export interface EventListOptions {
+  /** How the API names the filters in its errors (domain name → its own); by default the domain names. */
+  paramNames?: Readonly<Record<string, string>>;
+  now?: Date;
+  /** Opens the protected events of that password (their content, and the filters on it). */
+  password?: string | null;
+}
+
+export interface EventQuery {
+  where: Prisma.EventWhereInput;
+  orderBy: Prisma.EventOrderByWithRelationInput[];
+  effective: EffectiveEventFilter;
+  /**
+   * Geo lists only: the venues in range, with their distance in km. `where` then matches the events of
+   * the venues in the circle's bounding box (a condition of fixed size, however many venues it holds):
+   * `nearestEventIds` keeps those inside the circle, nearest first.
+   */
+  distances: Map<number, number> | null;
+}
+
+class ParamErrors {
+  readonly reasons: Record<string, string> = {};
+  readonly details: Record<string, { code: string; message: string; data: unknown }> = {};
+  constructor(private readonly names: Readonly<Record<string, string>> = {}) {}
+
+  name(param: Param): string {
+    return this.names[param] ?? param;
+  }
+
+  add(param: Param, reason = INVALID, detail?: { code: string; message: string }): void {
+    const name = this.name(param);
+    this.reasons[name] = reason;
+    if (detail) this.details[name] = { ...detail, data: { status: 400 } };
+  }
+
+  /** Folds an error a shared rule threw (e.g. the status rules) into this request's list. */
+  absorb(error: unknown, param: Param): void {
+    if (!isApiError(error) || error.code !== 'rest_invalid_param') throw error;
+    this.add(param);
+  }
+
+  throwIfAny(): void {
+    if (Object.keys(this.reasons).length) throw invalidParams(this.reasons, this.details);
+  }
+}
+
+/**
+ * A date filter → the site-zone wall-clock it compares with. Inclusive mode (the default) rounds
+ * `start_date` to 00:00:00 and every other bound to 23:59:59 of its day (docs/reference.md §5.5).
+ */
+function dateBound(parsed: DateTime, filter: DateFilter, strict: boolean): string {
+  if (strict) return parsed.toFormat(WALL_CLOCK);
+  return (filter === 'startDate' ? parsed.startOf('day') : parsed.endOf('day')).toFormat(WALL_CLOCK);
+}
+
+/** Words and "quoted phrases", as WordPress splits a search. */
+export function searchTerms(search: string): string[] {
+  const terms = [...search.matchAll(/"([^"]+)"|(\S+)/g)]
+    .map((match) => (match[1] ?? match[2] ?? '').trim())
+    .filter((term) => term !== '');
+  return terms.length > MAX_SEARCH_TERMS ? [search] : terms;
+}
+
+/**
+ * Case-insensitive `contains` on both databases: PostgreSQL needs ILIKE (`mode: 'insensitive'`, which
+ * the SQLite client does not know), SQLite's LIKE already ignores ASCII case. Prisma does not escape
+ * LIKE wildcards: PostgreSQL's default escape character is the backslash; SQLite has none, so there a
+ * `%` or `_` in a search term matches any text/character (a known, harmless widening).
+ */
+function containsInsensitive(term: string, provider: string): Prisma.StringFilter {
+  if (provider !== 'postgresql') return { contains: term };
+  return { contains: term.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' } as Prisma.StringFilter;
+}
+
+/** Resolves category/tag tokens (slug first, then numeric id, as the reference) to term ids. */
+async function resolveTerms(
+  ctx: Context,
+  wanted: Array<{ param: 'categories' | 'tags'; taxonomy: string; tokens: readonly string[] }>,
+  errors: ParamErrors,
+): Promise<Record<'categories' | 'tags', number[]>> {
+  const resolved: Record<'categories' | 'tags', number[]> = { categories: [], tags: [] };
+  const active = wanted.filter((w) => w.tokens.length);
+  if (!active.length) return resolved;
+  const numeric = (tokens: readonly string[]) =>
+    tokens
+      .filter((t) => /^\d+$/.test(t))
+      .map(Number)
+      .filter(Number.isSafeInteger);
+  const terms = await ctx.db.term.findMany({
+    where: {
+      OR: active.flatMap(({ taxonomy, tokens }) => [
+        { taxonomy, slug: { in: tokens.map((token) => token.toLowerCase()) } },
+        { taxonomy, id: { in: numeric(tokens) } },
+      ]),
+    },
+    select: { id: true, slug: true, taxonomy: true },
+  });
+  for (const { param, taxonomy, tokens } of active) {
+    const ofTaxonomy = terms.filter((term) => term.taxonomy === taxonomy);
+    for (const token of tokens) {
+      const term =
+        ofTaxonomy.find((t) => t.slug === token.toLowerCase()) ??
+        (/^\d+$/.test(token) ? ofTaxonomy.find((t) => t.id === Number(token)) : undefined);
+      if (term) resolved[param].push(term.id);
+      else errors.add(param);
+    }
+  }
+  return resolved;
+}
+
+/**
+ * Validates the filters and builds the query. All parameter errors of a request are reported together
+ * (400 `rest_invalid_param`), as WordPress validates every argument before answering.
+ */
+export async function resolveEventQuery(
+  ctx: Context,
+  filter: EventListFilter,
+  options: EventListOptions,
+): Promise<EventQuery> {
+  const viewer: Viewer = ctx.viewer;
+  const siteZone = ctx.config.siteTimezone;
+  const now = options.now ?? new Date();
+  const errors = new ParamErrors(options.paramNames);
+  // Sizes first, before any lookup: no query grows with what the request sends.
+  if (searchTooLong(filter.search)) errors.add('search', SEARCH_TOO_LONG);
+  for (const param of [
+    'include',
+    'categories',
+    'tags',
+    'venues',
+    'organizers',
+    'status',
+    'eventStatus',
+  ] as const) {
+    if (exceeds(filter[param])) errors.add(param, tooManyValues());
+  }
+  errors.throwIfAny();
+  const and: Prisma.EventWhereInput[] = [{ hideFromListings: false }];
+
+  // Dates
+  const strict = filter.strictDates === true;
+  const bounds: Record<DateFilter, string | null> = {
+    startDate: null,
+    endDate: null,
+    startsBefore: null,
+    startsAfter: null,
+    endsBefore: null,
+    endsAfter: null,
+  };
+  for (const key of DATE_FILTERS) {
+    const raw = filter[key];
+    if (raw === null || raw === undefined) continue;
+    const parsed = parseDateInput(raw, siteZone, now);
+    if (parsed) bounds[key] = dateBound(parsed, key, strict);
+    else errors.add(key);
+  }
+  const include = filter.include?.length ? [...new Set(filter.include)] : null;
+  const relative = bounds.startsBefore ?? bounds.startsAfter ?? bounds.endsBefore ?? bounds.endsAfter;
+  if (include) {
+    // D15: `include` ignores every date filter.
+    for (const key of DATE_FILTERS) bounds[key] = null;
+  } else if (relative === null) {
+    bounds.startDate ??= startOfDayWall(now, siteZone, -1);
+    bounds.endDate ??= endOfDayWall(now, siteZone, 24);
+  }
+  const localStart: Prisma.StringFilter = {};
+  const localEnd: Prisma.StringFilter = {};
+  if (bounds.startDate) localStart.gte = bounds.startDate;
+  if (bounds.startsAfter) localStart.gt = bounds.startsAfter;
+  if (bounds.startsBefore) localStart.lt = bounds.startsBefore;
+  if (bounds.endDate) localEnd.lte = bounds.endDate;
+  if (bounds.endsAfter) localEnd.gt = bounds.endsAfter;
+  if (bounds.endsBefore) localEnd.lt = bounds.endsBefore;
+  if (Object.keys(localStart).length) and.push({ localStart });
+  if (Object.keys(localEnd).length) and.push({ localEnd });
+
+  // Search: every word in the title, excerpt or description. An empty search is no search (the REST
+  // adapter cannot tell `search=` from no search, so GraphQL does the same).
+  const search = filter.search?.trim() || null;
+  if (search) {
+    for (const term of searchTerms(search)) {
+      const contains = containsInsensitive(term, ctx.config.databaseProvider);
+      and.push({ OR: [{ title: contains }, { excerpt: contains }, { description: contains }] });
+    }
+  }
+
+  // Status (the capability rules decide what each viewer may list).
+  let status: string[] = [];
+  let statusAny = false;
+  try {
+    const listable = listableStatuses(viewer, filter.status ? [...filter.status] : null);
+    status = listable.statuses;
+    statusAny = listable.any;
+    and.push({ status: { in: status } });
+    if (listable.ownOnlyBeyondPublish)
+      and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId ?? -1 }] });
+  } catch (error) {
+    errors.absorb(error, 'status');
+  }
+
+  // Geo
+  let near: EffectiveEventFilter['near'] = null;
+  const { lat, lng, radius } = filter.near ?? {};
+  const hasLat = lat !== null && lat !== undefined;
+  const hasLng = lng !== null && lng !== undefined;
+  if (hasLat !== hasLng)
+    errors.add(
+      hasLat ? 'near.lng' : 'near.lat',
+      `${errors.name('near.lat')} and ${errors.name('near.lng')} go together.`,
+    );
+  if (hasLat && (!Number.isFinite(lat) || lat < -90 || lat > 90)) errors.add('near.lat');
+  if (hasLng && (!Number.isFinite(lng) || lng < -180 || lng > 180)) errors.add('near.lng');
+  const km = radius ?? DEFAULT_GEO_RADIUS_KM;
+  if (!Number.isFinite(km) || km <= 0 || km > Math.PI * EARTH_RADIUS_KM) errors.add('near.radius');
+  if (hasLat && hasLng) near = { lat, lng, radius: km };
+  if (filter.geoloc === true || near) {
+    and.push({ venues: { some: { venue: { geoLat: { not: null }, geoLng: { not: null } } } } });
+  }
+
+  let eventStatuses: string[] | null = null;
+  if (filter.eventStatus?.length) {
+    eventStatuses = [...new Set(filter.eventStatus.map((value) => value.trim().toLowerCase()))];
+    if (!eventStatuses.every(isEventStatus)) errors.add('eventStatus', INVALID_EVENT_STATUS);
+  }
+
+  if (filter.ticketed === true) {
+    const message = 'Event Tickets plugin is not activated.';
+    errors.add('ticketed', message, { code: 'event-tickets-not-active', message });
+  }
+
+  // Lookups that need the database: every id and slug must exist.
+  const categories = filter.categories?.length ? [...filter.categories] : null;
+  const tags = filter.tags?.length ? [...filter.tags] : null;
+  const venues = filter.venues?.length ? [...new Set(filter.venues)] : null;
+  const organizers = filter.organizers?.length ? [...new Set(filter.organizers)] : null;
+  const [terms, knownVenues, knownOrganizers, parent, inRange] = await Promise.all([
+    resolveTerms(
+      ctx,
+      [
+        { param: 'categories', taxonomy: 'tribe_events_cat', tokens: categories ?? [] },
+        { param: 'tags', taxonomy: 'post_tag', tokens: tags ?? [] },
+      ],
+      errors,
+    ),
+    // A venue, organizer or parent the viewer may not read is as unknown as a missing one.
+    venues
+      ? ctx.db.venue.findMany({
+          where: { id: { in: venues }, ...readableWhere(viewer) },
+          select: { id: true },
+        })
+      : null,
+    organizers
+      ? ctx.db.organizer.findMany({
+          where: { id: { in: organizers }, ...readableWhere(viewer) },
+          select: { id: true },
+        })
+      : null,
+    filter.postParent !== null && filter.postParent !== undefined
+      ? ctx.db.event.findFirst({
+          where: { id: filter.postParent, ...readableWhere(viewer) },
+          select: { id: true },
+        })
+      : undefined,
+    near ? venuesInRange(ctx, near, errors.name('near.radius')) : null,
+  ]);
+  if (venues && knownVenues!.length !== venues.length) errors.add('venues');
+  if (organizers && knownOrganizers!.length !== organizers.length) errors.add('organizers');
+  errors.throwIfAny();
+  if (parent === null) {
+    throw new ApiError(
+      400,
+      'rest-invalid-event-id',
+      `The specified ID for the "${errors.name('postParent')}" parameter is not a valid event.`,
+    );
+  }
+
+  if (categories) and.push({ terms: { some: { termId: { in: terms.categories } } } });
+  if (tags) and.push({ terms: { some: { termId: { in: terms.tags } } } });
+  if (venues) and.push({ venues: { some: { venueId: { in: venues } } } });
+  if (organizers) and.push({ organizers: { some: { organizerId: { in: organizers } } } });
+  if (filter.featured !== null && filter.featured !== undefined) and.push({ featured: filter.featured });
+  if (eventStatuses) and.push({ eventStatus: { in: eventStatuses } });
+  if (include) and.push({ id: { in: include } });
+  if (parent) and.push({ postParentId: parent.id });
+  if (near) and.push({ venues: { some: { venue: boundingBox(near.lat, near.lng, near.radius) } } });
+  // The listing blanks a protected event's venue, organizers, terms, flags and text for whoever cannot
+  // unlock it; a filter on those must not match it either (D21: search included, whoever the viewer).
+  const onWithheld = search || categories || tags || venues || organizers || near || filter.geoloc === true;
+  if (onWithheld || (filter.featured !== null && filter.featured !== undefined)) {
+    and.push(contentOpenWhere(viewer, options.password));
+  }
+
+  return {
+    where: { AND: and },
+    orderBy: include ? [{ publishedAt: 'asc' }, { id: 'asc' }] : [{ localStart: 'asc' }, { id: 'asc' }],
+    distances: inRange,
+    effective: {
+      ...bounds,
+      strictDates: strict,
+      search,
+      status,
+      statusAny,
+      postParent: parent?.id ?? null,
+      include,
+      ticketed: filter.ticketed ?? null,
+      venues,
+      organizers,
+      featured: filter.featured ?? null,
+      eventStatus: eventStatuses,
+      categories,
+      tags,
+      geoloc: filter.geoloc ?? null,
+      near,
+    },
+  };
+}
+
+/** The name the API gives the radius, for the errors of a geo list. */
+export const radiusName = (options: EventListOptions) => options.paramNames?.['near.radius'] ?? 'near.radius';
