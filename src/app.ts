@@ -33,7 +33,7 @@ import { ChangeFeed } from './services/change-feed.js';
 import { WritePipeline } from './services/transactions.js';
 import { recordChanges } from './services/change-log.js';
 import { ResponseCache } from './cache/response-cache.js';
-import { cacheFastPath, graphqlBodyText } from './cache/fast-path.js';
+import { cacheFastPath, graphqlBodyText, rawCacheHits } from './cache/fast-path.js';
 import { SERVICE } from './version.js';
 
 export interface AppOptions {
@@ -195,6 +195,14 @@ export function buildApp({
 
   // First: an anonymous read the cache already answered under this exact spelling skips the rest.
   app.use(cacheFastPath({ cache, logger, metrics, cors }));
+  // Even before Koa, the plainest of them (src/cache/fast-path.ts).
+  const rawHits = rawCacheHits({ cache, logger, metrics, corsOrigins: config.corsOrigins });
+  const koaCallback = app.callback.bind(app);
+  app.callback = () => {
+    const handle = koaCallback();
+    return (req, res) =>
+      rawHits(...([req, res] as Parameters<typeof rawHits>)) ? Promise.resolve() : handle(req, res);
+  };
   app.use(requestIds(logger));
 
   // Last line of defence: nothing escapes as a stack trace or an HTML page.

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import parseBody from 'co-body';
 import type { Context as KoaContext, Middleware, Next } from 'koa';
 import type { Logger } from '../logger.js';
 import { requestDone, routeTemplateOf } from '../ops/http-metrics.js';
 import type { Metrics } from '../ops/metrics.js';
-import { assignRequestId } from '../ops/request-id.js';
+import { ACCEPTABLE_ID, REQUEST_ID_HEADER, assignRequestId } from '../ops/request-id.js';
 import type { ResponseCache } from './response-cache.js';
 
 // The cache-hit fast path, the app's first middleware: an anonymous read whose exact spelling (raw
@@ -38,10 +40,10 @@ export function graphqlBodyText(ctx: KoaContext): Promise<string> {
 }
 
 /** A request that may only ever be answered from a shared entry: anonymous, no password anywhere. */
-function shareable(ctx: KoaContext): boolean {
-  const headers = ctx.req.headers;
+function shareable(req: IncomingMessage): boolean {
+  const headers = req.headers;
   if (headers.authorization !== undefined || headers.cookie !== undefined) return false;
-  const url = ctx.url;
+  const url = req.url ?? '';
   if (PASSWORD.test(url)) return false;
   if (url.includes('%')) {
     try {
@@ -57,10 +59,10 @@ function shareable(ctx: KoaContext): boolean {
 async function aliasKeyOf(ctx: KoaContext, cache: ResponseCache): Promise<string | null> {
   const method = ctx.method;
   if (method === 'GET' || method === 'HEAD') {
-    if (!shareable(ctx)) return null;
-    return `${cache.today()}\nG\n${ctx.get('accept')}\n${ctx.url}`;
+    if (!shareable(ctx.req)) return null;
+    return getAliasKey(cache, ctx.req);
   }
-  if (method !== 'POST' || ctx.path !== GRAPHQL_PATH || !shareable(ctx)) return null;
+  if (method !== 'POST' || ctx.path !== GRAPHQL_PATH || !shareable(ctx.req)) return null;
   const headers = ctx.req.headers;
   const length = Number(headers['content-length']);
   if (
@@ -81,6 +83,71 @@ async function aliasKeyOf(ctx: KoaContext, cache: ResponseCache): Promise<string
   return `${cache.today()}\nP\n${ctx.get('accept')}\n${ctx.url}\n${body}`;
 }
 
+/** The alias key of a GET or HEAD (they share entries). */
+function getAliasKey(cache: ResponseCache, req: IncomingMessage): string {
+  return `${cache.today()}\nG\n${req.headers.accept ?? ''}\n${req.url ?? ''}`;
+}
+
+/** Set on a request the raw path looked up in vain: the middleware records under that key. */
+const LOOKED_UP = Symbol('cache alias looked up');
+
+/**
+ * Before Koa: the plainest hits (an anonymous GET or HEAD with no validators to compare and no CORS
+ * origin to answer) are written straight to the socket, with what the middleware below would give
+ * them (request id, `X-Cache`, the access log line and metrics). True when it answered.
+ */
+export function rawCacheHits(options: {
+  cache: ResponseCache;
+  logger: Logger;
+  metrics?: Metrics;
+  corsOrigins: readonly string[];
+}): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const { cache, logger, metrics } = options;
+  const cors = options.corsOrigins.length > 0;
+  const log = logger.isLevelEnabled('info');
+  if (!cache.enabled) return () => false;
+  return (req, res) => {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const headers = req.headers;
+    if (
+      headers['if-none-match'] !== undefined ||
+      headers['if-modified-since'] !== undefined ||
+      (cors && headers.origin !== undefined) ||
+      !shareable(req)
+    )
+      return false;
+    const started = performance.now();
+    const aliasKey = getAliasKey(cache, req);
+    const hit = cache.lookupAlias(aliasKey);
+    if (!hit) {
+      (req as IncomingMessage & { [LOOKED_UP]?: string })[LOOKED_UP] = aliasKey;
+      return false;
+    }
+    const sent = headers['x-request-id'];
+    const reqId = typeof sent === 'string' && ACCEPTABLE_ID.test(sent) ? sent : randomUUID();
+    const out: Record<string, string | number> = {};
+    for (const [name, value] of hit.alias.headers) out[name] = value;
+    if (hit.alias.vary.length) out.vary = hit.alias.vary.join(', ');
+    out['x-cache'] = 'hit';
+    out[REQUEST_ID_HEADER] = reqId;
+    out['content-length'] = hit.body.length;
+    // After the server's other `request` listeners (a draining server adds `Connection: close`), as
+    // Koa answers.
+    queueMicrotask(() => {
+      res.writeHead(200, out);
+      if (method === 'HEAD') res.end();
+      else res.end(hit.body);
+      if (!log && !metrics) return;
+      const url = req.url ?? '';
+      const query = url.indexOf('?');
+      const exchange = { method, path: query < 0 ? url : url.slice(0, query), status: 200 };
+      requestDone(exchange, logger, metrics, started, hit.alias.route, { reqId });
+    });
+    return true;
+  };
+}
+
 export function cacheFastPath(options: {
   cache: ResponseCache;
   logger: Logger;
@@ -92,8 +159,9 @@ export function cacheFastPath(options: {
   if (!cache.enabled) return (_ctx, next) => next();
   return async (ctx: KoaContext, next: Next) => {
     const started = performance.now();
-    const aliasKey = await aliasKeyOf(ctx, cache);
-    const hit = aliasKey !== null ? cache.lookupAlias(aliasKey) : undefined;
+    const lookedUp = (ctx.req as IncomingMessage & { [LOOKED_UP]?: string })[LOOKED_UP];
+    const aliasKey = lookedUp ?? (await aliasKeyOf(ctx, cache));
+    const hit = aliasKey !== null && lookedUp === undefined ? cache.lookupAlias(aliasKey) : undefined;
     if (!hit) {
       await next();
       if (aliasKey !== null) cache.recordAlias(aliasKey, ctx, routeTemplateOf(ctx));

@@ -31,7 +31,7 @@ export function recordRequests(logger: Logger, metrics: Metrics | undefined) {
 
 /** Logs and counts one answered request (`started`: its `performance.now()`) under `route`. */
 export function requestDone(
-  ctx: KoaContext,
+  ctx: { method: string; path: string; status: number },
   log: Logger,
   metrics: Metrics | undefined,
   started: number,

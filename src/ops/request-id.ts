@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 
 // A client's id is kept when it is plausible (a UUID, a trace id, a short token); anything else —
 // too long, or with characters a log line or a header should not carry — is replaced.
-const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 

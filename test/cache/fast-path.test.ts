@@ -76,8 +76,12 @@ describe('the cache-hit fast path', () => {
     expect(fast.headers.vary).toMatch(/Authorization/);
     expect(fast.headers['cache-control']).toBe('public, max-age=0, must-revalidate');
     // Each exchange its own request id.
-    const other = await http.get(LIST).expect(200);
+    const other = await http.get(LIST).set('X-Request-Id', 'not acceptable!').expect(200);
     expect(other.headers['x-request-id']).toMatch(/^[\w-]{36}$/);
+    const head = await http.head(LIST).expect(200);
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(first.text)));
+    expect(head.text).toBeUndefined();
+    expect(fastHits).toEqual([false, true, true, true, true]);
   });
 
   it('honours If-None-Match (304 without a body) and HEAD', async () => {
