@@ -1,27 +1,25 @@
 import { toSlug } from '../domain/slugs.js';
+import { claimSlug } from './slugs.js';
 import type { WriteScope } from './transactions.js';
 
 // Event slugs as WordPress sets `post_name`: unique among events, none for drafts, `__trashed` in
 // the trash.
 
 /** `base` made free among events (but `exceptId`): `party`, else `party-2`, `party-3`, … */
-export async function freeSlug(
+export function freeSlug(
   w: WriteScope,
   base: string,
   exceptId: number | null,
   root = toSlug(base, 'event'),
 ): Promise<string> {
-  await w.lock([`event-slug:${root}`]);
-  const taken = new Set(
+  return claimSlug(w, `event-slug:${root}`, root, async (prefix) =>
     (
       await w.tx.event.findMany({
-        where: { slug: { startsWith: root }, ...(exceptId !== null ? { id: { not: exceptId } } : {}) },
+        where: { slug: { startsWith: prefix }, ...(exceptId !== null ? { id: { not: exceptId } } : {}) },
         select: { slug: true },
       })
     ).map((event) => event.slug),
   );
-  if (!taken.has(root)) return root;
-  for (let n = 2; ; n++) if (!taken.has(`${root}-${n}`)) return `${root}-${n}`;
 }
 
 /** What the slug rules read of a stored event. */
