@@ -49,3 +49,13 @@ export const TAXONOMY_PATH: Record<Taxonomy, { rest: string; site: string }> = {
   // WordPress's own tag archive (README, compatibility section: terms): tags are not the calendar's.
   post_tag: { rest: 'tags', site: 'tag' },
 };
+
+/** PHP's FILTER_VALIDATE_URL in spirit: a scheme and a host. */
+export function isUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol) && (url.hostname !== '' || url.protocol === 'mailto:');
+  } catch {
+    return false;
+  }
+}

@@ -83,3 +83,12 @@ export const IF_MATCH_DESCRIPTION =
 export function withIfMatch<C extends Context>(ctx: C, ifMatch: string | null | undefined): C {
   return { ...ctx, ifMatch: parseIfMatch(ifMatch) };
 }
+
+export type WithoutNulls<T> = { [K in keyof T]?: Exclude<T[K], null> };
+
+/** A GraphQL input as a domain input: a null field is an absent one (left unchanged). */
+export function withoutNulls<T extends object>(input: T): WithoutNulls<T> {
+  return Object.fromEntries(
+    Object.entries(input).filter(([, value]) => value !== null && value !== undefined),
+  ) as WithoutNulls<T>;
+}

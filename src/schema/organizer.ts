@@ -9,12 +9,15 @@ import {
   IF_MATCH_DESCRIPTION,
   VERSION_DESCRIPTION,
   withIfMatch,
+  withoutNulls,
 } from './common.js';
 import { recordVersion } from '../domain/versions.js';
 import { permalink } from '../domain/urls.js';
 import { assertReadable, passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
 import type { Organizer as OrganizerRow } from '../generated/sqlite/client.js';
+import { ORGANIZER_BODY } from '../rest/linked-bodies.js';
+import { restBody } from '../rest/body-fields.js';
 import { writeLinked } from '../services/linked-posts.js';
 import {
   createOrMatchOrganizer,
@@ -98,7 +101,7 @@ const OrganizerFilter = builder.inputType('OrganizerFilter', {
   }),
 });
 
-/** The organizer fields of the write inputs; `organizerBody` names them as REST does, for the one validation. */
+/** The organizer fields of the write inputs, named as the domain input (`OrganizerInput`). */
 function organizerInputFields(t: InputFieldBuilder, create: boolean) {
   return {
     name: t.string({ required: create, description: 'Not empty' }),
@@ -136,35 +139,9 @@ const UpdateOrganizerBySlugInput = builder.inputType('UpdateOrganizerBySlugInput
   fields: (t) => organizerInputFields(t, false),
 });
 
-interface OrganizerInput {
-  name?: string | null;
-  description?: string | null;
-  status?: PostStatusValue | null;
-  authorId?: number | null;
-  date?: string | null;
-  dateUtc?: string | null;
-  phone?: string | null;
-  website?: string | null;
-  email?: string | null;
-  image?: string | null;
-  password?: string | null;
-}
-
-/** GraphQL input → the flat body the REST routes receive (null means unchanged). */
-export function organizerBody(input: OrganizerInput): Record<string, unknown> {
-  return {
-    organizer: input.name,
-    description: input.description,
-    status: input.status,
-    author: input.authorId,
-    date: input.date,
-    date_utc: input.dateUtc,
-    phone: input.phone,
-    website: input.website,
-    email: input.email,
-    image: input.image,
-    password: input.password,
-  };
+/** The REST body of an organizer input (event inputs that create organizers still take REST bodies). */
+export function organizerBody(input: typeof CreateOrganizerInput.$inferInput): Record<string, unknown> {
+  return restBody(ORGANIZER_BODY, withoutNulls(input));
 }
 
 builder.queryFields((t) => ({
@@ -213,7 +190,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateOrganizerInput, required: true }) },
     resolve: (query, _root, { input }, ctx) =>
       writeLinked(ctx, 'organizer', async (w) => {
-        const { record } = await createOrMatchOrganizer(w, organizerBody(input));
+        const { record } = await createOrMatchOrganizer(w, withoutNulls(input));
         return w.tx.organizer.findUniqueOrThrow({ ...query, where: { id: record.id } });
       }),
   }),
@@ -226,7 +203,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { id, input, ifMatch }, ctx) =>
       writeLinked(withIfMatch(ctx, ifMatch), 'organizer', async (w) => {
-        await updateOrganizer(w, { id }, organizerBody(input), { passwordAllowed: true });
+        await updateOrganizer(w, { id }, withoutNulls(input));
         return w.tx.organizer.findUniqueOrThrow({ ...query, where: { id } });
       }),
   }),
@@ -239,7 +216,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { slug, input, ifMatch }, ctx) =>
       writeLinked(withIfMatch(ctx, ifMatch), 'organizer', async (w) => {
-        const { id } = await updateOrganizer(w, { slug }, organizerBody(input));
+        const { id } = await updateOrganizer(w, { slug }, withoutNulls(input));
         return w.tx.organizer.findUniqueOrThrow({ ...query, where: { id } });
       }),
   }),

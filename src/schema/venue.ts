@@ -9,14 +9,23 @@ import {
   IF_MATCH_DESCRIPTION,
   VERSION_DESCRIPTION,
   withIfMatch,
+  withoutNulls,
 } from './common.js';
 import { recordVersion } from '../domain/versions.js';
 import { permalink } from '../domain/urls.js';
 import { assertReadable, passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
 import type { Venue as VenueRow } from '../generated/sqlite/client.js';
+import { VENUE_BODY } from '../rest/linked-bodies.js';
+import { restBody } from '../rest/body-fields.js';
 import { writeLinked } from '../services/linked-posts.js';
-import { createOrMatchVenue, deleteVenue, updateVenue, venueArchive } from '../services/venues.js';
+import {
+  type VenueInput,
+  createOrMatchVenue,
+  deleteVenue,
+  updateVenue,
+  venueArchive,
+} from '../services/venues.js';
 
 /** A password-protected venue shows only its name and ids to those who may not edit it (D6). */
 const hides = (venue: VenueRow, ctx: Context) => passwordHides(ctx.viewer, venue);
@@ -121,7 +130,7 @@ const VenueFilter = builder.inputType('VenueFilter', {
   }),
 });
 
-/** The venue fields of the write inputs; `venueBody` names them as REST does, for the one validation. */
+/** The venue fields of the write inputs, named as the domain input (`VenueInput`). */
 function venueInputFields(t: InputFieldBuilder, create: boolean) {
   return {
     name: t.string({ required: create, description: 'Not empty' }),
@@ -169,56 +178,14 @@ const UpdateVenueBySlugInput = builder.inputType('UpdateVenueBySlugInput', {
   fields: (t) => venueInputFields(t, false),
 });
 
-interface VenueInput {
-  name?: string | null;
-  description?: string | null;
-  status?: PostStatusValue | null;
-  authorId?: number | null;
-  date?: string | null;
-  dateUtc?: string | null;
-  address?: string | null;
-  city?: string | null;
-  country?: string | null;
-  province?: string | null;
-  state?: string | null;
-  stateProvince?: string | null;
-  zip?: string | null;
-  phone?: string | null;
-  website?: string | null;
-  showMap?: boolean | null;
-  showMapLink?: boolean | null;
-  geoLat?: number | null;
-  geoLng?: number | null;
-  image?: string | null;
-  password?: string | null;
+/** The GraphQL input as the domain's: null leaves a field unchanged, but clears a coordinate. */
+function venueInput<T extends { geoLat?: number | null; geoLng?: number | null }>(input: T): VenueInput {
+  return { ...withoutNulls(input), geoLat: input.geoLat, geoLng: input.geoLng };
 }
 
-/** GraphQL input → the flat body the REST routes receive (null means unchanged, but clears coordinates). */
-export function venueBody(input: VenueInput): Record<string, unknown> {
-  const coordinate = (value: number | null | undefined) => (value === null ? '' : value);
-  return {
-    venue: input.name,
-    description: input.description,
-    status: input.status,
-    author: input.authorId,
-    date: input.date,
-    date_utc: input.dateUtc,
-    address: input.address,
-    city: input.city,
-    country: input.country,
-    province: input.province,
-    state: input.state,
-    stateprovince: input.stateProvince,
-    zip: input.zip,
-    phone: input.phone,
-    website: input.website,
-    show_map: input.showMap,
-    show_map_link: input.showMapLink,
-    geo_lat: coordinate(input.geoLat),
-    geo_lng: coordinate(input.geoLng),
-    image: input.image,
-    password: input.password,
-  };
+/** The REST body of a venue input (event inputs that create venues still take REST bodies). */
+export function venueBody(input: typeof CreateVenueInput.$inferInput): Record<string, unknown> {
+  return restBody(VENUE_BODY, venueInput(input));
 }
 
 builder.queryFields((t) => ({
@@ -257,7 +224,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateVenueInput, required: true }) },
     resolve: (query, _root, { input }, ctx) =>
       writeLinked(ctx, 'venue', async (w) => {
-        const { record } = await createOrMatchVenue(w, venueBody(input));
+        const { record } = await createOrMatchVenue(w, venueInput(input));
         return w.tx.venue.findUniqueOrThrow({ ...query, where: { id: record.id } });
       }),
   }),
@@ -270,7 +237,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { id, input, ifMatch }, ctx) =>
       writeLinked(withIfMatch(ctx, ifMatch), 'venue', async (w) => {
-        await updateVenue(w, { id }, venueBody(input), { passwordAllowed: true });
+        await updateVenue(w, { id }, venueInput(input));
         return w.tx.venue.findUniqueOrThrow({ ...query, where: { id } });
       }),
   }),
@@ -283,7 +250,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { slug, input, ifMatch }, ctx) =>
       writeLinked(withIfMatch(ctx, ifMatch), 'venue', async (w) => {
-        const { id } = await updateVenue(w, { slug }, venueBody(input));
+        const { id } = await updateVenue(w, { slug }, venueInput(input));
         return w.tx.venue.findUniqueOrThrow({ ...query, where: { id } });
       }),
   }),

@@ -4,13 +4,12 @@ import { MAX_RECORD_ID } from '../domain/ids.js';
 import { toSlug } from '../domain/slugs.js';
 import type { Taxonomy } from '../domain/urls.js';
 import { Prisma } from '../generated/sqlite/client.js';
+import { createOrMatchOrganizerBody, createOrMatchVenueBody } from '../rest/linked-bodies.js';
 import { type EventValues, type FieldErrors, INVALID, type LinkRef, type TermRef } from './event-input.js';
 import { type ImageChoice, checkImage } from './media.js';
-import { createOrMatchOrganizer } from './organizers.js';
 import { refreshTermCounts } from './term-counts.js';
 import { CATEGORY, TAG, insertTerm, termNameKey } from './terms.js';
 import type { Tx, WriteScope } from './transactions.js';
-import { createOrMatchVenue } from './venues.js';
 
 // An event's venues, organizers, categories and tags: the references of a write resolved to ids
 // (creating what is given by fields or by an unknown name), the link rows written in order, and the
@@ -21,7 +20,7 @@ const LINKED = {
     param: 'venues',
     exists: async (tx: Tx, viewer: Viewer, id: number) =>
       Boolean(await tx.venue.findFirst({ where: { id, ...readableWhere(viewer) }, select: { id: true } })),
-    createOrMatch: createOrMatchVenue,
+    createOrMatch: createOrMatchVenueBody,
   },
   organizer: {
     param: 'organizers',
@@ -29,7 +28,7 @@ const LINKED = {
       Boolean(
         await tx.organizer.findFirst({ where: { id, ...readableWhere(viewer) }, select: { id: true } }),
       ),
-    createOrMatch: createOrMatchOrganizer,
+    createOrMatch: createOrMatchOrganizerBody,
   },
 } as const;
 

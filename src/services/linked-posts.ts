@@ -4,7 +4,7 @@ import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { parseDateInput } from '../domain/dates.js';
 import { ApiError, invalidParams, missingParams } from '../domain/errors.js';
-import { normalizePaging } from '../domain/paging.js';
+import { isRecordId } from '../domain/ids.js';
 import {
   type Viewer,
   can,
@@ -15,21 +15,20 @@ import {
   canRead,
   effectiveStatus,
   forbidden,
-  listableStatuses,
 } from '../domain/permissions.js';
-import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
 import { toSlug, uniqueSlug } from '../domain/slugs.js';
-import { NOT_FOUND, contentOpenWhere, eventLinksAccess } from '../domain/visibility.js';
+import { isUrl } from '../domain/urls.js';
+import { NOT_FOUND } from '../domain/visibility.js';
 import { nextModified } from '../domain/versions.js';
-import { archivePage } from './archive.js';
+import { type LinkedKind, textMatch } from './linked-lists.js';
 import { type ImageChoice, checkImage, recordImage } from './media.js';
 import type { Tx, WriteScope } from './transactions.js';
 
-// What venues and organizers (the reference's "linked posts") share: input validation, the list
-// filters, duplicate detection on create, and the trash / permanent-delete rules. `venues.ts` and
-// `organizers.ts` supply their own fields and Prisma calls through a `LinkedStore`.
+// What venue and organizer writes (the reference's "linked posts") share: input validation, duplicate
+// detection on create, and the trash / permanent-delete rules. `venues.ts` and `organizers.ts` supply
+// their own fields and Prisma calls through a `LinkedStore`; the lists are in `linked-lists.ts`.
 
-export type LinkedKind = 'venue' | 'organizer';
+export type { LinkedKind };
 
 /** The columns both models share. */
 export interface LinkedRow {
@@ -50,125 +49,102 @@ export type LinkedKey = { id: number } | { slug: string };
 const INVALID = 'Invalid parameter.';
 export const WRITABLE_STATUSES = ['publish', 'draft', 'pending', 'private', 'future'] as const;
 
-/** Strings, and numbers as their string forms (D19). */
-export const textField = z.union([z.string(), z.number().finite()]).transform(String);
-const nameField = textField.transform((text) => text.trim()).refine((text) => text !== '');
-export const urlField = textField
+/** The post fields every venue and organizer input has (absent: unchanged). */
+export interface LinkedPostInput {
+  name?: string;
+  description?: string;
+  status?: string;
+  authorId?: number;
+  /** Publication date in the site time zone, in any accepted form; `dateUtc` wins over it. */
+  date?: string | number;
+  dateUtc?: string | number;
+  /** A media id or an image URL; `""` or `0` removes the image. */
+  image?: string | number;
+  /** `""` removes it. */
+  password?: string;
+}
+
+/** A website: a URL, or `""` to clear it (events' `website`). */
+export const urlField = z
+  .string()
   .transform((text) => text.trim())
   .refine((text) => text === '' || isUrl(text));
-/** The reference's `tribe_is_truthy`: anything else is false, never an error. */
-export const flagField = z.union([z.boolean(), z.number(), z.string()]).transform(isTruthy);
-const userIdField = z.union([
-  z.number().int().positive(),
-  z.string().trim().regex(/^\d+$/).transform(Number),
-]);
-const statusField = z.string().trim().pipe(z.enum(WRITABLE_STATUSES));
 
-/** A coordinate within ±limit; `""` clears it. */
-export function coordinateField(limit: number) {
-  return z
-    .union([z.number(), z.string().trim()])
-    .transform((value) => (value === '' ? null : Number(value)))
-    .refine((value) => value === null || (Number.isFinite(value) && Math.abs(value) <= limit));
+const POST_FIELDS = ['name', 'authorId', 'date', 'dateUtc', 'description', 'status', 'password'] as const;
+
+function publicationDate(value: string | number | undefined, zone: string): Date | null | undefined {
+  if (value === undefined) return undefined;
+  const date = parseDateInput(value, zone);
+  return date && date.isValid ? date.toJSDate() : null;
 }
 
-function isTruthy(value: boolean | number | string): boolean {
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value !== 0;
-  return ['1', 'true', 'yes', 'on'].includes(value.trim().toLowerCase());
-}
-
-/** PHP's FILTER_VALIDATE_URL in spirit: a scheme and a host. */
-function isUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol) && (url.hostname !== '' || url.protocol === 'mailto:');
-  } catch {
-    return false;
-  }
-}
-
-function dateField(zone: string) {
-  return z
-    .union([z.string(), z.number()])
-    .transform((value) => parseDateInput(value, zone))
-    .refine((date) => date !== null && date.isValid)
-    .transform((date) => date!.toJSDate());
-}
-
-function commonSchema(siteTimezone: string) {
-  return z.object({
-    author: userIdField.optional(),
-    date: dateField(siteTimezone).optional(),
-    date_utc: dateField('UTC').optional(),
-    description: textField.optional(),
-    status: statusField.optional(),
-    password: textField.optional(),
-  });
-}
-
-type CommonFields = z.output<ReturnType<typeof commonSchema>>;
-
-/** A validated body: the post fields every linked post has, and the kind's own. */
-export interface LinkedInput<Own> {
+/** A checked input: the post columns, and the kind's own. */
+interface CheckedInput<Own> {
   name?: string;
-  common: CommonFields;
-  own: Own;
+  description?: string;
+  status?: string;
+  authorId?: number;
+  publishedAt?: Date;
   image?: ImageChoice;
-}
-
-/** Null means "not sent" (the reference drops null parameters); a non-object body is empty. */
-function sentFields(body: unknown): Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
-  return Object.fromEntries(
-    Object.entries(body).filter(([, value]) => value !== null && value !== undefined),
-  );
-}
-
-function badParams(issues: z.core.$ZodIssue[]): Record<string, string> {
-  return Object.fromEntries(issues.map((issue) => [String(issue.path[0] ?? ''), INVALID]));
+  password?: string;
+  own: Own;
 }
 
 /**
- * The one validation of a venue or organizer body, REST-named (`venue`, `stateprovince`, `geo_lat`…):
- * missing name → `rest_missing_callback_param`; bad values → `rest_invalid_param` naming each;
- * `author` and `image` are checked against the database (and `image` URLs against the upload right).
+ * The one validation of a venue or organizer input: missing name on create →
+ * `rest_missing_callback_param`; bad values (and those the API could not read) → one
+ * `rest_invalid_param` naming each domain field; `authorId` and `image` are checked against the
+ * database (and image URLs against the upload right).
  */
-export async function parseLinkedInput<Own>(
+async function checkInput<Input extends LinkedPostInput, Own>(
   w: WriteScope,
-  kind: LinkedKind,
-  ownSchema: z.ZodType<Own>,
-  body: unknown,
-  options: { create: boolean; passwordAllowed?: boolean },
-): Promise<LinkedInput<Own>> {
-  const sent = sentFields(body);
-  // `password` is an extension of the by-id update routes; elsewhere it is an unknown parameter.
-  if (!options.passwordAllowed) delete sent.password;
-  if (options.create && sent[kind] === undefined) throw missingParams([kind]);
-  const name = nameField.optional().safeParse(sent[kind]);
-  const common = commonSchema(w.config.siteTimezone).safeParse(sent);
-  const own = ownSchema.safeParse(sent);
-  const bad = {
-    ...(name.success ? {} : { [kind]: INVALID }),
-    ...(common.success ? {} : badParams(common.error.issues)),
-    ...(own.success ? {} : badParams(own.error.issues)),
-  };
-  const authorId = userIdField.optional().safeParse(sent.author);
-  if (authorId.success && authorId.data !== undefined) {
-    const author = await w.tx.user.findUnique({ where: { id: authorId.data }, select: { id: true } });
-    if (!author) bad.author = INVALID;
+  store: Pick<LinkedStore<LinkedRow, Input, Own>, 'fields' | 'own'>,
+  input: Input,
+  unreadable: readonly string[],
+  create: boolean,
+): Promise<CheckedInput<Own>> {
+  if (create && input.name === undefined && !unreadable.includes('name')) throw missingParams(['name']);
+  const bad = new Set<string>(unreadable);
+  const name = input.name?.trim();
+  if (name === '') bad.add('name');
+  if (input.authorId !== undefined && !isRecordId(input.authorId)) bad.add('authorId');
+  const date = publicationDate(input.date, w.config.siteTimezone);
+  if (date === null) bad.add('date');
+  const dateUtc = publicationDate(input.dateUtc, 'UTC');
+  if (dateUtc === null) bad.add('dateUtc');
+  const status = input.status?.trim();
+  if (status !== undefined && !(WRITABLE_STATUSES as readonly string[]).includes(status)) bad.add('status');
+  const own = store.own(input);
+  for (const field of own.invalid) bad.add(field);
+  if (input.authorId !== undefined && !bad.has('authorId')) {
+    const author = await w.tx.user.findUnique({ where: { id: input.authorId }, select: { id: true } });
+    if (!author) bad.add('authorId');
   }
   let image: ImageChoice | undefined;
-  if (sent.image !== undefined) {
+  if (input.image !== undefined && !bad.has('image')) {
     try {
-      image = await checkImage(w.tx, w.viewer, sent.image);
+      image = await checkImage(w.tx, w.viewer, input.image);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      bad.image = INVALID;
+      bad.add('image');
     }
   }
-  if (Object.keys(bad).length || !name.success || !common.success || !own.success) throw invalidParams(bad);
-  return { name: name.data, common: common.data, own: own.data, image };
+  if (bad.size) {
+    const order: readonly string[] = [...POST_FIELDS, ...store.fields, 'image'];
+    const rank = (field: string) => (order.includes(field) ? order.indexOf(field) : order.length);
+    const named = [...bad].sort((a, b) => rank(a) - rank(b));
+    throw invalidParams(Object.fromEntries(named.map((field) => [field, INVALID])));
+  }
+  return {
+    name,
+    description: input.description,
+    status,
+    authorId: input.authorId,
+    publishedAt: dateUtc ?? date ?? undefined,
+    image,
+    password: input.password,
+    own: own.data,
+  };
 }
 
 // ---- Writes ----------------------------------------------------------------------------------------
@@ -185,11 +161,13 @@ export interface CommonData {
   modifiedAt?: Date;
 }
 
-/** The Prisma calls of one kind, typed by its model. */
-export interface LinkedStore<Row extends LinkedRow, Own> {
+/** The kind's own fields and Prisma calls, typed by its model and its input. */
+export interface LinkedStore<Row extends LinkedRow, Input extends LinkedPostInput, Own> {
   kind: LinkedKind;
-  /** The kind's own fields (REST names), validated with the post fields. */
-  schema: z.ZodType<Own>;
+  /** The kind's own input fields, in the order a 400 names them. */
+  fields: ReadonlyArray<keyof Input & string>;
+  /** The kind's own columns from an input, and the fields whose values are invalid. */
+  own(input: Input): { data: Own; invalid: string[] };
   find(db: Tx | Db, key: LinkedKey): Promise<Row | null>;
   /** Non-trashed records whose name matches `name` (case-insensitively; exactness is checked here). */
   named(tx: Tx, name: Prisma.StringFilter): Promise<Row[]>;
@@ -232,7 +210,7 @@ function sameText(a: string, b: string): boolean {
  */
 async function findDuplicate<Row extends LinkedRow>(
   w: WriteScope,
-  store: Pick<LinkedStore<Row, never>, 'named'>,
+  store: Pick<LinkedStore<Row, never, unknown>, 'named'>,
   name: string,
   description: string | undefined,
 ): Promise<Row | null> {
@@ -249,33 +227,34 @@ async function findDuplicate<Row extends LinkedRow>(
 }
 
 /**
- * Creates a venue or organizer from a REST-named body, or returns the existing duplicate unchanged.
- * Usable inside an event write (same transaction, same validation).
+ * Creates a venue or organizer, or returns the existing duplicate unchanged. Usable inside an event
+ * write (same transaction, same validation). `unreadable`: fields the API could not read.
  */
-export async function createOrMatch<Row extends LinkedRow, Own>(
+export async function createOrMatch<Row extends LinkedRow, Input extends LinkedPostInput, Own>(
   w: WriteScope,
-  store: LinkedStore<Row, Own>,
-  body: unknown,
+  store: LinkedStore<Row, Input, Own>,
+  given: Input,
+  unreadable: readonly string[] = [],
 ): Promise<{ record: Row; created: boolean }> {
   const { tx, viewer } = w;
   if (!canCreate(viewer)) throw forbidden(viewer);
-  const input = await parseLinkedInput(w, store.kind, store.schema, body, { create: true });
-  assertMayAttribute(viewer, input.common.author);
+  const input = await checkInput(w, store, given, unreadable, true);
+  assertMayAttribute(viewer, input.authorId);
   const name = input.name!;
   // Two requests creating the same venue at once: the second waits, then finds the first.
   await w.lock([
     `${store.kind}:name:${name.toLowerCase()}`,
     `${store.kind}:slug:${toSlug(name, store.kind)}`,
   ]);
-  const duplicate = await findDuplicate(w, store, name, input.common.description);
+  const duplicate = await findDuplicate(w, store, name, input.description);
   if (duplicate) return { record: duplicate, created: false };
   const slug = await uniqueSlug(name, (candidate) => store.slugTaken(tx, candidate), store.kind);
   const data = {
     ...(await commonData(tx, viewer, input)),
     name,
     slug,
-    status: effectiveStatus(viewer, input.common.status),
-    authorId: input.common.author ?? viewer.userId,
+    status: effectiveStatus(viewer, input.status),
+    authorId: input.authorId ?? viewer.userId,
   };
   try {
     const record = await store.create(tx, data, input.own);
@@ -287,23 +266,21 @@ export async function createOrMatch<Row extends LinkedRow, Own>(
   }
 }
 
-async function commonData<Own>(tx: Tx, viewer: Viewer, input: LinkedInput<Own>): Promise<CommonData> {
-  const { common } = input;
-  const publishedAt = common.date_utc ?? common.date;
+async function commonData<Own>(tx: Tx, viewer: Viewer, input: CheckedInput<Own>): Promise<CommonData> {
   return {
     ...(input.name !== undefined ? { name: input.name } : {}),
-    ...(common.description !== undefined ? { description: common.description } : {}),
-    ...(common.author !== undefined ? { authorId: common.author } : {}),
-    ...(publishedAt ? { publishedAt } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.authorId !== undefined ? { authorId: input.authorId } : {}),
+    ...(input.publishedAt ? { publishedAt: input.publishedAt } : {}),
     ...(input.image ? { imageId: await recordImage(tx, viewer, input.image) } : {}),
-    ...(common.password !== undefined ? { password: common.password === '' ? null : common.password } : {}),
+    ...(input.password !== undefined ? { password: input.password === '' ? null : input.password } : {}),
   };
 }
 
 /** The record, its row locked for the rest of the write. */
 async function existing<Row extends LinkedRow>(
   w: WriteScope,
-  store: Pick<LinkedStore<Row, never>, 'find' | 'kind'>,
+  store: Pick<LinkedStore<Row, never, unknown>, 'find' | 'kind'>,
   key: LinkedKey,
 ): Promise<Row> {
   const found = await store.find(w.tx, key);
@@ -315,25 +292,22 @@ async function existing<Row extends LinkedRow>(
 }
 
 /** Applies the fields sent; empty strings clear them; omitted ones (status included) stay. */
-export async function updateLinked<Row extends LinkedRow, Own>(
+export async function updateLinked<Row extends LinkedRow, Input extends LinkedPostInput, Own>(
   w: WriteScope,
-  store: LinkedStore<Row, Own>,
+  store: LinkedStore<Row, Input, Own>,
   key: LinkedKey,
-  body: unknown,
-  options: { passwordAllowed: boolean },
+  given: Input,
+  unreadable: readonly string[] = [],
 ): Promise<Row> {
   const { tx, viewer } = w;
   const record = await existing(w, store, key);
   if (!canEdit(viewer, record)) throw forbidden(viewer);
   w.expectVersion(record);
-  const input = await parseLinkedInput(w, store.kind, store.schema, body, {
-    create: false,
-    ...options,
-  });
-  assertMayAttribute(viewer, input.common.author);
+  const input = await checkInput(w, store, given, unreadable, false);
+  assertMayAttribute(viewer, input.authorId);
   const data: CommonData = {
     ...(await commonData(tx, viewer, input)),
-    ...(input.common.status !== undefined ? { status: effectiveStatus(viewer, input.common.status) } : {}),
+    ...(input.status !== undefined ? { status: effectiveStatus(viewer, input.status) } : {}),
     modifiedAt: nextModified(record.modifiedAt),
   };
   try {
@@ -350,9 +324,9 @@ export async function updateLinked<Row extends LinkedRow, Own>(
  * Trashes the record (unlinking it from its events) and returns it as `load` reads it; a second
  * trash is a 410. `force` deletes it permanently (D4, editors and above) and returns what it was.
  */
-export async function deleteLinked<Row extends LinkedRow, Own, T>(
+export async function deleteLinked<Row extends LinkedRow, T>(
   w: WriteScope,
-  store: LinkedStore<Row, Own>,
+  store: LinkedStore<Row, never, unknown>,
   key: LinkedKey,
   force: boolean,
   load: (tx: Tx, id: number) => Promise<T>,
@@ -386,181 +360,4 @@ export function writeLinked<T>(
   work: (w: WriteScope) => Promise<T>,
 ): Promise<T> {
   return scope.writes.run(scope, work, { conflictCode: `${kind}-write-conflict` });
-}
-
-// ---- Lists -----------------------------------------------------------------------------------------
-
-/** The list filters (docs/reference.md §8); REST names them in snake_case, GraphQL in camelCase. */
-export interface LinkedListFilter {
-  search?: string | null;
-  event?: number | null;
-  hasEvents?: boolean | null;
-  onlyWithUpcoming?: boolean | null;
-  status?: string[] | null;
-}
-
-/** The filters as applied: echoed in `rest_url` and the paging links. */
-export interface EffectiveLinkedFilter {
-  search: string | null;
-  event: number | null;
-  hasEvents: boolean | null;
-  onlyWithUpcoming: boolean;
-  status: string[];
-  /** Every status the viewer may list was asked for: echoed as `any`. */
-  statusAny: boolean;
-}
-
-interface LinkedEventLink {
-  eventId?: number;
-  event?: Prisma.EventWhereInput;
-}
-
-/** A condition valid for both `Prisma.VenueWhereInput` and `Prisma.OrganizerWhereInput`. */
-export interface LinkedWhere {
-  AND?: LinkedWhere[];
-  id?: { in: number[] };
-  OR?: LinkedWhere[];
-  status?: string | { in: string[] };
-  authorId?: number | null;
-  password?: null;
-  events?: { some: LinkedEventLink } | { none: LinkedEventLink };
-}
-
-/** Events that make a venue or organizer "have events": any but drafts and pending ones (trashed count). */
-const COUNTED_EVENT: Prisma.EventWhereInput = { status: { notIn: ['draft', 'pending'] } };
-
-/**
- * A case-insensitive string condition. SQLite's LIKE (Prisma's `contains`) ignores ASCII case;
- * PostgreSQL needs `mode: "insensitive"`, which the SQLite-typed client does not declare.
- * For `equals` on SQLite the caller compares the candidates exactly.
- */
-export function textMatch(
-  provider: Scope['config']['databaseProvider'],
-  text: string,
-  how: 'contains' | 'equals',
-): Prisma.StringFilter {
-  if (provider === 'postgresql') return { [how]: text, mode: 'insensitive' } as Prisma.StringFilter;
-  return { contains: text };
-}
-
-/**
- * Who may find password-protected records through `search` (their fields are scrubbed for others,
- * so matching on them would leak them): those who may edit them.
- */
-function protectedSearchable(viewer: Viewer): LinkedWhere | null {
-  if (can(viewer, 'edit_others_posts')) return null;
-  if (can(viewer, 'edit_posts') && viewer.userId !== null)
-    return { OR: [{ password: null }, { authorId: viewer.userId }] };
-  return { password: null };
-}
-
-/**
- * The list conditions shared by both kinds; `withSearch` adds `search` over each kind's own fields.
- * `event` must name an existing event (else 400).
- */
-export async function linkedListQuery(
-  db: Db,
-  scope: Pick<Scope, 'viewer' | 'config'>,
-  filter: LinkedListFilter,
-  now: Date = new Date(),
-): Promise<{ where: LinkedWhere; match: Prisma.StringFilter | null; effective: EffectiveLinkedFilter }> {
-  const { viewer } = scope;
-  let eventLinks: ReturnType<typeof eventLinksAccess> = 'open';
-  if (filter.event != null) {
-    const event =
-      filter.event > 0
-        ? await db.event.findUnique({
-            where: { id: filter.event },
-            select: { status: true, authorId: true, password: true },
-          })
-        : null;
-    eventLinks = eventLinksAccess(viewer, event);
-    if (eventLinks === 'unknown') throw invalidParams({ event: INVALID });
-  }
-  if (searchTooLong(filter.search)) throw invalidParams({ search: SEARCH_TOO_LONG });
-  if (exceeds(filter.status)) throw invalidParams({ status: tooManyValues() });
-  const { statuses, ownOnlyBeyondPublish, any } = listableStatuses(viewer, filter.status);
-  const and: LinkedWhere[] = [{ status: { in: statuses } }];
-  if (ownOnlyBeyondPublish) and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId }] });
-  if (filter.event != null) {
-    and.push(
-      eventLinks === 'withheld' ? { id: { in: [] } } : { events: { some: { eventId: filter.event } } },
-    );
-  }
-  // Links of protected events the viewer cannot unlock do not count: they are blanked in the listing.
-  const open = contentOpenWhere(viewer) as Prisma.EventWhereInput;
-  if (filter.hasEvents === true) and.push({ events: { some: { event: { AND: [COUNTED_EVENT, open] } } } });
-  if (filter.hasEvents === false) and.push({ events: { none: { event: { AND: [COUNTED_EVENT, open] } } } });
-  if (filter.onlyWithUpcoming) {
-    and.push({
-      events: { some: { event: { AND: [{ status: { in: statuses }, startsAt: { gte: now } }, open] } } },
-    });
-  }
-  const search = filter.search?.trim() || null;
-  if (search) {
-    const visible = protectedSearchable(viewer);
-    if (visible) and.push(visible);
-  }
-  return {
-    where: { AND: and },
-    match: search ? textMatch(scope.config.databaseProvider, search, 'contains') : null,
-    effective: {
-      search,
-      event: filter.event ?? null,
-      hasEvents: filter.hasEvents ?? null,
-      onlyWithUpcoming: filter.onlyWithUpcoming ?? false,
-      status: statuses,
-      statusAny: any,
-    },
-  };
-}
-
-/** One page of a venue or organizer list; `count` runs the kind's own query. */
-export async function linkedArchive<Where>(
-  kind: LinkedKind,
-  where: Where,
-  paging: { page: number | null | undefined; perPage: number | null | undefined },
-  count: (where: Where) => Promise<number>,
-) {
-  const orderBy = [{ publishedAt: 'desc' as const }, { id: 'desc' as const }];
-  return archivePage(
-    { where, orderBy },
-    normalizePaging(paging.page, paging.perPage),
-    count,
-    () =>
-      new ApiError(
-        404,
-        `${kind}-archive-page-not-found`,
-        `The requested ${kind} archive page does not exist`,
-      ),
-  );
-}
-
-/** The effective filters as the reference echoes them after `page` (D2: every filter, so paging keeps them). */
-export function linkedArchiveParams(
-  perPage: number,
-  effective: EffectiveLinkedFilter,
-): Array<[string, string]> {
-  const params: Array<[string, string]> = [['per_page', String(perPage)]];
-  if (effective.search) params.push(['search', effective.search]);
-  if (effective.event !== null) params.push(['event', String(effective.event)]);
-  if (effective.hasEvents !== null) params.push(['has_events', String(effective.hasEvents)]);
-  if (effective.onlyWithUpcoming) params.push(['only_with_upcoming', 'true']);
-  params.push(['status', effective.statusAny ? 'any' : effective.status.join(',')]);
-  return params;
-}
-
-/** The list conditions, plus `search` matched against any of `fields` (each kind names its own). */
-export function withSearch<Field extends string>(
-  query: { where: LinkedWhere; match: Prisma.StringFilter | null },
-  fields: readonly Field[],
-): LinkedWhere | { AND: [LinkedWhere, { OR: Array<Record<Field, Prisma.StringFilter>> }] } {
-  const { match } = query;
-  if (!match) return query.where;
-  return {
-    AND: [
-      query.where,
-      { OR: fields.map((field) => ({ [field]: match }) as Record<Field, Prisma.StringFilter>) },
-    ],
-  };
 }

@@ -1,46 +1,47 @@
-import { z } from 'zod';
 import type { Scope } from '../context.js';
 import type { Db } from '../db/client.js';
 import type { Organizer, Prisma } from '../generated/sqlite/client.js';
+import { isUrl } from '../domain/urls.js';
+import { type LinkedListFilter, linkedArchive, linkedListQuery, withSearch } from './linked-lists.js';
 import {
   type LinkedKey,
-  type LinkedListFilter,
+  type LinkedPostInput,
   type LinkedStore,
   createOrMatch,
   deleteLinked,
-  linkedArchive,
-  linkedListQuery,
-  textField,
   updateLinked,
-  urlField,
-  withSearch,
 } from './linked-posts.js';
 import type { Tx, WriteScope } from './transactions.js';
 
 // Organizers (docs/reference.md §1.3, §6.4, §8): phone, website and e-mail (kept as given, as the reference)
 // on top of the shared linked-post rules.
 
-const organizerFields = z.object({
-  phone: textField.optional(),
-  website: urlField.optional(),
-  email: textField.optional(),
-});
-
-export type OrganizerFields = z.output<typeof organizerFields>;
-
-function organizerColumns(fields: OrganizerFields = {}) {
-  return { phone: fields.phone, website: fields.website, email: fields.email };
+export interface OrganizerInput extends LinkedPostInput {
+  phone?: string;
+  /** A URL; `""` clears it. */
+  website?: string;
+  email?: string;
 }
 
-export const organizerStore: LinkedStore<Organizer, OrganizerFields> = {
+function organizerColumns(input: OrganizerInput) {
+  const website = input.website?.trim();
+  return {
+    data: { phone: input.phone, website, email: input.email },
+    invalid: website && !isUrl(website) ? ['website'] : [],
+  };
+}
+
+type OrganizerColumns = ReturnType<typeof organizerColumns>['data'];
+
+export const organizerStore: LinkedStore<Organizer, OrganizerInput, OrganizerColumns> = {
   kind: 'organizer',
-  schema: organizerFields,
+  fields: ['phone', 'website', 'email'],
+  own: organizerColumns,
   find: (db, key) => db.organizer.findUnique({ where: key }),
   named: (tx, name) => tx.organizer.findMany({ where: { name, status: { not: 'trash' } } }),
   slugTaken: async (tx, slug) => (await tx.organizer.count({ where: { slug } })) > 0,
-  create: (tx, data, fields) => tx.organizer.create({ data: { ...data, ...organizerColumns(fields) } }),
-  update: (tx, id, data, fields) =>
-    tx.organizer.update({ where: { id }, data: { ...data, ...organizerColumns(fields) } }),
+  create: (tx, data, own) => tx.organizer.create({ data: { ...data, ...own } }),
+  update: (tx, id, data, own) => tx.organizer.update({ where: { id }, data: { ...data, ...own } }),
   linkedEvents: async (tx, id) =>
     (await tx.eventOrganizer.findMany({ where: { organizerId: id }, select: { eventId: true } })).map(
       (link) => link.eventId,
@@ -53,18 +54,25 @@ export const organizerStore: LinkedStore<Organizer, OrganizerFields> = {
   },
 };
 
-/** Creates an organizer from a REST-named body (`organizer`, `email`, …), or returns its duplicate (`created: false`). */
-export function createOrMatchOrganizer(w: WriteScope, body: unknown) {
-  return createOrMatch(w, organizerStore, body);
+/**
+ * Creates an organizer, or returns its duplicate (`created: false`). `unreadable`: input fields the
+ * API could not read, named in the same 400 as the invalid ones.
+ */
+export function createOrMatchOrganizer(
+  w: WriteScope,
+  input: OrganizerInput,
+  unreadable: readonly string[] = [],
+) {
+  return createOrMatch(w, organizerStore, input, unreadable);
 }
 
 export function updateOrganizer(
   w: WriteScope,
   key: LinkedKey,
-  body: unknown,
-  options = { passwordAllowed: false },
+  input: OrganizerInput,
+  unreadable: readonly string[] = [],
 ) {
-  return updateLinked(w, organizerStore, key, body, options);
+  return updateLinked(w, organizerStore, key, input, unreadable);
 }
 
 export function deleteOrganizer<T>(

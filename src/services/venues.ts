@@ -1,75 +1,95 @@
-import { z } from 'zod';
 import type { Scope } from '../context.js';
 import type { Db } from '../db/client.js';
 import type { Prisma, Venue } from '../generated/sqlite/client.js';
+import { isUrl } from '../domain/urls.js';
+import { type LinkedListFilter, linkedArchive, linkedListQuery, withSearch } from './linked-lists.js';
 import {
   type LinkedKey,
-  type LinkedListFilter,
+  type LinkedPostInput,
   type LinkedStore,
-  coordinateField,
   createOrMatch,
   deleteLinked,
-  flagField,
-  linkedArchive,
-  linkedListQuery,
-  textField,
   updateLinked,
-  urlField,
-  withSearch,
 } from './linked-posts.js';
 import type { Tx, WriteScope } from './transactions.js';
 
 // Venues (docs/reference.md §1.2, §6.4, §8): the venue's own fields on top of the shared linked-post rules.
 
-const venueFields = z.object({
-  address: textField.optional(),
-  city: textField.optional(),
-  country: textField.optional(),
-  province: textField.optional(),
-  state: textField.optional(),
-  stateprovince: textField.optional(),
-  zip: textField.optional(),
-  phone: textField.optional(),
-  website: urlField.optional(),
-  show_map: flagField.optional(),
-  show_map_link: flagField.optional(),
-  geo_lat: coordinateField(90).optional(),
-  geo_lng: coordinateField(180).optional(),
-});
-
-export type VenueFields = z.output<typeof venueFields>;
-
-function venueColumns(fields: VenueFields = {}) {
-  return {
-    // TEC fills `stateprovince` from whichever of `state` or `province` is sent (when it is not sent itself).
-    ...(fields.stateprovince === undefined && (fields.state ?? fields.province) !== undefined
-      ? { stateprovince: fields.state ?? fields.province }
-      : {}),
-    address: fields.address,
-    city: fields.city,
-    country: fields.country,
-    province: fields.province,
-    state: fields.state,
-    ...(fields.stateprovince !== undefined ? { stateprovince: fields.stateprovince } : {}),
-    zip: fields.zip,
-    phone: fields.phone,
-    website: fields.website,
-    showMap: fields.show_map,
-    showMapLink: fields.show_map_link,
-    geoLat: fields.geo_lat,
-    geoLng: fields.geo_lng,
-  };
+export interface VenueInput extends LinkedPostInput {
+  address?: string;
+  city?: string;
+  country?: string;
+  province?: string;
+  state?: string;
+  /** Filled from `state`, else `province`, when not given itself (as TEC does). */
+  stateProvince?: string;
+  zip?: string;
+  phone?: string;
+  /** A URL; `""` clears it. */
+  website?: string;
+  showMap?: boolean;
+  showMapLink?: boolean;
+  /** -90 to 90; `null` clears it. */
+  geoLat?: number | null;
+  /** -180 to 180; `null` clears it. */
+  geoLng?: number | null;
 }
 
-export const venueStore: LinkedStore<Venue, VenueFields> = {
+const VENUE_FIELDS = [
+  'address',
+  'city',
+  'country',
+  'province',
+  'state',
+  'stateProvince',
+  'zip',
+  'phone',
+  'website',
+  'showMap',
+  'showMapLink',
+  'geoLat',
+  'geoLng',
+] as const;
+
+const within = (value: number | null | undefined, limit: number) =>
+  value === undefined || value === null || (Number.isFinite(value) && Math.abs(value) <= limit);
+
+function venueColumns(input: VenueInput) {
+  const website = input.website?.trim();
+  const invalid = [
+    ...(website && !isUrl(website) ? ['website'] : []),
+    ...(within(input.geoLat, 90) ? [] : ['geoLat']),
+    ...(within(input.geoLng, 180) ? [] : ['geoLng']),
+  ];
+  const data = {
+    address: input.address,
+    city: input.city,
+    country: input.country,
+    province: input.province,
+    state: input.state,
+    stateprovince: input.stateProvince ?? input.state ?? input.province,
+    zip: input.zip,
+    phone: input.phone,
+    website,
+    showMap: input.showMap,
+    showMapLink: input.showMapLink,
+    geoLat: input.geoLat,
+    geoLng: input.geoLng,
+  };
+  return { data, invalid };
+}
+
+type VenueColumns = ReturnType<typeof venueColumns>['data'];
+
+export const venueStore: LinkedStore<Venue, VenueInput, VenueColumns> = {
   kind: 'venue',
-  schema: venueFields,
+  fields: VENUE_FIELDS,
+  own: venueColumns,
   find: (db, key) => db.venue.findUnique({ where: key }),
   named: (tx, name) => tx.venue.findMany({ where: { name, status: { not: 'trash' } } }),
   slugTaken: async (tx, slug) => (await tx.venue.count({ where: { slug } })) > 0,
-  create: (tx, data, fields) => tx.venue.create({ data: { ...data, ...venueColumns(fields) } }),
-  update: (tx, id, data, fields) =>
-    tx.venue.update({ where: { id }, data: { ...data, ...venueColumns(fields) } }),
+  create: (tx, data, own) => tx.venue.create({ data: { ...data, ...own } }),
+  update: (tx, id, data, own) => tx.venue.update({ where: { id }, data: { ...data, ...own } }),
   linkedEvents: async (tx, id) =>
     (await tx.eventVenue.findMany({ where: { venueId: id }, select: { eventId: true } })).map(
       (link) => link.eventId,
@@ -82,18 +102,21 @@ export const venueStore: LinkedStore<Venue, VenueFields> = {
   },
 };
 
-/** Creates a venue from a REST-named body (`venue`, `address`, …), or returns its duplicate (`created: false`). */
-export function createOrMatchVenue(w: WriteScope, body: unknown) {
-  return createOrMatch(w, venueStore, body);
+/**
+ * Creates a venue, or returns its duplicate (`created: false`). `unreadable`: input fields the API
+ * could not read, named in the same 400 as the invalid ones.
+ */
+export function createOrMatchVenue(w: WriteScope, input: VenueInput, unreadable: readonly string[] = []) {
+  return createOrMatch(w, venueStore, input, unreadable);
 }
 
 export function updateVenue(
   w: WriteScope,
   key: LinkedKey,
-  body: unknown,
-  options = { passwordAllowed: false },
+  input: VenueInput,
+  unreadable: readonly string[] = [],
 ) {
-  return updateLinked(w, venueStore, key, body, options);
+  return updateLinked(w, venueStore, key, input, unreadable);
 }
 
 export function deleteVenue<T>(

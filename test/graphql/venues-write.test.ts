@@ -79,13 +79,13 @@ describe('createVenue', () => {
     expect(rest.body).toMatchObject({ venue: 'Graph Hall', stateprovince: 'Piedmont', geo_lat: 45.07 });
   });
 
-  it('validates with the REST parameter names and codes', async () => {
+  it('validates with the REST codes, naming the camelCase input fields', async () => {
     const { errors } = await gql(CREATE, { input: { name: ' ', website: 'nope', geoLat: 100 } }, editor);
     expect(errors![0]!.extensions).toMatchObject({
       code: 'rest_invalid_param',
       http: { status: 400 },
       data: {
-        params: { venue: 'Invalid parameter.', website: 'Invalid parameter.', geo_lat: 'Invalid parameter.' },
+        params: { name: 'Invalid parameter.', website: 'Invalid parameter.', geoLat: 'Invalid parameter.' },
       },
     });
   });
@@ -117,7 +117,7 @@ describe('createVenue', () => {
     );
     expect(refused.errors![0]!.extensions.data.params).toEqual({ image: 'Invalid parameter.' });
     const unknownAuthor = await gql(query, { input: { name: 'Orphan', authorId: 999999 } }, editor);
-    expect(unknownAuthor.errors![0]!.extensions.data.params).toEqual({ author: 'Invalid parameter.' });
+    expect(unknownAuthor.errors![0]!.extensions.data.params).toEqual({ authorId: 'Invalid parameter.' });
   });
 
   it('returns the existing duplicate (D18) and scales a contributor status back', async () => {

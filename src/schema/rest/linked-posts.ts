@@ -9,19 +9,26 @@ import type { Media } from '../../generated/sqlite/client.js';
 import type { ArchivePage } from '../../services/archive.js';
 import {
   type EffectiveLinkedFilter,
-  type LinkedKey,
   type LinkedKind,
   type LinkedListFilter,
-  type LinkedRow,
   linkedArchiveParams,
+} from '../../services/linked-lists.js';
+import {
+  type LinkedKey,
+  type LinkedPostInput,
+  type LinkedRow,
   writeLinked,
 } from '../../services/linked-posts.js';
 import type { Tx, WriteScope } from '../../services/transactions.js';
+import { type BodyTable, paramNames, readBody } from '../../rest/body-fields.js';
+import { namingParams } from '../../rest/param-names.js';
+import { linkedBody } from '../../rest/linked-bodies.js';
 
 // The REST root fields of venues and organizers (docs/reference.md §S4.3–S4.4), one per route: list, read by
 // id and slug, create, update and delete by id and slug. Each answers with the reference's representation
 // (`presentVenue` / `presentOrganizer`, the presenters the event embeds), so every REST field of a venue or
-// organizer is computed in one place; the writes run in one transaction each.
+// organizer is computed in one place; the writes run in one transaction each. Bodies are read with the
+// resource's one table (`src/rest/linked-bodies.ts`), which also names the services' errors for REST.
 
 const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
 
@@ -35,7 +42,11 @@ type Archive = Pick<ArchivePage<unknown, unknown>, 'paging' | 'total' | 'totalPa
 /** A page and its records in the list representation. */
 type ListPage = Archive & { items(): Promise<Array<Record<string, unknown>>> };
 
-export interface LinkedRestResource<Row extends LinkedRow, Page extends Archive> {
+export interface LinkedRestResource<
+  Row extends LinkedRow,
+  Page extends Archive,
+  Input extends LinkedPostInput,
+> {
   kind: LinkedKind;
   /** Type-name stem and collection path: `Venue`, `Venues`, `venues`. */
   one: string;
@@ -50,8 +61,10 @@ export interface LinkedRestResource<Row extends LinkedRow, Page extends Archive>
   ): Promise<Page>;
   rows(db: Db, page: Page): Promise<Array<WithImage<Row>>>;
   present(row: WithImage<Row>, ctx: Context, as: Representation): Record<string, unknown>;
-  create(w: WriteScope, body: unknown): Promise<{ record: Row }>;
-  update(w: WriteScope, key: LinkedKey, body: unknown, options: { passwordAllowed: boolean }): Promise<Row>;
+  /** The REST body of a create or update. */
+  body: BodyTable<Input>;
+  create(w: WriteScope, input: Input, unreadable: readonly string[]): Promise<{ record: Row }>;
+  update(w: WriteScope, key: LinkedKey, input: Input, unreadable: readonly string[]): Promise<Row>;
   remove<T>(
     w: WriteScope,
     key: LinkedKey,
@@ -60,10 +73,26 @@ export interface LinkedRestResource<Row extends LinkedRow, Page extends Archive>
   ): Promise<T>;
 }
 
-export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archive>(
-  resource: LinkedRestResource<Row, Page>,
-): void {
+export function defineLinkedRestFields<
+  Row extends LinkedRow,
+  Page extends Archive,
+  Input extends LinkedPostInput,
+>(resource: LinkedRestResource<Row, Page, Input>): void {
   const { kind, one, many, path } = resource;
+
+  /** A create or update from a REST body (`password` only on the by-id update route). */
+  const write = (
+    ctx: Context,
+    body: unknown,
+    passwordAllowed: boolean,
+    run: (w: WriteScope, input: Input, unreadable: readonly string[]) => Promise<{ id: number }>,
+  ) => {
+    const table = linkedBody(resource.body, passwordAllowed);
+    const { input, unreadable } = readBody(table, body);
+    return writeLinked(ctx, kind, (w) =>
+      namingParams(paramNames(table), async () => presented(ctx)(w.tx, (await run(w, input, unreadable)).id)),
+    );
+  };
 
   const links = (page: Archive, ctx: Context) =>
     archiveLinks(
@@ -171,8 +200,11 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
       description: 'Returns an existing duplicate unchanged (201 too)',
       args: body,
       resolve: (_root, { input }, ctx) =>
-        writeLinked(ctx, kind, async (w) =>
-          presented(ctx)(w.tx, (await resource.create(w, input)).record.id),
+        write(
+          ctx,
+          input,
+          false,
+          async (w, fields, unreadable) => (await resource.create(w, fields, unreadable)).record,
         ),
     }),
     [`tecUpdate${one}`]: t.field({
@@ -180,18 +212,14 @@ export function defineLinkedRestFields<Row extends LinkedRow, Page extends Archi
       type: 'JSON',
       args: { ...byId, ...body },
       resolve: (_root, { id, input }, ctx) =>
-        writeLinked(ctx, kind, async (w) =>
-          presented(ctx)(w.tx, (await resource.update(w, { id }, input, { passwordAllowed: true })).id),
-        ),
+        write(ctx, input, true, (w, fields, unreadable) => resource.update(w, { id }, fields, unreadable)),
     }),
     [`tecUpdate${one}BySlug`]: t.field({
       ...REST,
       type: 'JSON',
       args: { ...bySlug, ...body },
       resolve: (_root, { slug, input }, ctx) =>
-        writeLinked(ctx, kind, async (w) =>
-          presented(ctx)(w.tx, (await resource.update(w, { slug }, input, { passwordAllowed: false })).id),
-        ),
+        write(ctx, input, false, (w, fields, unreadable) => resource.update(w, { slug }, fields, unreadable)),
     }),
     [`tecDelete${one}`]: t.field({
       ...REST,

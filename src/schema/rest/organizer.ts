@@ -1,5 +1,6 @@
 import { defineLinkedRestFields } from './linked-posts.js';
 import { presentOrganizer } from './present.js';
+import { ORGANIZER_BODY } from '../../rest/linked-bodies.js';
 import {
   createOrMatchOrganizer,
   deleteOrganizer,
@@ -27,6 +28,7 @@ defineLinkedRestFields({
     }),
   present: (organizer, ctx, as) =>
     presentOrganizer(organizer, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
+  body: ORGANIZER_BODY,
   create: createOrMatchOrganizer,
   update: updateOrganizer,
   remove: deleteOrganizer,

@@ -1,5 +1,6 @@
 import { defineLinkedRestFields } from './linked-posts.js';
 import { presentVenue } from './present.js';
+import { VENUE_BODY } from '../../rest/linked-bodies.js';
 import { createOrMatchVenue, deleteVenue, updateVenue, venueArchive } from '../../services/venues.js';
 
 // `/venues`, `/venues/{id}`, `/venues/by-slug/{slug}` (docs/reference.md §S4.3) as The Events Calendar
@@ -21,6 +22,7 @@ defineLinkedRestFields({
       include: { image: true },
     }),
   present: (venue, ctx, as) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
+  body: VENUE_BODY,
   create: createOrMatchVenue,
   update: updateVenue,
   remove: deleteVenue,

@@ -1,0 +1,191 @@
+import type { Scope } from '../context.js';
+import type { Db } from '../db/client.js';
+import type { Prisma } from '../generated/sqlite/client.js';
+import { ApiError, invalidParams } from '../domain/errors.js';
+import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
+import { normalizePaging } from '../domain/paging.js';
+import { type Viewer, can, listableStatuses } from '../domain/permissions.js';
+import { contentOpenWhere, eventLinksAccess } from '../domain/visibility.js';
+import { archivePage } from './archive.js';
+
+// The venue and organizer lists (docs/reference.md §8): the filters both kinds share, the page and the
+// parameters that reproduce it; `venues.ts` and `organizers.ts` add `search` over their own fields.
+
+const INVALID = 'Invalid parameter.';
+
+export type LinkedKind = 'venue' | 'organizer';
+
+/** The list filters (docs/reference.md §8); REST names them in snake_case, GraphQL in camelCase. */
+export interface LinkedListFilter {
+  search?: string | null;
+  event?: number | null;
+  hasEvents?: boolean | null;
+  onlyWithUpcoming?: boolean | null;
+  status?: string[] | null;
+}
+
+/** The filters as applied: echoed in `rest_url` and the paging links. */
+export interface EffectiveLinkedFilter {
+  search: string | null;
+  event: number | null;
+  hasEvents: boolean | null;
+  onlyWithUpcoming: boolean;
+  status: string[];
+  /** Every status the viewer may list was asked for: echoed as `any`. */
+  statusAny: boolean;
+}
+
+interface LinkedEventLink {
+  eventId?: number;
+  event?: Prisma.EventWhereInput;
+}
+
+/** A condition valid for both `Prisma.VenueWhereInput` and `Prisma.OrganizerWhereInput`. */
+export interface LinkedWhere {
+  AND?: LinkedWhere[];
+  id?: { in: number[] };
+  OR?: LinkedWhere[];
+  status?: string | { in: string[] };
+  authorId?: number | null;
+  password?: null;
+  events?: { some: LinkedEventLink } | { none: LinkedEventLink };
+}
+
+/** Events that make a venue or organizer "have events": any but drafts and pending ones (trashed count). */
+const COUNTED_EVENT: Prisma.EventWhereInput = { status: { notIn: ['draft', 'pending'] } };
+
+/**
+ * A case-insensitive string condition. SQLite's LIKE (Prisma's `contains`) ignores ASCII case;
+ * PostgreSQL needs `mode: "insensitive"`, which the SQLite-typed client does not declare.
+ * For `equals` on SQLite the caller compares the candidates exactly.
+ */
+export function textMatch(
+  provider: Scope['config']['databaseProvider'],
+  text: string,
+  how: 'contains' | 'equals',
+): Prisma.StringFilter {
+  if (provider === 'postgresql') return { [how]: text, mode: 'insensitive' } as Prisma.StringFilter;
+  return { contains: text };
+}
+
+/**
+ * Who may find password-protected records through `search` (their fields are scrubbed for others,
+ * so matching on them would leak them): those who may edit them.
+ */
+function protectedSearchable(viewer: Viewer): LinkedWhere | null {
+  if (can(viewer, 'edit_others_posts')) return null;
+  if (can(viewer, 'edit_posts') && viewer.userId !== null)
+    return { OR: [{ password: null }, { authorId: viewer.userId }] };
+  return { password: null };
+}
+
+/**
+ * The list conditions shared by both kinds; `withSearch` adds `search` over each kind's own fields.
+ * `event` must name an existing event (else 400).
+ */
+export async function linkedListQuery(
+  db: Db,
+  scope: Pick<Scope, 'viewer' | 'config'>,
+  filter: LinkedListFilter,
+  now: Date = new Date(),
+): Promise<{ where: LinkedWhere; match: Prisma.StringFilter | null; effective: EffectiveLinkedFilter }> {
+  const { viewer } = scope;
+  let eventLinks: ReturnType<typeof eventLinksAccess> = 'open';
+  if (filter.event != null) {
+    const event =
+      filter.event > 0
+        ? await db.event.findUnique({
+            where: { id: filter.event },
+            select: { status: true, authorId: true, password: true },
+          })
+        : null;
+    eventLinks = eventLinksAccess(viewer, event);
+    if (eventLinks === 'unknown') throw invalidParams({ event: INVALID });
+  }
+  if (searchTooLong(filter.search)) throw invalidParams({ search: SEARCH_TOO_LONG });
+  if (exceeds(filter.status)) throw invalidParams({ status: tooManyValues() });
+  const { statuses, ownOnlyBeyondPublish, any } = listableStatuses(viewer, filter.status);
+  const and: LinkedWhere[] = [{ status: { in: statuses } }];
+  if (ownOnlyBeyondPublish) and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId }] });
+  if (filter.event != null) {
+    and.push(
+      eventLinks === 'withheld' ? { id: { in: [] } } : { events: { some: { eventId: filter.event } } },
+    );
+  }
+  // Links of protected events the viewer cannot unlock do not count: they are blanked in the listing.
+  const open = contentOpenWhere(viewer) as Prisma.EventWhereInput;
+  if (filter.hasEvents === true) and.push({ events: { some: { event: { AND: [COUNTED_EVENT, open] } } } });
+  if (filter.hasEvents === false) and.push({ events: { none: { event: { AND: [COUNTED_EVENT, open] } } } });
+  if (filter.onlyWithUpcoming) {
+    and.push({
+      events: { some: { event: { AND: [{ status: { in: statuses }, startsAt: { gte: now } }, open] } } },
+    });
+  }
+  const search = filter.search?.trim() || null;
+  if (search) {
+    const visible = protectedSearchable(viewer);
+    if (visible) and.push(visible);
+  }
+  return {
+    where: { AND: and },
+    match: search ? textMatch(scope.config.databaseProvider, search, 'contains') : null,
+    effective: {
+      search,
+      event: filter.event ?? null,
+      hasEvents: filter.hasEvents ?? null,
+      onlyWithUpcoming: filter.onlyWithUpcoming ?? false,
+      status: statuses,
+      statusAny: any,
+    },
+  };
+}
+
+/** One page of a venue or organizer list; `count` runs the kind's own query. */
+export async function linkedArchive<Where>(
+  kind: LinkedKind,
+  where: Where,
+  paging: { page: number | null | undefined; perPage: number | null | undefined },
+  count: (where: Where) => Promise<number>,
+) {
+  const orderBy = [{ publishedAt: 'desc' as const }, { id: 'desc' as const }];
+  return archivePage(
+    { where, orderBy },
+    normalizePaging(paging.page, paging.perPage),
+    count,
+    () =>
+      new ApiError(
+        404,
+        `${kind}-archive-page-not-found`,
+        `The requested ${kind} archive page does not exist`,
+      ),
+  );
+}
+
+/** The effective filters as the reference echoes them after `page` (D2: every filter, so paging keeps them). */
+export function linkedArchiveParams(
+  perPage: number,
+  effective: EffectiveLinkedFilter,
+): Array<[string, string]> {
+  const params: Array<[string, string]> = [['per_page', String(perPage)]];
+  if (effective.search) params.push(['search', effective.search]);
+  if (effective.event !== null) params.push(['event', String(effective.event)]);
+  if (effective.hasEvents !== null) params.push(['has_events', String(effective.hasEvents)]);
+  if (effective.onlyWithUpcoming) params.push(['only_with_upcoming', 'true']);
+  params.push(['status', effective.statusAny ? 'any' : effective.status.join(',')]);
+  return params;
+}
+
+/** The list conditions, plus `search` matched against any of `fields` (each kind names its own). */
+export function withSearch<Field extends string>(
+  query: { where: LinkedWhere; match: Prisma.StringFilter | null },
+  fields: readonly Field[],
+): LinkedWhere | { AND: [LinkedWhere, { OR: Array<Record<Field, Prisma.StringFilter>> }] } {
+  const { match } = query;
+  if (!match) return query.where;
+  return {
+    AND: [
+      query.where,
+      { OR: fields.map((field) => ({ [field]: match }) as Record<Field, Prisma.StringFilter>) },
+    ],
+  };
+}
