@@ -1,5 +1,6 @@
 import { bodyDoc } from '../src/rest/body-fields.js';
 import { ORGANIZER_BODY, POST_PASSWORD_BODY, VENUE_BODY } from '../src/rest/linked-bodies.js';
+import { CATEGORY_BODY, TAG_BODY } from '../src/rest/term-bodies.js';
 import type { RestField } from './types.js';
 
 // The flat request bodies of the write routes (docs/reference.md §S2), as the reference documents them: a
@@ -17,21 +18,11 @@ export function optional(fields: Fields): Fields {
 // The event body is declared with its reading into the domain input, and documented from there.
 export { EVENT_FIELDS, EVENT_PASSWORD } from '../src/rest/bodies/event.js';
 
-// Venue and organizer bodies are documented from the tables that read them.
+// Venue, organizer, category and tag bodies are documented from the tables that read them.
 export const VENUE_FIELDS: Fields = bodyDoc(VENUE_BODY);
 export const ORGANIZER_FIELDS: Fields = bodyDoc(ORGANIZER_BODY);
 /** A venue's or an organizer's own password (by-id update routes, an extension of the reference). */
 export const POST_PASSWORD: Fields = bodyDoc(POST_PASSWORD_BODY);
 
-export const CATEGORY_FIELDS: Fields = {
-  name: { type: 'string', description: 'The event category name', required: true },
-  description: { type: 'string', description: 'The event category description', required: false },
-  slug: { type: 'string', description: 'The event category slug', required: false },
-  parent: { type: 'integer', description: 'The parent event category term ID', required: false },
-};
-
-export const TAG_FIELDS: Fields = {
-  name: { type: 'string', description: 'The event tag name', required: true },
-  description: { type: 'string', description: 'The event tag description', required: false },
-  slug: { type: 'string', description: 'The event tag slug', required: false },
-};
+export const CATEGORY_FIELDS: Fields = bodyDoc(CATEGORY_BODY);
+export const TAG_FIELDS: Fields = bodyDoc(TAG_BODY);

@@ -1,7 +1,8 @@
 import { builder } from './builder.js';
 import { Event } from './event.js';
 import { Organizer } from './organizer.js';
-import { Category, Tag } from './term.js';
+import { Category } from './category.js';
+import { Tag } from './tag.js';
 import { Venue } from './venue.js';
 import { judged } from '../domain/visibility.js';
 import {

@@ -2,7 +2,8 @@ import type { PrismaModelTypes } from '@pothos/plugin-prisma';
 import { builder } from './builder.js';
 import { EventCost, Image } from './common.js';
 import { Organizer } from './organizer.js';
-import { Category, Tag } from './term.js';
+import { Category } from './category.js';
+import { Tag } from './tag.js';
 import { Venue } from './venue.js';
 import { contentWithheld, judged, readableLinks } from '../domain/visibility.js';
 import type {

@@ -96,8 +96,8 @@ describe('createCategory / createTag', () => {
       [{ name: '' }, 'name'],
       [{ name: 'ok', description: '' }, 'description'],
       [{ name: 'ok', slug: '' }, 'slug'],
-      [{ name: 'ok', parentId: 987654 }, 'parent'],
-      [{ name: 'ok', parentId: -3 }, 'parent'],
+      [{ name: 'ok', parentId: 987654 }, 'parentId'],
+      [{ name: 'ok', parentId: -3 }, 'parentId'],
     ];
     for (const [input, param] of cases) {
       expect(errorOf(await gql(CREATE_CATEGORY, { input })), 'anonymous').toMatchObject({

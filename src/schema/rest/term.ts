@@ -1,19 +1,29 @@
 import { noteVersion } from '../common.js';
 import { type SubGraph, builder } from '../builder.js';
-import { type TermArchive, termArchive, termUrl, termsOfPage } from '../term.js';
+import { termUrl } from '../taxonomy.js';
 import { archiveLinks } from '../../domain/paging.js';
 import { can } from '../../domain/permissions.js';
 import { TAXONOMY_PATH, type Taxonomy } from '../../domain/urls.js';
+import { type BodyTable, paramNames } from '../../rest/body-fields.js';
+import { namingParams } from '../../rest/param-names.js';
+import { CATEGORY_BODY, TAG_BODY, readTermBody } from '../../rest/term-bodies.js';
+import {
+  type TermArchive,
+  type TermListFilter,
+  termArchive,
+  termListParams,
+  termsOfPage,
+} from '../../services/term-lists.js';
 import {
   CATEGORY,
   TAG,
-  type TermListFilter,
+  type TermInput,
   createTerm,
   deleteTerm,
   findTerm,
-  termListParams,
   updateTerm,
 } from '../../services/terms.js';
+import type { Tx } from '../../services/transactions.js';
 import type { Context } from '../../context.js';
 
 // Categories and tags as The Events Calendar's term endpoints return them (docs/reference.md §1.4(b)): the
@@ -257,55 +267,70 @@ builder.queryFields((t) => {
   };
 });
 
+/** The body of each taxonomy, and the one that reads it. */
+const BODY: Record<Taxonomy, BodyTable<TermInput>> = { tribe_events_cat: CATEGORY_BODY, post_tag: TAG_BODY };
+
+/** A create or update from a REST body, the service's errors under REST names. */
+function writeTerm<T>(
+  taxonomy: Taxonomy,
+  body: unknown,
+  run: (input: TermInput, unreadable: readonly string[]) => Promise<T>,
+): Promise<T> {
+  const table = BODY[taxonomy];
+  const { input, unreadable } = readTermBody(table, body);
+  return namingParams(paramNames(table), () => run(input, unreadable));
+}
+
+const reread =
+  <Q extends object>(query: Q) =>
+  (tx: Tx, id: number) =>
+    tx.term.findUniqueOrThrow({ ...query, where: { id } });
+
 builder.mutationFields((t) => ({
   tecCreateCategory: t.prismaField({
     ...REST,
     type: TecSingleCategory,
     args: { input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { input }, ctx) =>
-      createTerm(ctx, CATEGORY, input, (tx, id) => tx.term.findUniqueOrThrow({ ...query, where: { id } })),
+      writeTerm(CATEGORY, input, (fields, unreadable) =>
+        createTerm(ctx, CATEGORY, fields, reread(query), unreadable),
+      ),
   }),
   tecUpdateCategory: t.prismaField({
     ...REST,
     type: TecSingleCategory,
     args: { id: t.arg.int({ required: true, description: 'the term ID' }), input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { id, input }, ctx) =>
-      updateTerm(ctx, CATEGORY, id, input, (tx, termId) =>
-        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
+      writeTerm(CATEGORY, input, (fields, unreadable) =>
+        updateTerm(ctx, CATEGORY, id, fields, reread(query), unreadable),
       ),
   }),
   tecDeleteCategory: t.prismaField({
     ...REST,
     type: TecCategory,
     args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-    resolve: (query, _root, { id }, ctx) =>
-      deleteTerm(ctx, CATEGORY, id, (tx, termId) =>
-        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
-      ),
+    resolve: (query, _root, { id }, ctx) => deleteTerm(ctx, CATEGORY, id, reread(query)),
   }),
   tecCreateTag: t.prismaField({
     ...REST,
     type: TecSingleTag,
     args: { input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { input }, ctx) =>
-      createTerm(ctx, TAG, input, (tx, id) => tx.term.findUniqueOrThrow({ ...query, where: { id } })),
+      writeTerm(TAG, input, (fields, unreadable) => createTerm(ctx, TAG, fields, reread(query), unreadable)),
   }),
   tecUpdateTag: t.prismaField({
     ...REST,
     type: TecSingleTag,
     args: { id: t.arg.int({ required: true, description: 'the term ID' }), input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { id, input }, ctx) =>
-      updateTerm(ctx, TAG, id, input, (tx, termId) =>
-        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
+      writeTerm(TAG, input, (fields, unreadable) =>
+        updateTerm(ctx, TAG, id, fields, reread(query), unreadable),
       ),
   }),
   tecDeleteTag: t.prismaField({
     ...REST,
     type: TecTag,
     args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-    resolve: (query, _root, { id }, ctx) =>
-      deleteTerm(ctx, TAG, id, (tx, termId) =>
-        tx.term.findUniqueOrThrow({ ...query, where: { id: termId } }),
-      ),
+    resolve: (query, _root, { id }, ctx) => deleteTerm(ctx, TAG, id, reread(query)),
   }),
 }));

@@ -1,0 +1,237 @@
+import { builder } from './builder.js';
+import { IF_MATCH_DESCRIPTION, PageInfo, VERSION_DESCRIPTION, withIfMatch, withoutNulls } from './common.js';
+import { recordVersion } from '../domain/versions.js';
+import { TAXONOMY_PATH, type Taxonomy } from '../domain/urls.js';
+import { type TermArchive, termArchive, termsOfPage } from '../services/term-lists.js';
+import {
+  CATEGORY,
+  type TermInput,
+  createTerm,
+  deleteTerm,
+  findTerm,
+  isHierarchical,
+  updateTerm,
+} from '../services/terms.js';
+import type { Tx } from '../services/transactions.js';
+import type { Context } from '../context.js';
+
+// Categories and tags are one table (WordPress terms) exposed as two GraphQL types, declared once here:
+// `category.ts` and `tag.ts` each call `defineTaxonomySchema` with what differs.
+
+type CategoryTree = Map<number, { slug: string; parentId: number | null }>;
+const categoryTrees = new WeakMap<Context, Promise<CategoryTree>>();
+
+/** Every category's slug and parent, read once per request (only when a child category needs them). */
+function categoryTree(ctx: Context): Promise<CategoryTree> {
+  let tree = categoryTrees.get(ctx);
+  if (!tree) {
+    tree = ctx.db.term
+      .findMany({ where: { taxonomy: CATEGORY }, select: { id: true, slug: true, parentId: true } })
+      .then((rows) => new Map(rows.map((row) => [row.id, { slug: row.slug, parentId: row.parentId }])));
+    categoryTrees.set(ctx, tree);
+  }
+  return tree;
+}
+
+/**
+ * The term's front-end archive: `<site>/tag/<slug>/`, `<site>/events/category/<slug>/`, where a
+ * child category nests its ancestors' slugs, root first (`…/category/<parent>/<child>/`).
+ */
+export async function termUrl(
+  ctx: Context,
+  term: { taxonomy: string; slug: string; parentId: number | null },
+): Promise<string> {
+  const slugs = [term.slug];
+  if (term.taxonomy === CATEGORY && term.parentId !== null) {
+    const tree = await categoryTree(ctx);
+    const seen = new Set<number>();
+    // Up to the root; a cycle in bad data ends the walk.
+    for (let parentId: number | null = term.parentId; parentId !== null && !seen.has(parentId);) {
+      seen.add(parentId);
+      const parent = tree.get(parentId);
+      if (!parent) break;
+      slugs.unshift(parent.slug);
+      parentId = parent.parentId;
+    }
+  }
+  return `${ctx.urls.site}/${TAXONOMY_PATH[term.taxonomy as Taxonomy].site}/${slugs.join('/')}/`;
+}
+
+export const SortOrder = builder.enumType('SortOrder', { values: ['asc', 'desc'] as const });
+
+export const TermOrderField = builder.enumType('TermOrderField', {
+  values: {
+    id: { value: 'id' },
+    name: { value: 'name' },
+    slug: { value: 'slug' },
+    count: { value: 'count', description: 'Published events carrying the term' },
+    termGroup: { value: 'term_group', description: 'WordPress term group (always 0: id order)' },
+    description: { value: 'description' },
+  } as const,
+});
+
+export interface TaxonomyResource {
+  taxonomy: Taxonomy;
+  /** `Category`, `Categories`; `category`, `categories`. */
+  one: string;
+  many: string;
+  label: string;
+  plural: string;
+  /** The object's `count`. */
+  count: string;
+  /** The filter's `hideEmpty`. */
+  hideEmpty: string;
+  /** The create input's `name`. */
+  uniqueName: string;
+  /** The delete mutation's. */
+  deleted: string;
+}
+
+/** A category or tag input as the domain's: null leaves a field unchanged, but a null parent is the top level. */
+function termInput(input: {
+  name?: string | null;
+  description?: string | null;
+  slug?: string | null;
+  parentId?: number | null;
+}): TermInput {
+  return { ...withoutNulls(input), parentId: input.parentId };
+}
+
+/**
+ * The object type, page, filter, inputs, queries and mutations of a taxonomy. Categories are
+ * hierarchical: their filter and inputs take a parent, their object a `parent` field.
+ */
+export function defineTaxonomySchema(resource: TaxonomyResource) {
+  const { taxonomy, one, many, label, plural } = resource;
+  const hierarchical = isHierarchical(taxonomy);
+
+  const Term = builder.prismaObject('Term', {
+    variant: one,
+    fields: (t) => ({
+      id: t.exposeInt('id'),
+      version: t.string({ description: VERSION_DESCRIPTION, resolve: (term) => recordVersion(term) }),
+      name: t.exposeString('name'),
+      slug: t.exposeString('slug'),
+      description: t.exposeString('description'),
+      url: t.string({ resolve: (term, _args, ctx) => termUrl(ctx, term) }),
+      count: t.exposeInt('eventCount', { description: resource.count }),
+    }),
+  });
+  if (hierarchical)
+    builder.prismaObjectField(Term, 'parent', (t) => t.relation('parent', { nullable: true, type: Term }));
+
+  const Page = builder.objectRef<TermArchive>(`${one}Page`).implement({
+    fields: (t) => ({
+      items: t.prismaField({
+        type: [Term],
+        resolve: (query, page, _args, ctx) =>
+          termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
+      }),
+      pageInfo: t.field({
+        type: PageInfo,
+        resolve: (page) => ({ ...page.paging, total: page.total, totalPages: page.totalPages }),
+      }),
+    }),
+  });
+
+  const Filter = builder.inputType(`${one}Filter`, {
+    fields: (t) => ({
+      search: t.string({ description: `${many} whose name contains this text (any case)` }),
+      include: t.intList({ description: `Only these ${label} ids (each must exist)` }),
+      exclude: t.intList({ description: `Not these ${label} ids (each must exist)` }),
+      ...(hierarchical
+        ? { parent: t.int({ description: 'Children of this category; 0 for top-level categories' }) }
+        : {}),
+      event: t.int({ description: `${many} of this event` }),
+      slug: t.string({ description: `The ${label} with this slug` }),
+      hideEmpty: t.boolean({ defaultValue: true, description: resource.hideEmpty }),
+    }),
+  });
+
+  const CreateInput = builder.inputType(`Create${one}Input`, {
+    fields: (t) => ({
+      name: t.string({ required: true, description: resource.uniqueName }),
+      description: t.string(),
+      slug: t.string({ description: `Unique among ${plural}; derived from the name when absent` }),
+      ...(hierarchical
+        ? { parentId: t.int({ description: 'An existing category; null or 0 for a top-level category' }) }
+        : {}),
+    }),
+  });
+
+  const UpdateInput = builder.inputType(`Update${one}Input`, {
+    fields: (t) => ({
+      name: t.string(),
+      description: t.string(),
+      slug: t.string({ description: `Must not be used by another ${label}` }),
+      ...(hierarchical
+        ? {
+            parentId: t.int({
+              description:
+                'An existing category that is not a descendant; null or 0 moves it to the top level',
+            }),
+          }
+        : {}),
+    }),
+  });
+
+  const reread =
+    <Q extends object>(query: Q) =>
+    (tx: Tx, id: number) =>
+      tx.term.findUniqueOrThrow({ ...query, where: { id } });
+
+  builder.queryFields((t) => ({
+    [label]: t.prismaField({
+      type: Term,
+      nullable: true,
+      description: `A ${label} by id; null (with an error entry saying why) when it does not exist or you may not read it`,
+      args: { id: t.arg.int({ required: true }) },
+      resolve: (query, _root, { id }, ctx) => findTerm(ctx.db, taxonomy, id, query),
+    }),
+    [plural]: t.field({
+      type: Page,
+      description: `${many}, by name unless ordered otherwise`,
+      args: {
+        filter: t.arg({ type: Filter }),
+        orderBy: t.arg({ type: TermOrderField, defaultValue: 'name' }),
+        order: t.arg({ type: SortOrder, defaultValue: 'asc' }),
+        page: t.arg.int(),
+        perPage: t.arg.int(),
+      },
+      resolve: (_root, { filter, orderBy, order, page, perPage }, ctx) =>
+        termArchive(ctx, taxonomy, { ...filter, orderby: orderBy, order }, page, perPage),
+    }),
+  }));
+
+  builder.mutationFields((t) => ({
+    [`create${one}`]: t.prismaField({
+      type: Term,
+      description: 'Editors and administrators',
+      args: { input: t.arg({ type: CreateInput, required: true }) },
+      resolve: (query, _root, { input }, ctx) => createTerm(ctx, taxonomy, termInput(input), reread(query)),
+    }),
+    [`update${one}`]: t.prismaField({
+      type: Term,
+      description: 'Editors and administrators',
+      args: {
+        id: t.arg.int({ required: true }),
+        input: t.arg({ type: UpdateInput, required: true }),
+        ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+      },
+      resolve: (query, _root, { id, input, ifMatch }, ctx) =>
+        updateTerm(withIfMatch(ctx, ifMatch), taxonomy, id, termInput(input), reread(query)),
+    }),
+    [`delete${one}`]: t.prismaField({
+      type: Term,
+      description: resource.deleted,
+      args: {
+        id: t.arg.int({ required: true }),
+        ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+      },
+      resolve: (query, _root, { id, ifMatch }, ctx) =>
+        deleteTerm(withIfMatch(ctx, ifMatch), taxonomy, id, reread(query)),
+    }),
+  }));
+
+  return Term;
+}
