@@ -1,0 +1,233 @@
+import type { InputFieldMap } from '@pothos/core';
+import { builder } from './builder.js';
+import { type InputFieldBuilder, IF_MATCH_DESCRIPTION, PageInfo, PostStatus, withIfMatch } from './common.js';
+import type { Context } from '../context.js';
+import type { Db } from '../db/client.js';
+import { assertReadable } from '../domain/visibility.js';
+import type { LinkedKind, LinkedListFilter } from '../services/linked-lists.js';
+import {
+  type LinkedKey,
+  type LinkedPostInput,
+  type LinkedRow,
+  writeLinked,
+} from '../services/linked-posts.js';
+import type { Tx, WriteScope } from '../services/transactions.js';
+
+// What the public schema of venues and organizers shares, declared once: the page type, the filter,
+// the write inputs (the post fields around each kind's own), the queries and the mutations. Each
+// resource file defines its object type and calls `defineLinkedPostSchema`.
+
+type LinkedModel = 'Venue' | 'Organizer';
+
+const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** What the page type needs of a list: the page's query and its paging. */
+interface LinkedPage {
+  where: object;
+  orderBy: object;
+  skip: number;
+  take: number;
+  paging: { page: number; perPage: number };
+  total: number;
+  totalPages: number;
+}
+
+/** Prisma's query of a selection (what `prismaField` resolvers pass to the client). */
+type Query = object;
+
+export interface LinkedSchemaResource<Input extends LinkedPostInput, Own extends InputFieldMap> {
+  kind: LinkedKind;
+  model: LinkedModel;
+  /** `Venue`, `Venues`; `a venue`. */
+  one: string;
+  many: string;
+  article: string;
+  search: string;
+  /** The kind's own fields of the write inputs. */
+  inputFields(t: InputFieldBuilder): Own;
+  /** A GraphQL input as the domain input. */
+  toInput(input: Record<string, unknown>): Input;
+  find(db: Db | Tx, query: Query, key: LinkedKey): Promise<LinkedRow | null>;
+  findPage(db: Db, query: Query, page: LinkedPage): Promise<LinkedRow[]>;
+  archive(
+    ctx: Context,
+    filter: LinkedListFilter,
+    page: number | null | undefined,
+    perPage: number | null | undefined,
+  ): Promise<LinkedPage>;
+  create(w: WriteScope, input: Input): Promise<{ record: { id: number } }>;
+  update(w: WriteScope, key: LinkedKey, input: Input): Promise<{ id: number }>;
+  remove<T>(
+    w: WriteScope,
+    key: LinkedKey,
+    force: boolean,
+    load: (tx: Tx, id: number) => Promise<T>,
+  ): Promise<T>;
+}
+
+export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extends InputFieldMap>(
+  resource: LinkedSchemaResource<Input, Own>,
+) {
+  const { kind, model, one, many, article } = resource;
+  // The resolvers return the rows of `model`, whose object type the resource file defined.
+  const type = model as 'Venue';
+
+  const Page = builder.objectRef<LinkedPage>(`${one}Page`).implement({
+    fields: (t) => ({
+      items: t.prismaField({
+        type: [type],
+        resolve: (query, page, _args, ctx) => resource.findPage(ctx.db, query, page) as never,
+      }),
+      pageInfo: t.field({
+        type: PageInfo,
+        resolve: (page) => ({ ...page.paging, total: page.total, totalPages: page.totalPages }),
+      }),
+    }),
+  });
+
+  const Filter = builder.inputType(`${one}Filter`, {
+    fields: (t) => ({
+      search: t.string({ description: resource.search }),
+      event: t.int({ description: `${many} of this event (it must exist)` }),
+      hasEvents: t.boolean({
+        description: 'true: linked to an event that is not a draft or pending; false: to none',
+      }),
+      onlyWithUpcoming: t.boolean({ description: 'true: linked to an event starting now or later' }),
+      status: t.field({
+        type: [PostStatus],
+        description: 'Only editors may ask for other statuses than publish',
+      }),
+    }),
+  });
+
+  const inputFields = (t: InputFieldBuilder, create: boolean) => ({
+    name: t.string({ required: create, description: 'Not empty' }),
+    description: t.string({ description: '"" clears it' }),
+    status: t.field({
+      type: PostStatus,
+      description: 'Scaled back to pending (or draft) for those who may not publish',
+    }),
+    authorId: t.int({ description: 'An existing user; only editors may name someone else' }),
+    date: t.string({ description: 'Publication date in the site time zone (any accepted date format)' }),
+    dateUtc: t.string({ description: 'Publication date in UTC' }),
+    ...resource.inputFields(t),
+    image: t.string({
+      description: 'An image media id, or an http(s) image URL (needs the upload capability); "" removes it',
+    }),
+  });
+
+  const CreateInput = builder.inputType(`Create${one}Input`, { fields: (t) => inputFields(t, true) });
+  const UpdateInput = builder.inputType(`Update${one}Input`, {
+    fields: (t) => ({
+      ...inputFields(t, false),
+      password: t.string({
+        description: `Hides the ${kind} content from those who may not edit it; "" removes it`,
+      }),
+    }),
+  });
+  const UpdateBySlugInput = builder.inputType(`Update${one}BySlugInput`, {
+    fields: (t) => inputFields(t, false),
+  });
+
+  const input = (given: object) => resource.toInput(given as Record<string, unknown>);
+  /** A write's arguments: TypeScript cannot resolve their shape over the kind's own input fields. */
+  type WriteArgs = { id: number; slug: string; input: object; ifMatch?: string | null };
+  const writeArgs = (args: object) => args as WriteArgs;
+  const read = async (ctx: Context, query: Query, key: LinkedKey) =>
+    assertReadable(
+      kind,
+      await resource.find(ctx.db, query, key),
+      'id' in key ? key.id : key.slug,
+      ctx.viewer,
+    );
+  const reread = (query: Query) => (tx: Tx, id: number) => resource.find(tx, query, { id }) as Promise<never>;
+  const lookup = `; null (with an error entry saying why) when it does not exist or you may not read it`;
+
+  builder.queryFields((t) => ({
+    [kind]: t.prismaField({
+      type,
+      nullable: true,
+      description: `${capital(article)} by id${lookup}`,
+      args: { id: t.arg.int({ required: true }) },
+      resolve: (query, _root, { id }, ctx) => read(ctx, query, { id }) as never,
+    }),
+    [`${kind}BySlug`]: t.prismaField({
+      type,
+      nullable: true,
+      description: `${capital(article)} by slug${lookup}`,
+      args: { slug: t.arg.string({ required: true }) },
+      resolve: (query, _root, { slug }, ctx) => read(ctx, query, { slug }) as never,
+    }),
+    [`${kind}s`]: t.field({
+      type: Page,
+      description: `${many}, newest first`,
+      args: { filter: t.arg({ type: Filter }), page: t.arg.int(), perPage: t.arg.int() },
+      resolve: (_root, { filter, page, perPage }, ctx) => resource.archive(ctx, filter ?? {}, page, perPage),
+    }),
+  }));
+
+  const ifMatch = builder.args((t) => ({ ifMatch: t.string({ description: IF_MATCH_DESCRIPTION }) }));
+  const force = builder.args((t) => ({ force: t.boolean({ defaultValue: false }) }));
+
+  builder.mutationFields((t) => ({
+    [`create${one}`]: t.prismaField({
+      type,
+      description: `Creates ${article}, or returns the existing one with the same name (and description, when given)`,
+      args: { input: t.arg({ type: CreateInput, required: true }) },
+      resolve: (query, _root, args, ctx) =>
+        writeLinked(ctx, kind, async (w) =>
+          reread(query)(w.tx, (await resource.create(w, input(writeArgs(args).input))).record.id),
+        ),
+    }),
+    [`update${one}`]: t.prismaField({
+      type,
+      args: {
+        id: t.arg.int({ required: true }),
+        input: t.arg({ type: UpdateInput, required: true }),
+        ...ifMatch,
+      },
+      resolve: (query, _root, args, ctx) => {
+        const { id, input: given, ifMatch } = writeArgs(args);
+        return writeLinked(withIfMatch(ctx, ifMatch), kind, async (w) => {
+          await resource.update(w, { id }, input(given));
+          return reread(query)(w.tx, id);
+        });
+      },
+    }),
+    [`update${one}BySlug`]: t.prismaField({
+      type,
+      args: {
+        slug: t.arg.string({ required: true }),
+        input: t.arg({ type: UpdateBySlugInput, required: true }),
+        ...ifMatch,
+      },
+      resolve: (query, _root, args, ctx) => {
+        const { slug, input: given, ifMatch } = writeArgs(args);
+        return writeLinked(withIfMatch(ctx, ifMatch), kind, async (w) => {
+          const { id } = await resource.update(w, { slug }, input(given));
+          return reread(query)(w.tx, id);
+        });
+      },
+    }),
+    [`delete${one}`]: t.prismaField({
+      type,
+      description: `Moves the ${kind} to the trash (unlinking it from its events); force: deletes it for good (editors)`,
+      args: { id: t.arg.int({ required: true }), ...force, ...ifMatch },
+      resolve: (query, _root, args, ctx) =>
+        writeLinked(withIfMatch(ctx, args.ifMatch), kind, (w) =>
+          resource.remove(w, { id: args.id }, args.force ?? false, reread(query)),
+        ),
+    }),
+    [`delete${one}BySlug`]: t.prismaField({
+      type,
+      description: `As delete${one}, by slug`,
+      args: { slug: t.arg.string({ required: true }), ...force, ...ifMatch },
+      resolve: (query, _root, args, ctx) =>
+        writeLinked(withIfMatch(ctx, args.ifMatch), kind, (w) =>
+          resource.remove(w, { slug: args.slug }, args.force ?? false, reread(query)),
+        ),
+    }),
+  }));
+
+  return { CreateInput };
+}
