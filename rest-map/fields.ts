@@ -1,6 +1,6 @@
-import { bodyDoc } from '../src/rest/body-fields.js';
-import { ORGANIZER_BODY, POST_PASSWORD_BODY, VENUE_BODY } from '../src/rest/linked-bodies.js';
-import { CATEGORY_BODY, TAG_BODY } from '../src/rest/term-bodies.js';
+import { bodyDoc } from '../src/rest/bodies/fields.js';
+import { ORGANIZER_BODY, POST_PASSWORD_BODY, VENUE_BODY } from '../src/rest/bodies/linked-posts.js';
+import { CATEGORY_BODY, TAG_BODY } from '../src/rest/bodies/terms.js';
 import type { RestField } from './types.js';
 
 // The flat request bodies of the write routes (docs/reference.md §S2), as the reference documents them: a

@@ -1,7 +1,7 @@
 import slugify from '@sindresorhus/slugify';
 
-// WordPress-style slugs: lower-case ASCII words joined by dashes, unique within their kind by a
-// `-2`, `-3`, … suffix.
+// WordPress-style slugs: lower-case ASCII words joined by dashes (made unique within their kind by a
+// `-2`, `-3`, … suffix: `services/slugs.ts`).
 
 const MAX_SLUG_LENGTH = 200;
 
@@ -12,18 +12,4 @@ export function toSlug(text: string, fallback = 'untitled'): string {
     MAX_SLUG_LENGTH,
   );
   return slug.replace(/-+$/, '') || fallback;
-}
-
-/** The slug of `base`, or the first free `<slug>-N` (N ≥ 2) according to `isTaken`. */
-export async function uniqueSlug(
-  base: string,
-  isTaken: (slug: string) => Promise<boolean>,
-  fallback?: string,
-): Promise<string> {
-  const root = toSlug(base, fallback);
-  if (!(await isTaken(root))) return root;
-  for (let n = 2; ; n++) {
-    const candidate = `${root}-${n}`;
-    if (!(await isTaken(candidate))) return candidate;
-  }
 }

@@ -12,8 +12,8 @@ import { permalink } from '../domain/urls.js';
 import { passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
 import type { Organizer as OrganizerRow } from '../generated/sqlite/client.js';
-import { ORGANIZER_BODY } from '../rest/linked-bodies.js';
-import { restBody } from '../rest/body-fields.js';
+import { ORGANIZER_BODY } from '../rest/bodies/linked-posts.js';
+import { restBody } from '../rest/bodies/fields.js';
 import { defineLinkedPostSchema } from './linked-posts.js';
 import {
   createOrMatchOrganizer,

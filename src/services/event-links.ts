@@ -4,7 +4,7 @@ import { MAX_RECORD_ID } from '../domain/ids.js';
 import { toSlug } from '../domain/slugs.js';
 import type { Taxonomy } from '../domain/urls.js';
 import { Prisma } from '../generated/sqlite/client.js';
-import { createOrMatchOrganizerBody, createOrMatchVenueBody } from '../rest/linked-bodies.js';
+import { createOrMatchOrganizerBody, createOrMatchVenueBody } from '../rest/bodies/linked-posts.js';
 import { type EventValues, type FieldErrors, INVALID, type LinkRef, type TermRef } from './event-input.js';
 import { type ImageChoice, checkImage } from './media.js';
 import { refreshTermCounts } from './term-counts.js';

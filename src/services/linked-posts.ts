@@ -16,12 +16,13 @@ import {
   effectiveStatus,
   forbidden,
 } from '../domain/permissions.js';
-import { toSlug, uniqueSlug } from '../domain/slugs.js';
+import { toSlug } from '../domain/slugs.js';
 import { isUrl } from '../domain/urls.js';
 import { NOT_FOUND } from '../domain/visibility.js';
 import { nextModified } from '../domain/versions.js';
 import { type LinkedKind, textMatch } from './linked-lists.js';
 import { type ImageChoice, checkImage, recordImage } from './media.js';
+import { claimSlug } from './slugs.js';
 import type { Tx, WriteScope } from './transactions.js';
 
 // What venue and organizer writes (the reference's "linked posts") share: input validation, duplicate
@@ -171,7 +172,8 @@ export interface LinkedStore<Row extends LinkedRow, Input extends LinkedPostInpu
   find(db: Tx | Db, key: LinkedKey): Promise<Row | null>;
   /** Non-trashed records whose name matches `name` (case-insensitively; exactness is checked here). */
   named(tx: Tx, name: Prisma.StringFilter): Promise<Row[]>;
-  slugTaken(tx: Tx, slug: string): Promise<boolean>;
+  /** The slugs of the kind that start with `prefix`. */
+  slugsLike(tx: Tx, prefix: string): Promise<string[]>;
   create(tx: Tx, data: CommonData & { name: string; slug: string }, own: Own): Promise<Row>;
   /** `own` is absent when only post columns change (e.g. trashing). */
   update(tx: Tx, id: number, data: CommonData, own?: Own): Promise<Row>;
@@ -242,13 +244,12 @@ export async function createOrMatch<Row extends LinkedRow, Input extends LinkedP
   assertMayAttribute(viewer, input.authorId);
   const name = input.name!;
   // Two requests creating the same venue at once: the second waits, then finds the first.
-  await w.lock([
-    `${store.kind}:name:${name.toLowerCase()}`,
-    `${store.kind}:slug:${toSlug(name, store.kind)}`,
-  ]);
+  const root = toSlug(name, store.kind);
+  const slugLock = `${store.kind}:slug:${root}`;
+  await w.lock([`${store.kind}:name:${name.toLowerCase()}`, slugLock]);
   const duplicate = await findDuplicate(w, store, name, input.description);
   if (duplicate) return { record: duplicate, created: false };
-  const slug = await uniqueSlug(name, (candidate) => store.slugTaken(tx, candidate), store.kind);
+  const slug = await claimSlug(w, slugLock, root, (prefix) => store.slugsLike(tx, prefix));
   const data = {
     ...(await commonData(tx, viewer, input)),
     name,

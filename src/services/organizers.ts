@@ -39,7 +39,10 @@ export const organizerStore: LinkedStore<Organizer, OrganizerInput, OrganizerCol
   own: organizerColumns,
   find: (db, key) => db.organizer.findUnique({ where: key }),
   named: (tx, name) => tx.organizer.findMany({ where: { name, status: { not: 'trash' } } }),
-  slugTaken: async (tx, slug) => (await tx.organizer.count({ where: { slug } })) > 0,
+  slugsLike: async (tx, prefix) =>
+    (await tx.organizer.findMany({ where: { slug: { startsWith: prefix } }, select: { slug: true } })).map(
+      (row) => row.slug,
+    ),
   create: (tx, data, own) => tx.organizer.create({ data: { ...data, ...own } }),
   update: (tx, id, data, own) => tx.organizer.update({ where: { id }, data: { ...data, ...own } }),
   linkedEvents: async (tx, id) =>

@@ -4,8 +4,9 @@ import { Prisma, type Term } from '../generated/sqlite/client.js';
 import { ApiError, invalidParams, missingParams } from '../domain/errors.js';
 import { isRecordId } from '../domain/ids.js';
 import { type Viewer, can, forbidden } from '../domain/permissions.js';
-import { toSlug, uniqueSlug } from '../domain/slugs.js';
+import { toSlug } from '../domain/slugs.js';
 import type { Taxonomy } from '../domain/urls.js';
+import { claimSlug } from './slugs.js';
 import type { Tx, WriteScope } from './transactions.js';
 
 // Categories (`tribe_events_cat`, hierarchical) and tags (`post_tag`, flat): single reads and writes
@@ -174,15 +175,13 @@ export function termNameKey(taxonomy: Taxonomy, name: string): string {
 }
 
 /** `base` made free in the taxonomy: `music`, else `music-2`, `music-3`, … */
-async function freeSlug(w: WriteScope, taxonomy: Taxonomy, base: string, fallback: string): Promise<string> {
+function freeSlug(w: WriteScope, taxonomy: Taxonomy, base: string, fallback: string): Promise<string> {
   const root = toSlug(base, fallback);
-  await w.lock([`term-slug:${taxonomy}:${root}`]);
-  const taken = new Set(
+  return claimSlug(w, `term-slug:${taxonomy}:${root}`, root, async (prefix) =>
     (
-      await w.tx.term.findMany({ where: { taxonomy, slug: { startsWith: root } }, select: { slug: true } })
+      await w.tx.term.findMany({ where: { taxonomy, slug: { startsWith: prefix } }, select: { slug: true } })
     ).map((term) => term.slug),
   );
-  return uniqueSlug(root, async (slug) => taken.has(slug), fallback);
 }
 
 const FALLBACK_SLUG: Record<Taxonomy, string> = { tribe_events_cat: 'category', post_tag: 'tag' };

@@ -87,7 +87,10 @@ export const venueStore: LinkedStore<Venue, VenueInput, VenueColumns> = {
   own: venueColumns,
   find: (db, key) => db.venue.findUnique({ where: key }),
   named: (tx, name) => tx.venue.findMany({ where: { name, status: { not: 'trash' } } }),
-  slugTaken: async (tx, slug) => (await tx.venue.count({ where: { slug } })) > 0,
+  slugsLike: async (tx, prefix) =>
+    (await tx.venue.findMany({ where: { slug: { startsWith: prefix } }, select: { slug: true } })).map(
+      (row) => row.slug,
+    ),
   create: (tx, data, own) => tx.venue.create({ data: { ...data, ...own } }),
   update: (tx, id, data, own) => tx.venue.update({ where: { id }, data: { ...data, ...own } }),
   linkedEvents: async (tx, id) =>

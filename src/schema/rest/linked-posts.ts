@@ -20,15 +20,15 @@ import {
   writeLinked,
 } from '../../services/linked-posts.js';
 import type { Tx, WriteScope } from '../../services/transactions.js';
-import { type BodyTable, paramNames, readBody } from '../../rest/body-fields.js';
+import { type BodyTable, paramNames, readBody } from '../../rest/bodies/fields.js';
 import { namingParams } from '../../rest/param-names.js';
-import { linkedBody } from '../../rest/linked-bodies.js';
+import { linkedBody } from '../../rest/bodies/linked-posts.js';
 
 // The REST root fields of venues and organizers (docs/reference.md §S4.3–S4.4), one per route: list, read by
 // id and slug, create, update and delete by id and slug. Each answers with the reference's representation
 // (`presentVenue` / `presentOrganizer`, the presenters the event embeds), so every REST field of a venue or
 // organizer is computed in one place; the writes run in one transaction each. Bodies are read with the
-// resource's one table (`src/rest/linked-bodies.ts`), which also names the services' errors for REST.
+// resource's one table (`src/rest/bodies/linked-posts.ts`), which also names the services' errors for REST.
 
 const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
 

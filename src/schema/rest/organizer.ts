@@ -1,6 +1,6 @@
 import { defineLinkedRestFields } from './linked-posts.js';
 import { presentOrganizer } from './present.js';
-import { ORGANIZER_BODY } from '../../rest/linked-bodies.js';
+import { ORGANIZER_BODY } from '../../rest/bodies/linked-posts.js';
 import {
   createOrMatchOrganizer,
   deleteOrganizer,

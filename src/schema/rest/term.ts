@@ -4,9 +4,9 @@ import { termUrl } from '../taxonomy.js';
 import { archiveLinks } from '../../domain/paging.js';
 import { can } from '../../domain/permissions.js';
 import { TAXONOMY_PATH, type Taxonomy } from '../../domain/urls.js';
-import { type BodyTable, paramNames } from '../../rest/body-fields.js';
+import { type BodyTable, paramNames } from '../../rest/bodies/fields.js';
 import { namingParams } from '../../rest/param-names.js';
-import { CATEGORY_BODY, TAG_BODY, readTermBody } from '../../rest/term-bodies.js';
+import { CATEGORY_BODY, TAG_BODY, readTermBody } from '../../rest/bodies/terms.js';
 import {
   type TermArchive,
   type TermListFilter,

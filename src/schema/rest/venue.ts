@@ -1,6 +1,6 @@
 import { defineLinkedRestFields } from './linked-posts.js';
 import { presentVenue } from './present.js';
-import { VENUE_BODY } from '../../rest/linked-bodies.js';
+import { VENUE_BODY } from '../../rest/bodies/linked-posts.js';
 import { createOrMatchVenue, deleteVenue, updateVenue, venueArchive } from '../../services/venues.js';
 
 // `/venues`, `/venues/{id}`, `/venues/by-slug/{slug}` (docs/reference.md §S4.3) as The Events Calendar

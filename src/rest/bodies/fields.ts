@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { RestField } from '../../rest-map/types.js';
-import type { ParamNames } from './param-names.js';
+import type { RestField } from '../../../rest-map/types.js';
+import type { ParamNames } from '../param-names.js';
 
 // A REST write body declared once per resource: each WordPress parameter names the domain field it
 // fills, how its wire value is read (strings or numbers, `1/0` booleans…) and how it is documented. The
@@ -53,7 +53,7 @@ export function bodyDoc<Domain>(table: BodyTable<Domain>): Record<string, RestFi
   return Object.fromEntries(Object.entries(table).map(([param, field]) => [param, field.doc]));
 }
 
-/** Domain field → REST parameter, for renaming the services' errors (`param-names.ts`). */
+/** Domain field → REST parameter, for renaming the services' errors (`../param-names.ts`). */
 export function paramNames<Domain>(table: BodyTable<Domain>): ParamNames {
   return Object.fromEntries(Object.entries(table).map(([param, field]) => [field.to, param]));
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { TermInput } from '../services/terms.js';
-import { type BodyTable, readBody } from './body-fields.js';
+import type { TermInput } from '../../services/terms.js';
+import { type BodyTable, readBody } from './fields.js';
 
 // Category and tag bodies as WordPress clients send them (docs/reference.md §S2.5): one table per
 // taxonomy names each parameter's domain field, its wire reading and its documentation.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { restRoutes } from '../../rest-map/routes.js';
 import type { RestField } from '../../rest-map/types.js';
-import { type BodyTable, readBody } from '../../src/rest/body-fields.js';
-import { ORGANIZER_BODY, POST_PASSWORD_BODY, VENUE_BODY } from '../../src/rest/linked-bodies.js';
-import { CATEGORY_BODY, TAG_BODY } from '../../src/rest/term-bodies.js';
+import { type BodyTable, readBody } from '../../src/rest/bodies/fields.js';
+import { ORGANIZER_BODY, POST_PASSWORD_BODY, VENUE_BODY } from '../../src/rest/bodies/linked-posts.js';
+import { CATEGORY_BODY, TAG_BODY } from '../../src/rest/bodies/terms.js';
 
 // Every body field the REST API documents (namespace index, `/doc`) is one the route reads into its
 // domain input: documentation and validation come from one table per resource.

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { LinkedPostInput } from '../services/linked-posts.js';
-import type { OrganizerInput } from '../services/organizers.js';
-import { type VenueInput, createOrMatchVenue } from '../services/venues.js';
-import { createOrMatchOrganizer } from '../services/organizers.js';
-import type { WriteScope } from '../services/transactions.js';
-import { type BodyTable, paramNames, readBody } from './body-fields.js';
-import { namingParams } from './param-names.js';
-import { readBoolean } from './booleans.js';
+import type { LinkedPostInput } from '../../services/linked-posts.js';
+import type { OrganizerInput } from '../../services/organizers.js';
+import { type VenueInput, createOrMatchVenue } from '../../services/venues.js';
+import { createOrMatchOrganizer } from '../../services/organizers.js';
+import type { WriteScope } from '../../services/transactions.js';
+import { type BodyTable, paramNames, readBody } from './fields.js';
+import { namingParams } from '../param-names.js';
+import { readBoolean } from '../booleans.js';
 
 // Venue and organizer bodies as WordPress clients send them (docs/reference.md §S2.3, §S2.4): one table
 // per resource names each parameter's domain field, its wire reading and its documentation.
