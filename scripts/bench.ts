@@ -20,8 +20,8 @@ import { createDb } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { endOfDayWall, startOfDayWall } from '../src/domain/dates.js';
 import { createLogger } from '../src/logger.js';
-import { defaultCounts } from '../src/sample-data/generate.js';
-import { seedDatabase } from '../src/sample-data/seed.js';
+import { defaultCounts } from './sample-data/generate.js';
+import { seedDatabase } from './sample-data/seed.js';
 
 const run = promisify(execFile);
 const SERVE_FLAG = '--serve-child';

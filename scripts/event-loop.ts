@@ -15,8 +15,8 @@ import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { createLogger } from '../src/logger.js';
-import { defaultCounts } from '../src/sample-data/generate.js';
-import { seedDatabase } from '../src/sample-data/seed.js';
+import { defaultCounts } from './sample-data/generate.js';
+import { seedDatabase } from './sample-data/seed.js';
 
 const { values } = parseArgs({
   options: {

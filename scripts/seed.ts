@@ -1,5 +1,5 @@
 // npm run seed -- --events 10000 [--venues N --organizers N --seed 42 --now 2026-11-22 --reset | --if-empty]
-// Fills DATABASE_URL (default: the server's SQLite file) with sample data; see src/sample-data/.
+// Fills DATABASE_URL (default: the server's SQLite file) with sample data; see scripts/sample-data/.
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { announceInvalidation } from '../src/cache/invalidation-bus.js';
@@ -7,8 +7,8 @@ import { databaseProviderOf } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type Db, createDb } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
-import { defaultCounts } from '../src/sample-data/generate.js';
-import { seedDatabase } from '../src/sample-data/seed.js';
+import { defaultCounts } from './sample-data/generate.js';
+import { seedDatabase } from './sample-data/seed.js';
 
 function usage(message: string): never {
   console.error(message);

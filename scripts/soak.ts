@@ -12,8 +12,8 @@ import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 import { createDb } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
-import { defaultCounts } from '../src/sample-data/generate.js';
-import { seedDatabase } from '../src/sample-data/seed.js';
+import { defaultCounts } from './sample-data/generate.js';
+import { seedDatabase } from './sample-data/seed.js';
 
 const run = promisify(execFile);
 const ROUND_SECONDS = 15;

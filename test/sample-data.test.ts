@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { instantFromWallClock, wallClock } from '../src/domain/dates.js';
-import { CATEGORY_TAXONOMY, type SampleOptions, generateSampleData } from '../src/sample-data/generate.js';
-import { ZoneClock } from '../src/sample-data/zone-clock.js';
+import {
+  CATEGORY_TAXONOMY,
+  type SampleOptions,
+  generateSampleData,
+} from '../scripts/sample-data/generate.js';
+import { ZoneClock } from '../scripts/sample-data/zone-clock.js';
 
 const options: SampleOptions = {
   seed: 7,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultCounts } from '../src/sample-data/generate.js';
-import { SAMPLE_AUTHOR, seedDatabase } from '../src/sample-data/seed.js';
+import { defaultCounts } from '../scripts/sample-data/generate.js';
+import { SAMPLE_AUTHOR, seedDatabase } from '../scripts/sample-data/seed.js';
 import { API, type Harness, startHarness } from './helpers/harness.js';
 import { createUser } from './helpers/users.js';
 
