@@ -40,5 +40,13 @@ export const builder = new SchemaBuilder<{
 builder.addScalarType('DateTime', DateTimeResolver, { subGraphs: ['public', 'rest'] });
 builder.addScalarType('JSON', JSONResolver, { subGraphs: ['public', 'rest'] });
 
-builder.queryType({ subGraphs: ['public', 'rest'] });
-builder.mutationType({ subGraphs: ['public', 'rest'] });
+builder.queryType({
+  subGraphs: ['public', 'rest'],
+  description:
+    'Reads. Without authentication only published content is shown; HTTP Basic with an application password shows what that user may read',
+});
+builder.mutationType({
+  subGraphs: ['public', 'rest'],
+  description:
+    "Writes, as the authenticated user's role allows. Errors carry the REST error code in `extensions.code` (e.g. rest_forbidden, rest_invalid_param, precondition_failed)",
+});

@@ -21,11 +21,11 @@ import {
 const DeletedIds = builder.objectRef<ChangePage['deleted']>('DeletedIds').implement({
   description: 'Ids to forget: deleted, trashed or no longer readable by the viewer (possibly never seen)',
   fields: (t) => ({
-    events: t.intList({ resolve: (ids) => ids.event }),
-    venues: t.intList({ resolve: (ids) => ids.venue }),
-    organizers: t.intList({ resolve: (ids) => ids.organizer }),
-    categories: t.intList({ resolve: (ids) => ids.category }),
-    tags: t.intList({ resolve: (ids) => ids.tag }),
+    events: t.intList({ description: 'Event ids to forget', resolve: (ids) => ids.event }),
+    venues: t.intList({ description: 'Venue ids to forget', resolve: (ids) => ids.venue }),
+    organizers: t.intList({ description: 'Organizer ids to forget', resolve: (ids) => ids.organizer }),
+    categories: t.intList({ description: 'Category ids to forget', resolve: (ids) => ids.category }),
+    tags: t.intList({ description: 'Tag ids to forget', resolve: (ids) => ids.tag }),
   }),
 });
 
@@ -34,6 +34,7 @@ const ChangeSet = builder.objectRef<ChangePage>('ChangeSet').implement({
   fields: (t) => ({
     events: t.prismaField({
       type: [Event],
+      description: 'Events created or updated in this page, as you may read them now',
       resolve: async (query, page, _a, ctx) =>
         inOrder(
           page.changed.event,
@@ -45,6 +46,7 @@ const ChangeSet = builder.objectRef<ChangePage>('ChangeSet').implement({
     }),
     venues: t.prismaField({
       type: [Venue],
+      description: 'Venues created or updated in this page, as you may read them now',
       resolve: async (query, page, _a, ctx) =>
         inOrder(
           page.changed.venue,
@@ -56,6 +58,7 @@ const ChangeSet = builder.objectRef<ChangePage>('ChangeSet').implement({
     }),
     organizers: t.prismaField({
       type: [Organizer],
+      description: 'Organizers created or updated in this page, as you may read them now',
       resolve: async (query, page, _a, ctx) =>
         inOrder(
           page.changed.organizer,
@@ -67,6 +70,7 @@ const ChangeSet = builder.objectRef<ChangePage>('ChangeSet').implement({
     }),
     categories: t.prismaField({
       type: [Category],
+      description: 'Categories created or updated in this page, as you may read them now',
       resolve: async (query, page, _a, ctx) =>
         inOrder(
           page.changed.category,
@@ -78,13 +82,18 @@ const ChangeSet = builder.objectRef<ChangePage>('ChangeSet').implement({
     }),
     tags: t.prismaField({
       type: [Tag],
+      description: 'Tags created or updated in this page, as you may read them now',
       resolve: async (query, page, _a, ctx) =>
         inOrder(
           page.changed.tag,
           await ctx.db.term.findMany({ ...query, where: visibleWhere('tag', page.changed.tag, ctx.viewer) }),
         ),
     }),
-    deleted: t.field({ type: DeletedIds, resolve: (page) => page.deleted }),
+    deleted: t.field({
+      type: DeletedIds,
+      description: 'Ids that are gone for you since the token',
+      resolve: (page) => page.deleted,
+    }),
     next: t.string({ description: 'The token to pass as `since` next time', resolve: (page) => page.next }),
     hasMore: t.boolean({
       description: 'More changes are waiting: ask again at once with `next`',

@@ -5,22 +5,46 @@ import { zoneAbbreviation } from '../domain/dates.js';
 import { costValues, formatCost, type StoredCost } from '../domain/cost.js';
 
 export const PostStatus = builder.enumType('PostStatus', {
-  values: ['publish', 'draft', 'pending', 'private', 'future', 'trash'] as const,
+  description: "A post's WordPress status: who may see it",
+  values: {
+    publish: { description: 'Published: visible to everyone' },
+    draft: { description: 'A draft: visible only to those who may edit it' },
+    pending: { description: 'Awaiting review by an editor; not public' },
+    private: { description: 'Private: visible only to its author and to editors and administrators' },
+    future: { description: 'Scheduled for `publishedAt`; until then visible only to those who may edit it' },
+    trash: { description: 'In the trash: hidden from every read; restorable until deleted permanently' },
+  } as const,
 });
 export type PostStatusValue = (typeof PostStatus)['$inferType'];
 
 export const CurrencyPosition = builder.enumType('CurrencyPosition', {
-  values: ['prefix', 'postfix'] as const,
+  description: 'Where the currency symbol goes around a price',
+  values: {
+    prefix: { description: 'Before the number, e.g. "$23"' },
+    postfix: { description: 'After the number, e.g. "23€"' },
+  } as const,
 });
 
 export const EventCost = builder.objectRef<StoredCost>('EventCost').implement({
+  description: "An event's price or price range",
   fields: (t) => ({
-    formatted: t.string({ description: 'Display form, e.g. "$23" or "Free – 30$"', resolve: formatCost }),
-    values: t.floatList({ resolve: (cost) => costValues(cost.cost).map(Number) }),
-    currencySymbol: t.string({ nullable: true, resolve: (cost) => cost.currencySymbol || null }),
+    formatted: t.string({
+      description: 'Display form, e.g. "$23" or "Free – 30$"; "" when no cost is set',
+      resolve: formatCost,
+    }),
+    values: t.floatList({
+      description: 'The prices as numbers, ascending and each once (0 is free); empty when no cost is set',
+      resolve: (cost) => costValues(cost.cost).map(Number),
+    }),
+    currencySymbol: t.string({
+      nullable: true,
+      description: 'The currency symbol written with the prices, e.g. "$" or "€"; null when none is set',
+      resolve: (cost) => cost.currencySymbol || null,
+    }),
     currencyPosition: t.field({
       type: CurrencyPosition,
       nullable: true,
+      description: 'Where the symbol goes; null when no position is set',
       resolve: (cost) =>
         cost.currencyPosition === 'postfix' ? 'postfix' : cost.currencyPosition ? 'prefix' : null,
     }),
@@ -30,29 +54,35 @@ export const EventCost = builder.objectRef<StoredCost>('EventCost').implement({
 export const PageInfo = builder
   .objectRef<{ page: number; perPage: number; total: number; totalPages: number }>('PageInfo')
   .implement({
+    description: 'Where a page/perPage list page stands (the REST X-WP-Total and X-WP-TotalPages)',
     fields: (t) => ({
-      page: t.exposeInt('page'),
-      perPage: t.exposeInt('perPage'),
-      total: t.exposeInt('total'),
-      totalPages: t.exposeInt('totalPages'),
+      page: t.exposeInt('page', { description: 'This page number, from 1' }),
+      perPage: t.exposeInt('perPage', { description: 'The page size asked for' }),
+      total: t.exposeInt('total', { description: 'How many records match, over all pages' }),
+      totalPages: t.exposeInt('totalPages', { description: 'How many pages of `perPage` records there are' }),
     }),
   });
 
 export const Author = builder.prismaObject('User', {
   name: 'Author',
+  description: 'The user who wrote a post',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.string({ resolve: (user) => user.displayName || user.login }),
+    id: t.exposeInt('id', { description: "The user's numeric id" }),
+    name: t.string({
+      description: "The user's display name (their login when no display name is set)",
+      resolve: (user) => user.displayName || user.login,
+    }),
   }),
 });
 
 export const Image = builder.prismaObject('Media', {
   name: 'Image',
+  description: 'An image from the media library (e.g. a featured image)',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    url: t.exposeString('url'),
-    width: t.exposeInt('width', { nullable: true }),
-    height: t.exposeInt('height', { nullable: true }),
+    id: t.exposeInt('id', { description: 'The media item id' }),
+    url: t.exposeString('url', { description: 'The URL of the full-size image file' }),
+    width: t.exposeInt('width', { nullable: true, description: 'Width in pixels; null when unknown' }),
+    height: t.exposeInt('height', { nullable: true, description: 'Height in pixels; null when unknown' }),
   }),
 });
 

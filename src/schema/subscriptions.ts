@@ -26,13 +26,29 @@ import type { Change, ChangeOperation as Operation } from '../services/transacti
 // (`event: null`); a change to a record the subscriber cannot see and never saw is not delivered at
 // all, so nothing tells that a draft exists or is being edited.
 
-builder.subscriptionType({ subGraphs: ['public'] });
-
-const ChangeOperation = builder.enumType('ChangeOperation', {
-  values: ['created', 'updated', 'trashed', 'deleted'] as const,
+builder.subscriptionType({
+  subGraphs: ['public'],
+  description:
+    'Live changes, served over Server-Sent Events at /graphql; each record is re-read as you may see it',
 });
 
-const TermKind = builder.enumType('TermKind', { values: ['category', 'tag'] as const });
+const ChangeOperation = builder.enumType('ChangeOperation', {
+  description: 'What happened to the record',
+  values: {
+    created: { description: 'The record was created' },
+    updated: { description: 'The record was changed (a change of status included)' },
+    trashed: { description: 'The record was moved to the trash (it can still be restored)' },
+    deleted: { description: 'The record was deleted permanently' },
+  } satisfies Record<Operation, { description: string }>,
+});
+
+const TermKind = builder.enumType('TermKind', {
+  description: 'The taxonomy of a term',
+  values: {
+    category: { description: 'Event categories' },
+    tag: { description: 'Tags' },
+  },
+});
 
 interface Delivery {
   id: number;
@@ -196,8 +212,12 @@ async function eventConditions(
 const EventChange = builder.objectRef<Delivery>('EventChange').implement({
   description: 'A committed change to an event you may see',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    operation: t.field({ type: ChangeOperation, resolve: (change) => change.operation }),
+    id: t.exposeInt('id', { description: 'The numeric id of the changed record' }),
+    operation: t.field({
+      type: ChangeOperation,
+      description: 'What happened to it',
+      resolve: (change) => change.operation,
+    }),
     event: t.prismaField({
       type: Event,
       nullable: true,
@@ -223,8 +243,12 @@ function linkedPostConditions(ctx: Context, named: readonly number[] | null | un
 const VenueChange = builder.objectRef<Delivery>('VenueChange').implement({
   description: 'A committed change to a venue you may see',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    operation: t.field({ type: ChangeOperation, resolve: (change) => change.operation }),
+    id: t.exposeInt('id', { description: 'The numeric id of the changed record' }),
+    operation: t.field({
+      type: ChangeOperation,
+      description: 'What happened to it',
+      resolve: (change) => change.operation,
+    }),
     venue: t.prismaField({
       type: Venue,
       nullable: true,
@@ -240,8 +264,12 @@ const VenueChange = builder.objectRef<Delivery>('VenueChange').implement({
 const OrganizerChange = builder.objectRef<Delivery>('OrganizerChange').implement({
   description: 'A committed change to an organizer you may see',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    operation: t.field({ type: ChangeOperation, resolve: (change) => change.operation }),
+    id: t.exposeInt('id', { description: 'The numeric id of the changed record' }),
+    operation: t.field({
+      type: ChangeOperation,
+      description: 'What happened to it',
+      resolve: (change) => change.operation,
+    }),
     organizer: t.prismaField({
       type: Organizer,
       nullable: true,
@@ -257,8 +285,12 @@ const OrganizerChange = builder.objectRef<Delivery>('OrganizerChange').implement
 const TermChange = builder.objectRef<Delivery>('TermChange').implement({
   description: 'A committed change to a category or tag',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    operation: t.field({ type: ChangeOperation, resolve: (change) => change.operation }),
+    id: t.exposeInt('id', { description: 'The numeric id of the changed record' }),
+    operation: t.field({
+      type: ChangeOperation,
+      description: 'What happened to it',
+      resolve: (change) => change.operation,
+    }),
     category: t.prismaField({
       type: Category,
       nullable: true,
@@ -284,7 +316,7 @@ builder.subscriptionFields((t) => ({
     description:
       'Events created, changed, trashed or deleted from now on, as you may see them (see EventChange.event)',
     args: {
-      filter: t.arg({ type: EventChangeFilter }),
+      filter: t.arg({ type: EventChangeFilter, description: 'Only changes to events matching this filter' }),
       password: t.arg.string({
         description: 'Shows the content of password-protected events with this password',
       }),

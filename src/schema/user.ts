@@ -3,27 +3,53 @@ import { addApplicationPassword } from '../auth/users.js';
 import { ApiError } from '../domain/errors.js';
 import { ROLES, type Viewer as ViewerShape, assertAllowed, capabilitiesOf } from '../domain/permissions.js';
 
-export const Role = builder.enumType('Role', { values: ROLES });
+export const Role = builder.enumType('Role', {
+  description: "A user's WordPress role: what they may read and write (see `Viewer.capabilities`)",
+  values: {
+    administrator: { description: 'Everything, including webhooks and other users' },
+    editor: { description: "Publishes and edits anyone's events, venues, organizers and terms" },
+    author: { description: 'Publishes and edits their own posts' },
+    contributor: { description: 'Writes their own posts as drafts or pending review; cannot publish' },
+    subscriber: { description: 'Reads only (signed in, no editing)' },
+  } satisfies Record<(typeof ROLES)[number], { description: string }>,
+});
 
 const ApplicationPassword = builder.prismaObject('ApplicationPassword', {
+  description: "One of the viewer's application passwords (the secret itself is never shown again)",
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+    id: t.exposeInt('id', { description: 'Numeric id, for `revokeApplicationPassword`' }),
+    name: t.exposeString('name', { description: 'The label given when it was created' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created (UTC)' }),
+    lastUsedAt: t.expose('lastUsedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it last authenticated a request (UTC); null if never used',
+    }),
+    revokedAt: t.expose('revokedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was revoked (UTC) and stopped working; null while it is valid',
+    }),
   }),
 });
 
 const Viewer = builder.objectRef<ViewerShape & { userId: number; login: string }>('Viewer').implement({
   description: 'The authenticated user (HTTP Basic with an application password)',
   fields: (t) => ({
-    id: t.int({ resolve: (viewer) => viewer.userId }),
-    login: t.exposeString('login'),
-    role: t.field({ type: Role, resolve: (viewer) => viewer.role! }),
-    capabilities: t.stringList({ resolve: (viewer) => capabilitiesOf(viewer) }),
+    id: t.int({
+      description: "The user's numeric id (an event's `author.id`)",
+      resolve: (viewer) => viewer.userId,
+    }),
+    login: t.exposeString('login', { description: 'The user name used to sign in' }),
+    role: t.field({ type: Role, description: "The user's role", resolve: (viewer) => viewer.role! }),
+    capabilities: t.stringList({
+      description:
+        'The WordPress capabilities the role grants, e.g. `edit_posts`, `publish_posts`, `manage_users`',
+      resolve: (viewer) => capabilitiesOf(viewer),
+    }),
     applicationPasswords: t.prismaField({
       type: [ApplicationPassword],
+      description: "The viewer's application passwords, revoked ones included, oldest first",
       resolve: (query, viewer, _args, ctx) =>
         ctx.db.applicationPassword.findMany({
           ...query,
@@ -39,9 +65,11 @@ const NewApplicationPassword = builder
   .implement({
     description: 'Shown once: only a hash is stored',
     fields: (t) => ({
-      id: t.exposeInt('id'),
-      name: t.exposeString('name'),
-      password: t.exposeString('password'),
+      id: t.exposeInt('id', { description: 'Numeric id, for `revokeApplicationPassword`' }),
+      name: t.exposeString('name', { description: 'The label given' }),
+      password: t.exposeString('password', {
+        description: 'The password, in clear this once: use it with the login for HTTP Basic authentication',
+      }),
     }),
   });
 
@@ -61,8 +89,11 @@ builder.queryField('viewer', (t) =>
 builder.mutationFields((t) => ({
   createApplicationPassword: t.field({
     type: NewApplicationPassword,
-    description: "Adds an application password to the viewer's own account",
-    args: { name: t.arg.string({ required: true }) },
+    description:
+      "Adds an application password to the viewer's own account. Errors: rest_forbidden (401) when anonymous, rest_invalid_param (400) for a bad name",
+    args: {
+      name: t.arg.string({ required: true, description: 'A label for it (1–100 characters, trimmed)' }),
+    },
     resolve: (_root, { name }, ctx) => {
       const trimmed = name.trim();
       if (!trimmed || trimmed.length > 100) {
@@ -76,8 +107,9 @@ builder.mutationFields((t) => ({
   }),
   revokeApplicationPassword: t.prismaField({
     type: ApplicationPassword,
-    description: "Revokes one of the viewer's own application passwords",
-    args: { id: t.arg.int({ required: true }) },
+    description:
+      "Revokes one of the viewer's own application passwords (revoking twice keeps the first time). Errors: rest_forbidden (401) when anonymous, application_password_not_found (404) for an id that is not the viewer's",
+    args: { id: t.arg.int({ required: true, description: 'The application password id' }) },
     resolve: async (query, _root, { id }, ctx) => {
       assertAllowed(ctx.viewer, signedIn(ctx.viewer));
       const userId = ctx.viewer.userId!;
