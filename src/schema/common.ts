@@ -106,6 +106,13 @@ export function noteVersion<R extends VersionedRow>(ctx: Context, row: R): R {
 export const VERSION_DESCRIPTION =
   "This record's version: pass it as `ifMatch` to an update or delete so that it only applies while the record is unchanged (412 precondition_failed otherwise). The REST ETag of the single record starts with it.";
 
+export const PAGE_DESCRIPTION = 'The page number, from 1 (default 1)';
+
+export const PER_PAGE_DESCRIPTION =
+  'Records per page (default 10, at most 50: larger values are lowered to 50)';
+
+export const ID_DESCRIPTION = 'Numeric id (the same as in the REST API)';
+
 export const IF_MATCH_DESCRIPTION =
   'Applies the write only while the record is at this version (its `version` field, or the REST ETag); otherwise fails with precondition_failed (412) and changes nothing. `*` or absent: no condition.';
 

@@ -8,7 +8,10 @@ import {
   PostStatus,
   type PostStatusValue,
   timezoneAbbr,
+  ID_DESCRIPTION,
   IF_MATCH_DESCRIPTION,
+  PAGE_DESCRIPTION,
+  PER_PAGE_DESCRIPTION,
   VERSION_DESCRIPTION,
   withIfMatch,
 } from './common.js';
@@ -26,7 +29,11 @@ import { type EventArchive, eventArchive, eventPageItems, linkedEvent } from '..
 
 export const EventStatus = builder.enumType('EventStatus', {
   description: 'Whether the event takes place as listed (TEC event status; not the post status)',
-  values: EVENT_STATUSES,
+  values: {
+    scheduled: { description: 'Takes place as listed (the default)' },
+    canceled: { description: 'Canceled; `eventStatusReason` may say why' },
+    postponed: { description: 'Postponed to a date not yet known; `eventStatusReason` may say why' },
+  } satisfies Record<(typeof EVENT_STATUSES)[number], { description: string }>,
 });
 
 export const Event = builder.prismaObject('Event', {
@@ -35,28 +42,55 @@ export const Event = builder.prismaObject('Event', {
     'password-protected event: read it through `content(password:)`, which a normalised client cache keys by ' +
     'the password it was read with.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    id: t.exposeInt('id', { description: ID_DESCRIPTION }),
     version: t.string({ description: VERSION_DESCRIPTION, resolve: (event) => recordVersion(event) }),
     // "" for a draft or pending event created without one (as WordPress shows its empty post_name).
-    slug: t.string({ resolve: (event) => event.slug ?? '' }),
-    title: t.exposeString('title'),
-    status: t.field({ type: PostStatus, resolve: (event) => event.status as PostStatusValue }),
-    url: t.string({ resolve: (event, _args, ctx) => permalink(ctx.urls, 'event', event) }),
-    startDate: t.expose('startsAt', { type: 'DateTime' }),
-    endDate: t.expose('endsAt', { type: 'DateTime' }),
-    localStartDate: t.exposeString('localStart', {
-      description: 'Wall-clock start in the event time zone',
+    slug: t.string({
+      description:
+        'The URL-friendly name, unique among events; "" for a draft or pending event saved without one',
+      resolve: (event) => event.slug ?? '',
     }),
-    localEndDate: t.exposeString('localEnd', { description: 'Wall-clock end in the event time zone' }),
-    timezone: t.exposeString('timezone'),
-    timezoneAbbr: t.string({ resolve: timezoneAbbr }),
+    title: t.exposeString('title', { description: 'The title' }),
+    status: t.field({
+      type: PostStatus,
+      description: 'The post status (publish, draft, …): who may see it',
+      resolve: (event) => event.status as PostStatusValue,
+    }),
+    url: t.string({
+      description: "The absolute URL of the event's page on the website",
+      resolve: (event, _args, ctx) => permalink(ctx.urls, 'event', event),
+    }),
+    startDate: t.expose('startsAt', { type: 'DateTime', description: 'When it starts, as an instant (UTC)' }),
+    endDate: t.expose('endsAt', { type: 'DateTime', description: 'When it ends, as an instant (UTC)' }),
+    localStartDate: t.exposeString('localStart', {
+      description: 'Wall-clock start in the event time zone, "YYYY-MM-DD HH:MM:SS"',
+    }),
+    localEndDate: t.exposeString('localEnd', {
+      description: 'Wall-clock end in the event time zone, "YYYY-MM-DD HH:MM:SS"',
+    }),
+    timezone: t.exposeString('timezone', {
+      description:
+        'The event time zone: an IANA name (e.g. "Europe/Paris") or a fixed offset such as "UTC+2"',
+    }),
+    timezoneAbbr: t.string({
+      description: 'The time zone abbreviation at the start, e.g. "CEST" ("+03" when the zone has none)',
+      resolve: timezoneAbbr,
+    }),
     eventStatus: t.field({
       type: EventStatus,
+      description: 'Whether it takes place as listed, is canceled or postponed',
       resolve: (event) => event.eventStatus as EventStatusValue,
     }),
-    publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
-    author: t.relation('author', { nullable: true, type: Author }),
+    publishedAt: t.expose('publishedAt', {
+      type: 'DateTime',
+      description: 'Publication date (UTC); in the future for a scheduled event',
+    }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: 'When it was last changed (UTC)' }),
+    author: t.relation('author', {
+      nullable: true,
+      type: Author,
+      description: 'The user who wrote it; null when it has no author (e.g. the user was removed)',
+    }),
     // The same fields as `content`, withheld by the request's password: kept for one release.
     ...withheldEventFields(t, REQUEST_PASSWORD_DEPRECATION),
   }),
@@ -67,6 +101,8 @@ builder.prismaObjectField(Event, 'postParent', (t) =>
   t.field({
     type: Event,
     nullable: true,
+    description:
+      'The parent event; null when none or when you may not read it (a protected parent has its content withheld)',
     select: (_args, _ctx, nested) => ({ postParent: nested(true) }),
     resolve: (event, _args, ctx) => linkedEvent(event.postParent, ctx.viewer),
   }),
@@ -75,8 +111,8 @@ builder.prismaObjectField(Event, 'postParent', (t) =>
 const EventNear = builder.inputType('EventNear', {
   description: 'Events whose venue lies within `radius` km of a point, nearest first',
   fields: (t) => ({
-    lat: t.float({ required: true }),
-    lng: t.float({ required: true }),
+    lat: t.float({ required: true, description: 'Latitude in decimal degrees (-90 to 90)' }),
+    lng: t.float({ required: true, description: 'Longitude in decimal degrees (-180 to 180)' }),
     radius: t.float({ description: 'Kilometres (default 50)' }),
   }),
 });
@@ -104,7 +140,7 @@ export const EventFilter = builder.inputType('EventFilter', {
     tags: t.stringList({ description: 'Tag slugs or ids (any of them)' }),
     venues: t.intList({ description: 'Venue ids (any of them)' }),
     organizers: t.intList({ description: 'Organizer ids (any of them)' }),
-    featured: t.boolean(),
+    featured: t.boolean({ description: 'true: only featured events; false: only the others' }),
     eventStatus: t.field({ type: [EventStatus], description: 'Events with one of these event statuses' }),
     status: t.field({
       type: [PostStatus],
@@ -115,20 +151,24 @@ export const EventFilter = builder.inputType('EventFilter', {
     }),
     postParent: t.int({ description: 'Children of this event' }),
     geoloc: t.boolean({ description: 'true: only events whose venue has coordinates' }),
-    near: t.field({ type: EventNear }),
+    near: t.field({ type: EventNear, description: 'Only events near a point, nearest first' }),
     ticketed: t.boolean({ description: 'Only false is supported (there is no ticketing)' }),
   }),
 });
 
 const EventPage = builder.objectRef<EventArchive>('EventPage').implement({
+  description: 'One page of events',
   fields: (t) => ({
     items: t.prismaField({
       type: [Event],
+      description:
+        'The events of this page, by start date (publication date with `include`, distance with `near`)',
       resolve: (query, page, _args, ctx) =>
         eventPageItems(ctx, page, (args) => ctx.db.event.findMany({ ...query, ...args })),
     }),
     pageInfo: t.field({
       type: PageInfo,
+      description: 'The page number, size and totals',
       resolve: (page) => ({ ...page.paging, total: page.total, totalPages: page.totalPages }),
     }),
     icsUrl: t.string({
@@ -151,7 +191,10 @@ builder.queryFields((t) => ({
     nullable: true,
     description:
       'An event by id; null (with an error entry saying why) when it does not exist or you may not read it',
-    args: { id: t.arg.int({ required: true }), password: t.arg.string() },
+    args: {
+      id: t.arg.int({ required: true, description: 'The event id' }),
+      password: t.arg.string({ description: 'The password of a password-protected event' }),
+    },
     resolve: async (query, _root, { id, password }, ctx) =>
       assertReadable(
         'event',
@@ -166,7 +209,10 @@ builder.queryFields((t) => ({
     nullable: true,
     description:
       'An event by slug; null (with an error entry saying why) when it does not exist or you may not read it',
-    args: { slug: t.arg.string({ required: true }), password: t.arg.string() },
+    args: {
+      slug: t.arg.string({ required: true, description: 'The event slug' }),
+      password: t.arg.string({ description: 'The password of a password-protected event' }),
+    },
     resolve: async (query, _root, { slug, password }, ctx) =>
       assertReadable(
         'event',
@@ -178,10 +224,12 @@ builder.queryFields((t) => ({
   }),
   events: t.field({
     type: EventPage,
+    description:
+      'Events as the REST list shows them: upcoming by start date, without hidden-from-listings ones; a page past the last is event-archive-page-not-found (404)',
     args: {
-      filter: t.arg({ type: EventFilter }),
-      page: t.arg.int(),
-      perPage: t.arg.int(),
+      filter: t.arg({ type: EventFilter, description: 'Which events; the default date window when absent' }),
+      page: t.arg.int({ description: PAGE_DESCRIPTION }),
+      perPage: t.arg.int({ description: PER_PAGE_DESCRIPTION }),
       password: t.arg.string({
         description: 'Shows the content of password-protected events with this password',
       }),
@@ -200,19 +248,28 @@ const writeDateInput = (what: string) =>
 const EventTermInput = builder.inputType('EventTermInput', {
   description:
     'A category or tag, by id or by name (one of them); an unknown name creates the term (editors only)',
-  fields: (t) => ({ id: t.int(), name: t.string() }),
+  fields: (t) => ({
+    id: t.int({ description: 'An existing term id' }),
+    name: t.string({ description: 'A term name: the existing term of that name, or a new one' }),
+  }),
 });
 
 const EventVenueInput = builder.inputType('EventVenueInput', {
   description:
     'An existing venue (id), or one to create (create); a venue with the same name (and description) is reused',
-  fields: (t) => ({ id: t.int(), create: t.field({ type: CreateVenueInput }) }),
+  fields: (t) => ({
+    id: t.int({ description: 'An existing venue id' }),
+    create: t.field({ type: CreateVenueInput, description: 'A venue to create (or reuse by name)' }),
+  }),
 });
 
 const EventOrganizerInput = builder.inputType('EventOrganizerInput', {
   description:
     'An existing organizer (id), or one to create (create); an organizer with the same name (and description) is reused',
-  fields: (t) => ({ id: t.int(), create: t.field({ type: CreateOrganizerInput }) }),
+  fields: (t) => ({
+    id: t.int({ description: 'An existing organizer id' }),
+    create: t.field({ type: CreateOrganizerInput, description: 'An organizer to create (or reuse by name)' }),
+  }),
 });
 
 function eventInputFields(t: InputFieldBuilder, create: boolean) {
@@ -249,11 +306,15 @@ function eventInputFields(t: InputFieldBuilder, create: boolean) {
         'Costs with an optional currency symbol ("$10", "20 €", "10 - 20", "Free"); [] clears them',
     }),
     website: t.string({ description: 'A URL; "" clears it' }),
-    showMap: t.boolean(),
-    showMapLink: t.boolean(),
+    showMap: t.boolean({ description: "Whether the website shows a map of the venue on the event's page" }),
+    showMapLink: t.boolean({ description: "Whether the website shows a link to the venue's map" }),
     hideFromListings: t.boolean({ description: 'Readable by id, never listed' }),
-    sticky: t.boolean(),
-    featured: t.boolean(),
+    sticky: t.boolean({
+      description: 'Sticky in the website calendar views (shown before the other events of its day)',
+    }),
+    featured: t.boolean({
+      description: 'Featured: highlighted on the website and filterable with `featured`',
+    }),
     eventStatus: t.field({
       type: EventStatus,
       description: 'Scheduled (the default), canceled or postponed',
@@ -281,6 +342,7 @@ const password = (t: InputFieldBuilder) =>
   });
 
 const CreateEventInput = builder.inputType('CreateEventInput', {
+  description: 'A new event: title, startDate and endDate are required; the other fields have defaults',
   fields: (t) => ({ ...eventInputFields(t, true), password: password(t) }),
 });
 
@@ -378,8 +440,9 @@ function eventInput(fields: EventInputFields): EventInput {
 builder.mutationFields((t) => ({
   createEvent: t.prismaField({
     type: Event,
-    description: 'Creates an event (contributors: as a draft or pending)',
-    args: { input: t.arg({ type: CreateEventInput, required: true }) },
+    description:
+      'Creates an event (contributors: as a draft or pending). Errors: rest_forbidden (401/403), rest_invalid_param or rest_missing_callback_param (400) naming the input fields',
+    args: { input: t.arg({ type: CreateEventInput, required: true, description: 'The new event' }) },
     resolve: (query, _root, { input }, ctx) =>
       createEvent(ctx, eventInput(input), (tx, id) =>
         tx.event.findUniqueOrThrow({ ...query, where: { id } }),
@@ -387,9 +450,11 @@ builder.mutationFields((t) => ({
   }),
   updateEvent: t.prismaField({
     type: Event,
+    description:
+      'Changes an event (its author, or editors). Errors: rest-event-not-found (404), rest_forbidden (401/403), rest_invalid_param (400), precondition_failed (412)',
     args: {
-      id: t.arg.int({ required: true }),
-      input: t.arg({ type: UpdateEventInput, required: true }),
+      id: t.arg.int({ required: true, description: 'The event id' }),
+      input: t.arg({ type: UpdateEventInput, required: true, description: 'The fields to change' }),
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
     resolve: (query, _root, { id, input, ifMatch }, ctx) =>
@@ -403,9 +468,10 @@ builder.mutationFields((t) => ({
   }),
   updateEventBySlug: t.prismaField({
     type: Event,
+    description: 'As updateEvent, by slug (the password cannot be set this way)',
     args: {
-      slug: t.arg.string({ required: true }),
-      input: t.arg({ type: UpdateEventBySlugInput, required: true }),
+      slug: t.arg.string({ required: true, description: 'The event slug' }),
+      input: t.arg({ type: UpdateEventBySlugInput, required: true, description: 'The fields to change' }),
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
     resolve: (query, _root, { slug, input, ifMatch }, ctx) =>
@@ -422,8 +488,8 @@ builder.mutationFields((t) => ({
     description:
       'Moves the event to the trash (a second time: 410 event-is-in-trash); force: deletes it for good (editors)',
     args: {
-      id: t.arg.int({ required: true }),
-      force: t.arg.boolean({ defaultValue: false }),
+      id: t.arg.int({ required: true, description: 'The event id' }),
+      force: t.arg.boolean({ defaultValue: false, description: 'true: delete for good instead of trashing' }),
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
     resolve: (query, _root, { id, force, ifMatch }, ctx) =>
@@ -435,8 +501,8 @@ builder.mutationFields((t) => ({
     type: Event,
     description: 'As deleteEvent, by slug',
     args: {
-      slug: t.arg.string({ required: true }),
-      force: t.arg.boolean({ defaultValue: false }),
+      slug: t.arg.string({ required: true, description: 'The event slug' }),
+      force: t.arg.boolean({ defaultValue: false, description: 'true: delete for good instead of trashing' }),
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
     resolve: (query, _root, { slug, force, ifMatch }, ctx) =>

@@ -1,6 +1,14 @@
 import type { InputFieldMap } from '@pothos/core';
 import { builder } from './builder.js';
-import { type InputFieldBuilder, IF_MATCH_DESCRIPTION, PageInfo, PostStatus, withIfMatch } from './common.js';
+import {
+  type InputFieldBuilder,
+  IF_MATCH_DESCRIPTION,
+  PAGE_DESCRIPTION,
+  PER_PAGE_DESCRIPTION,
+  PageInfo,
+  PostStatus,
+  withIfMatch,
+} from './common.js';
 import type { Context } from '../context.js';
 import type { Db } from '../db/client.js';
 import { assertReadable } from '../domain/visibility.js';
@@ -73,19 +81,23 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
   const type = model as 'Venue';
 
   const Page = builder.objectRef<LinkedPage>(`${one}Page`).implement({
+    description: `One page of ${many.toLowerCase()}`,
     fields: (t) => ({
       items: t.prismaField({
         type: [type],
+        description: `The ${many.toLowerCase()} of this page, newest first`,
         resolve: (query, page, _args, ctx) => resource.findPage(ctx.db, query, page) as never,
       }),
       pageInfo: t.field({
         type: PageInfo,
+        description: 'The page number, size and totals',
         resolve: (page) => ({ ...page.paging, total: page.total, totalPages: page.totalPages }),
       }),
     }),
   });
 
   const Filter = builder.inputType(`${one}Filter`, {
+    description: `Which ${many.toLowerCase()} to list; fields combine with AND`,
     fields: (t) => ({
       search: t.string({ description: resource.search }),
       event: t.int({ description: `${many} of this event (it must exist)` }),
@@ -116,8 +128,12 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
     }),
   });
 
-  const CreateInput = builder.inputType(`Create${one}Input`, { fields: (t) => inputFields(t, true) });
+  const CreateInput = builder.inputType(`Create${one}Input`, {
+    description: `A new ${kind}: name is required; absent fields are empty`,
+    fields: (t) => inputFields(t, true),
+  });
   const UpdateInput = builder.inputType(`Update${one}Input`, {
+    description: 'Only the fields given change; null leaves a field unchanged',
     fields: (t) => ({
       ...inputFields(t, false),
       password: t.string({
@@ -126,6 +142,7 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
     }),
   });
   const UpdateBySlugInput = builder.inputType(`Update${one}BySlugInput`, {
+    description: 'Only the fields given change; null leaves a field unchanged (the password is set by id)',
     fields: (t) => inputFields(t, false),
   });
 
@@ -148,32 +165,41 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
       type,
       nullable: true,
       description: `${capital(article)} by id${lookup}`,
-      args: { id: t.arg.int({ required: true }) },
+      args: { id: t.arg.int({ required: true, description: `The ${kind} id` }) },
       resolve: (query, _root, { id }, ctx) => read(ctx, query, { id }) as never,
     }),
     [`${kind}BySlug`]: t.prismaField({
       type,
       nullable: true,
       description: `${capital(article)} by slug${lookup}`,
-      args: { slug: t.arg.string({ required: true }) },
+      args: { slug: t.arg.string({ required: true, description: `The ${kind} slug` }) },
       resolve: (query, _root, { slug }, ctx) => read(ctx, query, { slug }) as never,
     }),
     [`${kind}s`]: t.field({
       type: Page,
       description: `${many}, newest first`,
-      args: { filter: t.arg({ type: Filter }), page: t.arg.int(), perPage: t.arg.int() },
+      args: {
+        filter: t.arg({
+          type: Filter,
+          description: `Which ${many.toLowerCase()}; when absent, every one you may list (only published ones for readers who may not edit)`,
+        }),
+        page: t.arg.int({ description: PAGE_DESCRIPTION }),
+        perPage: t.arg.int({ description: PER_PAGE_DESCRIPTION }),
+      },
       resolve: (_root, { filter, page, perPage }, ctx) => resource.archive(ctx, filter ?? {}, page, perPage),
     }),
   }));
 
   const ifMatch = builder.args((t) => ({ ifMatch: t.string({ description: IF_MATCH_DESCRIPTION }) }));
-  const force = builder.args((t) => ({ force: t.boolean({ defaultValue: false }) }));
+  const force = builder.args((t) => ({
+    force: t.boolean({ defaultValue: false, description: 'true: delete for good instead of trashing' }),
+  }));
 
   builder.mutationFields((t) => ({
     [`create${one}`]: t.prismaField({
       type,
-      description: `Creates ${article}, or returns the existing one with the same name (and description, when given)`,
-      args: { input: t.arg({ type: CreateInput, required: true }) },
+      description: `Creates ${article}, or returns the existing one with the same name (and description, when given). Errors: rest_forbidden (401/403), rest_invalid_param or rest_missing_callback_param (400) naming the input fields`,
+      args: { input: t.arg({ type: CreateInput, required: true, description: `The new ${kind}` }) },
       resolve: (query, _root, args, ctx) =>
         writeLinked(ctx, kind, async (w) =>
           reread(query)(w.tx, (await resource.create(w, input(writeArgs(args).input))).record.id),
@@ -181,9 +207,10 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
     }),
     [`update${one}`]: t.prismaField({
       type,
+      description: `Changes ${article} (its author, or editors). Errors: ${kind}-not-found (404), rest_forbidden (401/403), rest_invalid_param (400), precondition_failed (412)`,
       args: {
-        id: t.arg.int({ required: true }),
-        input: t.arg({ type: UpdateInput, required: true }),
+        id: t.arg.int({ required: true, description: `The ${kind} id` }),
+        input: t.arg({ type: UpdateInput, required: true, description: 'The fields to change' }),
         ...ifMatch,
       },
       resolve: (query, _root, args, ctx) => {
@@ -196,9 +223,10 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
     }),
     [`update${one}BySlug`]: t.prismaField({
       type,
+      description: `As update${one}, by slug (the password cannot be set this way)`,
       args: {
-        slug: t.arg.string({ required: true }),
-        input: t.arg({ type: UpdateBySlugInput, required: true }),
+        slug: t.arg.string({ required: true, description: `The ${kind} slug` }),
+        input: t.arg({ type: UpdateBySlugInput, required: true, description: 'The fields to change' }),
         ...ifMatch,
       },
       resolve: (query, _root, args, ctx) => {
@@ -212,7 +240,7 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
     [`delete${one}`]: t.prismaField({
       type,
       description: `Moves the ${kind} to the trash (unlinking it from its events); force: deletes it for good (editors)`,
-      args: { id: t.arg.int({ required: true }), ...force, ...ifMatch },
+      args: { id: t.arg.int({ required: true, description: `The ${kind} id` }), ...force, ...ifMatch },
       resolve: (query, _root, args, ctx) =>
         writeLinked(withIfMatch(ctx, args.ifMatch), kind, (w) =>
           resource.remove(w, { id: args.id }, args.force ?? false, reread(query)),
@@ -221,7 +249,7 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
     [`delete${one}BySlug`]: t.prismaField({
       type,
       description: `As delete${one}, by slug`,
-      args: { slug: t.arg.string({ required: true }), ...force, ...ifMatch },
+      args: { slug: t.arg.string({ required: true, description: `The ${kind} slug` }), ...force, ...ifMatch },
       resolve: (query, _root, args, ctx) =>
         writeLinked(withIfMatch(ctx, args.ifMatch), kind, (w) =>
           resource.remove(w, { slug: args.slug }, args.force ?? false, reread(query)),

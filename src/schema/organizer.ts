@@ -1,6 +1,7 @@
 import { builder } from './builder.js';
 import {
   Author,
+  ID_DESCRIPTION,
   Image,
   PostStatus,
   type PostStatusValue,
@@ -22,38 +23,61 @@ import {
   updateOrganizer,
 } from '../services/organizers.js';
 
+const HIDDEN = '; "" while password-protected (unless you may edit it)';
+
 /** A password-protected organizer shows only its name and ids to those who may not edit it (D6). */
 const hides = (organizer: OrganizerRow, ctx: Context) => passwordHides(ctx.viewer, organizer);
 
 export const Organizer = builder.prismaObject('Organizer', {
+  description:
+    'Who runs events. A password-protected one withholds its description, contact and image ("" or null) from those who may not edit it',
   fields: (t) => {
-    const text = (field: 'description' | 'excerpt' | 'phone' | 'email') =>
-      t.string({ resolve: (organizer, _a, ctx) => (hides(organizer, ctx) ? '' : organizer[field]) });
+    const text = (field: 'description' | 'excerpt' | 'phone' | 'email', description: string) =>
+      t.string({
+        description: `${description}${HIDDEN}`,
+        resolve: (organizer, _a, ctx) => (hides(organizer, ctx) ? '' : organizer[field]),
+      });
     return {
-      id: t.exposeInt('id'),
+      id: t.exposeInt('id', { description: ID_DESCRIPTION }),
       version: t.string({ description: VERSION_DESCRIPTION, resolve: (row) => recordVersion(row) }),
-      slug: t.exposeString('slug'),
-      name: t.exposeString('name'),
-      description: text('description'),
-      excerpt: text('excerpt'),
-      status: t.field({ type: PostStatus, resolve: (organizer) => organizer.status as PostStatusValue }),
-      url: t.string({ resolve: (organizer, _args, ctx) => permalink(ctx.urls, 'organizer', organizer) }),
-      phone: text('phone'),
+      slug: t.exposeString('slug', { description: 'The URL-friendly name, unique among organizers' }),
+      name: t.exposeString('name', { description: 'The name' }),
+      description: text('description', 'The description (HTML)'),
+      excerpt: text('excerpt', 'A short summary (HTML)'),
+      status: t.field({
+        type: PostStatus,
+        description: 'The post status: who may see it',
+        resolve: (organizer) => organizer.status as PostStatusValue,
+      }),
+      url: t.string({
+        description: "The absolute URL of the organizer's page on the website",
+        resolve: (organizer, _args, ctx) => permalink(ctx.urls, 'organizer', organizer),
+      }),
+      phone: text('phone', 'The phone number, as entered'),
       website: t.string({
         nullable: true,
+        description: 'The website URL; null when none is set or while password-protected',
         resolve: (organizer, _a, ctx) => (hides(organizer, ctx) ? null : organizer.website || null),
       }),
-      email: text('email'),
-      passwordProtected: t.boolean({ resolve: (organizer) => Boolean(organizer.password) }),
+      email: text('email', 'The e-mail address, as entered'),
+      passwordProtected: t.boolean({
+        description: 'Whether it has a password (its content is then hidden from those who may not edit it)',
+        resolve: (organizer) => Boolean(organizer.password),
+      }),
       image: t.field({
         type: Image,
         nullable: true,
+        description: 'The featured image; null when none or while password-protected',
         select: (_args, _ctx, nested) => ({ image: nested(true) }),
         resolve: (organizer, _a, ctx) => (hides(organizer, ctx) ? null : organizer.image),
       }),
-      author: t.relation('author', { nullable: true, type: Author }),
-      publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
-      modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
+      author: t.relation('author', {
+        nullable: true,
+        type: Author,
+        description: 'The user who created it; null when it has no author',
+      }),
+      publishedAt: t.expose('publishedAt', { type: 'DateTime', description: 'Publication date (UTC)' }),
+      modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: 'When it was last changed (UTC)' }),
     };
   },
 });
@@ -66,7 +90,7 @@ export const { CreateInput: CreateOrganizerInput } = defineLinkedPostSchema({
   article: 'an organizer',
   search: 'Text in the name, description, excerpt, phone, e-mail or website (any case)',
   inputFields: (t) => ({
-    phone: t.string(),
+    phone: t.string({ description: 'The phone number (free text)' }),
     website: t.string({ description: 'A URL; "" clears it' }),
     email: t.string({ description: 'Kept as given (not validated, as the reference)' }),
   }),

@@ -1,5 +1,14 @@
 import { builder } from './builder.js';
-import { IF_MATCH_DESCRIPTION, PageInfo, VERSION_DESCRIPTION, withIfMatch, withoutNulls } from './common.js';
+import {
+  ID_DESCRIPTION,
+  IF_MATCH_DESCRIPTION,
+  PAGE_DESCRIPTION,
+  PER_PAGE_DESCRIPTION,
+  PageInfo,
+  VERSION_DESCRIPTION,
+  withIfMatch,
+  withoutNulls,
+} from './common.js';
 import { recordVersion } from '../domain/versions.js';
 import { TAXONOMY_PATH, type Taxonomy } from '../domain/urls.js';
 import { type TermArchive, termArchive, termsOfPage } from '../services/term-lists.js';
@@ -57,16 +66,23 @@ export async function termUrl(
   return `${ctx.urls.site}/${TAXONOMY_PATH[term.taxonomy as Taxonomy].site}/${slugs.join('/')}/`;
 }
 
-export const SortOrder = builder.enumType('SortOrder', { values: ['asc', 'desc'] as const });
+export const SortOrder = builder.enumType('SortOrder', {
+  description: 'Sort direction',
+  values: {
+    asc: { description: 'Ascending: A to Z, smallest first' },
+    desc: { description: 'Descending: Z to A, largest first' },
+  } as const,
+});
 
 export const TermOrderField = builder.enumType('TermOrderField', {
+  description: 'What a category or tag list is sorted by',
   values: {
-    id: { value: 'id' },
-    name: { value: 'name' },
-    slug: { value: 'slug' },
+    id: { value: 'id', description: 'The numeric id' },
+    name: { value: 'name', description: 'The name' },
+    slug: { value: 'slug', description: 'The slug' },
     count: { value: 'count', description: 'Published events carrying the term' },
     termGroup: { value: 'term_group', description: 'WordPress term group (always 0: id order)' },
-    description: { value: 'description' },
+    description: { value: 'description', description: 'The description text' },
   } as const,
 });
 
@@ -107,34 +123,48 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
 
   const Term = builder.prismaObject('Term', {
     variant: one,
+    description: `An event ${label} (a WordPress term)`,
     fields: (t) => ({
-      id: t.exposeInt('id'),
+      id: t.exposeInt('id', { description: ID_DESCRIPTION }),
       version: t.string({ description: VERSION_DESCRIPTION, resolve: (term) => recordVersion(term) }),
-      name: t.exposeString('name'),
-      slug: t.exposeString('slug'),
-      description: t.exposeString('description'),
-      url: t.string({ resolve: (term, _args, ctx) => termUrl(ctx, term) }),
+      name: t.exposeString('name', { description: 'The display name' }),
+      slug: t.exposeString('slug', { description: `The URL-friendly name, unique among ${plural}` }),
+      description: t.exposeString('description', { description: 'The description ("" if none)' }),
+      url: t.string({
+        description: `The absolute URL of the ${label}'s event archive on the website`,
+        resolve: (term, _args, ctx) => termUrl(ctx, term),
+      }),
       count: t.exposeInt('eventCount', { description: resource.count }),
     }),
   });
   if (hierarchical)
-    builder.prismaObjectField(Term, 'parent', (t) => t.relation('parent', { nullable: true, type: Term }));
+    builder.prismaObjectField(Term, 'parent', (t) =>
+      t.relation('parent', {
+        nullable: true,
+        type: Term,
+        description: 'The parent category; null at the top level',
+      }),
+    );
 
   const Page = builder.objectRef<TermArchive>(`${one}Page`).implement({
+    description: `One page of ${plural}`,
     fields: (t) => ({
       items: t.prismaField({
         type: [Term],
+        description: `The ${plural} of this page, in the order asked for`,
         resolve: (query, page, _args, ctx) =>
           termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
       }),
       pageInfo: t.field({
         type: PageInfo,
+        description: 'The page number, size and totals',
         resolve: (page) => ({ ...page.paging, total: page.total, totalPages: page.totalPages }),
       }),
     }),
   });
 
   const Filter = builder.inputType(`${one}Filter`, {
+    description: `Which ${plural} to list; fields combine with AND`,
     fields: (t) => ({
       search: t.string({ description: `${many} whose name contains this text (any case)` }),
       include: t.intList({ description: `Only these ${label} ids (each must exist)` }),
@@ -149,9 +179,10 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
   });
 
   const CreateInput = builder.inputType(`Create${one}Input`, {
+    description: `A new ${label}`,
     fields: (t) => ({
       name: t.string({ required: true, description: resource.uniqueName }),
-      description: t.string(),
+      description: t.string({ description: 'A description (default "")' }),
       slug: t.string({ description: `Unique among ${plural}; derived from the name when absent` }),
       ...(hierarchical
         ? { parentId: t.int({ description: 'An existing category; null or 0 for a top-level category' }) }
@@ -160,9 +191,10 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
   });
 
   const UpdateInput = builder.inputType(`Update${one}Input`, {
+    description: `Changes to a ${label}: absent or null fields stay as they are`,
     fields: (t) => ({
-      name: t.string(),
-      description: t.string(),
+      name: t.string({ description: `${resource.uniqueName} (compared without case)` }),
+      description: t.string({ description: 'The new description' }),
       slug: t.string({ description: `Must not be used by another ${label}` }),
       ...(hierarchical
         ? {
@@ -185,18 +217,21 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
       type: Term,
       nullable: true,
       description: `A ${label} by id; null (with an error entry saying why) when it does not exist or you may not read it`,
-      args: { id: t.arg.int({ required: true }) },
+      args: { id: t.arg.int({ required: true, description: `The ${label} id` }) },
       resolve: (query, _root, { id }, ctx) => findTerm(ctx.db, taxonomy, id, query),
     }),
     [plural]: t.field({
       type: Page,
       description: `${many}, by name unless ordered otherwise`,
       args: {
-        filter: t.arg({ type: Filter }),
-        orderBy: t.arg({ type: TermOrderField, defaultValue: 'name' }),
-        order: t.arg({ type: SortOrder, defaultValue: 'asc' }),
-        page: t.arg.int(),
-        perPage: t.arg.int(),
+        filter: t.arg({
+          type: Filter,
+          description: `Which ${plural}; all (non-empty by default) when absent`,
+        }),
+        orderBy: t.arg({ type: TermOrderField, defaultValue: 'name', description: 'The sort key' }),
+        order: t.arg({ type: SortOrder, defaultValue: 'asc', description: 'The sort direction' }),
+        page: t.arg.int({ description: PAGE_DESCRIPTION }),
+        perPage: t.arg.int({ description: PER_PAGE_DESCRIPTION }),
       },
       resolve: (_root, { filter, orderBy, order, page, perPage }, ctx) =>
         termArchive(ctx, taxonomy, { ...filter, orderby: orderBy, order }, page, perPage),
@@ -206,16 +241,16 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
   builder.mutationFields((t) => ({
     [`create${one}`]: t.prismaField({
       type: Term,
-      description: 'Editors and administrators',
-      args: { input: t.arg({ type: CreateInput, required: true }) },
+      description: `Creates a ${label} (editors and administrators). Errors: rest_forbidden (401/403), rest_invalid_param or rest_missing_callback_param (400), term_exists (400) for a name in use, duplicate_term_slug (400)`,
+      args: { input: t.arg({ type: CreateInput, required: true, description: `The new ${label}` }) },
       resolve: (query, _root, { input }, ctx) => createTerm(ctx, taxonomy, termInput(input), reread(query)),
     }),
     [`update${one}`]: t.prismaField({
       type: Term,
-      description: 'Editors and administrators',
+      description: `Changes a ${label} (editors and administrators). Errors: rest_forbidden (401/403), term-not-found (404), rest_invalid_param (400), term_exists (400), duplicate_term_slug (400), precondition_failed (412)`,
       args: {
-        id: t.arg.int({ required: true }),
-        input: t.arg({ type: UpdateInput, required: true }),
+        id: t.arg.int({ required: true, description: `The ${label} id` }),
+        input: t.arg({ type: UpdateInput, required: true, description: 'The fields to change' }),
         ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
       },
       resolve: (query, _root, { id, input, ifMatch }, ctx) =>
@@ -223,9 +258,9 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
     }),
     [`delete${one}`]: t.prismaField({
       type: Term,
-      description: resource.deleted,
+      description: `${resource.deleted} (editors and administrators). Errors: rest_forbidden (401/403), term-not-found (404), precondition_failed (412)`,
       args: {
-        id: t.arg.int({ required: true }),
+        id: t.arg.int({ required: true, description: `The ${label} id` }),
         ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
       },
       resolve: (query, _root, { id, ifMatch }, ctx) =>

@@ -1,6 +1,7 @@
 import { builder } from './builder.js';
 import {
   Author,
+  ID_DESCRIPTION,
   Image,
   PostStatus,
   type PostStatusValue,
@@ -23,6 +24,8 @@ import {
   venueArchive,
 } from '../services/venues.js';
 
+const HIDDEN = '; "" while password-protected (unless you may edit it)';
+
 /** A password-protected venue shows only its name and ids to those who may not edit it (D6). */
 const hides = (venue: VenueRow, ctx: Context) => passwordHides(ctx.viewer, venue);
 
@@ -39,52 +42,77 @@ type VenueText =
   | 'phone';
 
 export const Venue = builder.prismaObject('Venue', {
+  description:
+    'A place where events happen. A password-protected one withholds its description, address, contact, map and image ("" or null) from those who may not edit it',
   fields: (t) => {
-    const text = (field: VenueText) =>
-      t.string({ resolve: (venue, _a, ctx) => (hides(venue, ctx) ? '' : venue[field]) });
-    const coordinate = (field: 'geoLat' | 'geoLng') =>
-      t.float({ nullable: true, resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue[field]) });
-    const flag = (field: 'showMap' | 'showMapLink') =>
+    const text = (field: VenueText, description: string) =>
+      t.string({
+        description: `${description}${HIDDEN}`,
+        resolve: (venue, _a, ctx) => (hides(venue, ctx) ? '' : venue[field]),
+      });
+    const coordinate = (field: 'geoLat' | 'geoLng', description: string) =>
+      t.float({
+        nullable: true,
+        description: `${description}; null when unknown or while password-protected`,
+        resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue[field]),
+      });
+    const flag = (field: 'showMap' | 'showMapLink', description: string) =>
       t.boolean({
         nullable: true,
-        description: 'null while password-protected',
+        description: `${description}; null while password-protected`,
         resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue[field]),
       });
     return {
-      id: t.exposeInt('id'),
+      id: t.exposeInt('id', { description: ID_DESCRIPTION }),
       version: t.string({ description: VERSION_DESCRIPTION, resolve: (row) => recordVersion(row) }),
-      slug: t.exposeString('slug'),
-      name: t.exposeString('name'),
-      description: text('description'),
-      excerpt: text('excerpt'),
-      status: t.field({ type: PostStatus, resolve: (venue) => venue.status as PostStatusValue }),
-      url: t.string({ resolve: (venue, _args, ctx) => permalink(ctx.urls, 'venue', venue) }),
-      address: text('address'),
-      city: text('city'),
-      country: text('country'),
-      province: text('province'),
-      state: text('state'),
-      stateProvince: text('stateprovince'),
-      zip: text('zip'),
-      phone: text('phone'),
+      slug: t.exposeString('slug', { description: 'The URL-friendly name, unique among venues' }),
+      name: t.exposeString('name', { description: 'The name' }),
+      description: text('description', 'The description (HTML)'),
+      excerpt: text('excerpt', 'A short summary (HTML)'),
+      status: t.field({
+        type: PostStatus,
+        description: 'The post status: who may see it',
+        resolve: (venue) => venue.status as PostStatusValue,
+      }),
+      url: t.string({
+        description: "The absolute URL of the venue's page on the website",
+        resolve: (venue, _args, ctx) => permalink(ctx.urls, 'venue', venue),
+      }),
+      address: text('address', 'The street address'),
+      city: text('city', 'The city'),
+      country: text('country', 'The country, as entered (e.g. "United States")'),
+      province: text('province', 'The province (outside the United States)'),
+      state: text('state', 'The state (United States)'),
+      stateProvince: text('stateprovince', 'The state or province, whichever applies'),
+      zip: text('zip', 'The postal code'),
+      phone: text('phone', 'The phone number, as entered'),
       website: t.string({
         nullable: true,
+        description: 'The website URL; null when none is set or while password-protected',
         resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue.website || null),
       }),
-      showMap: flag('showMap'),
-      showMapLink: flag('showMapLink'),
-      geoLat: coordinate('geoLat'),
-      geoLng: coordinate('geoLng'),
-      passwordProtected: t.boolean({ resolve: (venue) => Boolean(venue.password) }),
+      showMap: flag('showMap', 'Whether the website shows a map of the venue'),
+      showMapLink: flag('showMapLink', "Whether the website shows a link to the venue's map"),
+      geoLat: coordinate('geoLat', 'Latitude in decimal degrees'),
+      geoLng: coordinate('geoLng', 'Longitude in decimal degrees'),
+      passwordProtected: t.boolean({
+        description: 'Whether it has a password (its content is then hidden from those who may not edit it)',
+        resolve: (venue) => Boolean(venue.password),
+      }),
       image: t.field({
         type: Image,
         nullable: true,
+        description: 'The featured image; null when none or while password-protected',
         select: (_args, _ctx, nested) => ({ image: nested(true) }),
         resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue.image),
       }),
-      author: t.relation('author', { nullable: true, type: Author }),
-      publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
-      modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
+      author: t.relation('author', {
+        nullable: true,
+        type: Author,
+        description: 'The user who created it; null when it has no author',
+      }),
+      publishedAt: t.expose('publishedAt', { type: 'DateTime', description: 'Publication date (UTC)' }),
+      modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: 'When it was last changed (UTC)' }),
     };
   },
 });
@@ -102,17 +130,17 @@ export const { CreateInput: CreateVenueInput } = defineLinkedPostSchema({
   article: 'a venue',
   search: 'Text in the name, description, excerpt or address fields (any case)',
   inputFields: (t) => ({
-    address: t.string(),
-    city: t.string(),
-    country: t.string(),
-    province: t.string(),
-    state: t.string(),
-    stateProvince: t.string(),
-    zip: t.string(),
-    phone: t.string(),
+    address: t.string({ description: 'The street address' }),
+    city: t.string({ description: 'The city' }),
+    country: t.string({ description: 'The country name' }),
+    province: t.string({ description: 'The province (outside the United States)' }),
+    state: t.string({ description: 'The state (United States)' }),
+    stateProvince: t.string({ description: 'The state or province, whichever applies' }),
+    zip: t.string({ description: 'The postal code' }),
+    phone: t.string({ description: 'The phone number (free text)' }),
     website: t.string({ description: 'A URL; "" clears it' }),
-    showMap: t.boolean(),
-    showMapLink: t.boolean(),
+    showMap: t.boolean({ description: 'Whether the website shows a map of the venue' }),
+    showMapLink: t.boolean({ description: "Whether the website shows a link to the venue's map" }),
     geoLat: t.float({ description: 'Latitude, -90 to 90; null clears it' }),
     geoLng: t.float({ description: 'Longitude, -180 to 180; null clears it' }),
   }),
