@@ -1,9 +1,10 @@
 // npm run bench -- [--db sqlite|postgres] [--duration 10] [--connections 10] [--events 10000] [--warmup 2]
 // Seeds a throwaway database, serves it with the real app twice (response cache on, and
-// CALENDAR_CACHE=off) in child processes, next to two floors in this process: node:http sending the
-// very bytes of the REST list from memory, and node:http + one prepared list query. Load comes from
-// wrk (one thread; a Lua script sets POST bodies and reports), so no Node load generator competes
-// with the servers for the second core. One run, one table: ratios are only meaningful within it.
+// CALENDAR_CACHE=off) in child processes running the compiled app (scripts/bench-server.mjs), next
+// to two floors in this process: node:http sending the very bytes of the REST list from memory, and
+// node:http + one prepared list query. Load comes from wrk (one thread; a Lua script sets POST bodies
+// and reports), so no Node load generator competes with the servers for the second core. One run,
+// one table: ratios are only meaningful within it.
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,17 +15,15 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { endOfDayWall, startOfDayWall } from '../src/domain/dates.js';
-import { createLogger } from '../src/logger.js';
 import { defaultCounts } from './sample-data/generate.js';
 import { seedDatabase } from './sample-data/seed.js';
 
 const run = promisify(execFile);
-const SERVE_FLAG = '--serve-child';
+const SERVER_CHILD = new URL('./bench-server.mjs', import.meta.url).pathname;
 const API = '/calendar/events/v1';
 
 interface LoadResult {
@@ -141,8 +140,8 @@ class ServerChild {
   ) {}
 
   static async start(url: string, cache: 'on' | 'off'): Promise<ServerChild> {
-    const child = fork(process.argv[1] as string, [SERVE_FLAG], {
-      execArgv: process.execArgv,
+    const child = fork(SERVER_CHILD, [], {
+      execArgv: [],
       env: { ...process.env, DATABASE_URL: url, CALENDAR_CACHE: cache, LOG_LEVEL: 'silent' },
       stdio: 'inherit',
     });
@@ -186,6 +185,8 @@ async function sqlPerRequest(target: Target): Promise<number | undefined> {
 async function main(): Promise<void> {
   const { duration, connections, events, warmup, db: kind } = options();
   const postgres = kind === 'postgres';
+  // The servers run the compiled app, as `npm start` does: build it first unless dist/ is current.
+  await run(process.execPath, [new URL('./build-if-stale.mjs', import.meta.url).pathname]);
   const dir = mkdtempSync(join(tmpdir(), 'calendar-bench-'));
   const script = join(dir, 'bench.lua');
   writeFileSync(script, WRK_SCRIPT);
@@ -358,20 +359,4 @@ function printTable(rows: Row[], title: string): void {
   }
 }
 
-/** The app server child: listens on a free port, counts SQL statements, answers the parent's questions. */
-async function serve(): Promise<void> {
-  const config = loadConfig(process.env);
-  let statements = 0;
-  const db = await createDb(config.databaseUrl, { onQuery: () => statements++ });
-  const server = buildApp({ db, config, logger: createLogger('silent') }).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  process.on('message', (question: string) => {
-    if (question === 'reset') statements = 0;
-    const answer = question === 'rss' ? process.resourceUsage().maxRSS : statements;
-    process.send?.(answer);
-  });
-  process.send?.((server.address() as AddressInfo).port);
-}
-
-if (process.argv[2] === SERVE_FLAG) await serve();
-else await main();
+await main();
