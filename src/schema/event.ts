@@ -14,10 +14,11 @@ import {
   PER_PAGE_DESCRIPTION,
   VERSION_DESCRIPTION,
   withIfMatch,
+  withoutNulls,
 } from './common.js';
 import { recordVersion } from '../domain/versions.js';
-import { CreateOrganizerInput, organizerBody } from './organizer.js';
-import { CreateVenueInput, venueBody } from './venue.js';
+import { CreateOrganizerInput } from './organizer.js';
+import { CreateVenueInput, venueInput } from './venue.js';
 import { invalidParams } from '../domain/errors.js';
 import { EVENT_STATUSES, type EventStatusValue } from '../domain/event-status.js';
 import { permalink } from '../domain/urls.js';
@@ -357,8 +358,8 @@ const UpdateEventBySlugInput = builder.inputType('UpdateEventBySlugInput', {
 });
 
 type Maybe<T> = T | null | undefined;
-type VenueFields = Parameters<typeof venueBody>[0];
-type OrganizerFields = Parameters<typeof organizerBody>[0];
+type VenueFields = typeof CreateVenueInput.$inferInput;
+type OrganizerFields = typeof CreateOrganizerInput.$inferInput;
 
 interface EventInputFields {
   title?: Maybe<string>;
@@ -392,11 +393,11 @@ interface EventInputFields {
 }
 
 /** `{id}` or `{create}` entries → link references; exactly one of them per entry. */
-function linkRefs<Fields>(
+function linkRefs<Fields, New>(
   field: 'venues' | 'organizers',
   entries: Maybe<Array<{ id?: Maybe<number>; create?: Maybe<Fields> }>>,
-  body: (fields: Fields) => Record<string, unknown>,
-): LinkRef[] | undefined {
+  toInput: (fields: Fields) => New,
+): Array<LinkRef<New>> | undefined {
   if (!entries) return undefined;
   return entries.map((entry) => {
     const hasId = entry.id !== null && entry.id !== undefined;
@@ -404,7 +405,7 @@ function linkRefs<Fields>(
       throw invalidParams({ [field]: 'Each entry gives either id or create.' });
     return hasId
       ? { kind: 'id', id: entry.id!, inObject: true }
-      : { kind: 'fields', body: body(entry.create as Fields) };
+      : { kind: 'new', input: toInput(entry.create as Fields), unreadable: [] };
   });
 }
 
@@ -432,8 +433,8 @@ function eventInput(fields: EventInputFields): EventInput {
   if (postParentId !== null && postParentId !== undefined) input.postParentId = postParentId || null;
   if (categories) input.categories = termRefs(categories);
   if (tags) input.tags = termRefs(tags);
-  if (venues) input.venues = linkRefs('venues', venues, venueBody);
-  if (organizers) input.organizers = linkRefs('organizers', organizers, organizerBody);
+  if (venues) input.venues = linkRefs('venues', venues, venueInput);
+  if (organizers) input.organizers = linkRefs('organizers', organizers, withoutNulls);
   return input;
 }
 

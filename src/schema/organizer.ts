@@ -13,8 +13,6 @@ import { permalink } from '../domain/urls.js';
 import { passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
 import type { Organizer as OrganizerRow } from '../generated/sqlite/client.js';
-import { ORGANIZER_BODY } from '../rest/bodies/linked-posts.js';
-import { restBody } from '../rest/bodies/fields.js';
 import { defineLinkedPostSchema } from './linked-posts.js';
 import {
   createOrMatchOrganizer,
@@ -109,8 +107,3 @@ export const { CreateInput: CreateOrganizerInput } = defineLinkedPostSchema({
   update: updateOrganizer,
   remove: deleteOrganizer,
 });
-
-/** The REST body of an organizer input (event inputs that create organizers still take REST bodies). */
-export function organizerBody(input: typeof CreateOrganizerInput.$inferInput): Record<string, unknown> {
-  return restBody(ORGANIZER_BODY, withoutNulls(input));
-}

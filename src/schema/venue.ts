@@ -13,8 +13,6 @@ import { permalink } from '../domain/urls.js';
 import { passwordHides } from '../domain/visibility.js';
 import type { Context } from '../context.js';
 import type { Venue as VenueRow } from '../generated/sqlite/client.js';
-import { VENUE_BODY } from '../rest/bodies/linked-posts.js';
-import { restBody } from '../rest/bodies/fields.js';
 import { defineLinkedPostSchema } from './linked-posts.js';
 import {
   type VenueInput,
@@ -118,7 +116,7 @@ export const Venue = builder.prismaObject('Venue', {
 });
 
 /** The GraphQL input as the domain's: null leaves a field unchanged, but clears a coordinate. */
-function venueInput(input: { geoLat?: number | null; geoLng?: number | null }): VenueInput {
+export function venueInput(input: { geoLat?: number | null; geoLng?: number | null }): VenueInput {
   return { ...withoutNulls(input), geoLat: input.geoLat, geoLng: input.geoLng };
 }
 
@@ -159,8 +157,3 @@ export const { CreateInput: CreateVenueInput } = defineLinkedPostSchema({
   update: updateVenue,
   remove: deleteVenue,
 });
-
-/** The REST body of a venue input (event inputs that create venues still take REST bodies). */
-export function venueBody(input: typeof CreateVenueInput.$inferInput): Record<string, unknown> {
-  return restBody(VENUE_BODY, venueInput(input));
-}

@@ -8,6 +8,8 @@ import { isRecordId } from '../domain/ids.js';
 import { MAX_LINKED_PER_WRITE, exceeds, tooManyValues } from '../domain/limits.js';
 import { toSlug } from '../domain/slugs.js';
 import { WRITABLE_STATUSES, urlField } from './linked-posts.js';
+import type { OrganizerInput } from './organizers.js';
+import type { VenueInput } from './venues.js';
 
 // What an event write says, in the domain's words: each API reads its own dialect into an
 // `EventInput` (REST: `rest/bodies/event.ts`; GraphQL: `schema/event.ts`, whose input fields carry
@@ -17,9 +19,12 @@ import { WRITABLE_STATUSES, urlField } from './linked-posts.js';
 /** A date as a client writes it: ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase. */
 export type DateExpression = string | number;
 
-/** A venue or organizer named by id, or given as fields to create (or match, docs/reference.md §6.4). */
-export type LinkRef =
-  { kind: 'id'; id: number; inObject: boolean } | { kind: 'fields'; body: Record<string, unknown> };
+/**
+ * A venue or organizer named by id, or given as its own domain input to create (or match,
+ * docs/reference.md §6.4); `unreadable` names the fields the API edge could not read.
+ */
+export type LinkRef<New> =
+  { kind: 'id'; id: number; inObject: boolean } | { kind: 'new'; input: New; unreadable: readonly string[] };
 /** A category or tag named by id or by name (D3). */
 export type TermRef = { kind: 'id'; id: number } | { kind: 'name'; name: string };
 
@@ -56,8 +61,8 @@ export interface EventInput {
   cost?: unknown;
   /** `null` or `""` removes the password. */
   password?: string | null;
-  venues?: LinkRef[];
-  organizers?: LinkRef[];
+  venues?: Array<LinkRef<VenueInput>>;
+  organizers?: Array<LinkRef<OrganizerInput>>;
   categories?: TermRef[];
   tags?: TermRef[];
 }
@@ -131,8 +136,8 @@ export interface EventValues {
   eventStatusReason?: string;
   postParentId?: number | null;
   password?: string | null;
-  venues?: LinkRef[];
-  organizers?: LinkRef[];
+  venues?: Array<LinkRef<VenueInput>>;
+  organizers?: Array<LinkRef<OrganizerInput>>;
   categories?: TermRef[];
   tags?: TermRef[];
 }
@@ -149,7 +154,7 @@ export interface CheckOptions {
 const isWritableStatus = (status: string): status is WritableStatus =>
   (WRITABLE_STATUSES as readonly string[]).includes(status);
 
-const badRefs = (refs: Array<LinkRef | TermRef>) =>
+const badRefs = (refs: Array<LinkRef<unknown> | TermRef>) =>
   refs.some((ref) => (ref.kind === 'id' ? !isRecordId(ref.id) : ref.kind === 'name' && !ref.name.trim()));
 
 /**

@@ -4,9 +4,10 @@ import { MAX_RECORD_ID } from '../domain/ids.js';
 import { toSlug } from '../domain/slugs.js';
 import type { Taxonomy } from '../domain/urls.js';
 import { Prisma } from '../generated/sqlite/client.js';
-import { createOrMatchOrganizerBody, createOrMatchVenueBody } from '../rest/bodies/linked-posts.js';
 import { type EventValues, type FieldErrors, INVALID, type LinkRef, type TermRef } from './event-input.js';
 import { type ImageChoice, checkImage } from './media.js';
+import { type OrganizerInput, createOrMatchOrganizer } from './organizers.js';
+import { type VenueInput, createOrMatchVenue } from './venues.js';
 import { refreshTermCounts } from './term-counts.js';
 import { CATEGORY, TAG, insertTerm, termNameKey } from './terms.js';
 import type { Tx, WriteScope } from './transactions.js';
@@ -20,7 +21,8 @@ const LINKED = {
     param: 'venues',
     exists: async (tx: Tx, viewer: Viewer, id: number) =>
       Boolean(await tx.venue.findFirst({ where: { id, ...readableWhere(viewer) }, select: { id: true } })),
-    createOrMatch: createOrMatchVenueBody,
+    create: (w: WriteScope, input: VenueInput, unreadable: readonly string[]) =>
+      createOrMatchVenue(w, input, unreadable),
   },
   organizer: {
     param: 'organizers',
@@ -28,7 +30,8 @@ const LINKED = {
       Boolean(
         await tx.organizer.findFirst({ where: { id, ...readableWhere(viewer) }, select: { id: true } }),
       ),
-    createOrMatch: createOrMatchOrganizerBody,
+    create: (w: WriteScope, input: OrganizerInput, unreadable: readonly string[]) =>
+      createOrMatchOrganizer(w, input, unreadable),
   },
 } as const;
 
@@ -41,8 +44,18 @@ function invalidLinkedPostId(param: string): ApiError {
  * The ids to link, in the order given (each once); objects of fields are created or matched
  * (docs/reference.md §6.3, §6.4).
  */
-async function resolveLinked(w: WriteScope, kind: keyof typeof LINKED, refs: LinkRef[]): Promise<number[]> {
-  const { param, exists, createOrMatch } = LINKED[kind];
+async function resolveLinked<Kind extends keyof typeof LINKED>(
+  w: WriteScope,
+  kind: Kind,
+  refs: Array<LinkRef<Parameters<(typeof LINKED)[Kind]['create']>[1]>>,
+): Promise<number[]> {
+  const { param, exists } = LINKED[kind];
+  // The input type follows `kind`, which TypeScript cannot carry through the lookup above.
+  const create = LINKED[kind].create as (
+    w: WriteScope,
+    input: unknown,
+    unreadable: readonly string[],
+  ) => Promise<{ record: { id: number } }>;
   const ids: number[] = [];
   for (const ref of refs) {
     if (ref.kind === 'id') {
@@ -51,7 +64,7 @@ async function resolveLinked(w: WriteScope, kind: keyof typeof LINKED, refs: Lin
       continue;
     }
     try {
-      ids.push((await createOrMatch(w, ref.body)).record.id);
+      ids.push((await create(w, ref.input, ref.unreadable)).record.id);
     } catch (error) {
       if (!isApiError(error) || error.status !== 400) throw error;
       throw invalidParams(
@@ -195,7 +208,7 @@ export async function recount(w: WriteScope, termIds: number[]): Promise<void> {
 // ---------------------------------------------------------------------------------------------------
 // Checks against the database (400s, before the permission checks)
 
-const bareIds = (refs: LinkRef[] | undefined) =>
+const bareIds = (refs: Array<LinkRef<unknown>> | undefined) =>
   (refs ?? []).flatMap((ref) => (ref.kind === 'id' && !ref.inObject ? [ref.id] : []));
 
 const termIds = (refs: TermRef[] | undefined) =>

@@ -198,6 +198,16 @@ describe('createEvent', () => {
     );
     expect(Object.keys(inline.errors![0]!.extensions.data.params)).toEqual(['organizers']);
     expect(Object.keys(inline.errors![0]!.extensions.data.details)).toEqual(['organizers']);
+    // The reason names the inline venue's own GraphQL input fields.
+    const inlineVenue = await gql(
+      UPDATE,
+      { id: event.id, input: { venues: [{ create: { name: 'Far Hall', geoLat: 123 } }] } },
+      admin,
+    );
+    expect(inlineVenue.errors![0]!.extensions.data.details.venues.data.cause).toMatchObject({
+      message: 'Invalid parameter(s): geoLat',
+      params: { geoLat: 'Invalid parameter.' },
+    });
     const status = await gql(UPDATE, { id: event.id, input: { status: 'trash', authorId: 0 } }, admin);
     expect(Object.keys(status.errors![0]!.extensions.data.params)).toEqual(['status', 'authorId']);
   });

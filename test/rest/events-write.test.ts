@@ -569,6 +569,16 @@ describe('POST /events', () => {
           },
         },
       });
+      // The reason names the venue's own REST parameters.
+      const unreadable = await create(
+        { ...REQUIRED, venue: { venue: 'Flag Hall', geo_lat: 'north' } },
+        admin,
+      ).expect(400);
+      expect(unreadable.body.data.details.venue.data.cause).toMatchObject({
+        code: 'rest_invalid_param',
+        message: 'Invalid parameter(s): geo_lat',
+        params: { geo_lat: 'Invalid parameter.' },
+      });
       const nameless = await create({ ...REQUIRED, organizer: [{ email: 'x@example.com' }] }, admin).expect(
         400,
       );

@@ -231,13 +231,13 @@ describe('readEventBody', () => {
     ).toEqual(new Date('2026-01-01T10:00:00Z'));
   });
 
-  it('reads venues and organizers in every form, in order; empty values remove them (D9)', () => {
+  it('reads venues and organizers in every form (inline ones into their domain input), in order; empty values remove them (D9)', () => {
     const organizers = readEventBody(
       { organizer: [{ organizer: 'A' }, { id: 5 }, '7', 9, { id: '11' }] },
       UPDATE,
     ).organizers;
     expect(organizers).toEqual([
-      { kind: 'fields', body: { organizer: 'A' } },
+      { kind: 'new', input: { name: 'A' }, unreadable: [] },
       { kind: 'id', id: 5, inObject: true },
       { kind: 'id', id: 7, inObject: false },
       { kind: 'id', id: 9, inObject: false },
@@ -248,7 +248,7 @@ describe('readEventBody', () => {
       { kind: 'id', id: 4, inObject: false },
     ]);
     expect(readEventBody({ organizer: { organizer: 'Solo' } }, UPDATE).organizers).toEqual([
-      { kind: 'fields', body: { organizer: 'Solo' } },
+      { kind: 'new', input: { name: 'Solo' }, unreadable: [] },
     ]);
     expect(readEventBody({ venue: '12' }, UPDATE).venues).toEqual([{ kind: 'id', id: 12, inObject: false }]);
     for (const empty of ['', 0, '0', [], null, { venue: '', city: '' }]) {

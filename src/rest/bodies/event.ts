@@ -10,7 +10,9 @@ import {
   type TermRef,
 } from '../../services/event-input.js';
 import { readBoolean } from '../booleans.js';
-import type { ParamNames } from '../param-names.js';
+import { type BodyTable, paramNames, readBody } from './fields.js';
+import { ORGANIZER_BODY, VENUE_BODY } from './linked-posts.js';
+import type { NestedParamNames, ParamNames } from '../param-names.js';
 
 // The flat TEC event body (docs/reference.md §S2.1) read into the domain's `EventInput`. Each body
 // field is declared once below: the domain field it fills, how its WordPress forms are read (numbers
@@ -49,14 +51,17 @@ function idOf(value: unknown): number | null {
   return parsed.success ? parsed.data : null;
 }
 
-/** One venue or organizer entry: an id, `{id}`, or an object of fields; null when it is none of them. */
-function linkRef(value: unknown): LinkRef | null {
+/**
+ * One venue or organizer entry: an id, `{id}`, or an object of fields (read into the linked post's
+ * domain input by its own body table); null when it is none of them.
+ */
+function linkRef<New>(value: unknown, table: BodyTable<New>): LinkRef<New> | null {
   if (isRecord(value)) {
     if (value.id !== undefined && value.id !== null && value.id !== '') {
       const linked = idOf(value.id);
       return linked === null ? null : { kind: 'id', id: linked, inObject: true };
     }
-    return { kind: 'fields', body: value };
+    return { kind: 'new', ...readBody(table, value) };
   }
   const linked = idOf(value);
   return linked === null ? null : { kind: 'id', id: linked, inObject: false };
@@ -66,17 +71,21 @@ function linkRef(value: unknown): LinkRef | null {
  * `venue` / `organizer`: an id, a comma list of ids (organizers), `{id}`, an object of fields, or a list
  * of those, in order; an empty value (`""`, `0`, `[]`, `null`, an all-empty object) removes the links (D9).
  */
-function linkRefs(value: unknown, commaList: boolean): LinkRef[] | null {
+function linkRefs<New>(
+  value: unknown,
+  table: BodyTable<New>,
+  commaList: boolean,
+): Array<LinkRef<New>> | null {
   if (isEmptyValue(value)) return [];
   const items: unknown[] = Array.isArray(value)
     ? value
     : commaList && typeof value === 'string'
       ? value.split(',').map((item) => item.trim())
       : [value];
-  const refs: LinkRef[] = [];
+  const refs: Array<LinkRef<New>> = [];
   for (const item of items) {
     if (isEmptyValue(item)) continue;
-    const ref = linkRef(item);
+    const ref = linkRef(item, table);
     if (!ref) return null;
     refs.push(ref);
   }
@@ -266,7 +275,7 @@ const EVENT_BODY: Record<string, BodyField> = {
   }),
   venue: bodyField(
     'venues',
-    refs((value) => linkRefs(value, false)),
+    refs((value) => linkRefs(value, VENUE_BODY, false)),
     {
       type: ['integer', 'object', 'array'],
       default: null,
@@ -277,7 +286,7 @@ const EVENT_BODY: Record<string, BodyField> = {
   ),
   organizer: bodyField(
     'organizers',
-    refs((value) => linkRefs(value, true)),
+    refs((value) => linkRefs(value, ORGANIZER_BODY, true)),
     {
       type: ['integer', 'string', 'object', 'array'],
       default: null,
@@ -311,6 +320,12 @@ export const EVENT_PASSWORD = docs(['password']);
 export const EVENT_PARAMS: ParamNames = Object.fromEntries(
   Object.entries(EVENT_BODY).map(([name, { field }]) => [field, name]),
 );
+
+/** The names inside the reason an inline venue or organizer could not be created. */
+export const EVENT_LINK_PARAMS: NestedParamNames = {
+  venues: paramNames(VENUE_BODY),
+  organizers: paramNames(ORGANIZER_BODY),
+};
 
 /**
  * A WordPress body → the domain input, and the fields that could not be read (the service reports

@@ -57,19 +57,3 @@ export function bodyDoc<Domain>(table: BodyTable<Domain>): Record<string, RestFi
 export function paramNames<Domain>(table: BodyTable<Domain>): ParamNames {
   return Object.fromEntries(Object.entries(table).map(([param, field]) => [field.to, param]));
 }
-
-/**
- * A domain input as the REST body that reads back into it (for callers that still speak REST, e.g.
- * GraphQL event inputs carrying a venue); a null (a cleared value) is sent as `""`.
- */
-export function restBody<Domain extends object>(
-  table: BodyTable<Domain>,
-  input: Domain,
-): Record<string, unknown> {
-  const given = input as Record<string, unknown>;
-  return Object.fromEntries(
-    Object.entries(table)
-      .filter(([, field]) => given[field.to] !== undefined)
-      .map(([param, field]) => [param, given[field.to] ?? '']),
-  );
-}

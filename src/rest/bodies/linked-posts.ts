@@ -1,11 +1,8 @@
 import { z } from 'zod';
 import type { LinkedPostInput } from '../../services/linked-posts.js';
 import type { OrganizerInput } from '../../services/organizers.js';
-import { type VenueInput, createOrMatchVenue } from '../../services/venues.js';
-import { createOrMatchOrganizer } from '../../services/organizers.js';
-import type { WriteScope } from '../../services/transactions.js';
-import { type BodyTable, paramNames, readBody } from './fields.js';
-import { namingParams } from '../param-names.js';
+import type { VenueInput } from '../../services/venues.js';
+import type { BodyTable } from './fields.js';
 import { readBoolean } from '../booleans.js';
 
 // Venue and organizer bodies as WordPress clients send them (docs/reference.md §S2.3, §S2.4): one table
@@ -159,20 +156,4 @@ export function linkedBody<Input extends LinkedPostInput>(
   passwordAllowed: boolean,
 ): BodyTable<Input> {
   return passwordAllowed ? { ...table, ...(POST_PASSWORD_BODY as BodyTable<Input>) } : table;
-}
-
-/** Creates (or matches) a venue from a REST body, its errors under REST names (event bodies' `venue`). */
-export function createOrMatchVenueBody(w: WriteScope, body: unknown) {
-  return namingParams(paramNames(VENUE_BODY), () => {
-    const { input, unreadable } = readBody(VENUE_BODY, body);
-    return createOrMatchVenue(w, input, unreadable);
-  });
-}
-
-/** Creates (or matches) an organizer from a REST body, its errors under REST names. */
-export function createOrMatchOrganizerBody(w: WriteScope, body: unknown) {
-  return namingParams(paramNames(ORGANIZER_BODY), () => {
-    const { input, unreadable } = readBody(ORGANIZER_BODY, body);
-    return createOrMatchOrganizer(w, input, unreadable);
-  });
 }

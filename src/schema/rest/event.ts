@@ -23,13 +23,16 @@ import {
   webcalUrl,
 } from '../../services/ical.js';
 import { createEvent, deleteEvent, updateEvent } from '../../services/event-writes.js';
-import { EVENT_PARAMS, readEventBody } from '../../rest/bodies/event.js';
+import { EVENT_LINK_PARAMS, EVENT_PARAMS, readEventBody } from '../../rest/bodies/event.js';
 import { type ParamNames, namingParams } from '../../rest/param-names.js';
 import { globalId, permalink } from '../../domain/urls.js';
 import { texturize } from '../../domain/texturize.js';
 import { assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
 import type { Term } from '../../generated/sqlite/client.js';
 import type { Context } from '../../context.js';
+
+/** An event write, its errors under REST names (those of an inline venue or organizer too). */
+const namingEventParams = <T>(run: () => Promise<T>) => namingParams(EVENT_PARAMS, run, EVENT_LINK_PARAMS);
 
 // The event as The Events Calendar's REST API v1 returns it (docs/reference.md §1.1): snake_case keys in the
 // reference's order. Fields resolve from the same Prisma selection as the public `Event` type.
@@ -550,7 +553,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { input }, ctx) => {
       const { input: event, unreadable } = readEventBody(input);
-      return namingParams(EVENT_PARAMS, () =>
+      return namingEventParams(() =>
         createEvent(ctx, event, (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }), {
           passwordAllowed: true,
           unreadable,
@@ -566,7 +569,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: 'JSON' }),
     },
     resolve: (query, _root, { id, input }, ctx) =>
-      namingParams(EVENT_PARAMS, () => {
+      namingEventParams(() => {
         const { input: event, unreadable } = readEventBody(input);
         return updateEvent(
           ctx,
@@ -585,7 +588,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: 'JSON' }),
     },
     resolve: (query, _root, { slug, input }, ctx) =>
-      namingParams(EVENT_PARAMS, () => {
+      namingEventParams(() => {
         const { input: event, unreadable } = readEventBody(input);
         return updateEvent(
           ctx,
