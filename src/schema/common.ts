@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { parseIfMatch, recordVersion, type VersionedRow } from '../domain/versions.js';
 import { zoneAbbreviation } from '../domain/dates.js';
 import { costValues, formatCost, type StoredCost } from '../domain/cost.js';
+import type { Paging } from '../domain/paging.js';
 
 export const PostStatus = builder.enumType('PostStatus', {
   description: "A post's WordPress status: who may see it",
@@ -51,17 +52,33 @@ export const EventCost = builder.objectRef<StoredCost>('EventCost').implement({
   }),
 });
 
-export const PageInfo = builder
-  .objectRef<{ page: number; perPage: number; total: number; totalPages: number }>('PageInfo')
-  .implement({
-    description: 'Where a page/perPage list page stands (the REST X-WP-Total and X-WP-TotalPages)',
-    fields: (t) => ({
-      page: t.exposeInt('page', { description: 'This page number, from 1' }),
-      perPage: t.exposeInt('perPage', { description: 'The page size asked for' }),
-      total: t.exposeInt('total', { description: 'How many records match, over all pages' }),
-      totalPages: t.exposeInt('totalPages', { description: 'How many pages of `perPage` records there are' }),
-    }),
+/** What every page/perPage list page knows about where it stands (services' archives). */
+interface Paged {
+  paging: Paging;
+  total: number;
+  totalPages: number;
+}
+
+export const PageInfo = builder.objectRef<Paged>('PageInfo').implement({
+  description: 'Where a page/perPage list page stands (the REST X-WP-Total and X-WP-TotalPages)',
+  fields: (t) => ({
+    page: t.int({ description: 'This page number, from 1', resolve: (page) => page.paging.page }),
+    perPage: t.int({ description: 'The page size asked for', resolve: (page) => page.paging.perPage }),
+    total: t.exposeInt('total', { description: 'How many records match, over all pages' }),
+    totalPages: t.exposeInt('totalPages', { description: 'How many pages of `perPage` records there are' }),
+  }),
+});
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The `pageInfo` field of every list page type (events, venues, organizers, categories, tags). */
+export function pageInfoField<Page extends Paged>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Page>) {
+  return t.field({
+    type: PageInfo,
+    description: 'The page number, size and totals',
+    resolve: (page) => page,
   });
+}
 
 export const Author = builder.prismaObject('User', {
   name: 'Author',

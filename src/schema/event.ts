@@ -4,7 +4,7 @@ import { builder } from './builder.js';
 import {
   Author,
   type InputFieldBuilder,
-  PageInfo,
+  pageInfoField,
   PostStatus,
   type PostStatusValue,
   timezoneAbbr,
@@ -167,11 +167,7 @@ const EventPage = builder.objectRef<EventArchive>('EventPage').implement({
       resolve: (query, page, _args, ctx) =>
         eventPageItems(ctx, page, (args) => ctx.db.event.findMany({ ...query, ...args })),
     }),
-    pageInfo: t.field({
-      type: PageInfo,
-      description: 'The page number, size and totals',
-      resolve: (page) => ({ ...page.paging, total: page.total, totalPages: page.totalPages }),
-    }),
+    pageInfo: pageInfoField(t),
     icsUrl: t.string({
       description: 'This query (without paging) as an iCalendar subscription (webcal://)',
       resolve: (page, _a, ctx) => eventFeedUrl(page, ctx),

@@ -5,7 +5,7 @@ import {
   IF_MATCH_DESCRIPTION,
   PAGE_DESCRIPTION,
   PER_PAGE_DESCRIPTION,
-  PageInfo,
+  pageInfoField,
   PostStatus,
   withIfMatch,
 } from './common.js';
@@ -88,11 +88,7 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
         description: `The ${many.toLowerCase()} of this page, newest first`,
         resolve: (query, page, _args, ctx) => resource.findPage(ctx.db, query, page) as never,
       }),
-      pageInfo: t.field({
-        type: PageInfo,
-        description: 'The page number, size and totals',
-        resolve: (page) => ({ ...page.paging, total: page.total, totalPages: page.totalPages }),
-      }),
+      pageInfo: pageInfoField(t),
     }),
   });
 

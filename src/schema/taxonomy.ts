@@ -4,7 +4,7 @@ import {
   IF_MATCH_DESCRIPTION,
   PAGE_DESCRIPTION,
   PER_PAGE_DESCRIPTION,
-  PageInfo,
+  pageInfoField,
   VERSION_DESCRIPTION,
   withIfMatch,
   withoutNulls,
@@ -155,11 +155,7 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
         resolve: (query, page, _args, ctx) =>
           termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
       }),
-      pageInfo: t.field({
-        type: PageInfo,
-        description: 'The page number, size and totals',
-        resolve: (page) => ({ ...page.paging, total: page.total, totalPages: page.totalPages }),
-      }),
+      pageInfo: pageInfoField(t),
     }),
   });
 
