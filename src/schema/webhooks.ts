@@ -105,12 +105,14 @@ builder.mutationFields((t) => ({
     type: NewWebhookEndpoint,
     description: `Registers an endpoint for changes committed from now on (administrators). Events: *, <type>.*, or any of ${WEBHOOK_EVENT_TYPES.join(', ')}. Errors: rest_forbidden (401/403), rest_invalid_param (400) for a bad URL or event type`,
     args: {
-      url: t.arg.string({ required: true, description: 'http or https' }),
+      url: t.arg.string({ required: true, description: 'http or https, at most 2,048 characters' }),
       events: t.arg.stringList({
         required: true,
         description: 'The event types to receive (entries may also be comma-separated); at least one',
       }),
-      description: t.arg.string({ description: 'Free text to recognise the endpoint by' }),
+      description: t.arg.string({
+        description: 'Free text to recognise the endpoint by, at most 500 characters',
+      }),
     },
     resolve: (_root, args, ctx) => addWebhookEndpoint(ctx, args),
   }),

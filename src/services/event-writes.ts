@@ -27,10 +27,11 @@ import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
 import { recordImage } from './media.js';
 import type { Tx, WriteScope } from './transactions.js';
 
-// Event writes (docs/reference.md §S2.1, §S4.2, §3.2, §6, D4, D9–D14, D17): a domain input (each API
-// reads its own dialect into it, `event-input.ts`) is checked, then against the database (400s, every
-// bad field named by its domain name), then the capability rules apply (401/403), then one
-// transaction writes the event, its venues, organizers and terms (`event-links.ts`). An update writes
+// Event writes (docs/reference.md §S2.1, §S4.2, §3.2, §6, D4, D9–D14, D17): the capability rules apply
+// first (401/403: a caller who may not write learns nothing from validation), then a domain input (each
+// API reads its own dialect into it, `event-input.ts`) is checked, then against the database (400s,
+// every bad field named by its domain name), then one transaction writes the event, its venues,
+// organizers and terms (`event-links.ts`). An update writes
 // only the fields it was given, with the event row locked, so concurrent updates of one event never
 // undo each other.
 

@@ -77,8 +77,15 @@ export function isPrivateAddress(address: string): boolean {
   return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
+/** Longest endpoint URL accepted: what browsers and proxies reliably carry. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+/** Longest free-text description of an endpoint. */
+export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;
+
 /** An http(s) URL without credentials; a literal private address refused unless allowed. */
 export function checkWebhookUrl(text: string, allowPrivate: boolean): string {
+  if (text.length > MAX_WEBHOOK_URL_LENGTH)
+    throw invalidParams({ url: `At most ${MAX_WEBHOOK_URL_LENGTH} characters.` });
   let url: URL;
   try {
     url = new URL(text);
@@ -137,6 +144,8 @@ export async function addWebhookEndpoint(
   assertAdministrator(scope);
   const url = checkWebhookUrl(input.url, scope.config.webhooks.allowPrivate);
   const events = parseEventTypes(input.events);
+  if ((input.description ?? '').length > MAX_WEBHOOK_DESCRIPTION_LENGTH)
+    throw invalidParams({ description: `At most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters.` });
   const secret = newSecret();
   const endpoint = await scope.writes.run(scope, async ({ tx }) => {
     const last = await tx.changeLog.findFirst({ orderBy: { id: 'desc' }, select: { id: true } });

@@ -8,7 +8,12 @@ import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { basicAuth, createUser } from '../helpers/users.js';
 import { createLogger } from '../../src/logger.js';
 import { WebhookDispatcher, post } from '../../src/services/webhook-dispatcher.js';
-import { checkWebhookUrl, isPrivateAddress } from '../../src/services/webhooks.js';
+import {
+  MAX_WEBHOOK_DESCRIPTION_LENGTH,
+  MAX_WEBHOOK_URL_LENGTH,
+  checkWebhookUrl,
+  isPrivateAddress,
+} from '../../src/services/webhooks.js';
 
 // Webhooks against a local receiver: Standard Webhooks signatures, retries with backoff after 500s
 // and timeouts, order, the failure counter that disables an endpoint, and nothing lost when the
@@ -278,6 +283,25 @@ describe('webhook administration', () => {
       `mutation { createWebhookEndpoint(url: "ftp://example.com/", events: ["*"]) { secret } }`,
     );
     expect(ftp.errors?.[0]?.extensions.code).toBe('rest_invalid_param');
+  });
+
+  it('refuses an overlong URL or description, storing nothing', async () => {
+    const before = await h.db.webhookEndpoint.count();
+    const longUrl = `https://example.com/${'a'.repeat(MAX_WEBHOOK_URL_LENGTH)}`;
+    const url = await gql(
+      `mutation ($url: String!) { createWebhookEndpoint(url: $url, events: ["*"]) { secret } }`,
+      { url: longUrl },
+    );
+    expect(url.errors?.[0]?.extensions).toMatchObject({
+      code: 'rest_invalid_param',
+      data: { params: { url: `At most ${MAX_WEBHOOK_URL_LENGTH} characters.` } },
+    });
+    const description = await gql(
+      `mutation ($d: String) { createWebhookEndpoint(url: "https://example.com/hook", events: ["*"], description: $d) { secret } }`,
+      { d: 'x'.repeat(MAX_WEBHOOK_DESCRIPTION_LENGTH + 1) },
+    );
+    expect(description.errors?.[0]?.extensions.code).toBe('rest_invalid_param');
+    expect(await h.db.webhookEndpoint.count()).toBe(before);
   });
 });
 
