@@ -3,6 +3,10 @@ import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
+// Files that replace a module with `vi.mock`: the replacement only reaches modules imported after it,
+// so these files get fresh modules of their own.
+const MOCKING_FILES = ['test/security/logins.test.ts'];
+
 export default defineConfig({
   resolve: {
     // graphql 16 ships CJS (`main`) and ESM (`module`); Node loads the CJS one for the libraries while
@@ -10,10 +14,22 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Each file gets its own database; files run in parallel worker processes.
+    // Each file gets its own database (test/helpers/database.ts), so files need no fresh modules of
+    // their own: the files of one worker process share the app's imported modules (Prisma clients,
+    // both schemas, yoga, SOFA), which a file would otherwise spend seconds re-importing. Nothing
+    // the app keeps at module level outlives a file's app (metrics hang off their instance).
     pool: 'forks',
+    // Vitest's default on this 2-core machine is one worker; files wait on databases, child
+    // processes and timers often enough that two keep both cores busy.
+    maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'shared', isolate: false, include: ['test/**/*.test.ts'], exclude: MOCKING_FILES },
+      },
+      { extends: true, test: { name: 'isolated', include: MOCKING_FILES } },
+    ],
   },
 });
