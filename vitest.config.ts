@@ -1,12 +1,19 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
 // Files that replace a module with `vi.mock`: the replacement only reaches modules imported after it,
-// so these files get fresh modules of their own.
-const MOCKING_FILES = ['test/security/logins.test.ts'];
+// so these files get fresh modules of their own (found by reading them, so none is forgotten).
+const testDir = fileURLToPath(new URL('test/', import.meta.url));
+const MOCKING_FILES = readdirSync(testDir, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
+  .filter((file) => /\bvi\.(do)?mock\(/.test(readFileSync(join(testDir, file), 'utf8')))
+  .map((file) => `test/${file.split(sep).join('/')}`);
 
 export default defineConfig({
   resolve: {
