@@ -11,6 +11,8 @@ import {
   type EventChangeFilter,
   EventChangedDocument,
   EventWithVenueAndOrganizersDocument,
+  EventsConnectionDocument,
+  type EventsConnectionQuery,
   type EventFilter,
   UpcomingEventsDocument,
 } from './generated/graphql.js';
@@ -146,6 +148,24 @@ export class CalendarClient {
     return events;
   }
 
+  /**
+   * Every event the filter matches, page after page by cursor (Relay connection): records inserted
+   * while it walks neither skip nor repeat the others.
+   */
+  async *allEvents(filter: EventFilter = {}, pageSize = 50) {
+    let after: string | null = null;
+    for (;;) {
+      const { eventsConnection }: EventsConnectionQuery = await this.request(EventsConnectionDocument, {
+        filter,
+        first: pageSize,
+        after,
+      });
+      for (const edge of eventsConnection.edges) yield edge.node;
+      if (!eventsConnection.pageInfo.hasNextPage) return;
+      after = eventsConnection.pageInfo.endCursor ?? null;
+    }
+  }
+
   /** One event with its venues and organizers; null when it does not exist or may not be read. */
   async event(id: number) {
     const { event } = await this.request(EventWithVenueAndOrganizersDocument, { id });
@@ -165,14 +185,14 @@ async function main(endpoint = 'http://localhost:4000/graphql'): Promise<void> {
   console.log(`${pageInfo.total} upcoming events; the first ${items.length}:`);
   for (const item of items)
     console.log(
-      `  #${item.id} ${item.startDate} ${item.title}${item.cost ? ` (${item.cost.formatted})` : ''}`,
+      `  #${item.databaseId} ${item.startDate} ${item.title}${item.cost ? ` (${item.cost.formatted})` : ''}`,
     );
   const first = items[0];
   if (first) {
-    const event = await client.event(first.id);
+    const event = await client.event(first.databaseId);
     if (event)
       console.log(
-        `#${event.id} at ${event.venues.map((venue) => venue.name).join(', ') || 'no venue'}, by ${event.organizers.map((organizer) => organizer.name).join(', ') || 'nobody'}`,
+        `#${event.databaseId} at ${event.venues.map((venue) => venue.name).join(', ') || 'no venue'}, by ${event.organizers.map((organizer) => organizer.name).join(', ') || 'nobody'}`,
       );
   }
 }

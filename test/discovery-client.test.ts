@@ -52,6 +52,16 @@ describe('the example client against a running server', () => {
     expect(harbour.items[0]!.title).toMatch(/^Harbour /);
   });
 
+  it('walks a connection page by page by cursor, as the numbered list orders it', async () => {
+    const walked: Array<{ id: string; databaseId: number; title: string }> = [];
+    for await (const event of client.allEvents({}, 2)) walked.push(event);
+    const numbered = await client.upcomingEvents({}, 1, 50);
+    expect(walked.map((event) => event.databaseId)).toEqual(numbered.items.map((item) => item.databaseId));
+    // Global ids: opaque, and not the numeric id.
+    expect(new Set(walked.map((event) => event.id)).size).toBe(3);
+    expect(walked.every((event) => event.id !== String(event.databaseId))).toBe(true);
+  });
+
   it('reads an event with its venue and organizers', async () => {
     const event = await client.event(linkedId);
     if (!event) throw new Error('the event is missing');
@@ -74,9 +84,9 @@ describe('the example client against a running server', () => {
       title: 'Codegen Launch',
       status: 'publish',
       timezone: 'Europe/Paris',
-      venues: [{ id: venueId, name: venueName }],
+      venues: [{ databaseId: venueId, name: venueName }],
     });
-    expect((await authenticated.event(created.id))?.title).toBe('Codegen Launch');
+    expect((await authenticated.event(created.databaseId))?.title).toBe('Codegen Launch');
     const refused = await client
       .createEvent({ title: 'Nope', startDate: 'tomorrow', endDate: 'tomorrow' })
       .catch((caught: unknown) => caught);
@@ -109,7 +119,7 @@ describe('the example client against a running server', () => {
       operation: 'created',
       event: { title: expect.stringMatching(/^Live \d+$/), status: 'publish', contentWithheld: false },
     });
-    expect(value!.event!.id).toBe(value!.id);
+    expect(value!.event!.databaseId).toBe(value!.id);
   });
 
   it('surfaces the service error code', async () => {
@@ -130,7 +140,7 @@ describe('the generated types', () => {
     "  await client.event('7'); // error: id is an Int",
     "  await client.createEvent({ title: 'No dates' }); // error: startDate and endDate are required",
     "  const venue: string = (await client.event(1))?.venues[0]?.name ?? ''; // the event may be null",
-    "  const created: number = (await client.createEvent({ title: 'x', startDate: 'now', endDate: 'now' })).id;",
+    "  const created: number = (await client.createEvent({ title: 'x', startDate: 'now', endDate: 'now' })).databaseId;",
     '  return `${title}${venue}${created}`;',
     '}',
   ].join('\n');

@@ -1,4 +1,10 @@
-import { type GraphQLSchema, getNamedType, isObjectType } from 'graphql';
+import {
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  getNamedType,
+  isInterfaceType,
+  isObjectType,
+} from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../rest-map/routes.js';
 import { publicSchema, restSchema } from '../src/schema/index.js';
@@ -72,19 +78,24 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-/** `Type.field` of every field whose type is an event, in one schema. */
+/** `Type.field` of every field whose type is an event, or an interface an event implements (`Node`). */
 function eventPaths(schema: GraphQLSchema, eventTypes: string[]): string[] {
   const paths: string[] = [];
+  const reachesEvent = (named: GraphQLNamedType) =>
+    eventTypes.includes(named.name) ||
+    (isInterfaceType(named) && schema.getPossibleTypes(named).some((type) => eventTypes.includes(type.name)));
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields()))
-      if (eventTypes.includes(getNamedType(field.type).name)) paths.push(`${type.name}.${field.name}`);
+      if (reachesEvent(getNamedType(field.type))) paths.push(`${type.name}.${field.name}`);
   }
   return paths.sort();
 }
 
+const globalId = (id: number) => Buffer.from(`Event:${id}`).toString('base64');
+
 const CONTENT =
-  'id title description excerpt website contentWithheld cost { values } venues { name } ' +
+  'id: databaseId title description excerpt website contentWithheld cost { values } venues { name } ' +
   'content { withheld description excerpt website venues { name } } ' +
   'wrong: content(password: "wrong") { withheld description }';
 
@@ -98,6 +109,16 @@ const GRAPHQL_PATHS: Record<string, () => string[]> = {
     `{ events(filter: { tags: ["${tagSlug}"] }) { items { ${CONTENT} } } }`,
     `{ events(filter: { search: "Protected" }) { items { ${CONTENT} } } }`,
     `{ events(password: "wrong") { items { ${CONTENT} } } }`,
+  ],
+  'EventEdge.node': () => [
+    `{ eventsConnection(filter: { include: [${ids.event}] }) { edges { node { ${CONTENT} } } } }`,
+    `{ eventsConnection(filter: { venues: [${ids.venue}] }) { edges { node { ${CONTENT} } } } }`,
+    `{ eventsConnection(filter: { search: "Protected" }) { edges { node { ${CONTENT} } } } }`,
+    `{ eventsConnection(password: "wrong") { edges { node { ${CONTENT} } } } }`,
+  ],
+  'Query.node': () => [`{ node(id: "${globalId(ids.event)}") { ... on Event { ${CONTENT} } } }`],
+  'Query.nodes': () => [
+    `{ nodes(ids: ["${globalId(ids.event)}", "${globalId(ids.child)}"]) { ... on Event { ${CONTENT} postParent { ${CONTENT} } } } }`,
   ],
   'Query.event': () => [`{ event(id: ${ids.event}) { ${CONTENT} } }`],
   'Query.eventBySlug': () => [`{ eventBySlug(slug: "${slugs.event}") { ${CONTENT} } }`],
@@ -178,8 +199,21 @@ describe('GraphQL', () => {
         expect.objectContaining({ id: ids.event, contentWithheld: false }),
       );
     }
-    const parent = await graphql(`{ event(id: ${ids.child}) { postParent { id contentWithheld } } }`, null);
+    const parent = await graphql(
+      `{ event(id: ${ids.child}) { postParent { id: databaseId contentWithheld } } }`,
+      null,
+    );
     expect(parent.body.data.event.postParent).toEqual({ id: ids.event, contentWithheld: true });
+    // By global id and through a connection: found, and withheld.
+    const [byNode] = GRAPHQL_PATHS['Query.node']!();
+    expect((await graphql(byNode!, null)).body.data.node).toMatchObject({
+      id: ids.event,
+      contentWithheld: true,
+    });
+    const [byEdge] = GRAPHQL_PATHS['EventEdge.node']!();
+    expect((await graphql(byEdge!, null)).body.data.eventsConnection.edges).toContainEqual({
+      node: expect.objectContaining({ id: ids.event, contentWithheld: true, description: '' }),
+    });
   });
 
   it('the password and the right to edit open the content', async () => {

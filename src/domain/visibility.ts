@@ -124,3 +124,15 @@ export function eventLinksAccess(
 export function readableLinks<T extends OwnedPost>(viewer: Viewer, records: readonly T[]): T[] {
   return records.filter((record) => canRead(viewer, record));
 }
+
+/**
+ * A record reached by its global id (GraphQL `node`, `nodes`): null when the viewer may not read it —
+ * missing, trashed, or not public to them — as a linked record is; a password-protected post is shown
+ * with its content withheld, as lists show it (its content is read with `content(password:)`).
+ * Terms have no status: every term is readable.
+ */
+export function readableNode<T extends object>(record: T | null, viewer: Viewer): T | null {
+  if (!record || !('status' in record)) return record;
+  const post = record as T & ReadablePost;
+  return canRead(viewer, post) ? judged(post, viewer) : null;
+}

@@ -69,6 +69,13 @@ export const PageInfo = builder.objectRef<Paged>('PageInfo').implement({
   }),
 });
 
+builder.globalConnectionField('totalCount', (t) =>
+  t.int({
+    description: 'How many records match, over all pages (counted only when asked for)',
+    resolve: (connection) => connection.totalCount(),
+  }),
+);
+
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 /** The `pageInfo` field of every list page type (events, venues, organizers, categories, tags). */
@@ -84,7 +91,11 @@ export const Author = builder.prismaObject('User', {
   name: 'Author',
   description: 'The user who wrote a post',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: "The user's numeric id" }),
+    id: t.exposeInt('id', {
+      description: "The user's numeric id",
+      deprecationReason: 'Use `databaseId`: `id` is a global id on every Node type.',
+    }),
+    databaseId: t.exposeInt('id', { description: "The user's numeric id (the same as in the REST API)" }),
     name: t.string({
       description: "The user's display name (their login when no display name is set)",
       resolve: (user) => user.displayName || user.login,
@@ -96,7 +107,11 @@ export const Image = builder.prismaObject('Media', {
   name: 'Image',
   description: 'An image from the media library (e.g. a featured image)',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The media item id' }),
+    id: t.exposeInt('id', {
+      description: 'The media item id',
+      deprecationReason: 'Use `databaseId`: `id` is a global id on every Node type.',
+    }),
+    databaseId: t.exposeInt('id', { description: 'The media item id (the same as in the REST API)' }),
     url: t.exposeString('url', { description: 'The URL of the full-size image file' }),
     width: t.exposeInt('width', { nullable: true, description: 'Width in pixels; null when unknown' }),
     height: t.exposeInt('height', { nullable: true, description: 'Height in pixels; null when unknown' }),

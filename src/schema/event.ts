@@ -1,6 +1,7 @@
 import { eventFeedUrl } from './rest/event.js';
 import { webcalUrl } from '../services/ical.js';
 import { builder } from './builder.js';
+import { recordIdOf } from './global-ids.js';
 import {
   Author,
   type InputFieldBuilder,
@@ -26,7 +27,14 @@ import { assertReadable } from '../domain/visibility.js';
 import type { EventField, EventInput, LinkRef, TermRef } from '../services/event-input.js';
 import { REQUEST_PASSWORD_DEPRECATION, withheldEventFields } from './event-content.js';
 import { createEvent, deleteEvent, updateEvent } from '../services/event-writes.js';
-import { type EventArchive, eventArchive, eventPageItems, linkedEvent } from '../services/events.js';
+import {
+  type EventArchive,
+  eventArchive,
+  eventConnection,
+  eventPageItems,
+  linkedEvent,
+} from '../services/events.js';
+import { queryFromInfo } from '@pothos/plugin-prisma';
 
 export const EventStatus = builder.enumType('EventStatus', {
   description: 'Whether the event takes place as listed (TEC event status; not the post status)',
@@ -37,13 +45,16 @@ export const EventStatus = builder.enumType('EventStatus', {
   } satisfies Record<(typeof EVENT_STATUSES)[number], { description: string }>,
 });
 
-export const Event = builder.prismaObject('Event', {
+export const Event = builder.prismaNode('Event', {
+  id: { field: 'id' },
+  findUnique: (id) => ({ id: recordIdOf(id) }),
+  nullable: true,
   description:
     'An event. Its content (description, links, flags) is withheld from a request without the password of a ' +
     'password-protected event: read it through `content(password:)`, which a normalised client cache keys by ' +
     'the password it was read with.',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: ID_DESCRIPTION }),
+    databaseId: t.exposeInt('id', { description: ID_DESCRIPTION }),
     version: t.string({ description: VERSION_DESCRIPTION, resolve: (event) => recordVersion(event) }),
     // "" for a draft or pending event created without one (as WordPress shows its empty post_name).
     slug: t.string({
@@ -234,6 +245,33 @@ builder.queryFields((t) => ({
     resolve: (_root, { filter, page, perPage, password }, ctx) =>
       eventArchive(ctx, filter ?? {}, page, perPage, { password }),
   }),
+}));
+
+builder.queryFields((t) => ({
+  eventsConnection: t.connection(
+    {
+      type: Event,
+      description:
+        'The events of `events` (same filters, order and visibility) as a Relay connection: cursor paging that neither skips nor repeats records inserted between two pages. Not with `near` (ordered by distance: use `events`)',
+      args: {
+        filter: t.arg({
+          type: EventFilter,
+          description: 'Which events; the default date window when absent',
+        }),
+        password: t.arg.string({
+          description: 'Shows the content of password-protected events with this password',
+        }),
+      },
+      resolve: async (_root, { filter, password, ...cursorArgs }, ctx, info) => {
+        const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'], typeName: 'Event' });
+        return eventConnection(ctx, filter ?? {}, cursorArgs, { password }, (args) =>
+          ctx.db.event.findMany({ ...query, ...args }),
+        );
+      },
+    },
+    { name: 'EventConnection', description: 'A page of events with cursors' },
+    { name: 'EventEdge', description: 'An event and its cursor' },
+  ),
 }));
 
 // Writes: typed inputs whose fields are the domain input's (`services/event-input.ts`), so that the

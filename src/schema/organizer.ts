@@ -1,4 +1,5 @@
 import { builder } from './builder.js';
+import { recordIdOf } from './global-ids.js';
 import {
   Author,
   ID_DESCRIPTION,
@@ -26,7 +27,10 @@ const HIDDEN = '; "" while password-protected (unless you may edit it)';
 /** A password-protected organizer shows only its name and ids to those who may not edit it (D6). */
 const hides = (organizer: OrganizerRow, ctx: Context) => passwordHides(ctx.viewer, organizer);
 
-export const Organizer = builder.prismaObject('Organizer', {
+export const Organizer = builder.prismaNode('Organizer', {
+  id: { field: 'id' },
+  findUnique: (id) => ({ id: recordIdOf(id) }),
+  nullable: true,
   description:
     'Who runs events. A password-protected one withholds its description, contact and image ("" or null) from those who may not edit it',
   fields: (t) => {
@@ -36,7 +40,7 @@ export const Organizer = builder.prismaObject('Organizer', {
         resolve: (organizer, _a, ctx) => (hides(organizer, ctx) ? '' : organizer[field]),
       });
     return {
-      id: t.exposeInt('id', { description: ID_DESCRIPTION }),
+      databaseId: t.exposeInt('id', { description: ID_DESCRIPTION }),
       version: t.string({ description: VERSION_DESCRIPTION, resolve: (row) => recordVersion(row) }),
       slug: t.exposeString('slug', { description: 'The URL-friendly name, unique among organizers' }),
       name: t.exposeString('name', { description: 'The name' }),

@@ -1,4 +1,5 @@
 import { builder } from './builder.js';
+import { recordIdOf } from './global-ids.js';
 import {
   ID_DESCRIPTION,
   IF_MATCH_DESCRIPTION,
@@ -121,11 +122,15 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
   const { taxonomy, one, many, label, plural } = resource;
   const hierarchical = isHierarchical(taxonomy);
 
-  const Term = builder.prismaObject('Term', {
+  const Term = builder.prismaNode('Term', {
     variant: one,
+    id: { field: 'id' },
+    // A Category id never finds a tag, nor the reverse.
+    findUnique: (id) => ({ id: recordIdOf(id), taxonomy }),
+    nullable: true,
     description: `An event ${label} (a WordPress term)`,
     fields: (t) => ({
-      id: t.exposeInt('id', { description: ID_DESCRIPTION }),
+      databaseId: t.exposeInt('id', { description: ID_DESCRIPTION }),
       version: t.string({ description: VERSION_DESCRIPTION, resolve: (term) => recordVersion(term) }),
       name: t.exposeString('name', { description: 'The display name' }),
       slug: t.exposeString('slug', { description: `The URL-friendly name, unique among ${plural}` }),

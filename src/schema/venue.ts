@@ -1,4 +1,5 @@
 import { builder } from './builder.js';
+import { recordIdOf } from './global-ids.js';
 import {
   Author,
   ID_DESCRIPTION,
@@ -39,7 +40,10 @@ type VenueText =
   | 'zip'
   | 'phone';
 
-export const Venue = builder.prismaObject('Venue', {
+export const Venue = builder.prismaNode('Venue', {
+  id: { field: 'id' },
+  findUnique: (id) => ({ id: recordIdOf(id) }),
+  nullable: true,
   description:
     'A place where events happen. A password-protected one withholds its description, address, contact, map and image ("" or null) from those who may not edit it',
   fields: (t) => {
@@ -61,7 +65,7 @@ export const Venue = builder.prismaObject('Venue', {
         resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue[field]),
       });
     return {
-      id: t.exposeInt('id', { description: ID_DESCRIPTION }),
+      databaseId: t.exposeInt('id', { description: ID_DESCRIPTION }),
       version: t.string({ description: VERSION_DESCRIPTION, resolve: (row) => recordVersion(row) }),
       slug: t.exposeString('slug', { description: 'The URL-friendly name, unique among venues' }),
       name: t.exposeString('name', { description: 'The name' }),

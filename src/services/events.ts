@@ -1,10 +1,11 @@
 import type { Context } from '../context.js';
-import { ApiError } from '../domain/errors.js';
+import { ApiError, invalidParams } from '../domain/errors.js';
 import { normalizePaging } from '../domain/paging.js';
 import { type Viewer, canRead } from '../domain/permissions.js';
 import { type Judged, judged } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { archivePage } from './archive.js';
+import { type CursorArgs, connectionPage, keysetWindow, sortKeysOf } from './keyset.js';
 import { nearestEventIds } from './events-geo.js';
 import {
   type EventListFilter,
@@ -43,6 +44,40 @@ export async function eventArchive(
 }
 
 export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
+
+/** The columns the event list orders by (start, or publication with `include`), as cursors carry them. */
+const EVENT_SORT_KINDS = { localStart: 'text', publishedAt: 'date', id: 'int' } as const;
+
+/**
+ * One cursor page of the list (GraphQL `eventsConnection`): the same filters, order and verdicts as
+ * `eventArchive`, bounded by the cursor instead of an offset; the total is counted only when asked.
+ * A list near a point is ordered by distance, which no cursor can hold: it pages by number only.
+ */
+export async function eventConnection<T extends ListedEvent>(
+  ctx: Context,
+  filter: EventListFilter,
+  args: CursorArgs,
+  options: EventListOptions & { password?: string | null },
+  find: (args: {
+    where: Prisma.EventWhereInput;
+    orderBy: Prisma.EventOrderByWithRelationInput[];
+    take: number;
+  }) => Promise<T[]>,
+) {
+  const query = await resolveEventQuery(ctx, filter, options);
+  if (query.distances) throw invalidParams({ near: 'Not with cursors: page a list near a point by number.' });
+  const keys = sortKeysOf(query.orderBy, EVENT_SORT_KINDS);
+  const window = keysetWindow(keys, args);
+  const rows = await find({
+    where: window.bounds.length ? { AND: [query.where, ...window.bounds] } : query.where,
+    orderBy: window.orderBy,
+    take: window.take,
+  });
+  return {
+    ...connectionPage(keys, window, rows, (row) => judged(row, ctx.viewer, options.password)),
+    totalCount: () => ctx.db.event.count({ where: query.where }),
+  };
+}
 
 interface ListedEvent {
   id: number;

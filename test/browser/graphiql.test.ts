@@ -83,11 +83,11 @@ describe('GraphiQL at /graphql', () => {
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Delete');
     // One line, inserted as a paste would be: Monaco then neither auto-closes braces nor re-indents.
-    await page.keyboard.insertText(`query BrowserCheck { event(id: ${eventId}) { id title } }`);
+    await page.keyboard.insertText(`query BrowserCheck { event(id: ${eventId}) { id: databaseId title } }`);
     // Monaco renders spaces as no-break spaces.
     const shown = async (selector: string) => (await page.locator(selector).innerText()).replace(/\s+/g, ' ');
     expect(await shown('.graphiql-query-editor .view-lines')).toBe(
-      `query BrowserCheck { event(id: ${eventId}) { id title } }`,
+      `query BrowserCheck { event(id: ${eventId}) { id: databaseId title } }`,
     );
     await page.locator('.graphiql-execute-button').click();
 

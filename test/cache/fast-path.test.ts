@@ -59,7 +59,7 @@ beforeEach(() => {
 });
 
 const LIST = `${API}/events?per_page=5`;
-const GRAPHQL_LIST = '{ events(perPage: 5) { items { id title } } }';
+const GRAPHQL_LIST = '{ events(perPage: 5) { items { id: databaseId title } } }';
 
 describe('the cache-hit fast path', () => {
   it('answers a repeated anonymous read from the entry with the headers of a normal hit', async () => {

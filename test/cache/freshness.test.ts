@@ -138,22 +138,22 @@ async function graphqlWrite(kind: Kind, operation: Operation, target: Target): P
   const input = k.gqlInput(`Changed ${kind} ${++sequence}`);
   const [query, variables] =
     operation === 'create'
-      ? [`mutation($input: Create${n}Input!) { w: create${n}(input: $input) { id } }`, { input }]
+      ? [`mutation($input: Create${n}Input!) { w: create${n}(input: $input) { id: databaseId } }`, { input }]
       : operation === 'update'
         ? [
-            `mutation($input: Update${n}Input!) { w: update${n}(id: ${target.id}, input: $input) { id } }`,
+            `mutation($input: Update${n}Input!) { w: update${n}(id: ${target.id}, input: $input) { id: databaseId } }`,
             { input },
           ]
         : operation === 'update-by-slug'
           ? [
-              `mutation($input: Update${n}BySlugInput!) { w: update${n}BySlug(slug: "${target.slug}", input: $input) { id } }`,
+              `mutation($input: Update${n}BySlugInput!) { w: update${n}BySlug(slug: "${target.slug}", input: $input) { id: databaseId } }`,
               { input },
             ]
           : operation === 'trash' || (operation === 'force-delete' && !k.trash)
-            ? [`mutation { w: delete${n}(id: ${target.id}) { id } }`, {}]
+            ? [`mutation { w: delete${n}(id: ${target.id}) { id: databaseId } }`, {}]
             : operation === 'trash-by-slug'
-              ? [`mutation { w: delete${n}BySlug(slug: "${target.slug}") { id } }`, {}]
-              : [`mutation { w: delete${n}(id: ${target.id}, force: true) { id } }`, {}];
+              ? [`mutation { w: delete${n}BySlug(slug: "${target.slug}") { id: databaseId } }`, {}]
+              : [`mutation { w: delete${n}(id: ${target.id}, force: true) { id: databaseId } }`, {}];
   const res = await h.http.post('/graphql').auth(admin.login, admin.password).send({ query, variables });
   expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
   return (res.body.data.w as { id: number }).id;

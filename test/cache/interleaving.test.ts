@@ -118,14 +118,14 @@ describe('cache on and cache off answer the same', () => {
         } else {
           const query =
             kind === 'update-event'
-              ? `mutation { updateEvent(id: ${event}, input: { title: "${title}" }) { id } }`
+              ? `mutation { updateEvent(id: ${event}, input: { title: "${title}" }) { id: databaseId } }`
               : kind === 'trash-event'
-                ? `mutation { deleteEvent(id: ${event}) { id } }`
+                ? `mutation { deleteEvent(id: ${event}) { id: databaseId } }`
                 : kind === 'create-event'
-                  ? `mutation { createEvent(input: { title: "${title}", startDate: "${day} 09:00:00", endDate: "${day} 10:00:00" }) { id } }`
+                  ? `mutation { createEvent(input: { title: "${title}", startDate: "${day} 09:00:00", endDate: "${day} 10:00:00" }) { id: databaseId } }`
                   : kind === 'update-venue'
-                    ? `mutation { updateVenue(id: ${venue}, input: { name: "${title}" }) { id } }`
-                    : `mutation { createVenue(input: { name: "${title}" }) { id } }`;
+                    ? `mutation { updateVenue(id: ${venue}, input: { name: "${title}" }) { id: databaseId } }`
+                    : `mutation { createVenue(input: { name: "${title}" }) { id: databaseId } }`;
           const res = await via.post('/graphql').auth(admin.login, admin.password).send({ query });
           expect(res.status).toBeLessThan(500);
         }

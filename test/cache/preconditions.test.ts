@@ -232,7 +232,7 @@ describe.each(resources)('GraphQL $name: ifMatch', (resource) => {
     return body.data![query].version as string;
   };
   const UPDATE = `mutation($id: Int!, $input: Update${type}Input!, $ifMatch: String) {
-    ${update}(id: $id, input: $input, ifMatch: $ifMatch) { id version } }`;
+    ${update}(id: $id, input: $input, ifMatch: $ifMatch) { id: databaseId version } }`;
 
   it('a stale version fails with precondition_failed (412) and changes nothing; the current one applies', async () => {
     const record = await resource.create();
@@ -267,7 +267,7 @@ describe.each(resources)('GraphQL $name: ifMatch', (resource) => {
     await gql(UPDATE, { id: record.id, input: input(4) });
     const force = resource.deleteQuery ? ', force: true' : '';
     const stale = await gql(
-      `mutation($id: Int!, $ifMatch: String) { ${remove}(id: $id${force}, ifMatch: $ifMatch) { id } }`,
+      `mutation($id: Int!, $ifMatch: String) { ${remove}(id: $id${force}, ifMatch: $ifMatch) { id: databaseId } }`,
       { id: record.id, ifMatch: first },
     );
     expect(stale.body.errors?.[0]?.extensions.code).toBe('precondition_failed');

@@ -100,7 +100,7 @@ describe('Event.content', () => {
   it('costs no SQL statement of its own: it joins the event query', async () => {
     const count = async (selection: string) => {
       h.queries.length = 0;
-      await gql$(`{ events(perPage: 10) { items { id ${selection} } } }`);
+      await gql$(`{ events(perPage: 10) { items { id: databaseId ${selection} } } }`);
       return h.queries.length;
     };
     for (let i = 0; i < 12; i++) await createEvent(h.db, { title: `Filler ${i}` });
@@ -115,7 +115,7 @@ describe('Apollo Client InMemoryCache', () => {
     query ProtectedInList($id: Int!) {
       events(filter: { include: [$id] }) {
         items {
-          id
+          id: databaseId
           title
           content {
             withheld
@@ -128,7 +128,7 @@ describe('Apollo Client InMemoryCache', () => {
   const SINGLE = gql`
     query ProtectedUnlocked($id: Int!, $password: String!) {
       event(id: $id, password: $password) {
-        id
+        id: databaseId
         title
         content(password: $password) {
           withheld
@@ -143,7 +143,7 @@ describe('Apollo Client InMemoryCache', () => {
     query ProtectedInListDeprecated($id: Int!) {
       events(filter: { include: [$id] }) {
         items {
-          id
+          id: databaseId
           description
           contentWithheld
         }
@@ -153,7 +153,7 @@ describe('Apollo Client InMemoryCache', () => {
   const SINGLE_DEPRECATED = gql`
     query ProtectedUnlockedDeprecated($id: Int!, $password: String!) {
       event(id: $id, password: $password) {
-        id
+        id: databaseId
         description
         contentWithheld
       }

@@ -32,7 +32,7 @@ async function gql(
 const EVENTS = `query($filter: EventFilter, $page: Int, $perPage: Int, $password: String) {
   events(filter: $filter, page: $page, perPage: $perPage, password: $password) {
     pageInfo { page perPage total totalPages }
-    items { id title status localStartDate contentWithheld description featured venues { name } categories { slug } image { url } }
+    items { id: databaseId title status localStartDate contentWithheld description featured venues { name } categories { slug } image { url } }
   }
 }`;
 
@@ -309,7 +309,7 @@ describe('event and eventBySlug', () => {
   const ONE =
     'query($id: Int!, $password: String) { event(id: $id, password: $password) { title description } }';
   const BY_SLUG =
-    'query($slug: String!, $password: String) { eventBySlug(slug: $slug, password: $password) { id } }';
+    'query($slug: String!, $password: String) { eventBySlug(slug: $slug, password: $password) { id: databaseId } }';
 
   it('refuse trashed and password-protected events as REST does', async () => {
     const trashed = await gql(ONE, { id: ids.trashed }, editor);

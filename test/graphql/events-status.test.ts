@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const FIELDS = 'id slug eventStatus eventStatusReason';
+const FIELDS = 'id: databaseId slug eventStatus eventStatusReason';
 const REQUIRED = {
   title: 'GraphQL status',
   startDate: '2034-03-01 10:00:00',
@@ -71,7 +71,7 @@ describe('event status mutations', () => {
 
   it('refuses a value outside the enum before running', async () => {
     const res = await gql(
-      `mutation { createEvent(input: { title: "x", startDate: "2034-03-01", endDate: "2034-03-01", eventStatus: cancelled }) { id } }`,
+      `mutation { createEvent(input: { title: "x", startDate: "2034-03-01", endDate: "2034-03-01", eventStatus: cancelled }) { id: databaseId } }`,
       {},
       editor,
     );
@@ -105,7 +105,9 @@ describe('event status reads', () => {
   });
 
   it('exposes eventStatus and eventStatusReason', async () => {
-    const res = await gql(`{ events(filter: { ${WINDOW} }) { items { id eventStatus eventStatusReason } } }`);
+    const res = await gql(
+      `{ events(filter: { ${WINDOW} }) { items { id: databaseId eventStatus eventStatusReason } } }`,
+    );
     expect(res.errors).toBeUndefined();
     expect(res.data!.events.items).toEqual([
       { id: ids.scheduled, eventStatus: 'scheduled', eventStatusReason: null },
@@ -115,10 +117,12 @@ describe('event status reads', () => {
   });
 
   it('filters by any of the given statuses', async () => {
-    const one = await gql(`{ events(filter: { ${WINDOW}, eventStatus: [canceled] }) { items { id } } }`);
+    const one = await gql(
+      `{ events(filter: { ${WINDOW}, eventStatus: [canceled] }) { items { id: databaseId } } }`,
+    );
     expect(one.data!.events.items).toEqual([{ id: ids.canceled }]);
     const two = await gql(
-      `{ events(filter: { ${WINDOW}, eventStatus: [scheduled, postponed] }) { pageInfo { total } items { id } } }`,
+      `{ events(filter: { ${WINDOW}, eventStatus: [scheduled, postponed] }) { pageInfo { total } items { id: databaseId } } }`,
     );
     expect(two.data!.events.items).toEqual([{ id: ids.scheduled }, { id: ids.postponed }]);
     expect(two.data!.events.pageInfo.total).toBe(2);

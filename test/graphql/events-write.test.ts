@@ -40,15 +40,15 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const FIELDS = `id title slug status description excerpt url startDate endDate localStartDate localEndDate timezone timezoneAbbr allDay
+const FIELDS = `id: databaseId title slug status description excerpt url startDate endDate localStartDate localEndDate timezone timezoneAbbr allDay
   cost { formatted values currencySymbol currencyPosition } website showMap showMapLink hideFromListings sticky featured
-  author { id } image { id url } postParent { id }
-  venues { id name city } organizers { id name } categories { id name count } tags { id name count }`;
+  author { id: databaseId } image { id: databaseId url } postParent { id: databaseId }
+  venues { id: databaseId name city } organizers { id: databaseId name } categories { id: databaseId name count } tags { id: databaseId name count }`;
 const CREATE = `mutation($input: CreateEventInput!) { createEvent(input: $input) { ${FIELDS} } }`;
 const UPDATE = `mutation($id: Int!, $input: UpdateEventInput!) { updateEvent(id: $id, input: $input) { ${FIELDS} } }`;
 const UPDATE_BY_SLUG = `mutation($slug: String!, $input: UpdateEventBySlugInput!) { updateEventBySlug(slug: $slug, input: $input) { ${FIELDS} } }`;
-const DELETE = `mutation($id: Int!, $force: Boolean) { deleteEvent(id: $id, force: $force) { id status } }`;
-const DELETE_BY_SLUG = `mutation($slug: String!, $force: Boolean) { deleteEventBySlug(slug: $slug, force: $force) { id status } }`;
+const DELETE = `mutation($id: Int!, $force: Boolean) { deleteEvent(id: $id, force: $force) { id: databaseId status } }`;
+const DELETE_BY_SLUG = `mutation($slug: String!, $force: Boolean) { deleteEventBySlug(slug: $slug, force: $force) { id: databaseId status } }`;
 
 const REQUIRED = { title: 'Graph Event', startDate: '2031-01-15 18:00:00', endDate: '2031-01-15 21:00:00' };
 

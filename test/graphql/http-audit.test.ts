@@ -45,7 +45,7 @@ describe('request errors', () => {
     ['a document that does not validate', { query: '{ nope }' }, 'GRAPHQL_VALIDATION_FAILED', 200],
     [
       'a variable that does not coerce',
-      { query: 'query($id: Int!) { event(id: $id) { id } }', variables: { id: 'x' } },
+      { query: 'query($id: Int!) { event(id: $id) { id: databaseId } }', variables: { id: 'x' } },
       'BAD_USER_INPUT',
       400,
     ],

@@ -33,7 +33,7 @@ const INVALID = 'Invalid parameter.';
 
 describe('GraphQL input errors', () => {
   it('name the venue input fields', async () => {
-    const create = 'mutation($input: CreateVenueInput!) { createVenue(input: $input) { id } }';
+    const create = 'mutation($input: CreateVenueInput!) { createVenue(input: $input) { id: databaseId } }';
     const error = await errorOf(create, {
       input: { name: 'Named Hall', authorId: 999999, dateUtc: 'nope', geoLng: 200, website: 'no url' },
     });
@@ -45,7 +45,7 @@ describe('GraphQL input errors', () => {
     });
     const venue = await createVenue(h.db, { slug: 'named-hall' });
     const update =
-      'mutation($slug: String!, $input: UpdateVenueBySlugInput!) { updateVenueBySlug(slug: $slug, input: $input) { id } }';
+      'mutation($slug: String!, $input: UpdateVenueBySlugInput!) { updateVenueBySlug(slug: $slug, input: $input) { id: databaseId } }';
     const updated = await errorOf(update, { slug: venue.slug, input: { name: ' ', status: 'trash' } });
     expect(updated.extensions.data.params).toEqual({ name: INVALID, status: INVALID });
   });
@@ -53,7 +53,7 @@ describe('GraphQL input errors', () => {
   it('name the organizer input fields', async () => {
     const organizer = await createOrganizer(h.db, { slug: 'named-org' });
     const update =
-      'mutation($id: Int!, $input: UpdateOrganizerInput!) { updateOrganizer(id: $id, input: $input) { id } }';
+      'mutation($id: Int!, $input: UpdateOrganizerInput!) { updateOrganizer(id: $id, input: $input) { id: databaseId } }';
     const error = await errorOf(update, {
       id: organizer.id,
       input: { authorId: -4, date: 'before my birthday', image: 'not-an-image' },
@@ -63,7 +63,8 @@ describe('GraphQL input errors', () => {
   });
 
   it('name the category and tag input fields', async () => {
-    const create = 'mutation($input: CreateCategoryInput!) { createCategory(input: $input) { id } }';
+    const create =
+      'mutation($input: CreateCategoryInput!) { createCategory(input: $input) { id: databaseId } }';
     const error = await errorOf(create, { input: { name: 'Named', description: ' ', parentId: 987654 } });
     expect(error.message).toBe('Invalid parameter(s): description, parentId');
     expect(error.extensions.data.params).toEqual({ description: INVALID, parentId: INVALID });
@@ -72,12 +73,15 @@ describe('GraphQL input errors', () => {
       data: { taxonomy: 'tribe_events_cat', name: 'Named Child', slug: 'named-child', parentId: top.id },
     });
     const update =
-      'mutation($id: Int!, $input: UpdateCategoryInput!) { updateCategory(id: $id, input: $input) { id } }';
+      'mutation($id: Int!, $input: UpdateCategoryInput!) { updateCategory(id: $id, input: $input) { id: databaseId } }';
     const cycle = await errorOf(update, { id: top.id, input: { parentId: child.id } });
     expect(Object.keys(cycle.extensions.data.params)).toEqual(['parentId']);
-    const tag = await errorOf('mutation($input: CreateTagInput!) { createTag(input: $input) { id } }', {
-      input: { name: 'x'.repeat(201), slug: '!!!' },
-    });
+    const tag = await errorOf(
+      'mutation($input: CreateTagInput!) { createTag(input: $input) { id: databaseId } }',
+      {
+        input: { name: 'x'.repeat(201), slug: '!!!' },
+      },
+    );
     expect(tag.extensions.data.params).toEqual({ name: INVALID, slug: INVALID });
   });
 });

@@ -89,7 +89,7 @@ const lookups = () => [
 describe('single lookups are nullable', () => {
   it('finds the record when it exists and is readable', async () => {
     for (const { field, found } of lookups()) {
-      const body = await gql(`{ record: ${field}(${found}) { id } }`);
+      const body = await gql(`{ record: ${field}(${found}) { id: databaseId } }`);
       expect(body.errors, field).toBeUndefined();
       expect(body.data?.record?.id, field).toBeGreaterThan(0);
     }
@@ -102,7 +102,7 @@ describe('single lookups are nullable', () => {
         const args = lookup[kind];
         if (args === null) continue;
         const body = await gql(
-          `{ record: ${lookup.field}(${args}) { id } sibling: event(id: ${ids.event}) { title } }`,
+          `{ record: ${lookup.field}(${args}) { id: databaseId } sibling: event(id: ${ids.event}) { title } }`,
         );
         expect(body.data, lookup.field).toEqual({ record: null, sibling: { title: 'Open Air' } });
         expect(body.errors, lookup.field).toHaveLength(1);

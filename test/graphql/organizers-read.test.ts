@@ -36,7 +36,7 @@ afterAll(() => h.close());
 describe('organizer, organizerBySlug, organizers', () => {
   it('reads an organizer by id and slug', async () => {
     const { data, errors } = await gql(
-      `{ organizer(id: ${ids.acme}) { id name slug description url phone website email passwordProtected image { url } } }`,
+      `{ organizer(id: ${ids.acme}) { id: databaseId name slug description url phone website email passwordProtected image { url } } }`,
     );
     expect(errors).toBeUndefined();
     expect(data!.organizer).toEqual({
@@ -51,15 +51,19 @@ describe('organizer, organizerBySlug, organizers', () => {
       passwordProtected: false,
       image: null,
     });
-    expect((await gql('{ organizerBySlug(slug: "acme") { id } }')).data!.organizerBySlug.id).toBe(ids.acme);
+    expect((await gql('{ organizerBySlug(slug: "acme") { id: databaseId } }')).data!.organizerBySlug.id).toBe(
+      ids.acme,
+    );
   });
 
   it('uses the REST error codes and hides password-protected content', async () => {
-    expect((await gql('{ organizer(id: 999999) { id } }')).errors![0]!.extensions).toMatchObject({
+    expect((await gql('{ organizer(id: 999999) { id: databaseId } }')).errors![0]!.extensions).toMatchObject({
       code: 'organizer-not-found',
       http: { status: 404 },
     });
-    expect((await gql(`{ organizer(id: ${ids.draft}) { id } }`)).errors![0]!.extensions).toMatchObject({
+    expect(
+      (await gql(`{ organizer(id: ${ids.draft}) { id: databaseId } }`)).errors![0]!.extensions,
+    ).toMatchObject({
       code: 'organizer-not-accessible',
       http: { status: 403 },
     });

@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const CREATE =
-  'mutation($input: CreateOrganizerInput!) { createOrganizer(input: $input) { id name slug status email phone website } }';
+  'mutation($input: CreateOrganizerInput!) { createOrganizer(input: $input) { id: databaseId name slug status email phone website } }';
 
 describe('organizer mutations', () => {
   it('createOrganizer: 401 anonymous, creates, keeps e-mail as given, returns duplicates, validates', async () => {
@@ -87,7 +87,7 @@ describe('organizer mutations', () => {
     );
     expect(bySlug.data!.updateOrganizerBySlug.name).toBe('Renamed Org');
     const missing = await gql(
-      'mutation { updateOrganizerBySlug(slug: "nobody", input: { phone: "1" }) { id } }',
+      'mutation { updateOrganizerBySlug(slug: "nobody", input: { phone: "1" }) { id: databaseId } }',
       {},
       editor,
     );
@@ -96,7 +96,7 @@ describe('organizer mutations', () => {
       http: { status: 404 },
     });
     const refused = await gql(
-      `mutation { updateOrganizer(id: ${organizer.id}, input: { phone: "1" }) { id } }`,
+      `mutation { updateOrganizer(id: ${organizer.id}, input: { phone: "1" }) { id: databaseId } }`,
       {},
       contributor,
     );
@@ -110,16 +110,20 @@ describe('organizer mutations', () => {
       (await gql(`mutation { deleteOrganizer(id: ${organizer.id}) { status } }`, {}, editor)).data!
         .deleteOrganizer.status,
     ).toBe('trash');
-    expect((await gql(`{ event(id: ${event.id}) { organizers { id } } }`)).data!.event.organizers).toEqual(
-      [],
+    expect(
+      (await gql(`{ event(id: ${event.id}) { organizers { id: databaseId } } }`)).data!.event.organizers,
+    ).toEqual([]);
+    const again = await gql(
+      'mutation { deleteOrganizerBySlug(slug: "graph-del") { id: databaseId } }',
+      {},
+      editor,
     );
-    const again = await gql('mutation { deleteOrganizerBySlug(slug: "graph-del") { id } }', {}, editor);
     expect(again.errors![0]!.extensions).toMatchObject({
       code: 'organizer-is-in-trash',
       http: { status: 410 },
     });
     const purged = await gql(
-      'mutation { deleteOrganizerBySlug(slug: "graph-del", force: true) { id } }',
+      'mutation { deleteOrganizerBySlug(slug: "graph-del", force: true) { id: databaseId } }',
       {},
       editor,
     );

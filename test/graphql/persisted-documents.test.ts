@@ -12,6 +12,7 @@ import {
   CreateEventDocument,
   EventChangedDocument,
   EventWithVenueAndOrganizersDocument,
+  EventsConnectionDocument,
   UpcomingEventsDocument,
 } from '../../examples/generated/graphql.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -51,12 +52,14 @@ describe('the manifest codegen writes', () => {
       'CreateEvent',
       'EventChanged',
       'EventWithVenueAndOrganizers',
+      'EventsConnection',
       'UpcomingEvents',
     ]);
     for (const document of [
       CreateEventDocument,
       EventChangedDocument,
       EventWithVenueAndOrganizersDocument,
+      EventsConnectionDocument,
       UpcomingEventsDocument,
     ]) {
       const id = idOf(document);
@@ -220,7 +223,7 @@ describe('trusted documents only', () => {
     const client = new CalendarClient(endpoint, undefined, { persistedDocuments: true });
     const { pageInfo, items } = await client.upcomingEvents({}, 1, 5);
     expect(pageInfo.total).toBe(2);
-    const event = await client.event(items[0]!.id);
+    const event = await client.event(items[0]!.databaseId);
     expect(event?.title).toBe(items[0]!.title);
     // The same client sending texts is refused.
     await expect(new CalendarClient(endpoint).upcomingEvents()).rejects.toMatchObject({
@@ -261,7 +264,7 @@ describe('trusted documents only', () => {
 describe('automatic persisted queries (any document runs)', () => {
   let h: Harness;
   const listQuery = '{ events(perPage: 5) { pageInfo { total } items { title } } }';
-  const otherQuery = '{ events(perPage: 5) { items { id } } }';
+  const otherQuery = '{ events(perPage: 5) { items { id: databaseId } } }';
   let eventId = 0;
   const apq = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256(query) } });
 

@@ -80,17 +80,17 @@ describe('GraphQL reads', () => {
   });
 
   it('reads an event by slug', async () => {
-    const { data } = await gql('{ eventBySlug(slug: "carmen") { id } }');
+    const { data } = await gql('{ eventBySlug(slug: "carmen") { id: databaseId } }');
     expect(data!.eventBySlug.id).toBe(ids.event);
   });
 
   it('refuses drafts and unknown ids with the REST codes in extensions', async () => {
-    const draft = await gql('query($id: Int!) { event(id: $id) { id } }', { id: ids.draft });
+    const draft = await gql('query($id: Int!) { event(id: $id) { id: databaseId } }', { id: ids.draft });
     expect(draft.errors![0]!.extensions).toMatchObject({
       code: 'event-not-accessible',
       http: { status: 403 },
     });
-    const missing = await gql('{ event(id: 987654) { id } }');
+    const missing = await gql('{ event(id: 987654) { id: databaseId } }');
     expect(missing.errors![0]!.extensions).toMatchObject({
       code: 'rest-event-not-found',
       http: { status: 404 },
@@ -113,9 +113,9 @@ describe('GraphQL reads', () => {
   it('reads venues, organizers, categories and tags', async () => {
     const { data, errors } = await gql(
       `query($v: Int!, $o: Int!, $c: Int!, $t: Int!) {
-      venue(id: $v) { name } venueBySlug(slug: "opera") { id } venues { pageInfo { total } items { name } }
-      organizer(id: $o) { name } organizerBySlug(slug: "org") { id } organizers { pageInfo { total } }
-      category(id: $c) { name parent { id } url } categories { pageInfo { total } items { name } }
+      venue(id: $v) { name } venueBySlug(slug: "opera") { id: databaseId } venues { pageInfo { total } items { name } }
+      organizer(id: $o) { name } organizerBySlug(slug: "org") { id: databaseId } organizers { pageInfo { total } }
+      category(id: $c) { name parent { id: databaseId } url } categories { pageInfo { total } items { name } }
       tag(id: $t) { name count } tags { items { name } } }`,
       { v: ids.venue, o: ids.organizer, c: ids.child, t: ids.tag },
     );
@@ -133,14 +133,16 @@ describe('GraphQL reads', () => {
   });
 
   it('answers a tag id asked as a category with term-not-found', async () => {
-    const { errors } = await gql('query($id: Int!) { category(id: $id) { id } }', { id: ids.tag });
+    const { errors } = await gql('query($id: Int!) { category(id: $id) { id: databaseId } }', {
+      id: ids.tag,
+    });
     expect(errors![0]!.extensions).toMatchObject({ code: 'term-not-found', http: { status: 404 } });
   });
 
   it('refuses queries deeper than the limit, as a request error (400, no data)', async () => {
     const res = await h.http.post('/graphql').send({
       query:
-        '{ events { items { postParent { postParent { postParent { postParent { postParent { postParent { postParent { postParent { id } } } } } } } } } } }',
+        '{ events { items { postParent { postParent { postParent { postParent { postParent { postParent { postParent { postParent { id: databaseId } } } } } } } } } } }',
     });
     expect(res.status).toBe(400);
     const { data, errors } = res.body as {

@@ -63,7 +63,7 @@ afterAll(() => h.close());
 describe('category and tag by id', () => {
   it('reads a category with its parent and count', async () => {
     const { data, errors } = await gql(
-      'query($id: Int!) { category(id: $id) { id name slug description url count parent { name } } }',
+      'query($id: Int!) { category(id: $id) { id: databaseId name slug description url count parent { name } } }',
       { id: ids.opera },
     );
     expect(errors).toBeUndefined();
@@ -89,7 +89,7 @@ describe('category and tag by id', () => {
       ['category', ids.outdoor],
       ['tag', ids.music],
     ] as const) {
-      const { errors } = await gql(`query($id: Int!) { ${query}(id: $id) { id } }`, { id });
+      const { errors } = await gql(`query($id: Int!) { ${query}(id: $id) { id: databaseId } }`, { id });
       expect(errors![0]!.extensions).toMatchObject({ code: 'term-not-found', http: { status: 404 } });
     }
   });
@@ -170,7 +170,7 @@ describe('categories and tags lists', () => {
     for (let i = 0; i < 60; i++)
       await createTerm(h.db, 'tribe_events_cat', `Bulk ${String(i).padStart(2, '0')}`);
     const query = `query($perPage: Int) { categories(perPage: $perPage, filter: { hideEmpty: false }) {
-      pageInfo { total } items { id name count url parent { name } } } }`;
+      pageInfo { total } items { id: databaseId name count url parent { name } } } }`;
     const run = async (perPage: number) => {
       h.queries.length = 0;
       const { data, errors } = await gql(query, { perPage });

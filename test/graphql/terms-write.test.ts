@@ -25,17 +25,18 @@ async function gql(query: string, variables: Record<string, unknown>, role?: Rol
 const errorOf = (result: GqlResult) => result.errors?.[0]?.extensions;
 
 const CREATE_CATEGORY = `mutation($input: CreateCategoryInput!) {
-  createCategory(input: $input) { id name slug description count parent { id name } }
+  createCategory(input: $input) { id: databaseId name slug description count parent { id: databaseId name } }
 }`;
 const UPDATE_CATEGORY = `mutation($id: Int!, $input: UpdateCategoryInput!) {
-  updateCategory(id: $id, input: $input) { id name slug description parent { id } }
+  updateCategory(id: $id, input: $input) { id: databaseId name slug description parent { id: databaseId } }
 }`;
-const DELETE_CATEGORY = 'mutation($id: Int!) { deleteCategory(id: $id) { id name count parent { id } } }';
+const DELETE_CATEGORY =
+  'mutation($id: Int!) { deleteCategory(id: $id) { id: databaseId name count parent { id: databaseId } } }';
 const CREATE_TAG =
-  'mutation($input: CreateTagInput!) { createTag(input: $input) { id name slug description count } }';
+  'mutation($input: CreateTagInput!) { createTag(input: $input) { id: databaseId name slug description count } }';
 const UPDATE_TAG =
-  'mutation($id: Int!, $input: UpdateTagInput!) { updateTag(id: $id, input: $input) { id name slug } }';
-const DELETE_TAG = 'mutation($id: Int!) { deleteTag(id: $id) { id name count } }';
+  'mutation($id: Int!, $input: UpdateTagInput!) { updateTag(id: $id, input: $input) { id: databaseId name slug } }';
+const DELETE_TAG = 'mutation($id: Int!) { deleteTag(id: $id) { id: databaseId name count } }';
 
 beforeAll(async () => {
   h = await startHarness();

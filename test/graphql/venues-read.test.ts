@@ -55,8 +55,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const FIELDS = `id slug name description url address city stateProvince zip website showMap showMapLink geoLat geoLng
-  passwordProtected status image { url } author { id name }`;
+const FIELDS = `id: databaseId slug name description url address city stateProvince zip website showMap showMapLink geoLat geoLng
+  passwordProtected status image { url } author { id: databaseId name }`;
 
 describe('venue, venueBySlug', () => {
   it('reads a venue with its relations', async () => {
@@ -84,21 +84,23 @@ describe('venue, venueBySlug', () => {
       image: { url: 'http://img.example/opera.jpg' },
       author: { id: editor.id, name: editor.login },
     });
-    const bySlug = await gql('{ venueBySlug(slug: "opera") { id } }');
+    const bySlug = await gql('{ venueBySlug(slug: "opera") { id: databaseId } }');
     expect(bySlug.data!.venueBySlug.id).toBe(ids.opera);
   });
 
   it('gives the REST codes in extensions: 404 venue-not-found, 403 venue-not-accessible', async () => {
-    const missing = await gql('{ venue(id: 999999) { id } }');
+    const missing = await gql('{ venue(id: 999999) { id: databaseId } }');
     expect(missing.errors![0]!.extensions).toMatchObject({ code: 'venue-not-found', http: { status: 404 } });
-    const bySlug = await gql('{ venueBySlug(slug: "none") { id } }');
+    const bySlug = await gql('{ venueBySlug(slug: "none") { id: databaseId } }');
     expect(bySlug.errors![0]!.extensions.code).toBe('venue-not-found');
-    const draft = await gql(`{ venue(id: ${ids.draft}) { id } }`);
+    const draft = await gql(`{ venue(id: ${ids.draft}) { id: databaseId } }`);
     expect(draft.errors![0]!.extensions).toMatchObject({
       code: 'venue-not-accessible',
       http: { status: 403 },
     });
-    expect((await gql(`{ venue(id: ${ids.draft}) { id } }`, {}, editor)).data!.venue.id).toBe(ids.draft);
+    expect((await gql(`{ venue(id: ${ids.draft}) { id: databaseId } }`, {}, editor)).data!.venue.id).toBe(
+      ids.draft,
+    );
   });
 
   it('hides the content of a password-protected venue from those who may not edit it (D6)', async () => {

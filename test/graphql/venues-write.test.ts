@@ -38,7 +38,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const CREATE = `mutation($input: CreateVenueInput!) { createVenue(input: $input) {
-  id name slug status city stateProvince geoLat geoLng showMap website author { id } } }`;
+  id: databaseId name slug status city stateProvince geoLat geoLng showMap website author { id: databaseId } } }`;
 
 describe('createVenue', () => {
   it('refuses anonymous callers with rest_forbidden 401', async () => {
@@ -91,7 +91,7 @@ describe('createVenue', () => {
   });
 
   it('takes an image URL from those who may upload, a publication date, and an existing author', async () => {
-    const query = `mutation($input: CreateVenueInput!) { createVenue(input: $input) { image { url } publishedAt author { id } } }`;
+    const query = `mutation($input: CreateVenueInput!) { createVenue(input: $input) { image { url } publishedAt author { id: databaseId } } }`;
     const { data, errors } = await gql(
       query,
       {
@@ -158,7 +158,7 @@ describe('updateVenue, updateVenueBySlug', () => {
     const anonymous = await gql(`{ venue(id: ${venue.id}) { name address } }`);
     expect(anonymous.data!.venue).toEqual({ name: venue.name, address: '' });
     const bySlug = await gql(
-      'mutation { updateVenueBySlug(slug: "graph-pw", input: { password: "x" }) { id } }',
+      'mutation { updateVenueBySlug(slug: "graph-pw", input: { password: "x" }) { id: databaseId } }',
       {},
       author,
     );
@@ -184,15 +184,29 @@ describe('deleteVenue, deleteVenueBySlug', () => {
   it('trashes (unlinking events), then 410, and force deletes for good for editors', async () => {
     const venue = await createVenue(h.db, { slug: 'graph-doomed', authorId: author.id });
     const event = await createEvent(h.db, { venueIds: [venue.id] });
-    const trashed = await gql(`mutation { deleteVenue(id: ${venue.id}) { id status } }`, {}, author);
+    const trashed = await gql(
+      `mutation { deleteVenue(id: ${venue.id}) { id: databaseId status } }`,
+      {},
+      author,
+    );
     expect(trashed.data!.deleteVenue).toEqual({ id: venue.id, status: 'trash' });
-    expect((await gql(`{ event(id: ${event.id}) { venues { id } } }`)).data!.event.venues).toEqual([]);
-    const again = await gql('mutation { deleteVenueBySlug(slug: "graph-doomed") { id } }', {}, author);
+    expect(
+      (await gql(`{ event(id: ${event.id}) { venues { id: databaseId } } }`)).data!.event.venues,
+    ).toEqual([]);
+    const again = await gql(
+      'mutation { deleteVenueBySlug(slug: "graph-doomed") { id: databaseId } }',
+      {},
+      author,
+    );
     expect(again.errors![0]!.extensions).toMatchObject({ code: 'venue-is-in-trash', http: { status: 410 } });
-    const notEditor = await gql(`mutation { deleteVenue(id: ${venue.id}, force: true) { id } }`, {}, author);
+    const notEditor = await gql(
+      `mutation { deleteVenue(id: ${venue.id}, force: true) { id: databaseId } }`,
+      {},
+      author,
+    );
     expect(notEditor.errors![0]!.extensions.code).toBe('rest_forbidden');
     const purged = await gql(
-      'mutation { deleteVenueBySlug(slug: "graph-doomed", force: true) { id name } }',
+      'mutation { deleteVenueBySlug(slug: "graph-doomed", force: true) { id: databaseId name } }',
       {},
       editor,
     );

@@ -163,7 +163,7 @@ describe('request ids', () => {
     const res = await http
       .post('/graphql')
       .set('X-Request-Id', 'gql-trace-7')
-      .send({ query: '{ event(id: 987654) { id } }' })
+      .send({ query: '{ event(id: 987654) { id: databaseId } }' })
       .expect(200);
     expect(res.headers['x-request-id']).toBe('gql-trace-7');
     expect(logLines.some((line) => line.reqId === 'gql-trace-7' && line.route === '/graphql')).toBe(true);

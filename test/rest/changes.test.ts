@@ -148,7 +148,7 @@ describe('GET /changes', () => {
 describe('GraphQL changes(since:)', () => {
   const query = `query ($since: String, $perPage: Int) {
     changes(since: $since, perPage: $perPage) {
-      events { id title status } venues { id name } categories { id name } tags { id }
+      events { id: databaseId title status } venues { id: databaseId name } categories { id: databaseId name } tags { id: databaseId }
       deleted { events venues organizers categories tags } next hasMore
     }
   }`;

@@ -282,7 +282,7 @@ describe('GET /events.ics', () => {
     expect([...followed.keys()]).toEqual([...all.keys()]);
 
     const gql = await h.http.post('/graphql').send({
-      query: `{ events(filter: { startDate: "2033-03-01", endDate: "2033-04-30" }) { icsUrl items { id icsUrl } } }`,
+      query: `{ events(filter: { startDate: "2033-03-01", endDate: "2033-04-30" }) { icsUrl items { id: databaseId icsUrl } } }`,
     });
     expect(gql.body.errors).toBeUndefined();
     expect(gql.body.data.events.icsUrl).toMatch(/^webcal:\/\/.*\/events\.ics\?.*start_date=2033-03-01/);
@@ -326,7 +326,9 @@ describe('event status and SEQUENCE', () => {
     const gql = await h.http
       .post('/graphql')
       .set('Authorization', basicAuth(editor))
-      .send({ query: `mutation { updateEvent(id: ${id}, input: { eventStatus: canceled }) { id } }` });
+      .send({
+        query: `mutation { updateEvent(id: ${id}, input: { eventStatus: canceled }) { id: databaseId } }`,
+      });
     expect(gql.body.errors).toBeUndefined();
     expect(await sequence()).toBe(2);
     await rest({ venue: venue.id });

@@ -114,7 +114,7 @@ describe('CORS', () => {
 });
 
 describe('GraphQL refuses what a browser sends cross-site without a preflight', () => {
-  const mutation = 'mutation { createCategory(input: { name: "csrf" }) { id } }';
+  const mutation = 'mutation { createCategory(input: { name: "csrf" }) { id: databaseId } }';
   it.each([
     ['application/x-www-form-urlencoded', `query=${encodeURIComponent(mutation)}`],
     [
@@ -181,7 +181,7 @@ describe('no 5xx for any input', () => {
       'GraphQL variables',
       () =>
         h.http.post('/graphql').send({
-          query: 'query($s: String) { events(filter: { search: $s }) { items { id } } }',
+          query: 'query($s: String) { events(filter: { search: $s }) { items { id: databaseId } } }',
           variables: { s: 'a\u0000b' },
         }),
     ],

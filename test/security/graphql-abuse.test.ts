@@ -71,7 +71,7 @@ describe('GraphQL', () => {
     ],
     [
       'a query 11 levels deep',
-      '{ events { items { postParent { postParent { postParent { postParent { postParent { postParent { postParent { postParent { id } } } } } } } } } } }',
+      '{ events { items { postParent { postParent { postParent { postParent { postParent { postParent { postParent { postParent { id: databaseId } } } } } } } } } } }',
       'query_too_deep',
     ],
   ])('refuses %s with a coded error before running it', async (_name, query, code) => {
@@ -184,7 +184,7 @@ describe('GraphQL', () => {
     try {
       for (let i = 0; i < 30; i++) await createEvent(slow.db, { title: `Slow ${i}` });
       const res = await slow.http.post('/graphql').send({
-        query: `{ a: events(perPage: 50) { items { ${FULL_EVENT} } } b: events(perPage: 50, page: 1) { items { id title } } }`,
+        query: `{ a: events(perPage: 50) { items { ${FULL_EVENT} } } b: events(perPage: 50, page: 1) { items { id: databaseId title } } }`,
       });
       const codes = (res.body.errors as Array<{ extensions: { code: string } }>).map(
         (e) => e.extensions.code,
@@ -204,9 +204,12 @@ describe('long strings and long lists (REST and GraphQL)', () => {
       expect(get.status, path).toBe(400);
       expect(get.body.data.params).toHaveProperty('search');
     }
-    const gqlRes = await gql('query($s: String) { events(filter: { search: $s }) { items { id } } }', {
-      s: longSearch,
-    });
+    const gqlRes = await gql(
+      'query($s: String) { events(filter: { search: $s }) { items { id: databaseId } } }',
+      {
+        s: longSearch,
+      },
+    );
     expect(gqlRes.body.errors[0].extensions.code).toBe('rest_invalid_param');
   });
 
@@ -221,7 +224,7 @@ describe('long strings and long lists (REST and GraphQL)', () => {
       const res = await h.http.get(`${API}${path}?include=${ids}`);
       expect(res.status, path).toBe(400);
     }
-    const gqlRes = await gql(`{ events(filter: { include: [${ids}] }) { items { id } } }`);
+    const gqlRes = await gql(`{ events(filter: { include: [${ids}] }) { items { id: databaseId } } }`);
     expect(gqlRes.body.errors[0].extensions.code).toBe('rest_invalid_param');
   });
 

@@ -76,7 +76,7 @@ describe(`${MANY} venues within a radius`, () => {
       .post('/graphql')
       .send({
         query:
-          '{ events(perPage: 5, filter: { near: { lat: 48.85, lng: 2.35, radius: 100 } }) { pageInfo { total } items { id } } }',
+          '{ events(perPage: 5, filter: { near: { lat: 48.85, lng: 2.35, radius: 100 } }) { pageInfo { total } items { id: databaseId } } }',
       })
       .expect(200);
     expect(res.body.errors).toBeUndefined();

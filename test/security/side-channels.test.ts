@@ -125,7 +125,7 @@ describe.each(VIEWERS)('viewer %s', (viewer) => {
 
     it.each(ofEvent('*'))('GraphQL %s of the event', async (name, _path, _key, link) => {
       const res = await graphql(
-        `{ ${name}(filter: { event: ${fixture[state].event}${name === 'categories' || name === 'tags' ? ', hideEmpty: false' : ''} }) { items { id } } }`,
+        `{ ${name}(filter: { event: ${fixture[state].event}${name === 'categories' || name === 'tags' ? ', hideEmpty: false' : ''} }) { items { id: databaseId } } }`,
         viewer,
       );
       if (!knows(viewer, state)) {
@@ -172,7 +172,7 @@ describe.each(VIEWERS)('viewer %s', (viewer) => {
     it.each(filters)('GraphQL events filtered by %s finds it only when open', async (_name, _rest, gql) => {
       const args = viewer === 'password' ? `, password: "${PASSWORD}"` : '';
       const res = await graphql(
-        `{ events(filter: { startDate: "2031-06-01", endDate: "2031-06-30", ${gql()} }${args}) { items { id } } }`,
+        `{ events(filter: { startDate: "2031-06-01", endDate: "2031-06-30", ${gql()} }${args}) { items { id: databaseId } } }`,
         viewer,
       );
       expect(res.body.errors).toBeUndefined();

@@ -117,8 +117,8 @@ async function holds(on: Instance, count: number) {
   }
 }
 
-const CREATE = `mutation($input: CreateEventInput!) { createEvent(input: $input) { id } }`;
-const UPDATE = `mutation($id: Int!, $input: UpdateEventInput!) { updateEvent(id: $id, input: $input) { id } }`;
+const CREATE = `mutation($input: CreateEventInput!) { createEvent(input: $input) { id: databaseId } }`;
+const UPDATE = `mutation($id: Int!, $input: UpdateEventInput!) { updateEvent(id: $id, input: $input) { id: databaseId } }`;
 const WHEN = { startDate: '2031-06-01 10:00:00', endDate: '2031-06-01 12:00:00' };
 
 describe('subscriptions across instances (Redis)', () => {

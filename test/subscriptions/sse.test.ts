@@ -90,12 +90,12 @@ async function feedHolds(count: number) {
   }
 }
 
-const EVENT_FIELDS = `id operation event { id title status description contentWithheld venues { id } }`;
+const EVENT_FIELDS = `id operation event { id: databaseId title status description contentWithheld venues { id: databaseId } }`;
 const EVENTS = `subscription($filter: EventChangeFilter, $password: String) {
   eventChanged(filter: $filter, password: $password) { ${EVENT_FIELDS} } }`;
-const CREATE = `mutation($input: CreateEventInput!) { createEvent(input: $input) { id } }`;
-const UPDATE = `mutation($id: Int!, $input: UpdateEventInput!) { updateEvent(id: $id, input: $input) { id } }`;
-const TRASH = `mutation($id: Int!) { deleteEvent(id: $id) { id } }`;
+const CREATE = `mutation($input: CreateEventInput!) { createEvent(input: $input) { id: databaseId } }`;
+const UPDATE = `mutation($id: Int!, $input: UpdateEventInput!) { updateEvent(id: $id, input: $input) { id: databaseId } }`;
+const TRASH = `mutation($id: Int!) { deleteEvent(id: $id) { id: databaseId } }`;
 const WHEN = { startDate: '2031-05-01 10:00:00', endDate: '2031-05-01 12:00:00' };
 
 async function createEvent(input: Record<string, unknown>, as: Credentials = editor): Promise<number> {
@@ -192,8 +192,9 @@ describe('eventChanged over SSE', () => {
   });
 
   it("never shows a protected event's content to who did not unlock it; its password or the right to edit does", async () => {
-    const venue = (await gql(`mutation { createVenue(input: { name: "Hall" }) { id } }`, {}, editor))
-      .createVenue.id;
+    const venue = (
+      await gql(`mutation { createVenue(input: { name: "Hall" }) { id: databaseId } }`, {}, editor)
+    ).createVenue.id;
     const anonymous = await listen(EVENTS);
     const unlocked = await listen(EVENTS, { variables: { password: 'sesame' } });
     const editorial = await listen(EVENTS, { authorization: basicAuth(editor) });
@@ -224,10 +225,12 @@ describe('eventChanged over SSE', () => {
   });
 
   it('filters on blanked fields never match a protected event the subscriber cannot unlock (D21)', async () => {
-    const venue = (await gql(`mutation { createVenue(input: { name: "Cellar" }) { id } }`, {}, editor))
-      .createVenue.id;
-    const elsewhere = (await gql(`mutation { createVenue(input: { name: "Roof" }) { id } }`, {}, editor))
-      .createVenue.id;
+    const venue = (
+      await gql(`mutation { createVenue(input: { name: "Cellar" }) { id: databaseId } }`, {}, editor)
+    ).createVenue.id;
+    const elsewhere = (
+      await gql(`mutation { createVenue(input: { name: "Roof" }) { id: databaseId } }`, {}, editor)
+    ).createVenue.id;
     const atVenue = await listen(EVENTS, { variables: { filter: { venues: [venue] } } });
     const withPassword = await listen(EVENTS, {
       variables: { filter: { venues: [venue] }, password: 'cellar' },
@@ -258,7 +261,11 @@ describe('eventChanged over SSE', () => {
 
   it('a filter naming a venue the subscriber may not read answers as for an unknown one', async () => {
     const draftVenue = (
-      await gql(`mutation { createVenue(input: { name: "Unopened", status: draft }) { id } }`, {}, editor)
+      await gql(
+        `mutation { createVenue(input: { name: "Unopened", status: draft }) { id: databaseId } }`,
+        {},
+        editor,
+      )
     ).createVenue.id;
     for (const venues of [[draftVenue], [999_999]]) {
       const refused = await listen(EVENTS, { variables: { filter: { venues } } });
@@ -325,30 +332,37 @@ describe('venues, organizers and terms', () => {
       `subscription { termChanged { id operation category { name } tag { name } } }`,
     );
     await feedHolds(3);
-    await gql(`mutation { createVenue(input: { name: "Draft hall", status: draft }) { id } }`, {}, editor);
-    const venue = (await gql(`mutation { createVenue(input: { name: "Main hall" }) { id } }`, {}, editor))
-      .createVenue.id;
+    await gql(
+      `mutation { createVenue(input: { name: "Draft hall", status: draft }) { id: databaseId } }`,
+      {},
+      editor,
+    );
+    const venue = (
+      await gql(`mutation { createVenue(input: { name: "Main hall" }) { id: databaseId } }`, {}, editor)
+    ).createVenue.id;
     expect(await venues.next()).toEqual({
       data: {
         venueChanged: { id: venue, operation: 'created', venue: { name: 'Main hall', status: 'publish' } },
       },
     });
-    const organizer = (await gql(`mutation { createOrganizer(input: { name: "Ann" }) { id } }`, {}, editor))
-      .createOrganizer.id;
+    const organizer = (
+      await gql(`mutation { createOrganizer(input: { name: "Ann" }) { id: databaseId } }`, {}, editor)
+    ).createOrganizer.id;
     expect((await organizers.next()).data.organizerChanged).toEqual({
       id: organizer,
       operation: 'created',
       organizer: { name: 'Ann' },
     });
-    const category = (await gql(`mutation { createCategory(input: { name: "Jazz" }) { id } }`, {}, editor))
-      .createCategory.id;
+    const category = (
+      await gql(`mutation { createCategory(input: { name: "Jazz" }) { id: databaseId } }`, {}, editor)
+    ).createCategory.id;
     expect((await terms.next()).data.termChanged).toEqual({
       id: category,
       operation: 'created',
       category: { name: 'Jazz' },
       tag: null,
     });
-    await gql(`mutation($id: Int!) { deleteCategory(id: $id) { id } }`, { id: category }, editor);
+    await gql(`mutation($id: Int!) { deleteCategory(id: $id) { id: databaseId } }`, { id: category }, editor);
     expect((await terms.next()).data.termChanged).toEqual({
       id: category,
       operation: 'deleted',
@@ -414,7 +428,7 @@ describe('limits', () => {
 
 describe('fan-out', () => {
   it('asks once per change whether it is in view for subscribers who see alike, then reads once each', async () => {
-    const QUERY = 'subscription { eventChanged { id event { id } } }';
+    const QUERY = 'subscription { eventChanged { id event { id: databaseId } } }';
     /** Statements run after one write's commit to deliver it to `count` anonymous subscribers. */
     const statementsFor = async (count: number) => {
       const subscribers = [];
