@@ -12,7 +12,9 @@ import {
 import type { Context } from '../context.js';
 import type { Db } from '../db/client.js';
 import { assertReadable } from '../domain/visibility.js';
+import type { ConnectionPage, CursorArgs } from '../services/keyset.js';
 import type { LinkedKind, LinkedListFilter } from '../services/linked-lists.js';
+import { getRefFromModel, queryFromInfo } from '@pothos/plugin-prisma';
 import {
   type LinkedKey,
   type LinkedPostInput,
@@ -63,6 +65,13 @@ export interface LinkedSchemaResource<Input extends LinkedPostInput, Own extends
     page: number | null | undefined,
     perPage: number | null | undefined,
   ): Promise<LinkedPage>;
+  /** One cursor page of the same list, its rows loaded with the selection `query`. */
+  connection(
+    ctx: Context,
+    filter: LinkedListFilter,
+    args: CursorArgs,
+    query: Query,
+  ): Promise<ConnectionPage<LinkedRow> & { totalCount: () => Promise<number> }>;
   create(w: WriteScope, input: Input): Promise<{ record: { id: number } }>;
   update(w: WriteScope, key: LinkedKey, input: Input): Promise<{ id: number }>;
   remove<T>(
@@ -184,6 +193,27 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
       },
       resolve: (_root, { filter, page, perPage }, ctx) => resource.archive(ctx, filter ?? {}, page, perPage),
     }),
+    [`${kind}sConnection`]: t.connection(
+      {
+        type: getRefFromModel(model, builder),
+        description: `The ${many.toLowerCase()} of \`${kind}s\` (same filters, order and visibility) as a Relay connection, paged by cursor`,
+        args: {
+          filter: t.arg({
+            type: Filter,
+            description: `Which ${many.toLowerCase()}; every one you may list when absent`,
+          }),
+        },
+        resolve: (_root, { filter, ...cursorArgs }, ctx, info) =>
+          resource.connection(
+            ctx,
+            filter ?? {},
+            cursorArgs,
+            queryFromInfo({ context: ctx, info, path: ['edges', 'node'], typeName: model }),
+          ) as never,
+      },
+      { name: `${one}Connection`, description: `A page of ${many.toLowerCase()} with cursors` },
+      { name: `${one}Edge`, description: `${capital(article)} and its cursor` },
+    ),
   }));
 
   const ifMatch = builder.args((t) => ({ ifMatch: t.string({ description: IF_MATCH_DESCRIPTION }) }));

@@ -19,6 +19,7 @@ import {
   createOrMatchOrganizer,
   deleteOrganizer,
   organizerArchive,
+  organizerConnection,
   updateOrganizer,
 } from '../services/organizers.js';
 
@@ -107,6 +108,10 @@ export const { CreateInput: CreateOrganizerInput } = defineLinkedPostSchema({
       take: page.take,
     }),
   archive: (ctx, filter, page, perPage) => organizerArchive(ctx.db, ctx, filter, page, perPage),
+  connection: (ctx, filter, args, query) =>
+    organizerConnection(ctx.db, ctx, filter, args, (window) =>
+      ctx.db.organizer.findMany({ ...query, ...window }),
+    ),
   create: createOrMatchOrganizer,
   update: updateOrganizer,
   remove: deleteOrganizer,

@@ -12,7 +12,8 @@ import {
 } from './common.js';
 import { recordVersion } from '../domain/versions.js';
 import { TAXONOMY_PATH, type Taxonomy } from '../domain/urls.js';
-import { type TermArchive, termArchive, termsOfPage } from '../services/term-lists.js';
+import { type TermArchive, termArchive, termConnection, termsOfPage } from '../services/term-lists.js';
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import {
   CATEGORY,
   type TermInput,
@@ -237,6 +238,28 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
       resolve: (_root, { filter, orderBy, order, page, perPage }, ctx) =>
         termArchive(ctx, taxonomy, { ...filter, orderby: orderBy, order }, page, perPage),
     }),
+    [`${plural}Connection`]: t.connection(
+      {
+        type: Term,
+        description: `The ${plural} of \`${plural}\` (same filters and order) as a Relay connection, paged by cursor`,
+        args: {
+          filter: t.arg({
+            type: Filter,
+            description: `Which ${plural}; all (non-empty by default) when absent`,
+          }),
+          orderBy: t.arg({ type: TermOrderField, defaultValue: 'name', description: 'The sort key' }),
+          order: t.arg({ type: SortOrder, defaultValue: 'asc', description: 'The sort direction' }),
+        },
+        resolve: (_root, { filter, orderBy, order, ...cursorArgs }, ctx, info) => {
+          const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'], typeName: one });
+          return termConnection(ctx, taxonomy, { ...filter, orderby: orderBy, order }, cursorArgs, (ids) =>
+            ctx.db.term.findMany({ ...query, where: { id: { in: ids } } }),
+          );
+        },
+      },
+      { name: `${one}Connection`, description: `A page of ${plural} with cursors` },
+      { name: `${one}Edge`, description: `A ${label} and its cursor` },
+    ),
   }));
 
   builder.mutationFields((t) => ({

@@ -21,6 +21,7 @@ import {
   deleteVenue,
   updateVenue,
   venueArchive,
+  venueConnection,
 } from '../services/venues.js';
 
 const HIDDEN = '; "" while password-protected (unless you may edit it)';
@@ -157,6 +158,8 @@ export const { CreateInput: CreateVenueInput } = defineLinkedPostSchema({
       take: page.take,
     }),
   archive: (ctx, filter, page, perPage) => venueArchive(ctx.db, ctx, filter, page, perPage),
+  connection: (ctx, filter, args, query) =>
+    venueConnection(ctx.db, ctx, filter, args, (window) => ctx.db.venue.findMany({ ...query, ...window })),
   create: createOrMatchVenue,
   update: updateVenue,
   remove: deleteVenue,

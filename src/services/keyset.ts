@@ -21,7 +21,7 @@ export interface CursorArgs {
   before?: string | null;
 }
 
-type Value = number | string | Date;
+export type Value = number | string | Date;
 type Condition = Record<string, unknown>;
 
 /** What to fetch for one connection page: the bound conditions, the order and how many rows. */
@@ -34,6 +34,9 @@ export interface KeysetWindow {
   size: number;
   backward: boolean;
   args: CursorArgs;
+  /** The decoded sort keys of `after` and `before`, for lists that write their own SQL. */
+  afterKey: Value[] | null;
+  beforeKey: Value[] | null;
 }
 
 export interface Edge<T> {
@@ -66,7 +69,7 @@ export function sortKeysOf(
   );
 }
 
-const flip = (direction: Direction): Direction => (direction === 'asc' ? 'desc' : 'asc');
+export const flip = (direction: Direction): Direction => (direction === 'asc' ? 'desc' : 'asc');
 
 export function encodeCursor(keys: readonly SortKey[], row: object): string {
   const values = keys.map(({ field, kind }) => {
@@ -130,13 +133,15 @@ export function keysetWindow(keys: readonly SortKey[], args: CursorArgs): Keyset
   const backward = last != null;
   // As `perPage`: larger pages are lowered to the maximum rather than refused.
   const size = Math.min(backward ? last : (first ?? DEFAULT_PER_PAGE), MAX_PER_PAGE);
+  const afterKey = after ? decodeCursor(keys, after, 'after') : null;
+  const beforeKey = before ? decodeCursor(keys, before, 'before') : null;
   const bounds: Condition[] = [];
-  if (after) bounds.push(beyond(keys, decodeCursor(keys, after, 'after'), true));
-  if (before) bounds.push(beyond(keys, decodeCursor(keys, before, 'before'), false));
+  if (afterKey) bounds.push(beyond(keys, afterKey, true));
+  if (beforeKey) bounds.push(beyond(keys, beforeKey, false));
   const orderBy = keys.map(({ field, direction }) => ({
     [field]: backward ? flip(direction) : direction,
   }));
-  return { bounds, orderBy, take: size + 1, size, backward, args };
+  return { bounds, orderBy, take: size + 1, size, backward, args, afterKey, beforeKey };
 }
 
 /** The page's edges (in list order) and where it stands, from the rows the window fetched. */

@@ -7,6 +7,7 @@ import { normalizePaging } from '../domain/paging.js';
 import { type Viewer, can, listableStatuses } from '../domain/permissions.js';
 import { contentOpenWhere, eventLinksAccess } from '../domain/visibility.js';
 import { archivePage } from './archive.js';
+import { type CursorArgs, connectionPage, keysetWindow, sortKeysOf } from './keyset.js';
 
 // The venue and organizer lists (docs/reference.md §8): the filters both kinds share, the page and the
 // parameters that reproduce it; `venues.ts` and `organizers.ts` add `search` over their own fields.
@@ -140,6 +141,27 @@ export async function linkedListQuery(
   };
 }
 
+/** Venue and organizer lists: newest first. */
+const LINKED_ORDER = [{ publishedAt: 'desc' as const }, { id: 'desc' as const }];
+const LINKED_SORT_KEYS = sortKeysOf(LINKED_ORDER, { publishedAt: 'date', id: 'int' });
+
+/** One cursor page of a venue or organizer list (GraphQL `venuesConnection`, `organizersConnection`). */
+export async function linkedConnection<Where, Row extends object>(
+  where: Where,
+  args: CursorArgs,
+  find: (args: { where: Where; orderBy: object[]; take: number }) => Promise<Row[]>,
+  count: (where: Where) => Promise<number>,
+) {
+  const window = keysetWindow(LINKED_SORT_KEYS, args);
+  const rows = await find({
+    // Both kinds' where inputs take `AND` lists of conditions on their own columns.
+    where: (window.bounds.length ? { AND: [where, ...window.bounds] } : where) as Where,
+    orderBy: window.orderBy,
+    take: window.take,
+  });
+  return { ...connectionPage(LINKED_SORT_KEYS, window, rows, (row) => row), totalCount: () => count(where) };
+}
+
 /** One page of a venue or organizer list; `count` runs the kind's own query. */
 export async function linkedArchive<Where>(
   kind: LinkedKind,
@@ -147,9 +169,8 @@ export async function linkedArchive<Where>(
   paging: { page: number | null | undefined; perPage: number | null | undefined },
   count: (where: Where) => Promise<number>,
 ) {
-  const orderBy = [{ publishedAt: 'desc' as const }, { id: 'desc' as const }];
   return archivePage(
-    { where, orderBy },
+    { where, orderBy: [...LINKED_ORDER] },
     normalizePaging(paging.page, paging.perPage),
     count,
     () =>

@@ -2,7 +2,14 @@ import type { Scope } from '../context.js';
 import type { Db } from '../db/client.js';
 import type { Organizer, Prisma } from '../generated/sqlite/client.js';
 import { isUrl } from '../domain/urls.js';
-import { type LinkedListFilter, linkedArchive, linkedListQuery, withSearch } from './linked-lists.js';
+import type { CursorArgs } from './keyset.js';
+import {
+  type LinkedListFilter,
+  linkedArchive,
+  linkedConnection,
+  linkedListQuery,
+  withSearch,
+} from './linked-lists.js';
 import {
   type LinkedKey,
   type LinkedPostInput,
@@ -88,13 +95,7 @@ export function deleteOrganizer<T>(
 }
 
 /** One page of organizers: `search` looks in the name, description, excerpt, phone, e-mail and website. */
-export async function organizerArchive(
-  db: Db,
-  scope: Pick<Scope, 'viewer' | 'config'>,
-  filter: LinkedListFilter,
-  page: number | null | undefined,
-  perPage: number | null | undefined,
-) {
+async function organizerList(db: Db, scope: Pick<Scope, 'viewer' | 'config'>, filter: LinkedListFilter) {
   const query = await linkedListQuery(db, scope, filter);
   const where: Prisma.OrganizerWhereInput = withSearch(query, [
     'name',
@@ -104,8 +105,31 @@ export async function organizerArchive(
     'email',
     'website',
   ] as const);
+  return { where, effective: query.effective };
+}
+
+export async function organizerArchive(
+  db: Db,
+  scope: Pick<Scope, 'viewer' | 'config'>,
+  filter: LinkedListFilter,
+  page: number | null | undefined,
+  perPage: number | null | undefined,
+) {
+  const { where, effective } = await organizerList(db, scope, filter);
   const archive = await linkedArchive('organizer', where, { page, perPage }, (w) =>
     db.organizer.count({ where: w }),
   );
-  return { ...archive, effective: query.effective };
+  return { ...archive, effective };
+}
+
+/** One cursor page of organizers: the list's filters and order, bounded by the cursor. */
+export async function organizerConnection<Row extends object>(
+  db: Db,
+  scope: Pick<Scope, 'viewer' | 'config'>,
+  filter: LinkedListFilter,
+  args: CursorArgs,
+  find: (args: { where: Prisma.OrganizerWhereInput; orderBy: object[]; take: number }) => Promise<Row[]>,
+) {
+  const { where } = await organizerList(db, scope, filter);
+  return linkedConnection(where, args, find, (w) => db.organizer.count({ where: w }));
 }

@@ -5,6 +5,15 @@ import { type Paging, normalizePaging, skipTake, totalPages } from '../domain/pa
 import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
 import { eventLinksAccess } from '../domain/visibility.js';
 import type { Taxonomy } from '../domain/urls.js';
+import {
+  type ConnectionPage,
+  type CursorArgs,
+  type SortKey,
+  type Value,
+  connectionPage,
+  flip,
+  keysetWindow,
+} from './keyset.js';
 import { isHierarchical } from './terms.js';
 
 // Category and tag lists (docs/reference.md §2.4, §S4.5) for both APIs: the filters, checked all at once
@@ -156,8 +165,9 @@ function listSql(
   filter: EffectiveTermFilter,
   select: Prisma.Sql,
   tail: Prisma.Sql = Prisma.empty,
+  bounds: readonly Prisma.Sql[] = [],
 ): Prisma.Sql {
-  const conditions: Prisma.Sql[] = [Prisma.sql`t."taxonomy" = ${taxonomy}`];
+  const conditions: Prisma.Sql[] = [Prisma.sql`t."taxonomy" = ${taxonomy}`, ...bounds];
   if (filter.search) {
     // As WordPress: a substring of the name or of the slug, in any case.
     const pattern = `%${escapeLike(filter.search)}%`;
@@ -221,6 +231,87 @@ export async function listTerms(
     total: Number(total),
     totalPages: totalPages(Number(total), paging.perPage),
     effective,
+  };
+}
+
+/** How each sort key travels in a cursor (`term_group` orders by the id alone). */
+const ORDER_KIND: Record<TermOrderField, SortKey['kind']> = {
+  id: 'int',
+  name: 'text',
+  slug: 'text',
+  count: 'int',
+  term_group: 'int',
+  description: 'text',
+};
+
+/** Rows strictly beyond `key` in the order of `columns`, as SQL (the keyset's Prisma conditions, written out). */
+function beyondSql(columns: Prisma.Sql[], keys: SortKey[], key: Value[], forward: boolean): Prisma.Sql {
+  const either = keys.map((sortKey, i) => {
+    const operator = Prisma.raw(
+      (forward ? sortKey.direction : flip(sortKey.direction)) === 'asc' ? '>' : '<',
+    );
+    const equal = keys.slice(0, i).map((_, j) => Prisma.sql`${columns[j]} = ${key[j]}`);
+    return Prisma.sql`(${Prisma.join([...equal, Prisma.sql`${columns[i]} ${operator} ${key[i]}`], ' AND ')})`;
+  });
+  return Prisma.sql`(${Prisma.join(either, ' OR ')})`;
+}
+
+/**
+ * One cursor page of categories or tags (GraphQL `categoriesConnection`, `tagsConnection`): the list's
+ * filters and order, bounded by the cursor; nodes loaded with the selection the API asks for.
+ */
+export async function termConnection<T extends { id: number }>(
+  reader: Reader,
+  taxonomy: Taxonomy,
+  filter: TermListFilter,
+  args: CursorArgs,
+  load: (ids: number[]) => Promise<T[]>,
+): Promise<ConnectionPage<T> & { totalCount: () => Promise<number> }> {
+  const effective = await resolveListFilter(reader, taxonomy, filter);
+  const orderColumn = ORDER_COLUMN[effective.orderby];
+  const keys: SortKey[] = [
+    ...(orderColumn
+      ? [{ field: 'sortKey', direction: effective.order, kind: ORDER_KIND[effective.orderby] } as const]
+      : []),
+    { field: 'id', direction: 'asc', kind: 'int' },
+  ];
+  const columns = [...(orderColumn ? [orderColumn] : []), Prisma.sql`t."id"`];
+  const window = keysetWindow(keys, args);
+  const bounds = [
+    ...(window.afterKey ? [beyondSql(columns, keys, window.afterKey, true)] : []),
+    ...(window.beforeKey ? [beyondSql(columns, keys, window.beforeKey, false)] : []),
+  ];
+  const order = keys.map((key, i) => {
+    const direction = window.backward ? flip(key.direction) : key.direction;
+    return Prisma.sql`${columns[i]} ${Prisma.raw(direction === 'asc' ? 'ASC' : 'DESC')}`;
+  });
+  const rows = await reader.db.$queryRaw<Array<{ id: number | bigint; sortKey?: unknown }>>(
+    listSql(
+      taxonomy,
+      effective,
+      Prisma.sql`t."id" AS id${orderColumn ? Prisma.sql`, ${orderColumn} AS "sortKey"` : Prisma.empty}`,
+      Prisma.sql`ORDER BY ${Prisma.join(order, ', ')} LIMIT ${window.take}`,
+      bounds,
+    ),
+  );
+  const keyed = rows.map((row) => ({
+    id: Number(row.id),
+    sortKey: typeof row.sortKey === 'bigint' ? Number(row.sortKey) : row.sortKey,
+  }));
+  const page = connectionPage(keys, window, keyed, (row) => row.id);
+  const byId = new Map((await load(page.edges.map((edge) => edge.node))).map((term) => [term.id, term]));
+  return {
+    ...page,
+    edges: page.edges.flatMap((edge) => {
+      const term = byId.get(edge.node);
+      return term ? [{ cursor: edge.cursor, node: term }] : [];
+    }),
+    totalCount: async () => {
+      const [{ total }] = await reader.db.$queryRaw<[{ total: number | bigint }]>(
+        listSql(taxonomy, effective, Prisma.sql`COUNT(*) AS total`),
+      );
+      return Number(total);
+    },
   };
 }
 

@@ -2,7 +2,14 @@ import type { Scope } from '../context.js';
 import type { Db } from '../db/client.js';
 import type { Prisma, Venue } from '../generated/sqlite/client.js';
 import { isUrl } from '../domain/urls.js';
-import { type LinkedListFilter, linkedArchive, linkedListQuery, withSearch } from './linked-lists.js';
+import type { CursorArgs } from './keyset.js';
+import {
+  type LinkedListFilter,
+  linkedArchive,
+  linkedConnection,
+  linkedListQuery,
+  withSearch,
+} from './linked-lists.js';
 import {
   type LinkedKey,
   type LinkedPostInput,
@@ -132,13 +139,7 @@ export function deleteVenue<T>(
 }
 
 /** One page of venues: `search` looks in the name, description, excerpt and the address fields. */
-export async function venueArchive(
-  db: Db,
-  scope: Pick<Scope, 'viewer' | 'config'>,
-  filter: LinkedListFilter,
-  page: number | null | undefined,
-  perPage: number | null | undefined,
-) {
+async function venueList(db: Db, scope: Pick<Scope, 'viewer' | 'config'>, filter: LinkedListFilter) {
   const query = await linkedListQuery(db, scope, filter);
   const where: Prisma.VenueWhereInput = withSearch(query, [
     'name',
@@ -152,6 +153,29 @@ export async function venueArchive(
     'zip',
     'phone',
   ] as const);
+  return { where, effective: query.effective };
+}
+
+export async function venueArchive(
+  db: Db,
+  scope: Pick<Scope, 'viewer' | 'config'>,
+  filter: LinkedListFilter,
+  page: number | null | undefined,
+  perPage: number | null | undefined,
+) {
+  const { where, effective } = await venueList(db, scope, filter);
   const archive = await linkedArchive('venue', where, { page, perPage }, (w) => db.venue.count({ where: w }));
-  return { ...archive, effective: query.effective };
+  return { ...archive, effective };
+}
+
+/** One cursor page of venues: the list's filters and order, bounded by the cursor. */
+export async function venueConnection<Row extends object>(
+  db: Db,
+  scope: Pick<Scope, 'viewer' | 'config'>,
+  filter: LinkedListFilter,
+  args: CursorArgs,
+  find: (args: { where: Prisma.VenueWhereInput; orderBy: object[]; take: number }) => Promise<Row[]>,
+) {
+  const { where } = await venueList(db, scope, filter);
+  return linkedConnection(where, args, find, (w) => db.venue.count({ where: w }));
 }

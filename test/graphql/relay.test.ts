@@ -256,3 +256,101 @@ describe('eventsConnection', () => {
     expect(near.errors?.[0]?.extensions?.data?.params).toHaveProperty('near');
   });
 });
+
+describe('the other lists as connections', () => {
+  beforeAll(async () => {
+    for (let i = 0; i < 5; i++) {
+      await createVenue(h.db, { name: `Room ${i}`, slug: `room-${i}` });
+      await createOrganizer(h.db, { name: `Crew ${i}`, slug: `crew-${i}` });
+      await createTerm(h.db, 'tribe_events_cat', `Genre ${String.fromCharCode(70 - i)}`);
+      await createTerm(h.db, 'post_tag', `Mood ${i}`);
+    }
+  });
+
+  // Each list: its numbered form and its connection, with the same arguments.
+  const lists = [
+    { numbered: 'venues', connection: 'venuesConnection', args: '' },
+    { numbered: 'organizers', connection: 'organizersConnection', args: '' },
+    { numbered: 'categories', connection: 'categoriesConnection', args: 'filter: { hideEmpty: false }' },
+    {
+      numbered: 'categories',
+      connection: 'categoriesConnection',
+      args: 'filter: { hideEmpty: false }, orderBy: slug, order: desc',
+    },
+    { numbered: 'tags', connection: 'tagsConnection', args: 'filter: { hideEmpty: false }, orderBy: count' },
+  ];
+
+  async function walk(connection: string, args: string, direction: 'forward' | 'backward') {
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 20; pages++) {
+      const paging: string =
+        direction === 'forward'
+          ? `first: 2${cursor ? `, after: "${cursor}"` : ''}`
+          : `last: 2${cursor ? `, before: "${cursor}"` : ''}`;
+      const result = await gql(`{ list: ${connection}(${[args, paging].filter(Boolean).join(', ')}) {
+        totalCount edges { node { databaseId } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`);
+      expect(result.errors).toBeUndefined();
+      const { edges, pageInfo } = result.data!.list;
+      const page = edges.map((edge: { node: { databaseId: number } }) => edge.node.databaseId);
+      if (direction === 'forward') seen.push(...page);
+      else seen.unshift(...page);
+      const more = direction === 'forward' ? pageInfo.hasNextPage : pageInfo.hasPreviousPage;
+      if (!more) return { seen, total: result.data!.list.totalCount as number };
+      cursor = direction === 'forward' ? pageInfo.endCursor : pageInfo.startCursor;
+    }
+    throw new Error('the walk did not end');
+  }
+
+  it.each(lists)('$connection($args) walks both ways in the order of $numbered', async (list) => {
+    const numbered = await gql(
+      `{ list: ${list.numbered}(${[list.args, 'perPage: 50'].filter(Boolean).join(', ')}) { items { databaseId } pageInfo { total } } }`,
+    );
+    expect(numbered.errors).toBeUndefined();
+    const expected = numbered.data!.list.items.map((item: { databaseId: number }) => item.databaseId);
+    expect(expected.length).toBeGreaterThanOrEqual(5);
+    const forward = await walk(list.connection, list.args, 'forward');
+    expect(forward.seen).toEqual(expected);
+    expect(forward.total).toBe(numbered.data!.list.pageInfo.total);
+    expect((await walk(list.connection, list.args, 'backward')).seen).toEqual(expected);
+  });
+
+  it('shows anonymous viewers no draft venue; editors see it', async () => {
+    const query = `{ venuesConnection(first: 50) { edges { node { databaseId } } } }`;
+    const listed = (body: Awaited<ReturnType<typeof gql>>) =>
+      body.data!.venuesConnection.edges.map((edge: { node: { databaseId: number } }) => edge.node.databaseId);
+    expect(listed(await gql(query))).not.toContain(ids.draftVenue);
+    expect(listed(await gql(query))).toContain(ids.venue);
+    expect(
+      listed(
+        await gql(
+          `{ venuesConnection(first: 50, filter: { status: [draft] }) { edges { node { databaseId } } } }`,
+          {},
+          editor,
+        ),
+      ),
+    ).toContain(ids.draftVenue);
+  });
+
+  it('a venue added between two pages neither skips nor repeats the others', async () => {
+    const first = await gql(
+      `{ venuesConnection(first: 3) { edges { node { databaseId } } pageInfo { endCursor } } }`,
+    );
+    const before = first.data!.venuesConnection.edges.map((edge: any) => edge.node.databaseId as number);
+    // Newest first: a new venue sorts before the cursor and must not appear on the next page.
+    const added = await createVenue(h.db, { name: 'Brand New Room', slug: 'brand-new-room' });
+    const rest = await gql(
+      `query ($after: String) { venuesConnection(first: 50, after: $after) { edges { node { databaseId } } } }`,
+      { after: first.data!.venuesConnection.pageInfo.endCursor },
+    );
+    const after = rest.data!.venuesConnection.edges.map((edge: any) => edge.node.databaseId as number);
+    expect(after).not.toContain(added.id);
+    expect(after.filter((id: number) => before.includes(id))).toEqual([]);
+    const all = await gql(`{ venues(perPage: 50) { items { databaseId } } }`);
+    expect([...before, ...after]).toEqual(
+      all
+        .data!.venues.items.map((item: { databaseId: number }) => item.databaseId)
+        .filter((id: number) => id !== added.id),
+    );
+  });
+});
