@@ -39,12 +39,22 @@ export function graphqlBodyText(ctx: KoaContext): Promise<string> {
   return read;
 }
 
+/**
+ * A request that registers an automatic persisted query (its text and its hash together) must reach
+ * the normal path every time: answered from an alias, it would not register the hash again after the
+ * bounded store dropped it, and the client's next hash-only request would fail.
+ */
+const REGISTERS_IN_URL = /[?&]query=/;
+const REGISTERS_IN_BODY = /"query"\s*:/;
+const registersDocument = (text: string, sendsQuery: RegExp) =>
+  text.includes('persistedQuery') && sendsQuery.test(text);
+
 /** A request that may only ever be answered from a shared entry: anonymous, no password anywhere. */
 function shareable(req: IncomingMessage): boolean {
   const headers = req.headers;
   if (headers.authorization !== undefined || headers.cookie !== undefined) return false;
   const url = req.url ?? '';
-  if (PASSWORD.test(url)) return false;
+  if (PASSWORD.test(url) || registersDocument(url, REGISTERS_IN_URL)) return false;
   if (url.includes('%')) {
     try {
       if (PASSWORD.test(decodeURIComponent(url))) return false;
@@ -79,7 +89,7 @@ async function aliasKeyOf(ctx: KoaContext, cache: ResponseCache): Promise<string
     return null;
   }
   // An escape could spell `password`; the normal path decides on the decoded text.
-  if (PASSWORD.test(body) || body.includes('\\u')) return null;
+  if (PASSWORD.test(body) || body.includes('\\u') || registersDocument(body, REGISTERS_IN_BODY)) return null;
   return `${cache.today()}\nP\n${ctx.get('accept')}\n${ctx.url}\n${body}`;
 }
 
