@@ -200,8 +200,12 @@ export function buildApp({
   const koaCallback = app.callback.bind(app);
   app.callback = () => {
     const handle = koaCallback();
-    return (req, res) =>
-      rawHits(...([req, res] as Parameters<typeof rawHits>)) ? Promise.resolve() : handle(req, res);
+    return (req, res) => {
+      const answered = rawHits(...([req, res] as Parameters<typeof rawHits>));
+      if (answered === true) return Promise.resolve();
+      if (answered === false) return handle(req, res);
+      return answered.then((done) => (done ? undefined : handle(req, res)));
+    };
   };
   app.use(requestIds(logger));
 

@@ -29,7 +29,7 @@ const PASSWORD = /password/i;
  * (its error, too, is kept for the normal path to answer).
  */
 export function graphqlBodyText(ctx: KoaContext): Promise<string> {
-  let read = ctx.state.graphqlBody as Promise<string> | undefined;
+  let read = (ctx.state.graphqlBody ?? (ctx.req as PrereadRequest)[PREREAD]) as Promise<string> | undefined;
   if (!read) {
     read = (parseBody.text(ctx.req, { limit: GRAPHQL_BODY_LIMIT }) as Promise<string | undefined>).then(
       (text) => text ?? '',
@@ -90,7 +90,12 @@ async function aliasKeyOf(ctx: KoaContext, cache: ResponseCache): Promise<string
   }
   // An escape could spell `password`; the normal path decides on the decoded text.
   if (PASSWORD.test(body) || body.includes('\\u') || registersDocument(body, REGISTERS_IN_BODY)) return null;
-  return `${cache.today()}\nP\n${ctx.get('accept')}\n${ctx.url}\n${body}`;
+  return postAliasKey(cache, ctx.get('accept'), ctx.url, body);
+}
+
+/** The alias key of a GraphQL POST: its exact spelling (the raw path and the middleware agree). */
+function postAliasKey(cache: ResponseCache, accept: string, url: string, body: string): string {
+  return `${cache.today()}\nP\n${accept}\n${url}\n${body}`;
 }
 
 /** The alias key of a GET or HEAD (they share entries). */
@@ -100,25 +105,41 @@ function getAliasKey(cache: ResponseCache, req: IncomingMessage): string {
 
 /** Set on a request the raw path looked up in vain: the middleware records under that key. */
 const LOOKED_UP = Symbol('cache alias looked up');
+/** A GraphQL POST body the raw path read off the stream: the normal path reads it from here. */
+const PREREAD = Symbol('graphql body read');
+type PrereadRequest = IncomingMessage & { [LOOKED_UP]?: string; [PREREAD]?: Promise<string> };
+
+const JSON_UTF8 = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
+
+/** The whole body of a small request, as UTF-8 text. */
+function readSmallBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+    req.on('aborted', () => reject(Object.assign(new Error('request aborted'), { status: 400 })));
+  });
+}
 
 /**
- * Before Koa: the plainest hits (an anonymous GET or HEAD with no validators to compare and no CORS
- * origin to answer) are written straight to the socket, with what the middleware below would give
- * them (request id, `X-Cache`, the access log line and metrics). True when it answered.
+ * Before Koa: the plainest hits (an anonymous GET or HEAD, or a small GraphQL JSON POST, with no
+ * validators to compare and no CORS origin to answer) are written straight to the socket, with what
+ * the middleware below would give them (request id, `X-Cache`, the access log line and metrics). True
+ * when it answered; a promise of it for a POST, whose body is read first.
  */
 export function rawCacheHits(options: {
   cache: ResponseCache;
   logger: Logger;
   metrics?: Metrics;
   corsOrigins: readonly string[];
-}): (req: IncomingMessage, res: ServerResponse) => boolean {
+}): (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean> {
   const { cache, logger, metrics } = options;
   const cors = options.corsOrigins.length > 0;
   const log = logger.isLevelEnabled('info');
   if (!cache.enabled) return () => false;
   return (req, res) => {
     const method = req.method;
-    if (method !== 'GET' && method !== 'HEAD') return false;
     const headers = req.headers;
     if (
       headers['if-none-match'] !== undefined ||
@@ -127,11 +148,28 @@ export function rawCacheHits(options: {
       !shareable(req)
     )
       return false;
+    if (method === 'POST') {
+      const length = Number(headers['content-length']);
+      const aliasable =
+        (req.url === GRAPHQL_PATH || req.url?.startsWith(`${GRAPHQL_PATH}?`)) &&
+        length <= MAX_ALIASED_BODY &&
+        headers['content-encoding'] === undefined &&
+        headers['transfer-encoding'] === undefined &&
+        JSON_UTF8.test(headers['content-type'] ?? '');
+      return aliasable ? rawPost(req, res) : false;
+    }
+    if (method !== 'GET' && method !== 'HEAD') return false;
     const started = performance.now();
-    const aliasKey = getAliasKey(cache, req);
+    return answer(req, res, getAliasKey(cache, req), started);
+  };
+
+  /** Answers from the alias's entry (true), or marks the request looked up for the middleware. */
+  function answer(req: IncomingMessage, res: ServerResponse, aliasKey: string, started: number): boolean {
+    const method = req.method ?? 'GET';
+    const headers = req.headers;
     const hit = cache.lookupAlias(aliasKey);
     if (!hit) {
-      (req as IncomingMessage & { [LOOKED_UP]?: string })[LOOKED_UP] = aliasKey;
+      (req as PrereadRequest)[LOOKED_UP] = aliasKey;
       return false;
     }
     const sent = headers['x-request-id'];
@@ -155,7 +193,26 @@ export function rawCacheHits(options: {
       requestDone(exchange, logger, metrics, started, hit.alias.route, { reqId });
     });
     return true;
-  };
+  }
+
+  /**
+   * An anonymous GraphQL JSON POST: its small body is read here (and handed on to the normal path
+   * when the alias is missing), so a hit never builds Koa's context either.
+   */
+  async function rawPost(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const started = performance.now();
+    const preread = readSmallBody(req);
+    (req as PrereadRequest)[PREREAD] = preread;
+    let body: string;
+    try {
+      body = await preread;
+    } catch {
+      return false;
+    }
+    if (PASSWORD.test(body) || body.includes('\\u') || registersDocument(body, REGISTERS_IN_BODY))
+      return false;
+    return answer(req, res, postAliasKey(cache, req.headers.accept ?? '', req.url ?? '', body), started);
+  }
 }
 
 export function cacheFastPath(options: {

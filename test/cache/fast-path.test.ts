@@ -1,6 +1,9 @@
 import supertest from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import { buildApp, createResponseCache } from '../../src/app.js';
+import { rawCacheHits } from '../../src/cache/fast-path.js';
 import { ResponseCache } from '../../src/cache/response-cache.js';
 import { createLogger } from '../../src/logger.js';
 import { Metrics } from '../../src/ops/metrics.js';
@@ -105,6 +108,42 @@ describe('the cache-hit fast path', () => {
     expect(fast.headers.vary).toMatch(/Origin/);
     const stranger = await http.get(LIST).set('Origin', 'https://evil.example').expect(200);
     expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers a repeated GraphQL POST before Koa, reading its small body itself', async () => {
+    const body = JSON.stringify({ query: GRAPHQL_LIST });
+    const first = await http.post('/graphql').set('Accept', 'application/json').send(body).type('json');
+    await http.post('/graphql').set('Accept', 'application/json').send(body).type('json').expect(200);
+    expect(fastHits).toEqual([false, true]);
+    const raw = rawCacheHits({ cache, logger: createLogger('silent'), corsOrigins: [] });
+    const request = (text: string, headers: Record<string, string> = {}) =>
+      Object.assign(Readable.from([Buffer.from(text)]), {
+        method: 'POST',
+        url: '/graphql',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(text)),
+          accept: 'application/json',
+          ...headers,
+        },
+      }) as unknown as IncomingMessage;
+    const written: { status?: number; headers?: Record<string, unknown>; body?: Buffer } = {};
+    const response = {
+      writeHead: (status: number, headers: Record<string, unknown>) =>
+        Object.assign(written, { status, headers }),
+      end: (chunk?: Buffer) => Object.assign(written, { body: chunk }),
+    } as unknown as ServerResponse;
+    expect(await raw(request(body), response)).toBe(true);
+    await new Promise((done) => setImmediate(done));
+    expect(written.status).toBe(200);
+    expect(written.body?.toString()).toBe(first.text);
+    expect(written.headers).toMatchObject({ 'x-cache': 'hit', etag: first.headers.etag });
+    // Another body, a credential or a password: not answered here (the normal path decides).
+    const other = JSON.stringify({ query: '{ events(perPage: 4) { items { title } } }' });
+    expect(await raw(request(other), response)).toBe(false);
+    expect(await raw(request(body, { authorization: 'Basic eDp5' }), response)).toBe(false);
+    const unlocked = JSON.stringify({ query: GRAPHQL_LIST, variables: { password: 'x' } });
+    expect(await raw(request(unlocked), response)).toBe(false);
   });
 
   it('never serves credentials, cookies or a password from a shared entry', async () => {
