@@ -27,6 +27,7 @@ import { assertReadable } from '../domain/visibility.js';
 import type { EventField, EventInput, LinkRef, TermRef } from '../services/event-input.js';
 import { REQUEST_PASSWORD_DEPRECATION, withheldEventFields } from './event-content.js';
 import { createEvent, deleteEvent, updateEvent } from '../services/event-writes.js';
+import { findEvent, findEvents } from '../services/event-reads.js';
 import {
   type EventArchive,
   eventArchive,
@@ -175,8 +176,7 @@ const EventPage = builder.objectRef<EventArchive>('EventPage').implement({
       type: [Event],
       description:
         'The events of this page, by start date (publication date with `include`, distance with `near`)',
-      resolve: (query, page, _args, ctx) =>
-        eventPageItems(ctx, page, (args) => ctx.db.event.findMany({ ...query, ...args })),
+      resolve: (query, page, _args, ctx) => eventPageItems(ctx, page, (args) => findEvents(ctx, query, args)),
     }),
     pageInfo: pageInfoField(t),
     icsUrl: t.string({
@@ -204,13 +204,7 @@ builder.queryFields((t) => ({
       password: t.arg.string({ description: 'The password of a password-protected event' }),
     },
     resolve: async (query, _root, { id, password }, ctx) =>
-      assertReadable(
-        'event',
-        await ctx.db.event.findUnique({ ...query, where: { id } }),
-        id,
-        ctx.viewer,
-        password,
-      ),
+      assertReadable('event', await findEvent(ctx, query, { id }), id, ctx.viewer, password),
   }),
   eventBySlug: t.prismaField({
     type: Event,
@@ -222,13 +216,7 @@ builder.queryFields((t) => ({
       password: t.arg.string({ description: 'The password of a password-protected event' }),
     },
     resolve: async (query, _root, { slug, password }, ctx) =>
-      assertReadable(
-        'event',
-        await ctx.db.event.findUnique({ ...query, where: { slug } }),
-        slug,
-        ctx.viewer,
-        password,
-      ),
+      assertReadable('event', await findEvent(ctx, query, { slug }), slug, ctx.viewer, password),
   }),
   events: t.field({
     type: EventPage,
@@ -265,7 +253,7 @@ builder.queryFields((t) => ({
       resolve: async (_root, { filter, password, ...cursorArgs }, ctx, info) => {
         const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'], typeName: 'Event' });
         return eventConnection(ctx, filter ?? {}, cursorArgs, { password }, (args) =>
-          ctx.db.event.findMany({ ...query, ...args }),
+          findEvents(ctx, query, args),
         );
       },
     },

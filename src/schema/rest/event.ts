@@ -13,6 +13,7 @@ import { dateDetails, wallClock, zoneAbbreviation } from '../../domain/dates.js'
 import { costValues, formatCost } from '../../domain/cost.js';
 import { archiveLinks } from '../../domain/paging.js';
 import { type EventArchive, eventArchive, eventPageItems } from '../../services/events.js';
+import { findEvent, findEvents } from '../../services/event-reads.js';
 import type { EventListFilter } from '../../services/events-query.js';
 import {
   FEED_DEFAULT_LIMIT,
@@ -247,8 +248,7 @@ const TecEventList = builder.objectRef<EventArchive>('TecEventList').implement({
   fields: (t) => ({
     events: t.prismaField({
       type: [TecEvent],
-      resolve: (query, page, _args, ctx) =>
-        eventPageItems(ctx, page, (args) => ctx.db.event.findMany({ ...query, ...args })),
+      resolve: (query, page, _args, ctx) => eventPageItems(ctx, page, (args) => findEvents(ctx, query, args)),
     }),
     rest_url: t.string({ resolve: (page, _a, ctx) => eventLinks(page, ctx).restUrl }),
     ical_url: t.string({
@@ -479,13 +479,7 @@ builder.queryFields((t) => {
       resolve: async (query, _root, { id, password }, ctx) =>
         noteVersion(
           ctx,
-          assertReadable(
-            'event',
-            await ctx.db.event.findUnique({ ...query, where: { id } }),
-            id,
-            ctx.viewer,
-            password,
-          ),
+          assertReadable('event', await findEvent(ctx, query, { id }), id, ctx.viewer, password),
         ),
     }),
     tecEventBySlug: t.prismaField({
@@ -498,13 +492,7 @@ builder.queryFields((t) => {
       resolve: async (query, _root, { slug, password }, ctx) =>
         noteVersion(
           ctx,
-          assertReadable(
-            'event',
-            await ctx.db.event.findUnique({ ...query, where: { slug } }),
-            slug,
-            ctx.viewer,
-            password,
-          ),
+          assertReadable('event', await findEvent(ctx, query, { slug }), slug, ctx.viewer, password),
         ),
     }),
     tecEventsFeed: t.field({

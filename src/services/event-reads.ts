@@ -1,0 +1,242 @@
+import type { Context } from '../context.js';
+import { type Event, Prisma } from '../generated/sqlite/client.js';
+
+// Reading events with the records they link to, as both APIs select them (a Pothos selection: Prisma's
+// `include` or `select`). Without relation joins (SQLite) Prisma sends one statement per relation level:
+// a list's image, venue links, venues, their images, organizer links, organizers, theirs, term links and
+// terms were nine. Here each family the selection asks for (the event's image; its venues with their
+// images; its organizers with theirs; its terms with their parents) is one joined statement, whatever the
+// page size. PostgreSQL joins relations inside Prisma's own statement (relationJoins): it keeps that.
+// A family whose selection asks for more than these statements load (a filter, another order, a relation
+// beyond them) stays with Prisma, as does every other relation.
+
+type Tree = Record<string, unknown>;
+export interface EventSelection {
+  include?: Tree;
+  select?: Tree;
+}
+type Row = Record<string, unknown>;
+
+const isTree = (value: unknown): value is Tree =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A model as these statements read it: its scalars, and the relations they join. */
+interface Model {
+  scalars: readonly string[];
+  relations: Readonly<Record<string, Model>>;
+}
+/** What a selection asks of a record: those of its scalars, and those relations. */
+interface Shape {
+  fields: readonly string[];
+  relations: Record<string, Shape>;
+}
+
+const model = (fields: Record<string, string>, relations: Record<string, Model> = {}): Model => ({
+  scalars: Object.freeze(Object.values(fields)),
+  relations,
+});
+const MEDIA = model(Prisma.MediaScalarFieldEnum);
+
+/**
+ * The shape a Prisma selection of a record asks for (`true`, `{ select }` or `{ include }`), or null when
+ * it asks for more than the model's scalars and relations (a filter, an order, another relation).
+ */
+function shapeOf(spec: unknown, of: Model): Shape | null {
+  if (spec === true) return { fields: of.scalars, relations: {} };
+  if (!isTree(spec)) return null;
+  const { select, include, ...other } = spec;
+  if (Object.keys(other).length || (select !== undefined && include !== undefined)) return null;
+  const tree = select ?? include ?? {};
+  if (!isTree(tree)) return null;
+  const selected: string[] = [];
+  const relations: Record<string, Shape> = {};
+  for (const [key, value] of Object.entries(tree)) {
+    if (value === false || value === undefined) continue;
+    const relation = of.relations[key];
+    if (relation) {
+      const nested = shapeOf(value, relation);
+      if (!nested) return null;
+      relations[key] = nested;
+    } else if (value === true && select !== undefined && of.scalars.includes(key)) selected.push(key);
+    else return null;
+  }
+  return { fields: select === undefined ? of.scalars : selected, relations };
+}
+
+const pick = (row: Row, fields: readonly string[], prefix: string) => {
+  const record: Row = {};
+  for (const field of fields) record[field] = row[prefix + field];
+  return record;
+};
+
+/** The links of an event to one kind of record: one joined statement (link, record, its relation). */
+interface LinkFamily {
+  /** The event's relation (`venues`), its link table and the key of the linked record in it. */
+  relation: string;
+  table: string;
+  key: string;
+  /** The record's field on the link, its table, and the one relation of the record joined with it. */
+  record: string;
+  recordTable: string;
+  nested: { key: string; table: string; column: string };
+  link: Model;
+}
+
+function linkFamily(
+  relation: string,
+  table: string,
+  key: string,
+  record: { name: string; table: string; model: Model },
+  nested: { key: string; table: string; column: string },
+): LinkFamily {
+  return {
+    relation,
+    table,
+    key,
+    record: record.name,
+    recordTable: record.table,
+    nested,
+    link: { scalars: ['eventId', key, 'position'], relations: { [record.name]: record.model } },
+  };
+}
+
+const TERM = model(Prisma.TermScalarFieldEnum);
+const LINK_FAMILIES: readonly LinkFamily[] = [
+  linkFamily(
+    'venues',
+    'EventVenue',
+    'venueId',
+    { name: 'venue', table: 'Venue', model: model(Prisma.VenueScalarFieldEnum, { image: MEDIA }) },
+    { key: 'image', table: 'Media', column: 'imageId' },
+  ),
+  linkFamily(
+    'organizers',
+    'EventOrganizer',
+    'organizerId',
+    {
+      name: 'organizer',
+      table: 'Organizer',
+      model: model(Prisma.OrganizerScalarFieldEnum, { image: MEDIA }),
+    },
+    { key: 'image', table: 'Media', column: 'imageId' },
+  ),
+  linkFamily(
+    'terms',
+    'EventTerm',
+    'termId',
+    { name: 'term', table: 'Term', model: model(Prisma.TermScalarFieldEnum, { parent: TERM }) },
+    { key: 'parent', table: 'Term', column: 'parentId' },
+  ),
+];
+
+/** The links' shape when they are ordered by position (the only order these statements give). */
+function linkShape(family: LinkFamily, spec: unknown): Shape | null {
+  if (!isTree(spec)) return null;
+  const { orderBy, ...rest } = spec;
+  if (!isTree(orderBy) || Object.keys(orderBy).length !== 1 || orderBy.position !== 'asc') return null;
+  return shapeOf(rest, family.link);
+}
+
+const ident = (name: string) => Prisma.raw(`"${name.replaceAll('"', '""')}"`);
+const columns = (alias: string, scalars: readonly string[], prefix: string) =>
+  scalars.map((name) => `${alias}."${name}" AS "${prefix}${name}"`).join(', ');
+
+/** The links of these events as the shape asks for them, in link order, by event id. */
+async function loadLinks(ctx: Context, family: LinkFamily, shape: Shape, eventIds: number[]) {
+  const record = shape.relations[family.record];
+  const nested = record?.relations[family.nested.key];
+  const n = family.nested;
+  const sql = Prisma.sql`SELECT ${Prisma.raw(
+    [
+      columns('l', family.link.scalars, 'l_'),
+      ...(record ? [columns('r', record.fields, 'r_')] : []),
+      ...(nested ? [`n."id" AS "n_id"`, columns('n', nested.fields, 'n_')] : []),
+    ].join(', '),
+  )}
+    FROM ${ident(family.table)} l
+    ${record ? Prisma.sql`JOIN ${ident(family.recordTable)} r ON r."id" = l.${ident(family.key)}` : Prisma.empty}
+    ${nested ? Prisma.sql`LEFT JOIN ${ident(n.table)} n ON n."id" = r.${ident(n.column)}` : Prisma.empty}
+    WHERE l."eventId" IN (${Prisma.join(eventIds)})
+    ORDER BY l."eventId", l."position", l.${ident(family.key)}`;
+  const byEvent = new Map<number, Row[]>();
+  for (const row of await ctx.db.$queryRaw<Row[]>(sql)) {
+    const link = pick(row, shape.fields, 'l_');
+    if (record) {
+      const linked = pick(row, record.fields, 'r_');
+      if (nested) linked[n.key] = row.n_id === null ? null : pick(row, nested.fields, 'n_');
+      link[family.record] = linked;
+    }
+    const eventId = row.l_eventId as number;
+    const links = byEvent.get(eventId);
+    if (links) links.push(link);
+    else byEvent.set(eventId, [link]);
+  }
+  return byEvent;
+}
+
+/** The events' images by id (one statement). */
+async function loadImages(ctx: Context, shape: Shape, imageIds: number[]) {
+  if (!imageIds.length) return new Map<number, Row>();
+  const rows = await ctx.db.$queryRaw<Row[]>`SELECT ${Prisma.raw(
+    [`m."id" AS "m_id"`, columns('m', shape.fields, '')].join(', '),
+  )} FROM "Media" m WHERE m."id" IN (${Prisma.join(imageIds)})`;
+  return new Map(rows.map((row) => [row.m_id as number, pick(row, shape.fields, '')]));
+}
+
+/**
+ * `ctx.db.event.findMany({ ...selection, ...args })`, each relation family of the selection loaded by
+ * one statement where Prisma would send one per level (see above).
+ */
+export async function findEvents<T = Event>(
+  ctx: Context,
+  selection: EventSelection,
+  args: Omit<Prisma.EventFindManyArgs, 'select' | 'include'>,
+): Promise<T[]> {
+  const prisma = () => ctx.db.event.findMany({ ...selection, ...args } as Prisma.EventFindManyArgs);
+  const mode = selection.include ? 'include' : selection.select ? 'select' : null;
+  if (ctx.config.databaseProvider === 'postgresql' || !mode) return (await prisma()) as T[];
+  const tree: Tree = { ...selection[mode] };
+  const image = tree.image === undefined || tree.image === false ? null : shapeOf(tree.image, MEDIA);
+  if (image) delete tree.image;
+  const links: Array<{ family: LinkFamily; shape: Shape }> = [];
+  for (const family of LINK_FAMILIES) {
+    const spec = tree[family.relation];
+    const shape = spec === undefined || spec === false ? null : linkShape(family, spec);
+    if (!shape) continue;
+    links.push({ family, shape });
+    delete tree[family.relation];
+  }
+  if (!image && !links.length) return (await prisma()) as T[];
+  // The keys the families attach by are read, and dropped again if the selection did not ask for them.
+  const unasked = mode === 'select' ? ['id', 'imageId'].filter((key) => tree[key] !== true) : [];
+  for (const key of unasked) tree[key] = true;
+  const rows = (await ctx.db.event.findMany({ ...args, [mode]: tree } as Prisma.EventFindManyArgs)) as Row[];
+  if (rows.length) {
+    const eventIds = rows.map((row) => row.id as number);
+    const imageIds = [...new Set(rows.map((row) => row.imageId as number | null))].filter(
+      (imageId): imageId is number => imageId !== null,
+    );
+    const [images, ...linked] = await Promise.all([
+      image ? loadImages(ctx, image, imageIds) : null,
+      ...links.map(({ family, shape }) => loadLinks(ctx, family, shape, eventIds)),
+    ]);
+    for (const row of rows) {
+      if (images) row.image = row.imageId === null ? null : (images.get(row.imageId as number) ?? null);
+      links.forEach(({ family }, index) => {
+        row[family.relation] = linked[index]!.get(row.id as number) ?? [];
+      });
+      for (const key of unasked) delete row[key];
+    }
+  }
+  return rows as T[];
+}
+
+/** One event by id or slug, read as `findEvents` reads a page. */
+export async function findEvent(
+  ctx: Context,
+  selection: EventSelection,
+  where: { id: number } | { slug: string },
+): Promise<Event | null> {
+  const [event] = await findEvents<Event>(ctx, selection, { where, take: 1 });
+  return event ?? null;
+}
