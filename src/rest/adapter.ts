@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import parseBody from 'co-body';
-import { type GraphQLArgument, type GraphQLSchema } from 'graphql';
+import { type ExecutionResult, type GraphQLArgument, type GraphQLSchema, execute } from 'graphql';
 import type { Context as KoaContext } from 'koa';
 import type { Logger } from 'pino';
 import { parse as parseQuery } from 'qs';
@@ -179,6 +179,10 @@ export function createRestRouter(options: {
   for (const route of routes) argumentsOf(schema, route.operation);
   const logUnexpected = (error: unknown) =>
     logger.error({ err: error }, 'unexpected error in a REST request');
+  // A successful operation's result reaches the envelope as it is: SOFA would serialise it to JSON for
+  // this adapter to parse back and serialise again. SOFA answers for it with `null`, unread; errors
+  // still take SOFA's path (its error handler below).
+  const results = new WeakMap<object, ExecutionResult>();
 
   const sofa = useSofa({
     schema,
@@ -195,6 +199,16 @@ export function createRestRouter(options: {
     // What SOFA writes into its OpenAPI document (`discovery.ts` extends it into `/doc`).
     customScalars: { JSON: {}, DateTime: { type: 'string', format: 'date-time' } },
     context: (serverContext: SofaServerContext) => serverContext.appContext,
+    execute: ((args: Parameters<typeof execute>[0]) => {
+      const settle = (result: ExecutionResult) => {
+        if (result.errors) return result;
+        results.set(args.contextValue as object, result);
+        // SOFA answers with the root field's value: null here.
+        return { data: Object.fromEntries(Object.keys(result.data ?? {}).map((field) => [field, null])) };
+      };
+      const result = execute(args);
+      return 'then' in result ? result.then(settle) : settle(result);
+    }) as typeof execute,
     errorHandler: (errors) => {
       const error = fromGraphQLError(errors[0], logUnexpected);
       return new SofaResponse(JSON.stringify(error), {
@@ -376,8 +390,9 @@ export function createRestRouter(options: {
           // Updates and deletes apply only to the version the client names (412 otherwise).
           if (method !== 'GET') appContext.ifMatch = parseIfMatch(ctx.get('If-Match'));
           const response = await sofa.fetch(request, { appContext });
-          const payload: unknown = await response.json();
-          if (!response.ok) return sendError(ctx, payload as WordPressError);
+          const result = results.get(appContext);
+          if (!result) return sendError(ctx, (await response.json()) as WordPressError);
+          const payload: unknown = result.data?.[fieldOf(route)];
           if (appContext.readVersion) ctx.state.recordVersion = appContext.readVersion;
           shapeSuccess(ctx, route, payload, allow);
         };
@@ -390,6 +405,11 @@ export function createRestRouter(options: {
   const noRoute = (ctx: KoaContext) => sendError(ctx, NO_ROUTE());
   for (const prefix of [API_PREFIX, `/:lang${API_PREFIX}`]) router.all(`${prefix}/{*rest}`, noRoute);
   return router;
+}
+
+/** The root field a route's operation selects (`Query.tecEvents` → `tecEvents`). */
+function fieldOf(route: RestRoute): string {
+  return route.operation.slice(route.operation.indexOf('.') + 1);
 }
 
 /** JSON with object keys sorted: the same parameters in any order give the same cache key. */
