@@ -8,6 +8,7 @@ import {
   presentOrganizer,
   presentVenue,
   type Representation,
+  texturize,
 } from './present.js';
 import { dateDetails, wallClock, zoneAbbreviation } from '../../domain/dates.js';
 import { costValues, formatCost } from '../../domain/cost.js';
@@ -27,7 +28,6 @@ import { createEvent, deleteEvent, updateEvent } from '../../services/event-writ
 import { EVENT_LINK_PARAMS, EVENT_PARAMS, readEventBody } from '../../rest/bodies/event.js';
 import { type ParamNames, namingParams } from '../../rest/param-names.js';
 import { globalId, permalink } from '../../domain/urls.js';
-import { texturize } from '../../domain/texturize.js';
 import { assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
 import type { Term } from '../../generated/sqlite/client.js';
 import type { Context } from '../../context.js';

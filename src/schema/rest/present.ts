@@ -1,5 +1,6 @@
 import { autop } from '@wordpress/autop';
-import { texturize } from '../../domain/texturize.js';
+import { LRUCache } from 'lru-cache';
+import { texturize as wptexturize } from '../../domain/texturize.js';
 import type { Event, Media, Organizer, Term, Venue } from '../../generated/sqlite/client.js';
 import { instantFromWallClock, isoWithOffset, startOfDayWall, wallClock } from '../../domain/dates.js';
 import { costValues } from '../../domain/cost.js';
@@ -68,10 +69,31 @@ function scrub(record: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
-/** A description as WordPress renders it (`wpautop`), trimmed as the REST fields show it. */
-export function renderedText(text: string): string {
-  return texturize(autop(text).trim());
+/**
+ * Each page renders the same texts again (titles, the venues' and organizers' descriptions): a
+ * rendering, a pure function of its text, is kept by that text, within a bound of characters.
+ */
+function kept(render: (text: string) => string): (text: string) => string {
+  const MAX_CHARS = 1_000_000;
+  const renderings = new LRUCache<string, string>({
+    maxSize: MAX_CHARS,
+    sizeCalculation: (rendering, text) => rendering.length + text.length || 1,
+  });
+  return (text) => {
+    let rendering = renderings.get(text);
+    if (rendering === undefined) {
+      rendering = render(text);
+      if (text.length + rendering.length <= MAX_CHARS / 100) renderings.set(text, rendering);
+    }
+    return rendering;
+  };
 }
+
+/** `wptexturize` (domain/texturize.ts), as every REST title, content and excerpt shows it. */
+export const texturize = kept(wptexturize);
+
+/** A description as WordPress renders it (`wpautop`), trimmed as the REST fields show it. */
+export const renderedText = kept((text) => wptexturize(autop(text).trim()));
 
 /**
  * A description in JSON-LD as TEC writes it: the rendered HTML escaped, then a newline that TEC's
