@@ -136,7 +136,7 @@ export function buildApp({
   metrics?.observeSubscriptions(() => changes.size);
   // The change stream (sync tokens, webhooks): appended inside each write's transaction, last.
   recordChanges(writes, config);
-  const deps = { db, config, writes, changes };
+  const deps = { db, config, writes, changes, keep: cache.keep.bind(cache) };
   // Trusted documents only, or any document plus automatic persisted queries (src/graphql-persisted.ts).
   const persisted = new PersistedDocuments({ trusted: config.trustedDocuments?.documents });
   const app = new Koa();

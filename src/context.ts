@@ -23,7 +23,11 @@ export interface Context {
   ifMatch?: IfMatch | null;
   /** Set by a single-record read: the version its entity tag starts with. */
   readVersion?: string;
+  /** Keeps a number (a list's total) under the response cache's invalidation; absent: worked out each time. */
+  keep?: Keep;
 }
+
+export type Keep = (key: string, compute: () => Promise<number>) => Promise<number>;
 
 /** What services need of a request: who asks, the database, the settings and the write pipeline. */
 export type Scope = Pick<Context, 'db' | 'viewer' | 'config' | 'writes' | 'ifMatch'>;
@@ -33,6 +37,7 @@ export interface AppDeps {
   config: Config;
   writes: WritePipeline;
   changes?: ChangeFeed;
+  keep?: Keep;
 }
 
 export interface RequestInfo {
@@ -43,13 +48,17 @@ export interface RequestInfo {
   ifMatch?: IfMatch | null;
 }
 
-export function createContext({ db, config, writes, changes }: AppDeps, request: RequestInfo = {}): Context {
+export function createContext(
+  { db, config, writes, changes, keep }: AppDeps,
+  request: RequestInfo = {},
+): Context {
   const viewer = request.viewer ?? ANONYMOUS;
   return {
     db,
     config,
     writes,
     ...(changes ? { changes } : {}),
+    ...(keep ? { keep } : {}),
     client: viewer.userId !== null ? `user:${viewer.userId}` : `address:${request.address ?? 'unknown'}`,
     viewer,
     ifMatch: request.ifMatch ?? null,

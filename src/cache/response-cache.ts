@@ -91,6 +91,8 @@ export class ResponseCache {
   private readonly listeners: Array<() => void> = [];
   /** While the invalidations of other instances cannot reach this one, nothing is served or stored. */
   private suspended = false;
+  /** Numbers answers are made of (a list's total), kept under the same invalidation (`keep`). */
+  private readonly kept: LRUCache<string, number> | null;
 
   constructor(private readonly options: ResponseCacheOptions) {
     this.entries = options.enabled
@@ -111,6 +113,7 @@ export class ResponseCache {
             key.length + alias.key.length + alias.headers.reduce((n, [a, b]) => n + a.length + b.length, 64),
         })
       : null;
+    this.kept = options.enabled ? new LRUCache<string, number>({ max: 1000 }) : null;
     this.now = options.now ?? Date.now;
   }
 
@@ -135,6 +138,7 @@ export class ResponseCache {
     this.generation++;
     this.entries?.clear();
     this.aliases?.clear();
+    this.kept?.clear();
     this.options.onEvent?.('invalidation');
     if (origin === 'local') for (const listener of this.listeners) listener();
   }
@@ -148,13 +152,31 @@ export class ResponseCache {
     this.generation++;
     this.entries?.clear();
     this.aliases?.clear();
+    this.kept?.clear();
   }
 
   resume(): void {
     this.generation++;
     this.entries?.clear();
     this.aliases?.clear();
+    this.kept?.clear();
     this.suspended = false;
+  }
+
+  /**
+   * A number answers are made of (a list's total), worked out once and kept under the same
+   * invalidation as the answers, for the answers the cache does not hold (another page or page size,
+   * a viewer's own list). Worked out every time while the cache is off or suspended; one worked out
+   * across an invalidation is not kept.
+   */
+  async keep(key: string, compute: () => Promise<number>): Promise<number> {
+    if (!this.kept || this.suspended) return compute();
+    const kept = this.kept.get(key);
+    if (kept !== undefined) return kept;
+    const generation = this.generation;
+    const value = await compute();
+    if (generation === this.generation) this.kept.set(key, value);
+    return value;
   }
 
   /** Told about every local invalidation (the bus publishes them to other instances). */

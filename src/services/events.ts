@@ -32,7 +32,7 @@ export async function eventArchive(
   const ordered = query.distances ? await nearestEventIds(ctx, query, radiusName(options)) : null;
   const count = ordered
     ? async () => (ordered as number[]).length
-    : (where: Prisma.EventWhereInput) => ctx.db.event.count({ where });
+    : (where: Prisma.EventWhereInput) => countEvents(ctx, where, options.password);
   const archive = await archivePage(query, paging, count, pageNotFound);
   return {
     ...archive,
@@ -44,6 +44,15 @@ export async function eventArchive(
 }
 
 export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
+
+/**
+ * The list's total: counted once per filter, then kept under the response cache's invalidation (never
+ * a filter holding a password, which nothing keeps).
+ */
+function countEvents(ctx: Context, where: Prisma.EventWhereInput, password?: string | null): Promise<number> {
+  const count = () => ctx.db.event.count({ where });
+  return ctx.keep && !password ? ctx.keep(`events ${JSON.stringify(where)}`, count) : count();
+}
 
 /** The columns the event list orders by (start, or publication with `include`), as cursors carry them. */
 const EVENT_SORT_KINDS = { localStart: 'text', publishedAt: 'date', id: 'int' } as const;
@@ -75,7 +84,7 @@ export async function eventConnection<T extends ListedEvent>(
   });
   return {
     ...connectionPage(keys, window, rows, (row) => judged(row, ctx.viewer, options.password)),
-    totalCount: () => ctx.db.event.count({ where: query.where }),
+    totalCount: () => countEvents(ctx, query.where, options.password),
   };
 }
 
