@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { databaseProviderOf } from '../config.js';
 import { PrismaClient } from '../generated/sqlite/client.js';
 import type { Metrics } from '../ops/metrics.js';
+import { StatementReusingSqlite } from './sqlite-statements.js';
 
 // Both generated clients expose the same model API (they come from one schema); the application is
 // typed against the SQLite one and receives the PostgreSQL one behind the same type.
@@ -39,7 +39,7 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
     });
     db = new PgClient({ adapter, log }) as unknown as Db;
   } else {
-    const adapter = new PrismaBetterSqlite3({ url: `file:${sqliteFilePath(databaseUrl)}` });
+    const adapter = new StatementReusingSqlite({ url: `file:${sqliteFilePath(databaseUrl)}` });
     db = new PrismaClient({ adapter, log });
   }
   const onQuery = options.onQuery;
