@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { type DocumentNode, getOperationAST } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { createYoga } from 'graphql-yoga';
 import Koa, { type Context as KoaContext } from 'koa';
@@ -158,7 +157,10 @@ export function buildApp({
     // CORS is the app's one policy (src/http/cors.ts); yoga's own would reflect any origin.
     cors: false,
     context: ({ koa }) => createContext(deps, { viewer: viewerOf(koa), address: koa.ip }),
-    renderGraphiQL,
+    // GraphiQL's page carries its whole bundle (~40 MB of memory once loaded): loaded by the first
+    // browser that asks for it, never by a server that only answers API calls.
+    renderGraphiQL: async (options) =>
+      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     // Where only trusted documents run, GraphiQL could run none of its own.
     graphiql: !persisted.trustedOnly && {
       title: 'Calendar GraphQL',
