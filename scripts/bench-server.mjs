@@ -1,9 +1,11 @@
 // The app server child of `npm run bench`: the compiled app (dist/, as `npm start` runs it, without a
 // TypeScript loader holding transpiled sources in memory) on a free port. It counts SQL statements and
-// answers the parent's questions (`sql`, `rss`, `reset`) over the IPC channel.
+// answers the parent's questions over the IPC channel: `sql` (statements since `reset`), `cpu` (this
+// process's user + system CPU, µs), `rss` (peak, KB), `rssNow` (KB) and `cacheBytes` (the response
+// cache's fill).
 import { once } from 'node:events';
 import process from 'node:process';
-import { buildApp } from '../dist/src/app.js';
+import { buildApp, createResponseCache } from '../dist/src/app.js';
 import { loadConfig } from '../dist/src/config.js';
 import { createDb } from '../dist/src/db/client.js';
 import { createLogger } from '../dist/src/logger.js';
@@ -11,11 +13,19 @@ import { createLogger } from '../dist/src/logger.js';
 const config = loadConfig(process.env);
 let statements = 0;
 const db = await createDb(config.databaseUrl, { onQuery: () => statements++ });
-const server = buildApp({ db, config, logger: createLogger('silent') }).listen(0, '127.0.0.1');
+const cache = createResponseCache(config);
+const server = buildApp({ db, config, cache, logger: createLogger('silent') }).listen(0, '127.0.0.1');
 await once(server, 'listening');
-process.on('message', (question) => {
-  if (question === 'reset') statements = 0;
-  const answer = question === 'rss' ? process.resourceUsage().maxRSS : statements;
-  process.send?.(answer);
-});
+const answers = {
+  sql: () => statements,
+  reset: () => (statements = 0),
+  cpu: () => {
+    const { user, system } = process.cpuUsage();
+    return user + system;
+  },
+  rss: () => process.resourceUsage().maxRSS,
+  rssNow: () => Math.round(process.memoryUsage().rss / 1024),
+  cacheBytes: () => cache.bytes,
+};
+process.on('message', (question) => process.send?.(answers[question]?.() ?? null));
 process.send?.(server.address().port);

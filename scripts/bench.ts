@@ -27,6 +27,7 @@ const SERVER_CHILD = new URL('./bench-server.mjs', import.meta.url).pathname;
 const API = '/calendar/events/v1';
 
 interface LoadResult {
+  requests: number;
   rps: number;
   p50: number;
   p99: number;
@@ -47,6 +48,8 @@ interface Row {
   target: Target;
   result?: LoadResult;
   sqlPerRequest?: number;
+  /** CPU (user + system) of the serving process per request, ms: what a route costs, whatever the load. */
+  cpuPerRequest?: number;
   problem?: string;
 }
 
@@ -85,8 +88,8 @@ if body ~= nil and #body > 0 then
 end
 function done(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('BENCH {"rps":%.1f,"p50":%.3f,"p99":%.3f,"non2xx":%d,"errors":%d}\\n',
-    summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000,
+  io.write(string.format('BENCH {"requests":%d,"rps":%.1f,"p50":%.3f,"p99":%.3f,"non2xx":%d,"errors":%d}\\n',
+    summary.requests, summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000,
     latency:percentile(99) / 1000, e.status, e.connect + e.read + e.write + e.timeout))
 end
 `;
@@ -149,7 +152,7 @@ class ServerChild {
     return new ServerChild(child, `http://127.0.0.1:${port}`);
   }
 
-  private ask(question: 'sql' | 'rss' | 'reset'): Promise<number> {
+  private ask(question: 'sql' | 'rss' | 'rssNow' | 'reset' | 'cpu' | 'cacheBytes'): Promise<number> {
     const answer = once(this.child, 'message') as Promise<[number]>;
     this.child.send(question);
     return answer.then(([value]) => value);
@@ -158,6 +161,9 @@ class ServerChild {
   resetSql = () => this.ask('reset');
   sql = () => this.ask('sql');
   peakRssMb = async () => (await this.ask('rss')) / 1024;
+  rssMb = async () => (await this.ask('rssNow')) / 1024;
+  cpuMicros = () => this.ask('cpu');
+  cacheBytes = () => this.ask('cacheBytes');
   stop = () => this.child.kill();
 }
 
@@ -302,15 +308,23 @@ async function main(): Promise<void> {
       // A short unmeasured run first: JIT, query-plan caches, the database's page cache (and the
       // response cache) warm up.
       if (warmup > 0) await wrk(target.url, target.body, connections, warmup, script);
+      const cpuBefore = await cpuMicrosOf(target);
       const result = await wrk(target.url, target.body, connections, duration, script);
-      rows.push({ target, result, sqlPerRequest: await sqlPerRequest(target) });
+      const cpuPerRequest = ((await cpuMicrosOf(target)) - cpuBefore) / 1000 / result.requests;
+      rows.push({ target, result, cpuPerRequest, sqlPerRequest: await sqlPerRequest(target) });
       console.log(`measured ${target.name}`);
     }
     const rss = await Promise.all(children.map((child) => child.peakRssMb()));
+    const full = await fillCache(cached, config.cache.maxBytes, connections);
+    const listTarget = targets.find((target) => target.server === cached)!;
+    await wrk(listTarget.url, listTarget.body, connections, duration, script);
+    const fullRss = await cached.rssMb();
     printTable(
       rows,
       `${events} events on ${kind}, wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up), ` +
-        `peak server RSS: cached ${rss[0]!.toFixed(0)} MB, uncached ${rss[1]!.toFixed(0)} MB`,
+        `peak server RSS: cached ${rss[0]!.toFixed(0)} MB, uncached ${rss[1]!.toFixed(0)} MB; ` +
+        `cached server with its cache full (${(full / 2 ** 20).toFixed(0)} of ` +
+        `${(config.cache.maxBytes / 2 ** 20).toFixed(0)} MB) under the cached list: RSS ${fullRss.toFixed(0)} MB`,
     );
   } finally {
     for (const child of children) child.stop();
@@ -327,6 +341,35 @@ async function main(): Promise<void> {
   }
 }
 
+/** The serving process's CPU so far (µs): a server child's, or this process's for the floors. */
+async function cpuMicrosOf(target: Target): Promise<number> {
+  if (target.server) return target.server.cpuMicros();
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+/**
+ * Fills the cached server's response cache with distinct answers (single events, then list pages)
+ * until it holds 95 % of its bound or runs out of pages: the state the memory target is about.
+ */
+async function fillCache(server: ServerChild, maxBytes: number, connections: number) {
+  const paths = function* () {
+    for (let id = 1; id <= 100_000; id++) yield `${API}/events/${id}`;
+    for (let page = 1; page <= 1_000; page++) yield `${API}/events?per_page=50&page=${page}`;
+  };
+  const next = paths();
+  let full = false;
+  let sent = 0;
+  const worker = async () => {
+    for (let step = next.next(); !step.done && !full; step = next.next()) {
+      await (await fetch(`${server.origin}${step.value}`)).arrayBuffer();
+      if (++sent % 200 === 0) full = (await server.cacheBytes()) >= maxBytes * 0.95;
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, worker));
+  return server.cacheBytes();
+}
+
 function printTable(rows: Row[], title: string): void {
   const floorOf = (kind: 'memory' | 'database') =>
     rows.find((row) => row.target.floor === kind)?.result?.rps ?? Number.NaN;
@@ -334,7 +377,7 @@ function printTable(rows: Row[], title: string): void {
   const database = floorOf('database');
   const cells = (row: Row): string[] => {
     const r = row.result;
-    if (!r) return [row.target.name, '-', '-', '-', '-', '-', `not measured: ${row.problem}`];
+    if (!r) return [row.target.name, '-', '-', '-', '-', '-', '-', `not measured: ${row.problem}`];
     const failures = r.non2xx || r.errors ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : '';
     const percent = (floor: number) => `${((r.rps / floor) * 100).toFixed(1)} %`;
     return [
@@ -343,12 +386,13 @@ function printTable(rows: Row[], title: string): void {
       r.p50.toFixed(2),
       r.p99.toFixed(2),
       row.sqlPerRequest === undefined ? '-' : row.sqlPerRequest.toFixed(1),
+      row.cpuPerRequest === undefined ? '-' : row.cpuPerRequest.toFixed(3),
       percent(memory),
       percent(database) + failures,
     ];
   };
   const table = [
-    ['route', 'req/s', 'p50 ms', 'p99 ms', 'SQL/req', 'of memory floor', 'of database floor'],
+    ['route', 'req/s', 'p50 ms', 'p99 ms', 'SQL/req', 'CPU ms/req', 'of memory floor', 'of database floor'],
     ...rows.map(cells),
   ];
   const widths = (table[0] ?? []).map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
