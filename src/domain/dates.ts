@@ -90,8 +90,38 @@ function computeZoneAbbreviation(instant: Date, zone: string): string {
   return local.offset % 60 === 0 ? numeric.slice(0, 3) : numeric;
 }
 
+/** `2026-12-01T10:00:00+01:00`: the instant as the wall clock in `zone` with that zone's offset. */
 export function isoWithOffset(instant: Date, zone: string): string {
-  return DateTime.fromJSDate(instant, { zone }).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+  const offset = offsetAt(zone, instant.getTime());
+  if (!Number.isFinite(offset))
+    return DateTime.fromJSDate(instant, { zone }).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+  const local = new Date(instant.getTime() + offset * 60_000).toISOString().slice(0, 19);
+  const minutes = Math.abs(offset);
+  const hh = String(Math.floor(minutes / 60)).padStart(2, '0');
+  const mm = String(minutes % 60).padStart(2, '0');
+  return `${local}${offset < 0 ? '-' : '+'}${hh}:${mm}`;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The instant the local day of `instant` begins in `zone`. Where the zone keeps one offset from a
+ * day before that midnight to a day after (no transition near, so midnight exists and is not
+ * repeated) it is plain arithmetic; around a transition luxon decides, as PHP would.
+ */
+export function startOfLocalDay(instant: Date, zone: string): Date {
+  const offset = offsetAt(zone, instant.getTime());
+  if (Number.isFinite(offset)) {
+    const midnight = new Date(instant.getTime() + offset * 60_000).setUTCHours(0, 0, 0, 0);
+    const guess = midnight - offset * 60_000;
+    if (
+      offsetAt(zone, guess - DAY_MS) === offset &&
+      offsetAt(zone, guess) === offset &&
+      offsetAt(zone, guess + DAY_MS) === offset
+    )
+      return new Date(guess);
+  }
+  return instantFromWallClock(startOfDayWall(instant, zone), zone);
 }
 
 /** A wall-clock string read in `zone` → the UTC instant (DST gaps move forward, as PHP does). */

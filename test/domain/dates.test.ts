@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isValidTimezone, parseDateInput, zoneAbbreviation } from '../../src/domain/dates.js';
+import { DateTime } from 'luxon';
+import {
+  isValidTimezone,
+  isoWithOffset,
+  parseDateInput,
+  startOfLocalDay,
+  zoneAbbreviation,
+} from '../../src/domain/dates.js';
 
 // Date inputs as the README lists them ("Event list filters"), read in a zone; relative phrases count from
 // `now`.
@@ -116,5 +123,63 @@ describe('time zones', () => {
     expect(zoneAbbreviation(summer, 'UTC+2')).toBe('UTC+2');
     expect(zoneAbbreviation(summer, 'Europe/Istanbul')).toBe('+03');
     expect(zoneAbbreviation(summer, 'Asia/Kathmandu')).toBe('+0545');
+  });
+});
+
+// The arithmetic paths must say what luxon says, transitions included: luxon is the reference here.
+describe('isoWithOffset and startOfLocalDay', () => {
+  const zones = [
+    'UTC',
+    'UTC+2',
+    'UTC-3:30',
+    'America/New_York',
+    'Europe/Paris',
+    'Australia/Sydney',
+    'Australia/Lord_Howe', // a half-hour DST shift
+    'Asia/Kolkata',
+    'Pacific/Chatham', // +12:45 / +13:45
+    'America/Santiago', // DST changes at midnight: some local days start at 01:00
+    'America/Havana', // so do these
+    'Asia/Beirut',
+    'America/Sao_Paulo',
+  ];
+  const luxonIso = (instant: Date, zone: string) =>
+    DateTime.fromJSDate(instant, { zone }).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+  const luxonStartOfDay = (instant: Date, zone: string) =>
+    DateTime.fromFormat(
+      DateTime.fromJSDate(instant, { zone }).startOf('day').toFormat('yyyy-MM-dd HH:mm:ss'),
+      'yyyy-MM-dd HH:mm:ss',
+      { zone },
+    ).toJSDate();
+
+  it.each(zones)('agree with luxon every 293 minutes over two years, in %s', (zone) => {
+    const from = Date.UTC(2015, 0, 1);
+    for (let ms = from; ms < from + 2 * 366 * 86_400_000; ms += 293 * 60_000) {
+      const instant = new Date(ms);
+      expect(isoWithOffset(instant, zone)).toBe(luxonIso(instant, zone));
+      expect(startOfLocalDay(instant, zone).getTime()).toBe(luxonStartOfDay(instant, zone).getTime());
+    }
+  });
+
+  it('agree with luxon around each transition of the year, every 5 minutes', () => {
+    let transitions = 0;
+    for (const zone of zones) {
+      const year = DateTime.fromObject({ year: 2026 }, { zone });
+      // The days whose offset changes, then the hour it changes in.
+      const changes = Array.from({ length: 366 }, (_, day) => year.plus({ days: day }))
+        .filter((day) => day.offset !== day.plus({ days: 1 }).offset)
+        .map((day) => Array.from({ length: 25 }, (_, hour) => day.plus({ hours: hour })))
+        .map((hours) => hours.find((at) => at.offset !== at.plus({ hours: 1 }).offset)!);
+      for (const at of changes) {
+        transitions++;
+        for (let minute = -90; minute <= 150; minute += 5) {
+          const instant = at.plus({ minutes: minute }).toJSDate();
+          expect(isoWithOffset(instant, zone)).toBe(luxonIso(instant, zone));
+          expect(startOfLocalDay(instant, zone).getTime()).toBe(luxonStartOfDay(instant, zone).getTime());
+        }
+      }
+    }
+    // Not vacuous: about two a year in each of the zones that keep summer time.
+    expect(transitions).toBeGreaterThanOrEqual(12);
   });
 });

@@ -2,7 +2,7 @@ import { autop } from '@wordpress/autop';
 import { LRUCache } from 'lru-cache';
 import { texturize as wptexturize } from '../../domain/texturize.js';
 import type { Event, Media, Organizer, Term, Venue } from '../../generated/sqlite/client.js';
-import { instantFromWallClock, isoWithOffset, startOfDayWall, wallClock } from '../../domain/dates.js';
+import { isoWithOffset, startOfLocalDay, wallClock } from '../../domain/dates.js';
 import { costValues } from '../../domain/cost.js';
 import { SCHEMA_ORG_EVENT_STATUS, isEventStatus } from '../../domain/event-status.js';
 import { type SiteUrls, TAXONOMY_PATH, type Taxonomy, globalId, permalink } from '../../domain/urls.js';
@@ -286,17 +286,13 @@ export function eventJsonLd(
             url,
             category: 'primary',
             availability: 'inStock',
-            validFrom: isoWithOffset(startOfDay(event.publishedAt, event.timezone), event.timezone),
+            // Valid from the day of publication: the reference prints its midnight.
+            validFrom: isoWithOffset(startOfLocalDay(event.publishedAt, event.timezone), event.timezone),
           },
         }
       : {}),
     performer: 'Organization',
   };
-}
-
-/** Offers are valid from the day of publication (the reference prints its midnight). */
-function startOfDay(instant: Date, zone: string): Date {
-  return instantFromWallClock(startOfDayWall(instant, zone), zone);
 }
 
 function escapeHtml(text: string): string {
