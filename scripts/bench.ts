@@ -315,7 +315,7 @@ async function main(): Promise<void> {
       console.log(`measured ${target.name}`);
     }
     const rss = await Promise.all(children.map((child) => child.peakRssMb()));
-    const full = await fillCache(cached, config.cache.maxBytes, connections);
+    const full = await fillCache(cached, config.cache.maxBytes, events, connections);
     const listTarget = targets.find((target) => target.server === cached)!;
     await wrk(listTarget.url, listTarget.body, connections, duration, script);
     const fullRss = await cached.rssMb();
@@ -349,13 +349,14 @@ async function cpuMicrosOf(target: Target): Promise<number> {
 }
 
 /**
- * Fills the cached server's response cache with distinct answers (single events, then list pages)
- * until it holds 95 % of its bound or runs out of pages: the state the memory target is about.
+ * Fills the cached server's response cache with distinct answers (list pages, then single events)
+ * until it holds 95 % of its bound or runs out of them: the state the memory target is about.
  */
-async function fillCache(server: ServerChild, maxBytes: number, connections: number) {
+async function fillCache(server: ServerChild, maxBytes: number, events: number, connections: number) {
+  // List pages first (the largest answers), then single events; the seed numbers events from 1.
   const paths = function* () {
-    for (let id = 1; id <= 100_000; id++) yield `${API}/events/${id}`;
-    for (let page = 1; page <= 1_000; page++) yield `${API}/events?per_page=50&page=${page}`;
+    for (let page = 1; page <= Math.ceil(events / 50); page++) yield `${API}/events?per_page=50&page=${page}`;
+    for (let id = 1; id <= events; id++) yield `${API}/events/${id}`;
   };
   const next = paths();
   let full = false;
