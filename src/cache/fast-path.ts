@@ -40,14 +40,15 @@ export function graphqlBodyText(ctx: KoaContext): Promise<string> {
 }
 
 /**
- * A request that registers an automatic persisted query (its text and its hash together) must reach
- * the normal path every time: answered from an alias, it would not register the hash again after the
- * bounded store dropped it, and the client's next hash-only request would fail.
+ * A request that registers an automatic persisted query (its text and its hash together, the hash in
+ * `extensions.persistedQuery` or as `documentId`) must reach the normal path every time: answered
+ * from an alias, it would not register the hash again after the bounded store dropped it, and the
+ * client's next hash-only request would fail.
  */
 const REGISTERS_IN_URL = /[?&]query=/;
 const REGISTERS_IN_BODY = /"query"\s*:/;
 const registersDocument = (text: string, sendsQuery: RegExp) =>
-  text.includes('persistedQuery') && sendsQuery.test(text);
+  (text.includes('persistedQuery') || text.includes('documentId')) && sendsQuery.test(text);
 
 /** A request that may only ever be answered from a shared entry: anonymous, no password anywhere. */
 function shareable(req: IncomingMessage): boolean {
@@ -55,9 +56,11 @@ function shareable(req: IncomingMessage): boolean {
   if (headers.authorization !== undefined || headers.cookie !== undefined) return false;
   const url = req.url ?? '';
   if (PASSWORD.test(url) || registersDocument(url, REGISTERS_IN_URL)) return false;
+  // Escapes could spell any of those; the normal path decides on the decoded text.
   if (url.includes('%')) {
     try {
-      if (PASSWORD.test(decodeURIComponent(url))) return false;
+      const decoded = decodeURIComponent(url);
+      if (PASSWORD.test(decoded) || registersDocument(decoded, REGISTERS_IN_URL)) return false;
     } catch {
       return false;
     }

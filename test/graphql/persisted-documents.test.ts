@@ -317,29 +317,69 @@ describe('automatic persisted queries (any document runs)', () => {
     expect(byId.body).toEqual(register.body);
   });
 
-  it('registers a hash again after the bounded store dropped it, even while its answer is cached', async () => {
-    const query = '{ events(perPage: 2) { pageInfo { total } } }';
-    const extensions = apq(query);
-    const register = () => h.http.post('/graphql').set('Accept', MODERN).send({ query, extensions });
-    const hashOnly = () => h.http.post('/graphql').set('Accept', MODERN).send({ extensions });
-    expect((await register()).status).toBe(200);
-    expect((await register()).headers['x-cache']).toBe('hit');
-    // 1,000 other documents push it out of the store (least recently used first).
-    for (let i = 0; i < 1000; i++) {
-      const other = `{ t${i}: __typename }`;
-      await h.http
-        .post('/graphql')
-        .send({ query: other, extensions: apq(other) })
-        .expect(200);
-    }
-    expect((await hashOnly()).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
-    // The client sends hash and query again: answered (from the cache is fine) and registered.
-    const again = await register();
-    expect(again.status).toBe(200);
-    const res = await hashOnly();
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual(again.body);
-  });
+  // The hash in extensions.persistedQuery or as documentId; a GET spelled with escapes, which the
+  // cache's fast path must decode before it may answer from an alias.
+  const spellings = {
+    'extensions.persistedQuery (POST)': (query: string) => ({
+      register: () =>
+        h.http
+          .post('/graphql')
+          .set('Accept', MODERN)
+          .send({ query, extensions: apq(query) }),
+      hashOnly: () =>
+        h.http
+          .post('/graphql')
+          .set('Accept', MODERN)
+          .send({ extensions: apq(query) }),
+    }),
+    'documentId (POST)': (query: string) => ({
+      register: () =>
+        h.http
+          .post('/graphql')
+          .set('Accept', MODERN)
+          .send({ query, documentId: `sha256:${sha256(query)}` }),
+      hashOnly: () =>
+        h.http
+          .post('/graphql')
+          .set('Accept', MODERN)
+          .send({ documentId: `sha256:${sha256(query)}` }),
+    }),
+    'escaped parameter names (GET)': (query: string) => {
+      const extensions = encodeURIComponent(JSON.stringify(apq(query)));
+      return {
+        register: () =>
+          h.http
+            .get(`/graphql?qu%65ry=${encodeURIComponent(query)}&%65xtensions=${extensions}`)
+            .set('Accept', MODERN),
+        hashOnly: () => h.http.get(`/graphql?extensions=${extensions}`).set('Accept', MODERN),
+      };
+    },
+  };
+
+  it.each(Object.keys(spellings))(
+    'registers a hash again after the bounded store dropped it, even while its answer is cached: %s',
+    async (spelling) => {
+      const query = `{ events(perPage: 2) { pageInfo { total } } ${spelling.split(' ')[0]!.replace(/\W/g, '')}: __typename }`;
+      const { register, hashOnly } = spellings[spelling as keyof typeof spellings](query);
+      expect((await register()).status).toBe(200);
+      expect((await register()).headers['x-cache']).toBe('hit');
+      // 1,000 other documents push it out of the store (least recently used first).
+      for (let i = 0; i < 1000; i++) {
+        const other = `{ t${i}: __typename }`;
+        await h.http
+          .post('/graphql')
+          .send({ query: other, extensions: apq(other) })
+          .expect(200);
+      }
+      expect((await hashOnly()).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      // The client sends hash and query again: answered (from the cache is fine) and registered.
+      const again = await register();
+      expect(again.status).toBe(200);
+      const res = await hashOnly();
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(again.body);
+    },
+  );
 
   it("refuses a hash that is not the query's, and keeps nothing", async () => {
     const wrong = { persistedQuery: { version: 1, sha256Hash: sha256('{ somethingElse }') } };
