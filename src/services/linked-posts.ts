@@ -202,8 +202,10 @@ function assertMayAttribute(viewer: Viewer, authorId: number | undefined): void 
     throw forbidden(viewer);
 }
 
+const accentSensitive = new Intl.Collator('en', { sensitivity: 'accent' });
+
 function sameText(a: string, b: string): boolean {
-  return a.localeCompare(b, 'en', { sensitivity: 'accent' }) === 0;
+  return accentSensitive.compare(a, b) === 0;
 }
 
 /**

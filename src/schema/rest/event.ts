@@ -197,13 +197,16 @@ const TecEventFields = builder.prismaInterface('Event', {
   },
 });
 
+/** Names compared regardless of case and accents; one collator, not one built per comparison. */
+const byTermName = new Intl.Collator('en', { sensitivity: 'base' });
+
 /** Term shape (a), in the order the event lists them; counts are stored on the term. */
 /** By name, as WordPress's `wp_get_object_terms` returns them (not in the order they were linked). */
 function embeddedTerms(links: Array<{ term: Term }>, taxonomy: string, ctx: Context) {
   return links
     .map((link) => link.term)
     .filter((term) => term.taxonomy === taxonomy)
-    .sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || a.id - b.id)
+    .sort((a, b) => byTermName.compare(a.name, b.name) || a.id - b.id)
     .map((term) => presentEmbeddedTerm(term, term.eventCount, ctx.urls));
 }
 
