@@ -246,14 +246,18 @@ export function graphqlLimitsPlugin(limits: GraphqlLimits): Plugin {
   return {
     onPluginInit({ addPlugin }) {
       addPlugin(
-        useOnResolve(({ context }) => {
-          const deadline = (context as DeadlineContext).graphqlDeadline;
-          if (deadline !== undefined && Date.now() > deadline) {
-            throw new GraphQLError('The request took too long and was stopped.', {
-              extensions: { code: 'request_timeout', http: { status: 503 } },
-            });
-          }
-        }),
+        useOnResolve(
+          ({ context }) => {
+            const deadline = (context as DeadlineContext).graphqlDeadline;
+            if (deadline !== undefined && Date.now() > deadline) {
+              throw new GraphQLError('The request took too long and was stopped.', {
+                extensions: { code: 'request_timeout', http: { status: 503 } },
+              });
+            }
+          },
+          // A field read straight off its parent cannot run long: checked where resolvers do work.
+          { skipIntrospection: true, skipDefaultResolvers: true },
+        ),
       );
     },
     onParse({ setParseFn }) {
