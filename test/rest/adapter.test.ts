@@ -22,6 +22,9 @@ import { createEvent } from '../helpers/fixtures.js';
 // The generic engine, driven by a throw-away schema and route table: what the rest-map promises
 // (query normalisation, bodies, statuses, headers, errors) holds for any route.
 
+/** The operations the echo route ran: the document SOFA built for the route, once. */
+const operationsRun = new Set<unknown>();
+
 const Echo = new GraphQLObjectType({
   name: 'Echo',
   fields: {
@@ -45,7 +48,8 @@ const schema = new GraphQLSchema({
           words: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) },
           fail: { type: GraphQLString },
         },
-        resolve: (_root, args: Record<string, unknown>) => {
+        resolve: (_root, args: Record<string, unknown>, _context, info) => {
+          operationsRun.add(info.operation);
           if (args.fail === 'api') throw new ApiError(409, 'some-conflict', 'Conflict', { detail: 'x' });
           if (args.fail === 'crash') throw new Error('SQLITE_BUSY: internal detail that must not leak');
           return { args, total: 7, next: null };
@@ -113,6 +117,17 @@ const router = createRestRouter({
 });
 app.use(router.routes());
 const http = supertest(app.callback());
+
+describe('execution', () => {
+  // The adapter compiles each route's document once (graphql-jit), keyed by the document object:
+  // that holds only while SOFA hands every request of a route the document it built for it.
+  it("runs every request of a route through the route's one document", async () => {
+    operationsRun.clear();
+    for (const query of ['id=1', 'id=2&flag=1', 'ids=3,4&words=a'])
+      await http.get(`${API}/echo?${query}`).expect(200);
+    expect(operationsRun.size).toBe(1);
+  });
+});
 
 describe('query parameters', () => {
   it('accepts WordPress booleans, comma lists and a[] arrays', async () => {
