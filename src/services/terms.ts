@@ -121,9 +121,9 @@ function termExists(termId: number, hierarchical: boolean): ApiError {
     hierarchical
       ? 'A term with the name provided already exists with this parent.'
       : 'A term with the name provided already exists in this taxonomy.',
-    // WordPress adds `{status, term_id}` to an error whose data was the term id: the REST answer shows
-    // the latter as `data` and the former in `additional_data`.
-    { term_id: termId, additional_data: [termId] },
+    // `wp_insert_term` makes the term id the error's data; the REST controller adds it again, then
+    // `{status, term_id}`: each `add_data` pushes the previous data into `additional_data`.
+    { term_id: termId, additional_data: [termId, termId] },
   );
 }
 

@@ -109,8 +109,9 @@ describe('POST /categories', () => {
       code: 'term_exists',
       message: 'A term with the name provided already exists with this parent.',
       data: { status: 400, request_id: expect.any(String), term_id: existing.id },
-      // WordPress: the error's first data (the term id) stays beside the one the controller added.
-      additional_data: [existing.id],
+      // WordPress: the error's first data (the term id) and the copy the controller added stay beside
+      // the `{status, term_id}` it added last.
+      additional_data: [existing.id, existing.id],
     });
   });
 
