@@ -28,7 +28,7 @@ export interface VenueInput extends LinkedPostInput {
   country?: string;
   province?: string;
   state?: string;
-  /** Filled from `state`, else `province`, when not given itself (as TEC does). */
+  /** Filled from `state`, else `province` (the first non-empty one), when not given itself (as TEC does). */
   stateProvince?: string;
   zip?: string;
   phone?: string;
@@ -58,6 +58,13 @@ const VENUE_FIELDS = [
   'geoLng',
 ] as const;
 
+/** `stateprovince` as TEC fills it when it is not sent: from whichever of `state`, `province` is non-empty. */
+function stateProvince(input: VenueInput): string | undefined {
+  if (input.stateProvince !== undefined) return input.stateProvince;
+  if (input.state === undefined && input.province === undefined) return undefined;
+  return input.state || input.province || '';
+}
+
 const within = (value: number | null | undefined, limit: number) =>
   value === undefined || value === null || (Number.isFinite(value) && Math.abs(value) <= limit);
 
@@ -74,7 +81,7 @@ function venueColumns(input: VenueInput) {
     country: input.country,
     province: input.province,
     state: input.state,
-    stateprovince: input.stateProvince ?? input.state ?? input.province,
+    stateprovince: stateProvince(input),
     zip: input.zip,
     phone: input.phone,
     website,
