@@ -8,6 +8,7 @@ import { type Viewer, listableStatuses, readableWhere } from '../domain/permissi
 import { contentOpenWhere } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { DEFAULT_GEO_RADIUS_KM, EARTH_RADIUS_KM, boundingBox, venuesInRange } from './events-geo.js';
+import { searchWhere } from './text-search.js';
 
 // The event list (`GET /events`, GraphQL `events`): the reference's filters (docs/reference.md §5) turned
 // into one Prisma `where` (`events.ts` pages it). Dates compare the filter's wall-clock in the site zone with each
@@ -99,9 +100,6 @@ const DATE_FILTERS = [
 ] as const;
 type DateFilter = (typeof DATE_FILTERS)[number];
 
-/** WordPress turns a search of more terms than this into one phrase. */
-const MAX_SEARCH_TERMS = 9;
-
 export interface EventListOptions {
   /** How the API names the filters in its errors (domain name → its own); by default the domain names. */
   paramNames?: Readonly<Record<string, string>>;
@@ -155,25 +153,6 @@ class ParamErrors {
 function dateBound(parsed: DateTime, filter: DateFilter, strict: boolean): string {
   if (strict) return parsed.toFormat(WALL_CLOCK);
   return (filter === 'startDate' ? parsed.startOf('day') : parsed.endOf('day')).toFormat(WALL_CLOCK);
-}
-
-/** Words and "quoted phrases", as WordPress splits a search. */
-export function searchTerms(search: string): string[] {
-  const terms = [...search.matchAll(/"([^"]+)"|(\S+)/g)]
-    .map((match) => (match[1] ?? match[2] ?? '').trim())
-    .filter((term) => term !== '');
-  return terms.length > MAX_SEARCH_TERMS ? [search] : terms;
-}
-
-/**
- * Case-insensitive `contains` on both databases: PostgreSQL needs ILIKE (`mode: 'insensitive'`, which
- * the SQLite client does not know), SQLite's LIKE already ignores ASCII case. Prisma does not escape
- * LIKE wildcards: PostgreSQL's default escape character is the backslash; SQLite has none, so there a
- * `%` or `_` in a search term matches any text/character (a known, harmless widening).
- */
-function containsInsensitive(term: string, provider: string): Prisma.StringFilter {
-  if (provider !== 'postgresql') return { contains: term };
-  return { contains: term.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' } as Prisma.StringFilter;
 }
 
 /** Resolves category/tag tokens (slug first, then numeric id, as the reference) to term ids. */
@@ -278,14 +257,11 @@ export async function resolveEventQuery(
   if (Object.keys(localStart).length) and.push({ localStart });
   if (Object.keys(localEnd).length) and.push({ localEnd });
 
-  // Search: every word in the title, excerpt or description. An empty search is no search (the REST
-  // adapter cannot tell `search=` from no search, so GraphQL does the same).
+  // Search: every term in the title, excerpt or description, as WordPress reads it. An empty search is
+  // no search (the REST adapter cannot tell `search=` from no search, so GraphQL does the same).
   const search = filter.search?.trim() || null;
   if (search) {
-    for (const term of searchTerms(search)) {
-      const contains = containsInsensitive(term, ctx.config.databaseProvider);
-      and.push({ OR: [{ title: contains }, { excerpt: contains }, { description: contains }] });
-    }
+    and.push(searchWhere(search, ['title', 'excerpt', 'description'] as const, ctx.config.databaseProvider));
   }
 
   // Status (the capability rules decide what each viewer may list).

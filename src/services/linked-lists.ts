@@ -8,6 +8,7 @@ import { type Viewer, can, listableStatuses } from '../domain/permissions.js';
 import { contentOpenWhere, eventLinksAccess } from '../domain/visibility.js';
 import { archivePage } from './archive.js';
 import { type CursorArgs, connectionPage, keysetWindow, sortKeysOf } from './keyset.js';
+import { type SearchWhere, searchWhere } from './text-search.js';
 
 // The venue and organizer lists (docs/reference.md §8): the filters both kinds share, the page and the
 // parameters that reproduce it; `venues.ts` and `organizers.ts` add `search` over their own fields.
@@ -52,20 +53,22 @@ export interface LinkedWhere {
   events?: { some: LinkedEventLink } | { none: LinkedEventLink };
 }
 
+/** A list's search, and the database it runs on (which decides how text is compared). */
+interface SearchText {
+  text: string;
+  provider: Scope['config']['databaseProvider'];
+}
+
 /** Events that make a venue or organizer "have events": any but drafts and pending ones (trashed count). */
 const COUNTED_EVENT: Prisma.EventWhereInput = { status: { notIn: ['draft', 'pending'] } };
 
 /**
- * A case-insensitive string condition. SQLite's LIKE (Prisma's `contains`) ignores ASCII case;
- * PostgreSQL needs `mode: "insensitive"`, which the SQLite-typed client does not declare.
- * For `equals` on SQLite the caller compares the candidates exactly.
+ * The candidates for a case-insensitive equality. PostgreSQL compares with `mode: "insensitive"`, which
+ * the SQLite-typed client does not declare; SQLite's LIKE (Prisma's `contains`) ignores ASCII case, and
+ * the caller then compares the candidates exactly.
  */
-export function textMatch(
-  provider: Scope['config']['databaseProvider'],
-  text: string,
-  how: 'contains' | 'equals',
-): Prisma.StringFilter {
-  if (provider === 'postgresql') return { [how]: text, mode: 'insensitive' } as Prisma.StringFilter;
+export function textMatch(provider: Scope['config']['databaseProvider'], text: string): Prisma.StringFilter {
+  if (provider === 'postgresql') return { equals: text, mode: 'insensitive' } as Prisma.StringFilter;
   return { contains: text };
 }
 
@@ -89,7 +92,7 @@ export async function linkedListQuery(
   scope: Pick<Scope, 'viewer' | 'config'>,
   filter: LinkedListFilter,
   now: Date = new Date(),
-): Promise<{ where: LinkedWhere; match: Prisma.StringFilter | null; effective: EffectiveLinkedFilter }> {
+): Promise<{ where: LinkedWhere; search: SearchText | null; effective: EffectiveLinkedFilter }> {
   const { viewer } = scope;
   let eventLinks: ReturnType<typeof eventLinksAccess> = 'open';
   if (filter.event != null) {
@@ -129,7 +132,7 @@ export async function linkedListQuery(
   }
   return {
     where: { AND: and },
-    match: search ? textMatch(scope.config.databaseProvider, search, 'contains') : null,
+    search: search ? { text: search, provider: scope.config.databaseProvider } : null,
     effective: {
       search,
       event: filter.event ?? null,
@@ -196,17 +199,12 @@ export function linkedArchiveParams(
   return params;
 }
 
-/** The list conditions, plus `search` matched against any of `fields` (each kind names its own). */
+/** The list conditions, plus `search` over `fields` (each kind names its own), as WordPress matches it. */
 export function withSearch<Field extends string>(
-  query: { where: LinkedWhere; match: Prisma.StringFilter | null },
+  query: { where: LinkedWhere; search: SearchText | null },
   fields: readonly Field[],
-): LinkedWhere | { AND: [LinkedWhere, { OR: Array<Record<Field, Prisma.StringFilter>> }] } {
-  const { match } = query;
-  if (!match) return query.where;
-  return {
-    AND: [
-      query.where,
-      { OR: fields.map((field) => ({ [field]: match }) as Record<Field, Prisma.StringFilter>) },
-    ],
-  };
+): LinkedWhere | { AND: [LinkedWhere, SearchWhere<Field>] } {
+  const { search } = query;
+  if (!search) return query.where;
+  return { AND: [query.where, searchWhere(search.text, fields, search.provider)] };
 }

@@ -218,7 +218,7 @@ async function findDuplicate<Row extends LinkedRow>(
   name: string,
   description: string | undefined,
 ): Promise<Row | null> {
-  const candidates = await store.named(w.tx, textMatch(w.config.databaseProvider, name, 'equals'));
+  const candidates = await store.named(w.tx, textMatch(w.config.databaseProvider, name));
   const match = candidates
     .sort((a, b) => a.id - b.id)
     .find(
