@@ -24,6 +24,7 @@ import { parseIfMatch } from '../domain/versions.js';
 import type { HttpMethod, RestRoute } from '../../rest-map/types.js';
 import {
   createDiscovery,
+  discoveryHeaders,
   serviceRoot,
   sofaPathOf,
   swaggerUiAsset,
@@ -39,7 +40,7 @@ import {
   wordPressError,
 } from './errors.js';
 import { MAX_JSON_DEPTH, hasNul, jsonTooDeep } from '../http/request-text.js';
-import { argumentsFromRequest, toSofaQuery } from './params.js';
+import { type ParamValue, argumentsFromRequest, toSofaQuery } from './params.js';
 
 // The one engine behind `rest-map/`: Koa matches the reference's paths (with an optional language
 // segment), this adapter turns the WordPress-style request into GraphQL variables, SOFA runs the
@@ -48,6 +49,8 @@ import { argumentsFromRequest, toSofaQuery } from './params.js';
 const SOFA_BASE = '/sofa';
 const LANGUAGE_TAG = /^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$/i;
 const BODY_LIMIT = '1mb';
+/** What fills a path argument's segment of the internal URL (an Int and a String alike). */
+const PATH_STAND_IN = '0';
 
 interface SofaServerContext {
   appContext: Context;
@@ -190,6 +193,9 @@ export function createRestRouter(options: {
   // this adapter to parse back and serialise again. SOFA answers for it with `null`, unread; errors
   // still take SOFA's path (its error handler below).
   const results = new WeakMap<object, ExecutionResult>();
+  // A path argument's value (a slug is data: `..` would be a dot segment the URL parser removes) never
+  // travels in the internal URL, which only selects the route: it reaches the operation from here.
+  const pathValues = new WeakMap<object, Record<string, ParamValue>>();
   const executeCompiled = compiledExecutor();
 
   const sofa = useSofa({
@@ -214,7 +220,10 @@ export function createRestRouter(options: {
         // SOFA answers with the root field's value: null here.
         return { data: Object.fromEntries(Object.keys(result.data ?? {}).map((field) => [field, null])) };
       };
-      const result = executeCompiled(args);
+      const fromPath = pathValues.get(args.contextValue as object);
+      const result = executeCompiled(
+        fromPath ? { ...args, variableValues: { ...args.variableValues, ...fromPath } } : args,
+      );
       return 'then' in result ? result.then(settle) : settle(result);
     }) as typeof execute,
     errorHandler: (errors) => {
@@ -302,11 +311,12 @@ export function createRestRouter(options: {
     router.all(`/:lang${API_PREFIX}${path}`, dispatch);
   };
 
-  serve('', ['GET'], (ctx, method) =>
-    cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () =>
+  serve('', ['GET'], (ctx, method) => {
+    ctx.set(discoveryHeaders(urlsOf(ctx)));
+    return cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () =>
       sendJson(ctx, discovery.index(urlsOf(ctx)), 'GET'),
-    ),
-  );
+    );
+  });
   serve('/doc', ['GET'], (ctx, method) =>
     cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () =>
       sendJson(ctx, discovery.openApi(urlsOf(ctx).api), 'GET'),
@@ -331,6 +341,7 @@ export function createRestRouter(options: {
     if (language !== undefined && !isLanguageTag(language)) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return sendError(ctx, NO_ROUTE(405), { Allow: 'GET' });
     const urls = urlsOf(ctx);
+    ctx.set(discoveryHeaders(urls));
     sendJson(ctx, serviceRoot(urls, language ? urls.site.slice(0, -language.length - 1) : urls.site), 'GET');
   };
   router.all('/', root);
@@ -380,9 +391,13 @@ export function createRestRouter(options: {
             : cacheKey(ctx, method, ['rest', route.operation, language ?? '', stableJson(variables)]);
         const run = async () => {
           const sofaMethod = route.methods[0];
-          const sofaPath = sofaPathOf(route.path).replace(/:(\w+)/g, (_, name: string) =>
-            encodeURIComponent(String(variables[name])),
-          );
+          // The internal URL names the route with a stand-in valid for any path argument's type (ids are
+          // Int); the values themselves are passed as variables (`pathValues`).
+          const fromPath: Record<string, ParamValue> = {};
+          const sofaPath = sofaPathOf(route.path).replace(/:(\w+)/g, (_, name: string) => {
+            if (variables[name] !== undefined) fromPath[name] = variables[name];
+            return PATH_STAND_IN;
+          });
           const hasBody = sofaMethod !== 'GET' && sofaMethod !== 'DELETE';
           const request = new Request(
             `http://sofa${SOFA_BASE}${sofaPath}${hasBody ? '' : `?${toSofaQuery(variables)}`}`,
@@ -395,6 +410,7 @@ export function createRestRouter(options: {
               : { method: sofaMethod },
           );
           const appContext = options.createContext(ctx, language);
+          pathValues.set(appContext, fromPath);
           // Updates and deletes apply only to the version the client names (412 otherwise).
           if (method !== 'GET') appContext.ifMatch = parseIfMatch(ctx.get('If-Match'));
           const response = await sofa.fetch(request, { appContext });
