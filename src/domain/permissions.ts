@@ -178,6 +178,35 @@ export function forbidden(viewer: Viewer): ApiError {
   );
 }
 
+/**
+ * Whether a write's caller may learn that the record it names does not exist (D22): only one who may
+ * act on every record of the type (editors and up). Anyone else is answered as for an existing record
+ * they may not touch, so that no write tells ids (or slugs) apart.
+ */
+export function mayLearnMissing(viewer: Viewer, action: 'edit' | 'delete'): boolean {
+  return can(viewer, action === 'edit' ? 'edit_others_posts' : 'delete_others_posts');
+}
+
+/**
+ * Runs a write on the record a key names so that its not-found error (`missingCode`) reaches only a
+ * caller who may learn it (`mayLearnMissing`), as `known` words it; anyone else gets the refusal an
+ * existing record they may not touch gets.
+ */
+export async function hidingMissing<T>(
+  viewer: Viewer,
+  action: 'edit' | 'delete',
+  missingCode: string,
+  run: () => Promise<T>,
+  known: (error: ApiError) => ApiError = (error) => error,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== missingCode) throw error;
+    throw mayLearnMissing(viewer, action) ? known(error) : forbidden(viewer);
+  }
+}
+
 export function assertAllowed(viewer: Viewer, allowed: boolean): void {
   if (!allowed) throw forbidden(viewer);
 }

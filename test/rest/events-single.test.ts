@@ -294,15 +294,20 @@ describe('GET /events/by-slug/{slug}', () => {
     expect(fr.body.rest_url).toBe(`${SITE_URL}/fr${API}/events/${ids.full}`);
   });
 
-  it('applies the same checks: unknown slug 404 (D1), draft 403, trashed 403, password 403', async () => {
-    const missing = await h.http.get(`${API}/events/by-slug/no-such-event`).expect(404);
+  it('validates the slug first (unknown, or a draft the viewer may not read: 400), then trashed 403, password 403', async () => {
+    const missing = await h.http.get(`${API}/events/by-slug/no-such-event`).expect(400);
     expect(missing.body).toEqual({
-      code: 'rest-event-not-found',
-      message: 'Event with slug no-such-event does not exist.',
-      data: { status: 404, request_id: expect.any(String) },
+      code: 'rest_invalid_param',
+      message: 'Invalid parameter(s): slug',
+      data: {
+        status: 400,
+        params: { slug: 'Invalid parameter.' },
+        details: [],
+        request_id: expect.any(String),
+      },
     });
-    expect((await h.http.get(`${API}/events/by-slug/a-draft`).expect(403)).body.code).toBe(
-      'event-not-accessible',
+    expect((await h.http.get(`${API}/events/by-slug/a-draft`).expect(400)).body.code).toBe(
+      'rest_invalid_param',
     );
     await h.http.get(`${API}/events/by-slug/a-draft`).auth(author.login, author.password).expect(200);
     expect((await h.http.get(`${API}/events/by-slug/trashed`).expect(403)).body.code).toBe(

@@ -722,14 +722,15 @@ describe('odd input', () => {
 });
 
 describe('POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}', () => {
-  it('answers 404 rest-event-not-found for an unknown id or slug', async () => {
+  it('answers 404 rest-event-not-found for an unknown id, 400 naming slug for an unknown slug', async () => {
     const res = await update(99_999, { title: 'x' }, admin).expect(404);
     expect(res.body).toEqual({
       code: 'rest-event-not-found',
       message: 'Event with ID 99999 does not exist.',
       data: { status: 404, request_id: expect.any(String) },
     });
-    await update('by-slug/no-such-event', { title: 'x' }, admin).expect(404);
+    const bySlug = await update('by-slug/no-such-event', { title: 'x' }, admin).expect(400);
+    expect(bySlug.body.data.params).toEqual({ slug: 'Invalid parameter.' });
   });
 
   it.each(['post', 'put', 'patch'] as const)(
@@ -956,11 +957,12 @@ describe('DELETE /events/{id} and /events/by-slug/{slug}', () => {
     await create({ ...REQUIRED, title: 'Slug To Trash' }, admin).expect(201);
     const res = await remove('by-slug/slug-to-trash', admin).expect(200);
     expect(res.body).toMatchObject({ status: 'trash', slug: 'slug-to-trash__trashed' });
-    // Trashing renamed it (wp_add_trashed_suffix_to_post_name_for_post): the old slug names nothing.
-    await remove('by-slug/slug-to-trash', admin).expect(404);
+    // Trashing renamed it (wp_add_trashed_suffix_to_post_name_for_post): the old slug names nothing
+    // (the reference's 400 for a slug that names no event).
+    await remove('by-slug/slug-to-trash', admin).expect(400);
     await remove('by-slug/slug-to-trash__trashed', admin).expect(410);
     await remove('by-slug/slug-to-trash__trashed?force=true', admin).expect(200);
-    await remove('by-slug/slug-to-trash__trashed', admin).expect(404);
+    await remove('by-slug/slug-to-trash__trashed', admin).expect(400);
   });
 });
 

@@ -330,9 +330,10 @@ describe('POST|PUT|PATCH /venues/{id}', () => {
     expect((await update(String(other.id), { venue: 'Twin' }, editor).expect(200)).body.venue).toBe('Twin');
   });
 
-  it('answers an unknown id with 404 venue-not-found, for anyone (D1)', async () => {
-    expect((await update('999999', { city: 'x' }).expect(404)).body.code).toBe('venue-not-found');
-    await update('999999', { city: 'x' }, editor).expect(404);
+  it('answers an unknown id with 404 venue-not-found to editors (D1); others as for a venue they may not edit (D22)', async () => {
+    expect((await update('999999', { city: 'x' }, editor).expect(404)).body.code).toBe('venue-not-found');
+    expect((await update('999999', { city: 'x' }).expect(401)).body.code).toBe('rest_forbidden');
+    expect((await update('999999', { city: 'x' }, contributor).expect(403)).body.code).toBe('rest_forbidden');
   });
 
   it('401s anonymous and 403s those who may not edit it before validating (D22)', async () => {
@@ -403,8 +404,10 @@ describe('DELETE /venues/{id}', () => {
     expect((await h.http.get(`${API}/events/${event.id}`).expect(200)).body.venue).toEqual([]);
   });
 
-  it('404s unknown ids (D1); 401s anonymous; 403s those who may not delete it', async () => {
-    expect((await remove('999999').expect(404)).body.code).toBe('venue-not-found');
+  it('404s unknown ids to editors (D1); 401s anonymous; 403s those who may not delete it, known or not', async () => {
+    expect((await remove('999999', editor).expect(404)).body.code).toBe('venue-not-found');
+    expect((await remove('999999').expect(401)).body.code).toBe('rest_forbidden');
+    expect((await remove('999999', contributor).expect(403)).body.code).toBe('rest_forbidden');
     const venue = await createVenue(h.db, { authorId: admin.id });
     await remove(String(venue.id)).expect(401);
     await remove(String(venue.id), contributor).expect(403);

@@ -28,12 +28,30 @@ import { createEvent, deleteEvent, updateEvent } from '../../services/event-writ
 import { EVENT_LINK_PARAMS, EVENT_PARAMS, readEventBody } from '../../rest/bodies/event.js';
 import { type ParamNames, namingParams } from '../../rest/param-names.js';
 import { globalId, permalink } from '../../domain/urls.js';
-import { assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
+import { NOT_FOUND, assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
+import { canRead, hidingMissing } from '../../domain/permissions.js';
+import { invalidParams } from '../../domain/errors.js';
+import { SLUGLESS } from '../../services/event-slugs.js';
 import type { Term } from '../../generated/sqlite/client.js';
 import type { Context } from '../../context.js';
 
 /** An event write, its errors under REST names (those of an inline venue or organizer too). */
 const namingEventParams = <T>(run: () => Promise<T>) => namingParams(EVENT_PARAMS, run, EVENT_LINK_PARAMS);
+
+/** The reference validates a slug before anything else: one that names no event it may show is a 400. */
+const invalidSlug = () => invalidParams({ slug: 'Invalid parameter.' });
+const MISSING_EVENT = NOT_FOUND.event(0).code;
+
+/**
+ * A write on the event a key names (D22): a caller who may not act on every event is refused whether
+ * it exists or not; to one who may, an unknown id is a 404 and an unknown slug the reference's 400.
+ */
+const onNamedEvent = <T>(
+  ctx: Context,
+  action: 'edit' | 'delete',
+  key: { id: number } | { slug: string },
+  run: () => Promise<T>,
+) => hidingMissing(ctx.viewer, action, MISSING_EVENT, run, 'slug' in key ? invalidSlug : undefined);
 
 // The event as The Events Calendar's REST API v1 returns it (docs/reference.md §1.1): snake_case keys in the
 // reference's order. Fields resolve from the same Prisma selection as the public `Event` type.
@@ -492,11 +510,13 @@ builder.queryFields((t) => {
         slug: t.arg.string({ required: true, description: 'the event post name' }),
         password: t.arg.string({ description: 'The event password' }),
       },
-      resolve: async (query, _root, { slug, password }, ctx) =>
-        noteVersion(
-          ctx,
-          assertReadable('event', await findEvent(ctx, query, { slug }), slug, ctx.viewer, password),
-        ),
+      resolve: async (query, _root, { slug, password }, ctx) => {
+        const event = await findEvent(ctx, query, { slug });
+        // A slug must name an event (docs/reference.md §3.2); WordPress gives drafts and pending events
+        // no slug, so one the viewer may not read is no event to it either (its readers still get it).
+        if (!event || (SLUGLESS.has(event.status) && !canRead(ctx.viewer, event))) throw invalidSlug();
+        return noteVersion(ctx, assertReadable('event', event, slug, ctx.viewer, password));
+      },
     }),
     tecEventsFeed: t.field({
       ...REST,
@@ -560,16 +580,18 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: 'JSON' }),
     },
     resolve: (query, _root, { id, input }, ctx) =>
-      namingEventParams(() => {
-        const { input: event, unreadable } = readEventBody(input);
-        return updateEvent(
-          ctx,
-          { id },
-          event,
-          (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-          { passwordAllowed: true, unreadable },
-        );
-      }),
+      onNamedEvent(ctx, 'edit', { id }, () =>
+        namingEventParams(() => {
+          const { input: event, unreadable } = readEventBody(input);
+          return updateEvent(
+            ctx,
+            { id },
+            event,
+            (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+            { passwordAllowed: true, unreadable },
+          );
+        }),
+      ),
   }),
   tecUpdateEventBySlug: t.prismaField({
     ...REST,
@@ -579,16 +601,18 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: 'JSON' }),
     },
     resolve: (query, _root, { slug, input }, ctx) =>
-      namingEventParams(() => {
-        const { input: event, unreadable } = readEventBody(input);
-        return updateEvent(
-          ctx,
-          { slug },
-          event,
-          (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-          { passwordAllowed: false, unreadable },
-        );
-      }),
+      onNamedEvent(ctx, 'edit', { slug }, () =>
+        namingEventParams(() => {
+          const { input: event, unreadable } = readEventBody(input);
+          return updateEvent(
+            ctx,
+            { slug },
+            event,
+            (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+            { passwordAllowed: false, unreadable },
+          );
+        }),
+      ),
   }),
   tecDeleteEvent: t.prismaField({
     ...REST,
@@ -601,8 +625,10 @@ builder.mutationFields((t) => ({
       password: t.arg.string({ description: 'Accepted as by the reference, and not needed' }),
     },
     resolve: (query, _root, { id, force }, ctx) =>
-      deleteEvent(ctx, { id }, force ?? false, (tx, eventId) =>
-        tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+      onNamedEvent(ctx, 'delete', { id }, () =>
+        deleteEvent(ctx, { id }, force ?? false, (tx, eventId) =>
+          tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+        ),
       ),
   }),
   tecDeleteEventBySlug: t.prismaField({
@@ -615,8 +641,10 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (query, _root, { slug, force }, ctx) =>
-      deleteEvent(ctx, { slug }, force ?? false, (tx, eventId) =>
-        tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+      onNamedEvent(ctx, 'delete', { slug }, () =>
+        deleteEvent(ctx, { slug }, force ?? false, (tx, eventId) =>
+          tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+        ),
       ),
   }),
 }));

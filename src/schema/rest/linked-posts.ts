@@ -2,7 +2,8 @@ import { noteVersion } from '../common.js';
 import { type SubGraph, builder } from '../builder.js';
 import type { Representation } from './present.js';
 import { archiveLinks } from '../../domain/paging.js';
-import { assertReadable } from '../../domain/visibility.js';
+import { NOT_FOUND, assertReadable } from '../../domain/visibility.js';
+import { hidingMissing } from '../../domain/permissions.js';
 import type { Context } from '../../context.js';
 import type { Db } from '../../db/client.js';
 import type { Media } from '../../generated/sqlite/client.js';
@@ -79,6 +80,10 @@ export function defineLinkedRestFields<
   Input extends LinkedPostInput,
 >(resource: LinkedRestResource<Row, Page, Input>): void {
   const { kind, one, many, path } = resource;
+  const missingCode = NOT_FOUND[kind](0).code;
+  /** D22: an unknown record is told (404, D1) only to a caller who may act on every record of the kind. */
+  const onNamed = <T>(ctx: Context, action: 'edit' | 'delete', run: () => Promise<T>) =>
+    hidingMissing(ctx.viewer, action, missingCode, run);
 
   /** A create or update from a REST body (`password` only on the by-id update route). */
   const write = (
@@ -212,28 +217,38 @@ export function defineLinkedRestFields<
       type: 'JSON',
       args: { ...byId, ...body },
       resolve: (_root, { id, input }, ctx) =>
-        write(ctx, input, true, (w, fields, unreadable) => resource.update(w, { id }, fields, unreadable)),
+        onNamed(ctx, 'edit', () =>
+          write(ctx, input, true, (w, fields, unreadable) => resource.update(w, { id }, fields, unreadable)),
+        ),
     }),
     [`tecUpdate${one}BySlug`]: t.field({
       ...REST,
       type: 'JSON',
       args: { ...bySlug, ...body },
       resolve: (_root, { slug, input }, ctx) =>
-        write(ctx, input, false, (w, fields, unreadable) => resource.update(w, { slug }, fields, unreadable)),
+        onNamed(ctx, 'edit', () =>
+          write(ctx, input, false, (w, fields, unreadable) =>
+            resource.update(w, { slug }, fields, unreadable),
+          ),
+        ),
     }),
     [`tecDelete${one}`]: t.field({
       ...REST,
       type: 'JSON',
       args: { ...byId, ...force },
       resolve: (_root, { id, force }, ctx) =>
-        writeLinked(ctx, kind, (w) => resource.remove(w, { id }, force ?? false, presented(ctx))),
+        onNamed(ctx, 'delete', () =>
+          writeLinked(ctx, kind, (w) => resource.remove(w, { id }, force ?? false, presented(ctx))),
+        ),
     }),
     [`tecDelete${one}BySlug`]: t.field({
       ...REST,
       type: 'JSON',
       args: { ...bySlug, ...force },
       resolve: (_root, { slug, force }, ctx) =>
-        writeLinked(ctx, kind, (w) => resource.remove(w, { slug }, force ?? false, presented(ctx))),
+        onNamed(ctx, 'delete', () =>
+          writeLinked(ctx, kind, (w) => resource.remove(w, { slug }, force ?? false, presented(ctx))),
+        ),
     }),
   }));
 }
