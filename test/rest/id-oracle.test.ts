@@ -55,7 +55,7 @@ afterAll(() => h.close());
 const BODIES: Record<string, object> = {
   events: { title: 'Taken over', start_date: 'before my birthday' },
   venues: { venue: 'Taken over', website: 'not a url' },
-  organizers: { organizer: 'Taken over', email: 'not an email' },
+  organizers: { organizer: 'Taken over', website: 'not a url' },
 };
 
 function send(method: Method, path: string, as?: Credentials, query = '') {
@@ -125,6 +125,13 @@ describe('keyed writes answer an unknown key as an existing record the caller ma
 });
 
 describe('an editor, who may act on every record, is told what is missing', () => {
+  it('and has the bodies of the table refused (400) on the existing drafts', async () => {
+    for (const route of ROUTES) {
+      const res = await send('patch', targets[route]!.existing, editor);
+      expect([route, res.status, res.body.code]).toEqual([route, 400, 'rest_invalid_param']);
+    }
+  });
+
   it.each(WRITES)(
     '%s%s: 404 by id (D1), 400 naming slug for an event slug, 404 for other slugs',
     async (method, query) => {
