@@ -388,6 +388,60 @@ describe('routing around the API', () => {
   });
 });
 
+describe('discovery headers (TEC announces its API on the site with them)', () => {
+  /** What the reference sends: `v1`, the REST root with its trailing slash, the site. */
+  const announced = (site: string) => ({
+    'x-tec-api-version': 'v1',
+    'x-tec-api-root': `${site}${API}/`,
+    'x-tec-api-origin': site,
+  });
+
+  it('are sent on GET and HEAD of the site root and of the namespace index', async () => {
+    for (const path of ['/', API, `${API}/`]) {
+      for (const method of ['get', 'head'] as const) {
+        const res = await h.http[method](path).expect(200);
+        expect(res.headers, `${method} ${path}`).toMatchObject(announced(SITE_URL));
+      }
+    }
+  });
+
+  it('keep the language segment, and name a root that answers the namespace index', async () => {
+    for (const path of ['/fr', `/fr${API}`]) {
+      expect((await h.http.get(path).expect(200)).headers).toMatchObject(announced(`${SITE_URL}/fr`));
+    }
+    // A client's discovery: from the site's root to the API root the headers name.
+    const root = (await h.http.head('/').expect(200)).headers['x-tec-api-root'] as string;
+    expect(new URL(root).origin).toBe(SITE_URL);
+    const index = await h.http.get(new URL(root).pathname).expect(200);
+    expect(index.body.namespace).toBe('calendar/events/v1');
+  });
+
+  it('are not sent on the other routes, nor on refusals', async () => {
+    for (const res of [
+      await h.http.get(`${API}/events`).expect(200),
+      await h.http.get(`${API}/doc`).expect(200),
+      await h.http.post(API).send({}).expect(405),
+      await h.http.post('/').send({}).expect(405),
+    ]) {
+      expect(res.headers).not.toHaveProperty('x-tec-api-version');
+      expect(res.headers).not.toHaveProperty('x-tec-api-root');
+    }
+  });
+
+  it('are sent on answers the response cache gives too', async () => {
+    const cached = await startHarness({ CALENDAR_CACHE: 'on' });
+    try {
+      for (const path of [API, API, '/', '/']) {
+        const res = await cached.http.get(path).expect(200);
+        expect(res.headers, path).toMatchObject(announced(SITE_URL));
+      }
+      expect((await cached.http.get(API).expect(200)).headers['x-cache']).toBe('hit');
+    } finally {
+      await cached.close();
+    }
+  });
+});
+
 describe('Swagger UI at /calendar/events/v1/docs', () => {
   it('is served with its assets from this server only', async () => {
     const page = await h.http.get(`/fr${API}/docs`).expect(200);

@@ -106,6 +106,14 @@ export function serviceRoot(urls: { site: string; api: string }, origin: string)
   };
 }
 
+/**
+ * The headers TEC sends on the site's pages to announce its API (its REST `Headers__Base`): clients
+ * find the API from any page of the site by these. The root ends with a slash, as `rest_url()` gives it.
+ */
+export function discoveryHeaders(urls: { site: string; api: string }): Record<string, string> {
+  return { 'X-TEC-API-VERSION': 'v1', 'X-TEC-API-ROOT': `${urls.api}/`, 'X-TEC-API-ORIGIN': urls.site };
+}
+
 export interface Discovery {
   /** `GET {prefix}`: every route, its methods and arguments. */
   index(urls: { site: string; api: string }): NamespaceIndex;
