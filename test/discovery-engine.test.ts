@@ -209,7 +209,7 @@ describe('the OpenAPI document of any route table', () => {
   it('is valid and rooted at the site the request used', async () => {
     const doc = await documentOf(`/de-CH${API}/doc`);
     expect((await new Validator().validate(structuredClone(doc) as never)).valid).toBe(true);
-    expect(doc.servers).toEqual([{ url: `${SITE}/de-CH${API}`, description: expect.any(String) }]);
+    expect(doc.servers).toEqual([{ url: `${SITE}/de-CH${API}/`, description: expect.any(String) }]);
     expect(Object.keys(doc.paths)).toEqual(['/', '/doc', '/things', '/things/{id}']);
     expect(Object.keys(doc.paths['/things/{id}']!)).toEqual(['get', 'post', 'put', 'patch']);
   });

@@ -207,10 +207,15 @@ describe('GET /calendar/events/v1/doc (OpenAPI)', () => {
 
   it('keeps the reference key order and names the real API root, port included (D5)', async () => {
     expect(Object.keys(doc).slice(0, 5)).toEqual(['openapi', 'info', 'components', 'servers', 'tags']);
-    expect(doc.servers![0]!.url).toBe(API_ROOT);
+    // Ending with a slash, as the reference's (`http://127.0.0.1/wp-json/tribe/events/v1/`).
+    expect(doc.servers![0]!.url).toBe(`${API_ROOT}/`);
     expect(doc.servers![0]!.url).toContain(':8080');
     const localized = (await h.http.get(`/pt-BR${API}/doc`).expect(200)).body as OpenAPIV3.Document;
-    expect(localized.servers![0]!.url).toBe(`${SITE_URL}/pt-BR${API}`);
+    expect(localized.servers![0]!.url).toBe(`${SITE_URL}/pt-BR${API}/`);
+    // What a client joins the server and a path into (trailing slash dropped, as Swagger UI and
+    // generated clients do) reaches the route.
+    const joined = `${doc.servers![0]!.url.replace(/\/$/, '')}/events`;
+    await h.http.get(new URL(joined).pathname).expect(200);
   });
 
   it('documents every route and method of the rest-map, with unique operation ids', () => {

@@ -613,8 +613,12 @@ export function createDiscovery(options: {
       openapi: '3.0.3',
       info: openApi.info,
       components: openApi.components,
+      // With the slash `rest_url()` ends the reference's root with.
       servers: [
-        { url: apiRoot, description: 'This API root (with the language segment of the request, if any)' },
+        {
+          url: `${apiRoot}/`,
+          description: 'This API root (with the language segment of the request, if any)',
+        },
       ],
       tags: openApi.tags,
       paths: openApi.paths,
