@@ -44,6 +44,30 @@ export function wallClock(instant: Date, zone: string): string {
   return new Date(instant.getTime() + offset * 60_000).toISOString().slice(0, 19).replace('T', ' ');
 }
 
+/**
+ * A post's publication date as a write sends it, WordPress's way (`post_date` and `post_date_gmt`):
+ * `date` (read in `zone`) and `date_utc` sent together are each kept as given — the instant from
+ * `date_utc`, the wall-clock of `date` in `postDate`; one alone sets the instant and `postDate: null`
+ * (the wall-clock is then derived); neither changes nothing.
+ */
+export function publicationDates(
+  local: DateTime | undefined,
+  utc: DateTime | undefined,
+  zone: string,
+): { publishedAt?: Date; postDate?: string | null } {
+  const instant = utc ?? local;
+  if (!instant) return {};
+  return {
+    publishedAt: instant.toJSDate(),
+    postDate: local && utc ? wallClock(local.toJSDate(), zone) : null,
+  };
+}
+
+/** A post's `date`: the wall-clock kept as sent, else its instant's in the site zone. */
+export function postDateOf(post: { publishedAt: Date; postDate: string | null }, siteZone: string): string {
+  return post.postDate ?? wallClock(post.publishedAt, siteZone);
+}
+
 export interface DateDetails {
   year: string;
   month: string;

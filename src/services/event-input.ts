@@ -1,6 +1,6 @@
 import type { DateTime } from 'luxon';
 import { CostInputError, type StoredCost, parseCostInput } from '../domain/cost.js';
-import { isValidTimezone, parseDateInput } from '../domain/dates.js';
+import { isValidTimezone, parseDateInput, publicationDates } from '../domain/dates.js';
 import { missingParams } from '../domain/errors.js';
 import { type EventStatusValue, INVALID_EVENT_STATUS, isEventStatus } from '../domain/event-status.js';
 import { autoParagraphs } from '../domain/html.js';
@@ -40,7 +40,7 @@ export interface EventInput {
   timezone?: string;
   startDate?: DateExpression;
   endDate?: DateExpression;
-  /** Publication date in the event's zone; `dateUtc` wins over it. */
+  /** Publication date in the event's zone; with `dateUtc`, each is kept as sent. */
   date?: DateExpression;
   dateUtc?: DateExpression;
   allDay?: boolean;
@@ -120,6 +120,8 @@ export interface EventValues {
   status?: WritableStatus;
   authorId?: number;
   publishedAt?: Date;
+  /** The wall-clock of a `date` sent beside `dateUtc`; null: derived from `publishedAt`. */
+  postDate?: string | null;
   timezone?: string;
   allDay?: boolean;
   start?: DateTime;
@@ -215,8 +217,11 @@ export function checkEventInput(
     date('startDate', zone, (value) => (values.start = value.setZone(zone)));
     date('endDate', zone, (value) => (values.end = value.setZone(zone)));
   }
-  date('date', zone, (value) => (values.publishedAt ??= value.toJSDate()));
-  date('dateUtc', 'UTC', (value) => (values.publishedAt = value.toJSDate()));
+  let local: DateTime | undefined;
+  let utc: DateTime | undefined;
+  date('date', zone, (value) => (local = value));
+  date('dateUtc', 'UTC', (value) => (utc = value));
+  Object.assign(values, publicationDates(local, utc, zone));
 
   for (const flag of ['allDay', 'showMap', 'showMapLink', 'hideFromListings', 'sticky', 'featured'] as const)
     given(flag, (value) => (values[flag] = value));

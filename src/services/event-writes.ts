@@ -195,6 +195,7 @@ export function createEvent<T extends LoadedEvent>(
           authorId: values.authorId ?? viewer.userId,
           status,
           publishedAt,
+          postDate: values.postDate ?? null,
           ...(image ? { imageId: await recordImage(tx, viewer, image) } : {}),
         },
         select: { id: true },
@@ -259,7 +260,7 @@ export function updateEvent<T extends LoadedEvent>(
         const requested =
           values.status !== undefined ? effectiveStatus(viewer, values.status) : existing.status;
         data.status = publicationStatus(requested, publishedAt, now);
-        if (values.publishedAt !== undefined) data.publishedAt = publishedAt;
+        if (values.publishedAt !== undefined) Object.assign(data, { publishedAt, postDate: values.postDate });
       }
       if (image) data.imageId = await recordImage(tx, viewer, image);
       if (values.slug === undefined) {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Scope } from '../context.js';
 import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import { parseDateInput } from '../domain/dates.js';
+import type { DateTime } from 'luxon';
+import { parseDateInput, publicationDates } from '../domain/dates.js';
 import { ApiError, invalidParams, missingParams } from '../domain/errors.js';
 import { isRecordId } from '../domain/ids.js';
 import {
@@ -56,7 +57,7 @@ export interface LinkedPostInput {
   description?: string;
   status?: string;
   authorId?: number;
-  /** Publication date in the site time zone, in any accepted form; `dateUtc` wins over it. */
+  /** Publication date in the site time zone, in any accepted form; with `dateUtc`, each is kept as sent. */
   date?: string | number;
   dateUtc?: string | number;
   /** A media id or an image URL; `""` or `0` removes the image. */
@@ -73,10 +74,10 @@ export const urlField = z
 
 const POST_FIELDS = ['name', 'authorId', 'date', 'dateUtc', 'description', 'status', 'password'] as const;
 
-function publicationDate(value: string | number | undefined, zone: string): Date | null | undefined {
+function publicationDate(value: string | number | undefined, zone: string): DateTime | null | undefined {
   if (value === undefined) return undefined;
   const date = parseDateInput(value, zone);
-  return date && date.isValid ? date.toJSDate() : null;
+  return date && date.isValid ? date : null;
 }
 
 /** A checked input: the post columns, and the kind's own. */
@@ -86,6 +87,7 @@ interface CheckedInput<Own> {
   status?: string;
   authorId?: number;
   publishedAt?: Date;
+  postDate?: string | null;
   image?: ImageChoice;
   password?: string;
   own: Own;
@@ -141,7 +143,7 @@ async function checkInput<Input extends LinkedPostInput, Own>(
     description: input.description,
     status,
     authorId: input.authorId,
-    publishedAt: dateUtc ?? date ?? undefined,
+    ...publicationDates(date ?? undefined, dateUtc ?? undefined, w.config.siteTimezone),
     image,
     password: input.password,
     own: own.data,
@@ -157,6 +159,7 @@ export interface CommonData {
   status?: string;
   authorId?: number | null;
   publishedAt?: Date;
+  postDate?: string | null;
   imageId?: number | null;
   password?: string | null;
   modifiedAt?: Date;
@@ -274,7 +277,7 @@ async function commonData<Own>(tx: Tx, viewer: Viewer, input: CheckedInput<Own>)
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.authorId !== undefined ? { authorId: input.authorId } : {}),
-    ...(input.publishedAt ? { publishedAt: input.publishedAt } : {}),
+    ...(input.publishedAt ? { publishedAt: input.publishedAt, postDate: input.postDate } : {}),
     ...(input.image ? { imageId: await recordImage(tx, viewer, input.image) } : {}),
     ...(input.password !== undefined ? { password: input.password === '' ? null : input.password } : {}),
   };

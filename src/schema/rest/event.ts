@@ -10,7 +10,7 @@ import {
   type Representation,
   texturize,
 } from './present.js';
-import { dateDetails, wallClock, zoneAbbreviation } from '../../domain/dates.js';
+import { dateDetails, postDateOf, wallClock, zoneAbbreviation } from '../../domain/dates.js';
 import { costValues, formatCost } from '../../domain/cost.js';
 import { archiveLinks } from '../../domain/paging.js';
 import { type EventArchive, eventArchive, eventPageItems } from '../../services/events.js';
@@ -116,7 +116,7 @@ const TecEventFields = builder.prismaInterface('Event', {
       global_id_lineage: t.stringList({ resolve: (e, _a, ctx) => [globalId(ctx.urls, e.id)] }),
       author: t.string({ resolve: (e) => String(e.authorId ?? 0) }),
       status: t.exposeString('status'),
-      date: t.string({ resolve: (e, _a, ctx) => wallClock(e.publishedAt, ctx.config.siteTimezone) }),
+      date: t.string({ resolve: (e, _a, ctx) => postDateOf(e, ctx.config.siteTimezone) }),
       date_utc: t.string({ resolve: (e) => wallClock(e.publishedAt, 'UTC') }),
       modified: t.string({ resolve: (e, _a, ctx) => wallClock(e.modifiedAt, ctx.config.siteTimezone) }),
       modified_utc: t.string({ resolve: (e) => wallClock(e.modifiedAt, 'UTC') }),

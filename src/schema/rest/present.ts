@@ -2,7 +2,7 @@ import { autop } from '@wordpress/autop';
 import { LRUCache } from 'lru-cache';
 import { texturize as wptexturize } from '../../domain/texturize.js';
 import type { Event, Media, Organizer, Term, Venue } from '../../generated/sqlite/client.js';
-import { isoWithOffset, startOfLocalDay, wallClock } from '../../domain/dates.js';
+import { isoWithOffset, postDateOf, startOfLocalDay, wallClock } from '../../domain/dates.js';
 import { costValues } from '../../domain/cost.js';
 import { SCHEMA_ORG_EVENT_STATUS, isEventStatus } from '../../domain/event-status.js';
 import { type SiteUrls, TAXONOMY_PATH, type Taxonomy, globalId, permalink } from '../../domain/urls.js';
@@ -20,9 +20,9 @@ function dropFalsy(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => Boolean(value)));
 }
 
-function postDates(post: { publishedAt: Date; modifiedAt: Date }, siteZone: string) {
+function postDates(post: { publishedAt: Date; postDate: string | null; modifiedAt: Date }, siteZone: string) {
   return {
-    date: wallClock(post.publishedAt, siteZone),
+    date: postDateOf(post, siteZone),
     date_utc: wallClock(post.publishedAt, 'UTC'),
     modified: wallClock(post.modifiedAt, siteZone),
     modified_utc: wallClock(post.modifiedAt, 'UTC'),
