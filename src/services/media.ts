@@ -6,6 +6,9 @@ import { type Viewer, can } from '../domain/permissions.js';
 // The `image` parameter of events, venues and organizers (docs/reference.md §6.6): an existing media id, or
 // an http(s) URL that is recorded as media (never downloaded) when the caller may upload files; empty removes
 // the image. Checked before permissions (a 400), recorded after them.
+// Never downloaded (README, deviation D24): the reference fetches the file and refuses a URL it cannot
+// reach, which would make every write wait on a third-party host and let writers make this server
+// request any address. The URL is checked here instead, the one place image input is read.
 
 export type ImageChoice = { kind: 'none' } | { kind: 'media'; id: number } | { kind: 'url'; url: string };
 
@@ -21,13 +24,28 @@ const MIME_BY_EXTENSION: Record<string, string> = {
   ico: 'image/x-icon',
 };
 
+/** The longest image URL kept, as sent and as stored (webhook URLs have the same bound). */
+export const MAX_IMAGE_URL_LENGTH = 2048;
+
+/**
+ * An absolute http(s) URL with a host (no `javascript:`, `data:` or relative URL), of reasonable
+ * length, with no user name or password: it is shown to every reader of the record.
+ */
 function httpUrl(text: string): URL | null {
+  if (text.length > MAX_IMAGE_URL_LENGTH) return null;
+  let url: URL;
   try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname ? url : null;
+    url = new URL(text);
   } catch {
     return null;
   }
+  return (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.hostname !== '' &&
+    url.username === '' &&
+    url.password === '' &&
+    url.href.length <= MAX_IMAGE_URL_LENGTH
+    ? url
+    : null;
 }
 
 /** Validates an `image` value; `param` names it in the 400 (`image`, or a nested name). */
