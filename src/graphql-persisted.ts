@@ -71,7 +71,10 @@ export function readTrustedDocuments(path: string): Map<string, string> {
   return documents;
 }
 
-/** The parameters of a GraphQL request that name its document, as they arrive (GET: strings). */
+/**
+ * The parameters of a GraphQL request that name its document, once read and checked
+ * (src/graphql-params.ts: a GET's `extensions` is parsed, and a map, before anything looks inside).
+ */
 export interface PersistedParams {
   query?: unknown;
   extensions?: unknown;
@@ -82,16 +85,9 @@ export interface PersistedParams {
 export function persistedIdOf(params: PersistedParams): string | null {
   if (typeof params.documentId === 'string' && params.documentId !== '')
     return normaliseId(params.documentId);
-  let extensions = params.extensions;
-  if (typeof extensions === 'string') {
-    try {
-      extensions = JSON.parse(extensions) as unknown;
-    } catch {
-      return null;
-    }
-  }
-  const persistedQuery = (extensions as { persistedQuery?: { sha256Hash?: unknown } } | null | undefined)
-    ?.persistedQuery;
+  const persistedQuery = (
+    params.extensions as { persistedQuery?: { sha256Hash?: unknown } } | null | undefined
+  )?.persistedQuery;
   const hash = persistedQuery && typeof persistedQuery === 'object' ? persistedQuery.sha256Hash : undefined;
   return typeof hash === 'string' && hash !== '' ? normaliseId(hash) : null;
 }
