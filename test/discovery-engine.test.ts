@@ -39,6 +39,13 @@ const Things = new GraphQLObjectType({
     total: { type: new GraphQLNonNull(GraphQLInt) },
   },
 });
+const ThingText = new GraphQLObjectType({
+  name: 'ThingText',
+  fields: {
+    text: { type: new GraphQLNonNull(GraphQLString) },
+    name: { type: new GraphQLNonNull(GraphQLString) },
+  },
+});
 const Order = new GraphQLEnumType({ name: 'ThingOrder', values: { asc: {}, desc: {} } });
 const thing = { id: 1, label: null, rest_url: 'http://x/things/1' };
 
@@ -61,6 +68,11 @@ const schema = new GraphQLSchema({
         type: new GraphQLNonNull(Thing),
         args: { id: { type: new GraphQLNonNull(GraphQLInt), description: 'the thing ID' } },
         resolve: () => thing,
+      },
+      thingText: {
+        type: new GraphQLNonNull(ThingText),
+        args: { id: { type: new GraphQLNonNull(GraphQLInt), description: 'the thing ID' } },
+        resolve: () => ({ text: 'Thing 1', name: 'thing-1.txt' }),
       },
     },
   }),
@@ -107,6 +119,14 @@ const routes: RestRoute[] = [
     },
     description: 'Create a thing',
   },
+  {
+    methods: ['GET'],
+    path: '/things/:id.txt',
+    operation: 'Query.thingText',
+    document: { contentType: 'text/plain; charset=utf-8', bodyKey: 'text', filenameKey: 'name' },
+    alsoAt: { path: '/things/:id', flag: 'raw' },
+    description: 'One thing as text',
+  },
   { methods: ['GET'], path: '/things/:id', operation: 'Query.thing', description: 'One thing' },
   {
     methods: ['POST', 'PUT', 'PATCH'],
@@ -137,6 +157,7 @@ describe('the namespace index of any route table', () => {
       API,
       `${API}/doc`,
       `${API}/things`,
+      `${API}/things/(?P<id>\\d+).txt`,
       `${API}/things/(?P<id>\\d+)`,
     ]);
     expect(body.routes[`${API}/things`]).toEqual({
@@ -210,7 +231,7 @@ describe('the OpenAPI document of any route table', () => {
     const doc = await documentOf(`/de-CH${API}/doc`);
     expect((await new Validator().validate(structuredClone(doc) as never)).valid).toBe(true);
     expect(doc.servers).toEqual([{ url: `${SITE}/de-CH${API}/`, description: expect.any(String) }]);
-    expect(Object.keys(doc.paths)).toEqual(['/', '/doc', '/things', '/things/{id}']);
+    expect(Object.keys(doc.paths)).toEqual(['/', '/doc', '/things', '/things/{id}.txt', '/things/{id}']);
     expect(Object.keys(doc.paths['/things/{id}']!)).toEqual(['get', 'post', 'put', 'patch']);
   });
 
@@ -297,5 +318,38 @@ describe('the OpenAPI document of any route table', () => {
     expect((update.put!.parameters as OpenAPIV3.ParameterObject[]).map((p) => [p.name, p.in])).toEqual([
       ['id', 'path'],
     ]);
+  });
+
+  it('documents a document route as what it answers: the document, its headers, its errors as JSON', async () => {
+    const doc = await documentOf();
+    const text = doc.paths['/things/{id}.txt']!.get!;
+    const ok = text.responses['200'] as OpenAPIV3.ResponseObject;
+    expect(ok.content).toEqual({
+      'text/plain': { schema: { type: 'string', description: 'The text/plain document' } },
+    });
+    expect(Object.keys(ok.headers!)).toEqual(['ETag', 'Content-Disposition']);
+    expect(text.responses['304']).toMatchObject({ description: expect.any(String) });
+    expect(text.responses['304']).not.toHaveProperty('content');
+    expect(text.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
+    // The result type SOFA described is never answered as JSON: not a component.
+    expect(doc.components!.schemas).not.toHaveProperty('ThingText');
+    expect(doc.components!.schemas).toHaveProperty('Thing');
+    // The flag that reaches it from another route: a parameter there, and a second content type.
+    const one = doc.paths['/things/{id}']!.get!;
+    expect((one.parameters as OpenAPIV3.ParameterObject[]).map((p) => [p.name, p.in])).toEqual([
+      ['id', 'path'],
+      ['raw', 'query'],
+    ]);
+    expect(Object.keys((one.responses['200'] as OpenAPIV3.ResponseObject).content!)).toEqual([
+      'application/json',
+      'text/plain',
+    ]);
+    // As the route answers.
+    for (const path of [`${API}/things/1.txt`, `${API}/things/1?raw=1`]) {
+      const res = await http.get(path).expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain\b/);
+      expect(res.headers['content-disposition']).toBe('inline; filename="thing-1.txt"');
+      expect(res.headers.etag).toMatch(/^"/);
+    }
   });
 });

@@ -334,6 +334,50 @@ describe('GET /calendar/events/v1/doc (OpenAPI)', () => {
       }
     });
 
+    it('the iCalendar feeds: the document with its headers, errors as JSON (and no JSON schema for them)', async () => {
+      const feeds = restRoutes.filter((route) => route.document);
+      expect(feeds.map((route) => route.path)).toEqual([
+        '/events.ics',
+        '/events/:id.ics',
+        '/events/by-slug/:slug.ics',
+      ]);
+      for (const route of feeds) {
+        const operation = doc.paths[route.path.replace(/:(\w+)/g, '{$1}')]!.get!;
+        const ok = operation.responses['200'] as OpenAPIV3.ResponseObject;
+        expect(Object.keys(ok.content!), route.path).toEqual(['text/calendar']);
+        expect(ok.content!['text/calendar']!.schema).toMatchObject({ type: 'string' });
+        expect(ok.headers).toHaveProperty('Content-Disposition');
+        expect(ok.headers).toHaveProperty('ETag');
+        const url = route.path.replace(':id', String(eventId)).replace(':slug', records.events!.slug);
+        const res = await h.http.get(`${API}${url}`).expect(200);
+        expect(res.headers['content-type']).toMatch(/^text\/calendar\b/);
+        expect(res.headers['content-disposition']).toMatch(/^inline; filename=".+\.ics"$/);
+        expect(res.text).toMatch(/^BEGIN:VCALENDAR/);
+        await h.http.get(`${API}${url}`).set('If-None-Match', res.headers.etag!).expect(304);
+        expect(Object.keys(operation.responses)).toContain('304');
+        for (const status of ['400', '404', 'default']) {
+          const error = operation.responses[status] as OpenAPIV3.ReferenceObject;
+          const response = doc.components!.responses![
+            error.$ref.split('/').pop()!
+          ] as OpenAPIV3.ResponseObject;
+          expect(Object.keys(response.content!), `${route.path} ${status}`).toEqual(['application/json']);
+        }
+      }
+      const missing = await h.http.get(`${API}/events/987654.ics`).expect(404);
+      expect(missing.headers['content-type']).toMatch(/^application\/json\b/);
+      expect(validate(errorSchema, missing.body)).toEqual([]);
+      expect(JSON.stringify(doc)).not.toContain('TecFeed');
+      // `?ical=1` on the JSON routes answers the same documents: a parameter there, and a second type.
+      for (const path of ['/events', '/events/{id}', '/events/by-slug/{slug}']) {
+        const operation = doc.paths[path]!.get!;
+        expect((operation.parameters as OpenAPIV3.ParameterObject[]).map((p) => p.name)).toContain('ical');
+        const ok = operation.responses['200'] as OpenAPIV3.ResponseObject;
+        expect(Object.keys(ok.content!)).toEqual(['application/json', 'text/calendar']);
+      }
+      const flagged = await h.http.get(`${API}/events/${eventId}?ical=1`).expect(200);
+      expect(flagged.headers['content-type']).toMatch(/^text\/calendar\b/);
+    });
+
     it('the index, and the errors in the WordPress shape', async () => {
       expect(validate(successSchema('/', 'get'), (await h.http.get(API)).body)).toEqual([]);
       for (const res of [

@@ -419,12 +419,46 @@ function headerSchema(field: GraphQLField<unknown, unknown>, key: string): OpenA
   return { type: (SCALAR_TYPES[named]?.type as OpenAPIV3.NonArraySchemaObjectType | undefined) ?? 'string' };
 }
 
+type RestDocument = NonNullable<RestRoute['document']>;
+
+const mediaType = (document: RestDocument) => document.contentType.split(';')[0]!.trim();
+
+/** A document route's body: the document itself, not JSON (its errors stay JSON). */
+function documentContent(document: RestDocument): Record<string, OpenAPIV3.MediaTypeObject> {
+  return {
+    [mediaType(document)]: { schema: { type: 'string', description: `The ${mediaType(document)} document` } },
+  };
+}
+
+function documentHeaders(document: RestDocument): Record<string, OpenAPIV3.HeaderObject> {
+  return {
+    ETag: {
+      description:
+        'A strong validator of the document: sent back as `If-None-Match`, it answers 304 while unchanged',
+      schema: { type: 'string' },
+    },
+    ...(document.filenameKey
+      ? {
+          'Content-Disposition': {
+            description: `\`inline\`, with the file name (the result's \`${document.filenameKey}\`)`,
+            schema: { type: 'string' },
+          },
+        }
+      : {}),
+  };
+}
+
+const NOT_MODIFIED: OpenAPIV3.ResponseObject = {
+  description: 'Not modified: the document still has the `ETag` sent in `If-None-Match`',
+};
+
 function restOperation(
   endpoint: DocumentedEndpoint & { route: RestRoute },
   method: HttpMethod,
   schema: GraphQLSchema,
   sofa: SofaDocument,
   tag: string,
+  alternates: RestRoute[],
 ): OpenAPIV3.OperationObject {
   const { route, args } = endpoint;
   const field = fieldOf(schema, route.operation);
@@ -441,6 +475,14 @@ function restOperation(
       // Lists are accepted as `a=1,2` (documented) as well as `a[]=1&a[]=2`.
       ...(arg.arg.type === 'array' ? { style: 'form', explode: false } : {}),
     }));
+  for (const alternate of alternates)
+    parameters.push({
+      name: alternate.alsoAt!.flag,
+      in: 'query',
+      required: false,
+      description: `Any value but empty, \`0\` or \`false\`: answers as \`GET ${openApiPath(alternate.path)}\` does with this query (${mediaType(alternate.document!)})`,
+      schema: { type: 'string' },
+    });
   const operation: OpenAPIV3.OperationObject = {
     operationId: '',
     summary: route.description,
@@ -478,12 +520,16 @@ function restOperation(
       description: 'The URL of the new record',
       schema: { type: 'string', format: 'uri' },
     };
+  if (route.document) Object.assign(headers, documentHeaders(route.document));
+  const content = route.document ? documentContent(route.document) : (sofaResponse?.content ?? json({}));
+  for (const alternate of alternates) Object.assign(content, documentContent(alternate.document!));
   operation.responses = {
     [status]: {
       description: route.description,
       ...(Object.keys(headers).length ? { headers } : {}),
-      content: sofaResponse?.content ?? json({}),
+      content,
     },
+    ...(route.document ? { '304': NOT_MODIFIED } : {}),
     '400': { $ref: '#/components/responses/BadRequest' },
     '401': { $ref: '#/components/responses/Unauthorized' },
     '403': { $ref: '#/components/responses/Forbidden' },
@@ -501,8 +547,11 @@ function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: Doc
   const paths: OpenAPIV3.PathsObject = {};
   const tags: string[] = [];
   const operationIds = new Set<string>();
+  const routes = documented.flatMap((entry) => entry.endpoints.flatMap((endpoint) => endpoint.route ?? []));
   for (const entry of documented) {
-    const tag = entry.path.split('/')[1] && entry.path !== '/doc' ? entry.path.split('/')[1]! : 'discovery';
+    // The first segment names the resource (`/events.ics` is the events' feed).
+    const segment = entry.path.split('/')[1]?.replace(/\.\w+$/, '');
+    const tag = segment && entry.path !== '/doc' ? segment : 'discovery';
     if (!tags.includes(tag)) tags.push(tag);
     const item: OpenAPIV3.PathItemObject = {};
     for (const endpoint of entry.endpoints) {
@@ -516,6 +565,7 @@ function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: Doc
             schema,
             sofa,
             tag,
+            method === 'GET' ? routes.filter((route) => route.alsoAt?.path === entry.path) : [],
           );
         } else if (entry.path === '') {
           operation = {
@@ -573,7 +623,7 @@ function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: Doc
   return {
     info,
     components: {
-      schemas: componentSchemas(sofa, schema),
+      schemas: usedSchemas(componentSchemas(sofa, schema), paths),
       responses: ERROR_RESPONSES,
       securitySchemes: {
         applicationPassword: {
@@ -586,6 +636,23 @@ function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: Doc
     tags: tags.map((name) => ({ name })),
     paths,
   };
+}
+
+/**
+ * The component schemas the paths reach, transitively. SOFA describes every root field's result,
+ * also those a route sends as a document rather than JSON (the iCalendar feeds' `TecFeed`).
+ */
+function usedSchemas<T>(schemas: Record<string, T>, paths: OpenAPIV3.PathsObject): Record<string, T> {
+  const used = new Set<string>();
+  const visit = (node: unknown) => {
+    for (const [, name] of JSON.stringify(node).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) {
+      if (used.has(name!)) continue;
+      used.add(name!);
+      visit(schemas[name!]);
+    }
+  };
+  visit([paths, ERROR_RESPONSES]);
+  return Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
 }
 
 export function createDiscovery(options: {
