@@ -116,6 +116,7 @@ const routes: RestRoute[] = [
       label: { type: 'string', description: 'The label', required: true },
       flags: { type: 'array', items: { type: 'integer' }, description: 'Flags', default: null },
       owner: { type: ['integer', 'object'], description: 'An owner ID or owner fields' },
+      parent: { type: ['integer', 'string'], description: 'A parent ID or slug', default: null },
     },
     description: 'Create a thing',
   },
@@ -198,6 +199,12 @@ describe('the namespace index of any route table', () => {
             owner: {
               type: ['integer', 'object'],
               description: 'An owner ID or owner fields',
+              required: false,
+            },
+            parent: {
+              type: ['integer', 'string'],
+              description: 'A parent ID or slug',
+              default: null,
               required: false,
             },
           },
@@ -295,7 +302,16 @@ describe('the OpenAPI document of any route table', () => {
         default: null,
         nullable: true,
       },
-      owner: { oneOf: [{ type: 'integer' }, { type: 'object' }], description: 'An owner ID or owner fields' },
+      owner: {
+        anyOf: [{ type: 'integer' }, { type: 'object', additionalProperties: true }],
+        description: 'An owner ID or owner fields',
+      },
+      // null admitted beside the types (OpenAPI 3.0 ignores a `nullable` without a `type`).
+      parent: {
+        anyOf: [{ type: 'integer' }, { type: 'string' }, { type: 'object', nullable: true, enum: [null] }],
+        description: 'A parent ID or slug',
+        default: null,
+      },
     });
     expect(
       (create.requestBody as OpenAPIV3.RequestBodyObject).content['application/x-www-form-urlencoded']!

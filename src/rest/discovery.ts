@@ -171,23 +171,33 @@ function indexArg(arg: GraphQLArgument): IndexArg {
   return { ...keywords, required };
 }
 
+/**
+ * `null` alone, in OpenAPI 3.0 (which has no `null` type, and ignores a `nullable` without a `type`
+ * beside it): the branch that lets a list of types or a reference admit null.
+ */
+const NULL_ONLY: OpenAPIV3.SchemaObject = { type: 'object', nullable: true, enum: [null] };
+
 function typeSchema(type: RestFieldType, items: IndexArg['items']): OpenAPIV3.SchemaObject {
   if (type === 'array') return { type: 'array', items: items ? typeSchema(items.type, undefined) : {} };
+  // A body field's object (inline venue fields…) has keys: never an empty object to a client.
+  if (type === 'object') return { type, additionalProperties: true };
   return { type };
 }
 
 function schemaOfArg(arg: IndexArg): OpenAPIV3.SchemaObject {
   const { type, items, format, enum: values, description } = arg;
+  // A `null` default is WordPress' "not sent": null is accepted, so the schema admits it.
+  const nullable = arg.default === null;
   const schema: OpenAPIV3.SchemaObject = Array.isArray(type)
-    ? { oneOf: type.map((one) => typeSchema(one, items)) }
+    ? // Any of the types, as JSON Schema reads a list of types (WordPress' form).
+      { anyOf: [...type.map((one) => typeSchema(one, items)), ...(nullable ? [NULL_ONLY] : [])] }
     : type
-      ? typeSchema(type, items)
+      ? { ...typeSchema(type, items), ...(nullable ? { nullable } : {}) }
       : {};
   if (format && !Array.isArray(type)) schema.format = format;
   if (values) schema.enum = values;
   if (description) schema.description = description;
   if (arg.default !== undefined) schema.default = arg.default;
-  if (arg.default === null) schema.nullable = true;
   return schema;
 }
 
@@ -316,9 +326,16 @@ const ERROR_RESPONSES: Record<string, OpenAPIV3.ResponseObject> = {
     'No such record or page (`rest-event-not-found`, `venue-not-found`, `event-archive-page-not-found`, …)',
   ),
   Gone: errorResponse('The record is already in the trash'),
+  NoRoute: errorResponse('No route matches the URL (`rest_no_route`): an invalid language segment'),
   Error: errorResponse(
     'Any other error, in the WordPress error shape (405 wrong method with `Allow`, 413 body too large, 500)',
   ),
+};
+
+/** The namespace index and `/doc` take no record: only their path can be wrong. */
+const DISCOVERY_ERRORS: OpenAPIV3.ResponsesObject = {
+  '404': { $ref: '#/components/responses/NoRoute' },
+  default: { $ref: '#/components/responses/Error' },
 };
 
 const WORDPRESS_ERROR: OpenAPIV3.SchemaObject = {
@@ -345,6 +362,16 @@ const WORDPRESS_ERROR: OpenAPIV3.SchemaObject = {
   },
 };
 
+/** WordPress' `_links` relation: a list of `{href}` (HAL-like, as `WP_REST_Response::get_links`). */
+const LINK_LIST: OpenAPIV3.SchemaObject = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['href'],
+    properties: { href: { type: 'string', format: 'uri' } },
+  },
+};
+
 const NAMESPACE_INDEX: OpenAPIV3.SchemaObject = {
   type: 'object',
   description: 'WordPress namespace index: every route of the namespace, its methods and arguments',
@@ -364,17 +391,73 @@ const NAMESPACE_INDEX: OpenAPIV3.SchemaObject = {
             type: 'array',
             items: {
               type: 'object',
+              required: ['methods', 'args'],
               properties: {
                 methods: { type: 'array', items: { type: 'string' } },
-                args: { description: 'Argument name → JSON-schema keywords and `required` ([] when none)' },
+                args: {
+                  description: 'Argument name → JSON-schema keywords and `required` (`[]` when none)',
+                  oneOf: [
+                    {
+                      type: 'object',
+                      additionalProperties: {
+                        type: 'object',
+                        required: ['required'],
+                        properties: { required: { type: 'boolean' } },
+                        additionalProperties: true,
+                      },
+                    },
+                    { type: 'array', maxItems: 0, items: {} },
+                  ],
+                },
               },
             },
           },
-          _links: { type: 'object' },
+          _links: {
+            type: 'object',
+            description: 'Routes without parameters only',
+            required: ['self'],
+            properties: { self: LINK_LIST },
+          },
         },
       },
     },
-    _links: { type: 'object' },
+    _links: { type: 'object', required: ['up'], properties: { up: LINK_LIST } },
+  },
+};
+
+/** The outline of an OpenAPI 3.0 document (what `/doc` answers; the specification defines the rest). */
+const OPENAPI_DOCUMENT: OpenAPIV3.SchemaObject = {
+  type: 'object',
+  description: 'An OpenAPI 3.0 document: https://spec.openapis.org/oas/v3.0.3',
+  required: ['openapi', 'info', 'paths'],
+  properties: {
+    openapi: { type: 'string', example: '3.0.3' },
+    info: {
+      type: 'object',
+      required: ['title', 'version'],
+      properties: { title: { type: 'string' }, version: { type: 'string' } },
+      additionalProperties: true,
+    },
+    components: { type: 'object', additionalProperties: { type: 'object', additionalProperties: true } },
+    servers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['url'],
+        properties: { url: { type: 'string' } },
+        additionalProperties: true,
+      },
+    },
+    tags: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string' } },
+        additionalProperties: true,
+      },
+    },
+    paths: { type: 'object', additionalProperties: { type: 'object', additionalProperties: true } },
   },
 };
 
@@ -397,11 +480,7 @@ function componentSchemas(
       Object.entries(object.properties).map(([key, property]) => {
         if (required.has(key)) return [key, property];
         // OpenAPI 3.0's `nullable` needs a `type` beside it, so a nullable reference is spelled out.
-        if ('$ref' in property)
-          return [
-            key,
-            { anyOf: [{ $ref: property.$ref }, { type: 'object', nullable: true, enum: [null] }] },
-          ];
+        if ('$ref' in property) return [key, { anyOf: [{ $ref: property.$ref }, NULL_ONLY] }];
         // A schema without a type (JSON) already admits null; `nullable` would need a type beside it.
         if (!('type' in property) || property.type === undefined) return [key, property];
         return [key, { ...property, nullable: true }];
@@ -409,7 +488,12 @@ function componentSchemas(
     );
     schemas[name] = { ...object, properties };
   }
-  return { ...schemas, WordPressError: WORDPRESS_ERROR, NamespaceIndex: NAMESPACE_INDEX };
+  return {
+    ...schemas,
+    WordPressError: WORDPRESS_ERROR,
+    NamespaceIndex: NAMESPACE_INDEX,
+    OpenApiDocument: OPENAPI_DOCUMENT,
+  };
 }
 
 function headerSchema(field: GraphQLField<unknown, unknown>, key: string): OpenAPIV3.SchemaObject {
@@ -418,6 +502,9 @@ function headerSchema(field: GraphQLField<unknown, unknown>, key: string): OpenA
   const named = resultField ? getNamedType(resultField.type).name : 'String';
   return { type: (SCALAR_TYPES[named]?.type as OpenAPIV3.NonArraySchemaObjectType | undefined) ?? 'string' };
 }
+
+/** Reads are public; credentials, when sent, are checked and widen what is visible. */
+const READ_SECURITY: OpenAPIV3.SecurityRequirementObject[] = [{}, { applicationPassword: [] }];
 
 type RestDocument = NonNullable<RestRoute['document']>;
 
@@ -537,7 +624,7 @@ function restOperation(
     ...(method === 'DELETE' ? { '410': { $ref: '#/components/responses/Gone' } } : {}),
     default: { $ref: '#/components/responses/Error' },
   };
-  operation.security = isMutation ? [{ applicationPassword: [] }] : [{}, { applicationPassword: [] }];
+  operation.security = isMutation ? [{ applicationPassword: [] }] : READ_SECURITY;
   operation.operationId =
     sofaOperation?.operationId ?? `${route.operation.split('.')[1]}_${isMutation ? 'mutation' : 'query'}`;
   return operation;
@@ -579,9 +666,10 @@ function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: Doc
               description: arg.arg.description,
               schema: arg.schema,
             })),
+            security: READ_SECURITY,
             responses: {
               '200': { description: 'The namespace index', content: json(ref('NamespaceIndex')) },
-              default: { $ref: '#/components/responses/Error' },
+              ...DISCOVERY_ERRORS,
             },
           };
         } else {
@@ -589,12 +677,13 @@ function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: Doc
             operationId: 'openApiDocument',
             summary: 'This document',
             tags: [tag],
+            security: READ_SECURITY,
             responses: {
               '200': {
                 description: 'The OpenAPI 3.0 document of this API',
-                content: json({ type: 'object' }),
+                content: json(ref('OpenApiDocument')),
               },
-              default: { $ref: '#/components/responses/Error' },
+              ...DISCOVERY_ERRORS,
             },
           };
         }
@@ -633,10 +722,20 @@ function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, documented: Doc
         },
       } satisfies Record<string, OpenAPIV3.SecuritySchemeObject>,
     },
-    tags: tags.map((name) => ({ name })),
+    tags: tags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `The \`/${name}\` routes` })),
     paths,
   };
 }
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  discovery: 'What this API serves: the namespace index and this document',
+  events: 'Events: lists, single events, their iCalendar feeds, and writes',
+  venues: 'Venues, by id or slug',
+  organizers: 'Organizers, by id or slug',
+  categories: 'Event categories (a hierarchical taxonomy)',
+  tags: 'Event tags',
+  changes: 'Incremental sync: what changed since a sync token',
+};
 
 /**
  * The component schemas the paths reach, transitively. SOFA describes every root field's result,
