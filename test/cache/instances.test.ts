@@ -15,14 +15,15 @@ import { createLogger } from '../../src/logger.js';
 import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
 import { API, SITE_URL } from '../helpers/harness.js';
+import { testPostgresUrl, testRedisUrl } from '../helpers/services.js';
 import { createUser } from '../helpers/users.js';
 
 // Two instances on one database, each with its own response cache: a write on one is seen by the
 // other within 100 ms (the invalidation travels over Redis pub/sub, or PostgreSQL LISTEN/NOTIFY), and
 // an instance that cannot hear the channel stops sharing answers rather than serve stale ones.
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
-const POSTGRES_URL = 'postgresql://root@127.0.0.1:5432/postgres';
+const REDIS_URL = testRedisUrl();
+const POSTGRES_URL = testPostgresUrl();
 const LIST = `${API}/events?start_date=2031-04-01&end_date=2031-04-30`;
 
 let database: { url: string; drop: () => Promise<void> };

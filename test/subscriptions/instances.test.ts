@@ -10,17 +10,18 @@ import { ChangeFeed } from '../../src/services/change-feed.js';
 import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
 import { SITE_URL } from '../helpers/harness.js';
+import { testPostgresUrl, testRedisUrl } from '../helpers/services.js';
 import { basicAuth, createUser } from '../helpers/users.js';
 import { type Subscription, subscribe } from './sse.js';
 
 // Two instances on one database with Redis (as behind a load balancer): a write on A reaches the
 // subscribers of B, each still judged with its own viewer on B; an instance whose Redis is away still
 // delivers its own writes to its own subscribers. Without Redis, PostgreSQL's LISTEN/NOTIFY carries
-// them (on the test's own PostgreSQL database, or the local server's when the data is in SQLite).
+// them (on the test's own PostgreSQL database, or the test run's server when the data is in SQLite).
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-const REDIS_URL = 'redis://127.0.0.1:6379';
-const POSTGRES_URL = 'postgresql://root@127.0.0.1:5432/postgres';
+const REDIS_URL = testRedisUrl();
+const POSTGRES_URL = testPostgresUrl();
 // Channels of their own: other test files may share this Redis.
 const PREFIX = `test:${randomBytes(6).toString('hex')}:`;
 
