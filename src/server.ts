@@ -13,6 +13,7 @@ import { createDb } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createLogger } from './logger.js';
 import { metricsEndpoint } from './ops/http-metrics.js';
+import { printWelcome } from './ops/welcome.js';
 import { Lifecycle } from './ops/lifecycle.js';
 import { Metrics } from './ops/metrics.js';
 import { connectRedis } from './ops/redis.js';
@@ -32,9 +33,12 @@ lifecycle.onClose('database', () => db.$disconnect());
 const writes = new WritePipeline({
   onListenerError: (error) => logger.error({ err: error }, 'after-commit listener failed'),
 });
-if (await bootstrapAdministrator({ db, config, writes }, config.adminUser, config.adminPassword)) {
-  logger.info({ login: config.adminUser }, 'created the first administrator from CALENDAR_ADMIN_USER');
-}
+const bootstrap = await bootstrapAdministrator(
+  { db, config, writes },
+  logger,
+  config.adminUser,
+  config.adminPassword,
+);
 let redis: ReturnType<typeof connectRedis> | undefined;
 if (config.redisUrl) {
   redis = connectRedis(config.redisUrl, logger);
@@ -79,8 +83,26 @@ const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache,
       { port: config.port, provider: config.databaseProvider },
       `listening on http://${config.host}:${config.port}`,
     );
+    if (process.stdout.isTTY) void welcome();
   },
 );
+
+/** The closing lines of `npm run demo` on a terminal: the service's pages and how to log in. */
+async function welcome(): Promise<void> {
+  try {
+    printWelcome(process.stdout, {
+      host: config.host,
+      port: config.port,
+      graphiql: !config.trustedDocuments,
+      bootstrap,
+      adminLogin: config.adminUser,
+      administrators: await db.user.count({ where: { role: 'administrator' } }),
+      customDatabase: process.env.DATABASE_URL !== undefined,
+    });
+  } catch (error) {
+    logger.warn({ err: error }, 'could not print the welcome lines');
+  }
+}
 
 // Scrapes on a private listener need no token; the public port serves /metrics only with one.
 let metricsServer: Server | undefined;

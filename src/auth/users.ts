@@ -7,7 +7,9 @@ import {
   generateApplicationPassword,
   hashApplicationPassword,
   passwordLookup,
+  verifyApplicationPassword,
 } from './application-passwords.js';
+import type { Logger } from '../logger.js';
 
 /** Active application passwords a user may hold (each failed login must stay one argon2 check). */
 export const MAX_APPLICATION_PASSWORDS = 25;
@@ -180,13 +182,73 @@ export async function deleteUser(
   });
 }
 
-/** `CALENDAR_ADMIN_USER` + `CALENDAR_ADMIN_PASSWORD` create the first administrator of an empty database. */
+/** What the start-up bootstrap found and did (each outcome is also logged). */
+export type BootstrapOutcome =
+  'unset' | 'incomplete' | 'created' | 'present' | 'other-role' | 'other-password';
+
+/**
+ * `CALENDAR_ADMIN_USER` + `CALENDAR_ADMIN_PASSWORD`: the administrator an operator asks for at start-up.
+ * It is created whenever no user has that login, whatever else the database holds (a seeded or
+ * imported one has users already). A login that exists is never changed: when it is not an
+ * administrator, or the password is not one of its active ones, the start logs a warning naming the
+ * variable, since the operator's credentials would otherwise fail on every write without a word.
+ */
 export async function bootstrapAdministrator(
   admin: UserAdmin,
+  log: Pick<Logger, 'info' | 'warn'>,
   login?: string,
   password?: string,
-): Promise<boolean> {
-  if (!login || !password || (await admin.db.user.count()) > 0) return false;
-  await createUser(admin, { login, role: 'administrator', password });
-  return true;
+): Promise<BootstrapOutcome> {
+  if (!login && !password) return 'unset';
+  if (!login || !password) {
+    log.warn(
+      `${login ? 'CALENDAR_ADMIN_USER' : 'CALENDAR_ADMIN_PASSWORD'} is set without ` +
+        `${login ? 'CALENDAR_ADMIN_PASSWORD' : 'CALENDAR_ADMIN_USER'}: no administrator is created`,
+    );
+    return 'incomplete';
+  }
+  if (!(await admin.db.user.findUnique({ where: { login } }))) {
+    try {
+      await createUser(admin, { login, role: 'administrator', password });
+      log.info(
+        { login },
+        `created administrator "${login}" from CALENDAR_ADMIN_USER and CALENDAR_ADMIN_PASSWORD`,
+      );
+      return 'created';
+    } catch (error) {
+      // Another instance starting beside this one may have created it first: judge that user below.
+      if (!(await admin.db.user.findUnique({ where: { login } }))) throw error;
+    }
+  }
+  const user = await admin.db.user.findUniqueOrThrow({
+    where: { login },
+    include: { applicationPasswords: { where: { revokedAt: null }, select: { hash: true } } },
+  });
+  if (user.role !== 'administrator') {
+    log.warn(
+      { login, role: user.role },
+      `CALENDAR_ADMIN_USER names "${login}", an existing ${user.role}, not an administrator: nothing changed ` +
+        '(name a login that does not exist yet to have it created as an administrator)',
+    );
+    return 'other-role';
+  }
+  // One argon2 check per active password (at most MAX_APPLICATION_PASSWORDS), once per start.
+  let matches = false;
+  for (const { hash } of user.applicationPasswords) {
+    if (await verifyApplicationPassword(hash, password)) {
+      matches = true;
+      break;
+    }
+  }
+  if (!matches) {
+    log.warn(
+      { login },
+      `CALENDAR_ADMIN_PASSWORD is not an active application password of the existing administrator "${login}" ` +
+        '(CALENDAR_ADMIN_USER): nothing changed, and that password will not log in ' +
+        `(\`npx calendar users passwords add ${login}\` makes a new one)`,
+    );
+    return 'other-password';
+  }
+  log.info({ login }, `administrator "${login}" (CALENDAR_ADMIN_USER) exists with that password`);
+  return 'present';
 }
