@@ -12,6 +12,7 @@ import {
 } from '../../src/auth/users.js';
 import { createLogger } from '../../src/logger.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { testRedisUrl } from '../helpers/services.js';
 import { createUser } from '../helpers/users.js';
 
 // Logins (#13 part 3): failures are rate-limited per login and per address (429 + Retry-After), an
@@ -108,7 +109,7 @@ describe('rate limits', () => {
     const apps: Array<ReturnType<typeof supertest>> = [];
     const connections: Redis[] = [];
     beforeAll(() => {
-      for (const url of ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379', 'redis://127.0.0.1:1']) {
+      for (const url of [testRedisUrl(), testRedisUrl(), 'redis://127.0.0.1:1']) {
         const redis = new Redis(url, {
           enableOfflineQueue: false,
           maxRetriesPerRequest: 1,
