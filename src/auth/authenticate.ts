@@ -64,7 +64,7 @@ export class Authenticator {
   /**
    * The viewer behind an `Authorization` header; no header → anonymous; bad credentials → 401
    * `incorrect_password`, the same for an unknown login (D23), after one argon2 check either way;
-   * too many failures for the login or the client address → 429.
+   * too many failures from the client address, or for the login from it → 429 (src/auth/login-limits.ts).
    */
   async viewerFor(authorization: string | undefined, address = 'unknown'): Promise<Viewer> {
     if (!authorization) return ANONYMOUS;
@@ -84,16 +84,39 @@ export class Authenticator {
     if (remembered && remembered.expiresAt > Date.now()) {
       const viewer = await this.activeViewer(remembered.passwordId, login);
       if (viewer) {
-        await this.limits.succeeded(login);
+        await this.limits.rememberedSuccess(login, address);
         return viewer;
       }
       this.verified.delete(key);
     }
 
-    await this.limits.assertAllowed(login, address);
+    // Only a password not of the generated kind can be a chosen one: the login's slow-down applies.
+    const lookup = passwordLookup(password);
+    const attempt = await this.limits.begin(login, address, lookup === null);
+    let viewer: Viewer | null;
+    try {
+      viewer = await this.check(login, password, lookup, key);
+    } catch (error) {
+      await attempt.abandoned();
+      throw error;
+    }
+    if (viewer) {
+      await attempt.succeeded();
+      return viewer;
+    }
+    await attempt.failed();
+    throw INCORRECT_PASSWORD();
+  }
+
+  /** One argon2 check of the password against the login's rows: the viewer, or null when wrong. */
+  private async check(
+    login: string,
+    password: string,
+    lookup: string | null,
+    key: string,
+  ): Promise<Viewer | null> {
     // The row whose lookup matches, then rows without one: chosen passwords, and passwords made before
     // lookups existed (a generated one gets its lookup on its first success).
-    const lookup = passwordLookup(password);
     const user = await this.db.user.findUnique({
       where: { login },
       select: {
@@ -114,13 +137,9 @@ export class Authenticator {
       }
       this.remember(key, candidate.id);
       const viewer = await this.activeViewer(candidate.id, login);
-      if (viewer) {
-        await this.limits.succeeded(login);
-        return viewer;
-      }
+      if (viewer) return viewer;
     }
-    await this.limits.failed(login, address);
-    throw INCORRECT_PASSWORD();
+    return null;
   }
 
   private async activeViewer(passwordId: number, login: string): Promise<Viewer | null> {

@@ -1,21 +1,53 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import { ApiError } from '../domain/errors.js';
 
-// Failed logins are counted per login and per client address (rate-limiter-flexible): past the
-// allowance, the next attempt is refused with 429 and Retry-After before any password is checked.
-// In Redis when configured, so the count holds across instances; an in-memory limiter insures it
+// Failed logins (rate-limiter-flexible), limited where a guesser is and never where its victim is:
+// - per client address and per (login, address) pair: past the allowance that address's attempts
+//   (for that login) are refused with 429 and Retry-After before any password is checked. An attempt
+//   takes its point before the check, so concurrent attempts cannot overrun the allowance; a success
+//   gives it back (and clears the pair's failures).
+// - per login, only for a password that could be a chosen one (CALENDAR_ADMIN_PASSWORD): a generated
+//   one (24 random characters) cannot be guessed in any number of tries, so its login is never held
+//   back. A chosen one can: past the login's free failures every such attempt, from any address,
+//   waits before its check — a slow-down the right password still passes, never a lock that hands an
+//   attacker a denial of service. Decided by the password sent, not by the account, so it says
+//   nothing about which logins exist or what they hold (D23).
+// In Redis when configured, so the counts hold across instances; an in-memory limiter insures each
 // while Redis is unreachable (degraded: counted per instance, never unlimited).
 
-/** Failures allowed per window before a 429; a success clears the login's count. */
 export const LOGIN_LIMITS = {
-  perLogin: { points: 10, duration: 15 * 60 },
+  /** Failures from one address, whatever the logins, before its attempts answer 429. */
   perAddress: { points: 50, duration: 15 * 60 },
+  /** Failures for one login from one address before that pair's attempts answer 429. */
+  perPair: { points: 10, duration: 15 * 60 },
+  /**
+   * Failures of possibly chosen passwords for one login: past `free`, each such attempt waits
+   * `stepMs` per further failure, at most `maxMs`, then is checked.
+   */
+  perLogin: { free: 10, duration: 15 * 60, stepMs: 1000, maxMs: 10_000 },
 } as const;
+
+/** One password check under way: its outcome adjusts the counts. */
+export interface LoginAttempt {
+  /** The right password: the pair's failures are forgotten and the address's point given back. */
+  succeeded(): Promise<void>;
+  /** A wrong password (or an unknown login): its points stay taken. */
+  failed(): Promise<void>;
+  /** No answer (the check itself failed): the points taken are given back. */
+  abandoned(): Promise<void>;
+}
 
 function limiter(
   name: string,
-  { points, duration }: { points: number; duration: number },
+  points: number,
+  duration: number,
   redis: Redis | undefined,
 ): RateLimiterAbstract {
   const memory = new RateLimiterMemory({ keyPrefix: name, points, duration });
@@ -29,48 +61,69 @@ function limiter(
   });
 }
 
+const ignore = () => undefined;
+const pairOf = (login: string, address: string) => `${address} ${login.toLowerCase()}`;
+
 export class LoginLimits {
-  private readonly byLogin: RateLimiterAbstract;
   private readonly byAddress: RateLimiterAbstract;
-  /** Logins this instance saw fail: only their successes need to clear a count (no store call otherwise). */
+  private readonly byPair: RateLimiterAbstract;
+  /** Counts only: it never refuses (its points are out of reach), it sets the slow-down. */
+  private readonly byLogin: RateLimiterAbstract;
+  /** Pairs this instance saw fail: only their remembered successes need a store call. */
   private readonly failing = new Set<string>();
 
   constructor(redis?: Redis) {
-    this.byLogin = limiter('login-failures', LOGIN_LIMITS.perLogin, redis);
-    this.byAddress = limiter('address-failures', LOGIN_LIMITS.perAddress, redis);
+    const { perAddress, perPair, perLogin } = LOGIN_LIMITS;
+    this.byAddress = limiter('address-failures', perAddress.points, perAddress.duration, redis);
+    this.byPair = limiter('pair-failures', perPair.points, perPair.duration, redis);
+    this.byLogin = limiter('login-failures', Number.MAX_SAFE_INTEGER, perLogin.duration, redis);
   }
 
-  /** 429 when this login or this address used up its failures. */
-  async assertAllowed(login: string, address: string): Promise<void> {
-    const [forLogin, forAddress] = await Promise.all([
-      this.byLogin.get(login.toLowerCase()),
-      this.byAddress.get(address),
-    ]);
-    const waits = [
-      forLogin && forLogin.consumedPoints >= LOGIN_LIMITS.perLogin.points ? forLogin.msBeforeNext : 0,
-      forAddress && forAddress.consumedPoints >= LOGIN_LIMITS.perAddress.points ? forAddress.msBeforeNext : 0,
-    ];
-    const wait = Math.max(...waits);
-    if (wait > 0) {
+  /**
+   * Takes the attempt's points (429 when the address or the pair has none left), then, for a password
+   * that could be a chosen one, waits out the login's slow-down.
+   */
+  async begin(login: string, address: string, mayBeChosen: boolean): Promise<LoginAttempt> {
+    const loginKey = login.toLowerCase();
+    const pairKey = pairOf(login, address);
+    const taken = await Promise.allSettled([this.byAddress.consume(address), this.byPair.consume(pairKey)]);
+    const refusals = taken.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+    for (const refusal of refusals) if (!(refusal instanceof RateLimiterRes)) throw refusal;
+    if (refusals.length) {
+      const wait = Math.max(...(refusals as RateLimiterRes[]).map((refusal) => refusal.msBeforeNext));
       throw new ApiError(429, 'too_many_failed_logins', 'Too many failed logins. Try again later.', {
-        retry_after: Math.ceil(wait / 1000),
+        retry_after: Math.max(1, Math.ceil(wait / 1000)),
       });
     }
+    if (mayBeChosen) {
+      const delay = this.slowDown((await this.byLogin.get(loginKey).catch(ignore))?.consumedPoints ?? 0);
+      if (delay > 0) await sleep(delay);
+    }
+    return {
+      succeeded: async () => {
+        this.failing.delete(pairKey);
+        await Promise.all([this.byAddress.reward(address, 1), this.byPair.delete(pairKey)]).catch(ignore);
+      },
+      failed: async () => {
+        if (this.failing.size > 100_000) this.failing.clear();
+        this.failing.add(pairKey);
+        if (mayBeChosen) await this.byLogin.penalty(loginKey, 1).catch(ignore);
+      },
+      abandoned: async () => {
+        await Promise.all([this.byAddress.reward(address, 1), this.byPair.reward(pairKey, 1)]).catch(ignore);
+      },
+    };
   }
 
-  async failed(login: string, address: string): Promise<void> {
-    if (this.failing.size > 100_000) this.failing.clear();
-    this.failing.add(login.toLowerCase());
-    // A rejection only says the allowance is used up; the next attempt's check answers 429.
-    await Promise.all([
-      this.byLogin.penalty(login.toLowerCase(), 1),
-      this.byAddress.penalty(address, 1),
-    ]).catch(() => undefined);
+  /** A success without a check (a credential verified in the last minute) clears its pair's failures too. */
+  async rememberedSuccess(login: string, address: string): Promise<void> {
+    const pairKey = pairOf(login, address);
+    if (this.failing.delete(pairKey)) await this.byPair.delete(pairKey).catch(ignore);
   }
 
-  async succeeded(login: string): Promise<void> {
-    const key = login.toLowerCase();
-    if (!this.failing.delete(key)) return;
-    await this.byLogin.delete(key).catch(() => undefined);
+  /** How long an attempt waits after `failures` failures of possibly chosen passwords for its login. */
+  slowDown(failures: number): number {
+    const { free, stepMs, maxMs } = LOGIN_LIMITS.perLogin;
+    return Math.min(maxMs, Math.max(0, failures - free) * stepMs);
   }
 }

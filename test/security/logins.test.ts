@@ -1,10 +1,11 @@
+import { randomInt } from 'node:crypto';
 import * as argon2 from '@node-rs/argon2';
 import { Redis } from 'ioredis';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { hashApplicationPassword } from '../../src/auth/application-passwords.js';
-import { LOGIN_LIMITS } from '../../src/auth/login-limits.js';
+import { LOGIN_LIMITS, LoginLimits } from '../../src/auth/login-limits.js';
 import {
   MAX_APPLICATION_PASSWORDS,
   addApplicationPassword,
@@ -15,9 +16,11 @@ import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { testRedisUrl } from '../helpers/services.js';
 import { createUser } from '../helpers/users.js';
 
-// Logins (#13 part 3): failures are rate-limited per login and per address (429 + Retry-After), an
-// unknown login answers and costs what a wrong password does, a failed login costs one argon2 check
-// however many passwords the user holds, and a user holds at most 25 of them.
+// Logins (#13 part 3, #30 point 11): failures are limited per client address and per (login, address)
+// pair (429 + Retry-After), never per login alone: a right application password from another address
+// passes however many failures its login had; a password that could be a chosen one is slowed down
+// per login instead. An unknown login answers and costs what a wrong password does, a failed login
+// costs one argon2 check however many passwords the user holds, and a user holds at most 25 of them.
 
 vi.mock('@node-rs/argon2', async (original) => {
   const real = await original<typeof import('@node-rs/argon2')>();
@@ -27,8 +30,13 @@ const verifyCalls = () => vi.mocked(argon2.verify).mock.calls.length;
 
 let h: Harness;
 let address = 0;
+// Addresses of this run only: the Redis tests share their counts with every earlier run for 15 minutes.
+const run = `${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}`;
 /** A client address of its own (the app trusts X-Forwarded-For from its balancer). */
-const nextAddress = () => `10.0.${Math.floor(++address / 250)}.${address % 250}`;
+const nextAddress = () => `2001:db8:${run}::${(++address).toString(16)}`;
+/** Wrong, but of the generated kind: it cannot be a chosen password, so no login slow-down applies. */
+const WRONG_GENERATED = 'abcd efgh ijkl mnop qrst uvwx';
+const { perAddress, perPair, perLogin } = LOGIN_LIMITS;
 
 beforeAll(async () => {
   h = await startHarness();
@@ -52,44 +60,98 @@ function attempt(
   return request.auth(login, password).set('X-Forwarded-For', from);
 }
 
+/** The answer's status and how long it took. */
+async function timed(request: PromiseLike<{ status: number }>): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  const { status } = await request;
+  return { status, ms: performance.now() - started };
+}
+
+const statuses = (responses: Array<{ status: number }>) =>
+  responses.reduce<Record<number, number>>((count, { status }) => {
+    count[status] = (count[status] ?? 0) + 1;
+    return count;
+  }, {});
+
 describe('rate limits', () => {
-  it(`refuses a login after ${LOGIN_LIMITS.perLogin.points} failures with 429 and Retry-After, REST and GraphQL`, async () => {
-    const user = await createUser(h, 'editor', 'limited-login');
-    for (let i = 0; i < LOGIN_LIMITS.perLogin.points; i++)
-      await attempt(h.http, user.login, 'wrong', nextAddress()).expect(401);
-    // Blocked now, even with the right password, and from another address.
-    const rest = await attempt(h.http, user.login, user.password, nextAddress()).expect(429);
+  it(`refuses a login from one address after ${perPair.points} failures there with 429 and Retry-After, REST and GraphQL`, async () => {
+    const user = await createUser(h, 'editor', 'limited-pair');
+    const from = nextAddress();
+    for (let i = 0; i < perPair.points; i++) await attempt(h.http, user.login, 'wrong', from).expect(401);
+    // Refused from there now, even with the right password.
+    const rest = await attempt(h.http, user.login, user.password, from).expect(429);
     expect(Number(rest.headers['retry-after'])).toBeGreaterThan(0);
     expect(rest.body).toMatchObject({ code: 'too_many_failed_logins', data: { status: 429 } });
-    const gql = await attempt(h.http, user.login, user.password, nextAddress(), 'graphql').expect(429);
+    const gql = await attempt(h.http, user.login, user.password, from, 'graphql').expect(429);
     expect(gql.headers['retry-after']).toBeDefined();
     expect(gql.body.errors[0].extensions).toEqual({ code: 'too_many_failed_logins', http: { status: 429 } });
-    // Other logins are not affected.
+    // The login from another address, and another login from this one, are not affected.
+    await attempt(h.http, user.login, user.password, nextAddress()).expect(200);
     const other = await createUser(h, 'editor', 'unaffected-login');
-    await attempt(h.http, other.login, other.password, nextAddress()).expect(200);
+    await attempt(h.http, other.login, other.password, from).expect(200);
   });
 
-  it('a success clears the login’s failures', async () => {
+  it('never locks a login: its right application password from another address passes at once after many failures', async () => {
+    const user = await createUser(h, 'editor', 'besieged');
+    // Failures from many addresses, each pair up to its limit; then one more of a possibly chosen
+    // password, so the login is slowed down for those…
+    for (let a = 0; a < 4; a++) {
+      const from = nextAddress();
+      for (let i = 0; i < perPair.points; i++)
+        await attempt(h.http, user.login, a ? WRONG_GENERATED : `guess ${i}`, from).expect(401);
+      await attempt(h.http, user.login, WRONG_GENERATED, from).expect(429);
+    }
+    await attempt(h.http, user.login, 'one guess more', nextAddress()).expect(401);
+    expect(new LoginLimits().slowDown(perPair.points + 1)).toBeGreaterThan(0);
+    // …but a generated password is not one, REST and GraphQL.
+    const rest = await timed(attempt(h.http, user.login, user.password, nextAddress()));
+    expect(rest.status).toBe(200);
+    expect(rest.ms).toBeLessThan(perLogin.stepMs);
+    const gql = await attempt(h.http, user.login, user.password, nextAddress(), 'graphql').expect(200);
+    expect(gql.body.data.viewer.login).toBe(user.login);
+  });
+
+  it('a success clears the pair’s failures', async () => {
     const user = await createUser(h, 'author', 'forgetful');
+    const from = nextAddress();
     for (let round = 0; round < 3; round++) {
-      for (let i = 0; i < LOGIN_LIMITS.perLogin.points - 1; i++)
-        await attempt(h.http, user.login, 'wrong', nextAddress()).expect(401);
-      await attempt(h.http, user.login, user.password, nextAddress()).expect(200);
+      for (let i = 0; i < perPair.points - 1; i++)
+        await attempt(h.http, user.login, WRONG_GENERATED, from).expect(401);
+      await attempt(h.http, user.login, user.password, from).expect(200);
     }
   });
 
-  it(`refuses an address after ${LOGIN_LIMITS.perAddress.points} failures, whatever the logins`, async () => {
+  it(`refuses an address after ${perAddress.points} failures, whatever the logins`, async () => {
     const from = nextAddress();
-    for (let i = 0; i < LOGIN_LIMITS.perAddress.points; i++)
+    for (let i = 0; i < perAddress.points; i++)
       await attempt(h.http, `spray-${i}`, 'wrong', from).expect(401);
     await attempt(h.http, 'spray-next', 'wrong', from).expect(429);
     const user = await createUser(h, 'editor', 'elsewhere');
+    await attempt(h.http, user.login, user.password, from).expect(429);
     await attempt(h.http, user.login, user.password, nextAddress()).expect(200);
+  });
+
+  it('holds both limits against concurrent attempts (each takes its point before the check)', async () => {
+    const sprayFrom = nextAddress();
+    const spray = await Promise.all(
+      Array.from({ length: perAddress.points + 10 }, (_, i) =>
+        attempt(h.http, `concurrent-${i}`, WRONG_GENERATED, sprayFrom),
+      ),
+    );
+    expect(statuses(spray)).toEqual({ 401: perAddress.points, 429: 10 });
+    const user = await createUser(h, 'editor', 'concurrent-target');
+    const pairFrom = nextAddress();
+    const pair = await Promise.all(
+      Array.from({ length: perPair.points + 5 }, () =>
+        attempt(h.http, user.login, WRONG_GENERATED, pairFrom),
+      ),
+    );
+    expect(statuses(pair)).toEqual({ 401: perPair.points, 429: 5 });
   });
 
   it('counts the address the proxy saw, not what the client wrote before it in X-Forwarded-For', async () => {
     const real = nextAddress();
-    for (let i = 0; i < LOGIN_LIMITS.perAddress.points; i++)
+    for (let i = 0; i < perAddress.points; i++)
       await attempt(h.http, `forged-${i}`, 'wrong', `${nextAddress()}, ${real}`).expect(401);
     await attempt(h.http, 'forged-next', 'wrong', `${nextAddress()}, ${real}`).expect(429);
   });
@@ -97,12 +159,53 @@ describe('rate limits', () => {
   it('ignores X-Forwarded-For without a trusted proxy (CALENDAR_TRUSTED_PROXIES=0)', async () => {
     const direct = await startHarness({ CALENDAR_TRUSTED_PROXIES: '0' });
     try {
-      for (let i = 0; i < LOGIN_LIMITS.perAddress.points; i++)
+      for (let i = 0; i < perAddress.points; i++)
         await attempt(direct.http, `direct-${i}`, 'wrong', nextAddress()).expect(401);
       await attempt(direct.http, 'direct-next', 'wrong', nextAddress()).expect(429);
     } finally {
       await direct.close();
     }
+  });
+
+  describe('a password that could be a chosen one (CALENDAR_ADMIN_PASSWORD): a slow-down per login, not a lock', () => {
+    it('grows by a step per failure past the free ones, up to a bound', () => {
+      const limits = new LoginLimits();
+      expect(limits.slowDown(perLogin.free)).toBe(0);
+      expect(limits.slowDown(perLogin.free + 1)).toBe(perLogin.stepMs);
+      expect(limits.slowDown(perLogin.free + 3)).toBe(3 * perLogin.stepMs);
+      expect(limits.slowDown(10_000)).toBe(perLogin.maxMs);
+      expect(perLogin.maxMs).toBeLessThanOrEqual(10_000);
+    });
+
+    it(`after ${perLogin.free + 1} failures from anywhere, the right chosen password from a new address passes after the wait`, async () => {
+      const chosen = 'correct horse battery staple, slowly';
+      const { user } = await createUserRecord(h, {
+        login: 'slowed',
+        role: 'administrator',
+        password: chosen,
+      });
+      const generated = await addApplicationPassword(h, user.id, 'generated');
+      for (let i = 0; i <= perLogin.free; i++)
+        await attempt(h.http, 'slowed', `guess ${i}`, nextAddress()).expect(401);
+      const right = await timed(attempt(h.http, 'slowed', chosen, nextAddress()));
+      expect(right.status).toBe(200);
+      expect(right.ms).toBeGreaterThanOrEqual(perLogin.stepMs - 50);
+      // A generated password is not slowed down; nor is a guess of that kind (it cannot be the chosen one).
+      const fast = await timed(attempt(h.http, 'slowed', generated.password, nextAddress()));
+      expect(fast).toMatchObject({ status: 200 });
+      expect(fast.ms).toBeLessThan(perLogin.stepMs);
+      const guess = await timed(attempt(h.http, 'slowed', WRONG_GENERATED, nextAddress()));
+      expect(guess).toMatchObject({ status: 401 });
+      expect(guess.ms).toBeLessThan(perLogin.stepMs);
+    });
+
+    it('slows an unknown login the same way (the wait tells nothing about which logins exist)', async () => {
+      for (let i = 0; i <= perLogin.free; i++)
+        await attempt(h.http, 'nobody-here', `guess ${i}`, nextAddress()).expect(401);
+      const next = await timed(attempt(h.http, 'nobody-here', 'guess again', nextAddress()));
+      expect(next.status).toBe(401);
+      expect(next.ms).toBeGreaterThanOrEqual(perLogin.stepMs - 50);
+    });
   });
 
   describe('across instances', () => {
@@ -128,20 +231,35 @@ describe('rate limits', () => {
       for (const redis of connections) redis.disconnect();
     });
 
-    it('counts failures in Redis, so the allowance is shared by every instance', async () => {
+    it('counts failures in Redis, so the allowances are shared by every instance', async () => {
       await new Promise((done) => setTimeout(done, 100)); // connected
-      const user = await createUser(h, 'editor', `shared-${Date.now()}`);
-      for (let i = 0; i < LOGIN_LIMITS.perLogin.points; i++)
-        await attempt(apps[i % 2]!, user.login, 'wrong', nextAddress()).expect(401);
-      await attempt(apps[0]!, user.login, user.password, nextAddress()).expect(429);
-      await attempt(apps[1]!, user.login, user.password, nextAddress()).expect(429);
+      const user = await createUser(h, 'editor', `shared-${run.replace(':', '-')}`);
+      const from = nextAddress();
+      for (let i = 0; i < perPair.points; i++)
+        await attempt(apps[i % 2]!, user.login, WRONG_GENERATED, from).expect(401);
+      await attempt(apps[0]!, user.login, user.password, from).expect(429);
+      await attempt(apps[1]!, user.login, user.password, from).expect(429);
+      await attempt(apps[1]!, user.login, user.password, nextAddress()).expect(200);
+    });
+
+    it('shares the slow-down of a login too', async () => {
+      const chosen = 'correct horse battery staple, shared';
+      const login = `shared-chosen-${run.replace(':', '-')}`;
+      await createUserRecord(h, { login, role: 'editor', password: chosen });
+      for (let i = 0; i <= perLogin.free; i++)
+        await attempt(apps[0]!, login, `guess ${i}`, nextAddress()).expect(401);
+      const right = await timed(attempt(apps[1]!, login, chosen, nextAddress()));
+      expect(right.status).toBe(200);
+      expect(right.ms).toBeGreaterThanOrEqual(perLogin.stepMs - 50);
     });
 
     it('still limits (per instance, in memory) while Redis is unreachable', async () => {
-      const user = await createUser(h, 'editor', `no-redis-${Date.now()}`);
-      for (let i = 0; i < LOGIN_LIMITS.perLogin.points; i++)
-        await attempt(apps[2]!, user.login, 'wrong', nextAddress()).expect(401);
-      await attempt(apps[2]!, user.login, user.password, nextAddress()).expect(429);
+      const user = await createUser(h, 'editor', `no-redis-${run.replace(':', '-')}`);
+      const from = nextAddress();
+      for (let i = 0; i < perPair.points; i++)
+        await attempt(apps[2]!, user.login, WRONG_GENERATED, from).expect(401);
+      await attempt(apps[2]!, user.login, user.password, from).expect(429);
+      await attempt(apps[2]!, user.login, user.password, nextAddress()).expect(200);
     });
   });
 });
