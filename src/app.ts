@@ -15,6 +15,12 @@ import { isApiError } from './domain/errors.js';
 import type { Viewer } from './domain/permissions.js';
 import { exposeErrorStatusPlugin } from './graphql-errors.js';
 import { DEFAULT_GRAPHQL_LIMITS, graphqlLimitsPlugin, parseDocument } from './graphql-limits.js';
+import {
+  type GraphqlParams,
+  checkGraphqlParams,
+  graphqlParamsPlugin,
+  graphqlSearchParams,
+} from './graphql-params.js';
 import { PersistedDocuments } from './graphql-persisted.js';
 import type { Logger } from './logger.js';
 import { Lifecycle, within } from './ops/lifecycle.js';
@@ -25,6 +31,7 @@ import { INTERNAL_ERROR, JSON_CONTENT_TYPE, NO_ROUTE, sendError, wordPressError 
 import { createRestRouter } from './rest/adapter.js';
 import { wordPressGlobals } from './rest/wordpress-globals.js';
 import { corsPolicy, routeMethods } from './http/cors.js';
+import { crossSiteWrites } from './http/cross-site.js';
 import { MAX_JSON_DEPTH, hasNul, jsonTooDeep } from './http/request-text.js';
 import { NAMESPACE } from './rest/discovery.js';
 import { publicSchema, restSchema } from './schema/index.js';
@@ -174,6 +181,8 @@ export function buildApp({
       error: (...args) => logger.error(args.join(' ')),
     },
     plugins: [
+      // First: the parameters are checked before any plugin reads them, by the rules the cache keys by.
+      graphqlParamsPlugin(),
       ...(metrics ? [usePrometheus({ registry: metrics.registry, endpoint: false })] : []),
       persisted.plugin(),
       graphqlLimitsPlugin({
@@ -250,6 +259,8 @@ export function buildApp({
 
   // Before authentication: a preflight carries no credentials, and errors need the CORS headers too.
   app.use(cors);
+  // Then another site's forms, before their credentials are checked (src/http/cross-site.ts).
+  app.use(crossSiteWrites(config));
 
   // Every request is anonymous or authenticated here, once, for REST and GraphQL alike.
   const authenticator = new Authenticator(db, new LoginLimits(redis));
@@ -419,23 +430,14 @@ function graphqlReadKey(cache: ResponseCache, persisted: PersistedDocuments) {
   ): Promise<
     { key: string | null; body?: string; subscription?: true } | { error: GraphqlBodyError } | null
   > => {
-    let params: {
-      query?: unknown;
-      variables?: unknown;
-      operationName?: unknown;
-      extensions?: unknown;
-      documentId?: unknown;
-    };
+    let params: GraphqlParams;
     let body: string | undefined;
     if (ctx.method === 'GET') {
       if (hasNul(ctx.querystring)) return { error: BODY_ERRORS.nul };
-      params = {
-        query: ctx.query.query,
-        variables: ctx.query.variables,
-        operationName: ctx.query.operationName,
-        extensions: ctx.query.extensions,
-        documentId: ctx.query.documentId,
-      };
+      // Read as yoga reads it (src/graphql-params.ts); parameters it refuses are never keyed.
+      const read = graphqlSearchParams(ctx.querystring);
+      if ('error' in read) return null;
+      params = read.params;
     } else if (ctx.method === 'POST') {
       // Only JSON: a form or text/plain POST is what a browser sends cross-site without a preflight
       // (a CSRF vector for mutations), and the GraphQL-over-HTTP spec asks for JSON anyway.
@@ -450,25 +452,25 @@ function graphqlReadKey(cache: ResponseCache, persisted: PersistedDocuments) {
       }
       if (jsonTooDeep(body)) return { error: BODY_ERRORS.tooDeep };
       if (hasNul(body)) return { error: BODY_ERRORS.nul };
+      let parsed: unknown;
       try {
-        params = JSON.parse(body) as typeof params;
+        parsed = JSON.parse(body);
       } catch {
         // yoga gives the GraphQL-over-HTTP error for a body it cannot parse.
         return { key: null, body };
       }
-      if (!params || typeof params !== 'object') return { key: null, body };
+      // Parameters yoga refuses (the same rules) are never keyed: no cached answer for them.
+      if (checkGraphqlParams(parsed) !== null) return { key: null, body };
+      params = parsed as GraphqlParams;
     } else return null;
     // A persisted document's id stands for its text: same text, same key, whichever way it came.
     const { text, shareable } = persisted.resolve(params);
     const document = text !== undefined ? documentOf(text) : null;
-    const operation =
-      document &&
-      getOperationAST(document, typeof params.operationName === 'string' ? params.operationName : undefined);
+    const operation = document && getOperationAST(document, params.operationName ?? undefined);
     if (operation?.operation === 'subscription') return { key: null, body, subscription: true };
     if (!operation || operation.operation !== 'query') return body !== undefined ? { key: null, body } : null;
     const viewer = viewerOf(ctx);
-    const variables =
-      typeof params.variables === 'string' ? params.variables : JSON.stringify(params.variables ?? null);
+    const variables = JSON.stringify(params.variables ?? null);
     const shared =
       shareable &&
       (!viewer || viewer.userId === null) &&
