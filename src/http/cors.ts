@@ -5,7 +5,7 @@ import { API_PREFIX } from '../domain/urls.js';
 
 // One CORS policy for REST and GraphQL, as WordPress sends it on its REST API: an allowed origin is
 // echoed with credentials and `Vary: Origin`; the route's own methods are advertised; the paging and
-// `Allow` headers are exposed. Origins come from a setting (default: none). `*` lets any origin read
+// `Allow` headers (and the API discovery headers) are exposed. Origins come from a setting (default: none). `*` lets any origin read
 // anonymously but never with credentials — a reflected origin with credentials would let every site
 // act as the visitor.
 
@@ -25,6 +25,11 @@ const EXPOSE_HEADERS = [
   'X-Request-Id',
   'ETag',
   'Last-Modified',
+  // A feed's file name, and the discovery headers a browser client finds the API root by.
+  'Content-Disposition',
+  'X-TEC-API-VERSION',
+  'X-TEC-API-ROOT',
+  'X-TEC-API-ORIGIN',
 ];
 const GRAPHQL_METHODS = ['GET', 'POST'];
 

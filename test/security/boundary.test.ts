@@ -64,6 +64,12 @@ describe('CORS', () => {
     expect(rest.headers['access-control-expose-headers']).toContain('Allow');
     expect(rest.headers['access-control-expose-headers']).toContain('ETag');
     expect(rest.headers.vary).toMatch(/Origin/i);
+    // A browser client finds the API from the site's root and reads a feed's file name.
+    const root = await h.http.get('/').set('Origin', ALLOWED).expect(200);
+    expect(root.headers['x-tec-api-root']).toBeDefined();
+    for (const name of ['X-TEC-API-VERSION', 'X-TEC-API-ROOT', 'X-TEC-API-ORIGIN', 'Content-Disposition']) {
+      expect(root.headers['access-control-expose-headers']?.split(',')).toContain(name);
+    }
     const gql = await h.http.post('/graphql').set('Origin', ALLOWED).send({ query: '{ viewer { login } }' });
     expect(gql.status).toBe(200);
     expect(gql.headers['access-control-allow-origin']).toBe(ALLOWED);
