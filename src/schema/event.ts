@@ -20,11 +20,12 @@ import {
 import { recordVersion } from '../domain/versions.js';
 import { CreateOrganizerInput } from './organizer.js';
 import { CreateVenueInput, venueInput } from './venue.js';
-import { invalidParams } from '../domain/errors.js';
 import { EVENT_STATUSES, type EventStatusValue } from '../domain/event-status.js';
 import { permalink } from '../domain/urls.js';
-import { assertReadable } from '../domain/visibility.js';
-import type { EventField, EventInput, LinkRef, TermRef } from '../services/event-input.js';
+import { NOT_FOUND, assertReadable } from '../domain/visibility.js';
+import { hidingMissing } from '../domain/permissions.js';
+import type { Context } from '../context.js';
+import type { EventField, EventInput, FieldErrors, LinkRef, TermRef } from '../services/event-input.js';
 import { REQUEST_PASSWORD_DEPRECATION, withheldEventFields } from './event-content.js';
 import { createEvent, deleteEvent, updateEvent } from '../services/event-writes.js';
 import { findEvent, findEvents } from '../services/event-reads.js';
@@ -414,21 +415,28 @@ interface EventInputFields {
   password?: Maybe<string>;
 }
 
-/** `{id}` or `{create}` entries → link references; exactly one of them per entry. */
+const hasId = (entry: { id?: Maybe<number> }) => entry.id !== null && entry.id !== undefined;
+
+/**
+ * `{id}` or `{create}` entries → link references, exactly one of them per entry; otherwise the field
+ * is noted in `unreadable`, which the write reports after its caller check (D22).
+ */
 function linkRefs<Fields, New>(
   field: 'venues' | 'organizers',
   entries: Maybe<Array<{ id?: Maybe<number>; create?: Maybe<Fields> }>>,
   toInput: (fields: Fields) => New,
+  unreadable: FieldErrors,
 ): Array<LinkRef<New>> | undefined {
   if (!entries) return undefined;
-  return entries.map((entry) => {
-    const hasId = entry.id !== null && entry.id !== undefined;
-    if (hasId === Boolean(entry.create))
-      throw invalidParams({ [field]: 'Each entry gives either id or create.' });
-    return hasId
+  if (entries.some((entry) => hasId(entry) === Boolean(entry.create))) {
+    unreadable[field] = 'Each entry gives either id or create.';
+    return undefined;
+  }
+  return entries.map((entry) =>
+    hasId(entry)
       ? { kind: 'id', id: entry.id!, inObject: true }
-      : { kind: 'new', input: toInput(entry.create as Fields), unreadable: [] };
-  });
+      : { kind: 'new', input: toInput(entry.create as Fields), unreadable: [] },
+  );
 }
 
 function termRefs(entries: EventInputFields['categories']): TermRef[] | undefined {
@@ -439,26 +447,39 @@ function termRefs(entries: EventInputFields['categories']): TermRef[] | undefine
   );
 }
 
-/**
- * The typed input → the domain input: the input fields carry the domain's names, so errors name them
- * as the client wrote them. null means "unchanged"; `postParentId: 0` removes the parent.
- */
 // Every input field is a domain field of the same name (a compile error otherwise).
 const sameNames: Exclude<keyof EventInputFields, EventField> extends never ? true : never = true;
 void sameNames;
 
-function eventInput(fields: EventInputFields): EventInput {
+/**
+ * The typed input → the domain input: the input fields carry the domain's names, so errors name them
+ * as the client wrote them. null means "unchanged"; `postParentId: 0` removes the parent. What cannot
+ * be read is returned as `unreadable`, for the write to report after its caller check (D22).
+ */
+function eventInput(fields: EventInputFields): { input: EventInput; unreadable: FieldErrors } {
   const { categories, tags, venues, organizers, postParentId, ...plain } = fields;
   const input: EventInput = Object.fromEntries(
     Object.entries(plain).filter(([, value]) => value !== null && value !== undefined),
   );
+  const unreadable: FieldErrors = {};
   if (postParentId !== null && postParentId !== undefined) input.postParentId = postParentId || null;
   if (categories) input.categories = termRefs(categories);
   if (tags) input.tags = termRefs(tags);
-  if (venues) input.venues = linkRefs('venues', venues, venueInput);
-  if (organizers) input.organizers = linkRefs('organizers', organizers, withoutNulls);
-  return input;
+  const venueRefs = linkRefs('venues', venues, venueInput, unreadable);
+  if (venueRefs) input.venues = venueRefs;
+  const organizerRefs = linkRefs('organizers', organizers, withoutNulls, unreadable);
+  if (organizerRefs) input.organizers = organizerRefs;
+  return { input, unreadable };
 }
+
+const MISSING_EVENT = NOT_FOUND.event(0).code;
+
+/**
+ * A write on the event an id or slug names (D22): an unknown one is told (404) only to a caller who
+ * may act on every event; anyone else gets the refusal an existing event they may not touch gets.
+ */
+const onNamedEvent = <T>(ctx: Context, action: 'edit' | 'delete', run: () => Promise<T>) =>
+  hidingMissing(ctx.viewer, action, MISSING_EVENT, run);
 
 builder.mutationFields((t) => ({
   createEvent: t.prismaField({
@@ -466,28 +487,33 @@ builder.mutationFields((t) => ({
     description:
       'Creates an event (contributors: as a draft or pending). Errors: rest_forbidden (401/403), rest_invalid_param or rest_missing_callback_param (400) naming the input fields',
     args: { input: t.arg({ type: CreateEventInput, required: true, description: 'The new event' }) },
-    resolve: (query, _root, { input }, ctx) =>
-      createEvent(ctx, eventInput(input), (tx, id) =>
-        tx.event.findUniqueOrThrow({ ...query, where: { id } }),
-      ),
+    resolve: (query, _root, { input }, ctx) => {
+      const { input: event, unreadable } = eventInput(input);
+      return createEvent(ctx, event, (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }), {
+        unreadable,
+      });
+    },
   }),
   updateEvent: t.prismaField({
     type: Event,
     description:
-      'Changes an event (its author, or editors). Errors: rest-event-not-found (404), rest_forbidden (401/403), rest_invalid_param (400), precondition_failed (412)',
+      'Changes an event (its author, or editors). Errors: rest-event-not-found (404, told only to editors), rest_forbidden (401/403), rest_invalid_param (400), precondition_failed (412)',
     args: {
       id: t.arg.int({ required: true, description: 'The event id' }),
       input: t.arg({ type: UpdateEventInput, required: true, description: 'The fields to change' }),
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
     resolve: (query, _root, { id, input, ifMatch }, ctx) =>
-      updateEvent(
-        withIfMatch(ctx, ifMatch),
-        { id },
-        eventInput(input),
-        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        { passwordAllowed: true },
-      ),
+      onNamedEvent(ctx, 'edit', () => {
+        const { input: event, unreadable } = eventInput(input);
+        return updateEvent(
+          withIfMatch(ctx, ifMatch),
+          { id },
+          event,
+          (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+          { passwordAllowed: true, unreadable },
+        );
+      }),
   }),
   updateEventBySlug: t.prismaField({
     type: Event,
@@ -498,26 +524,31 @@ builder.mutationFields((t) => ({
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
     resolve: (query, _root, { slug, input, ifMatch }, ctx) =>
-      updateEvent(
-        withIfMatch(ctx, ifMatch),
-        { slug },
-        eventInput(input),
-        (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        { passwordAllowed: false },
-      ),
+      onNamedEvent(ctx, 'edit', () => {
+        const { input: event, unreadable } = eventInput(input);
+        return updateEvent(
+          withIfMatch(ctx, ifMatch),
+          { slug },
+          event,
+          (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+          { passwordAllowed: false, unreadable },
+        );
+      }),
   }),
   deleteEvent: t.prismaField({
     type: Event,
     description:
-      'Moves the event to the trash (a second time: 410 event-is-in-trash); force: deletes it for good (editors)',
+      'Moves the event to the trash (a second time: 410 event-is-in-trash); force: deletes it for good (editors). Errors: rest-event-not-found (404, told only to editors), rest_forbidden (401/403), precondition_failed (412)',
     args: {
       id: t.arg.int({ required: true, description: 'The event id' }),
       force: t.arg.boolean({ defaultValue: false, description: 'true: delete for good instead of trashing' }),
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
     resolve: (query, _root, { id, force, ifMatch }, ctx) =>
-      deleteEvent(withIfMatch(ctx, ifMatch), { id }, force ?? false, (tx, eventId) =>
-        tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+      onNamedEvent(ctx, 'delete', () =>
+        deleteEvent(withIfMatch(ctx, ifMatch), { id }, force ?? false, (tx, eventId) =>
+          tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+        ),
       ),
   }),
   deleteEventBySlug: t.prismaField({
@@ -529,8 +560,10 @@ builder.mutationFields((t) => ({
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
     },
     resolve: (query, _root, { slug, force, ifMatch }, ctx) =>
-      deleteEvent(withIfMatch(ctx, ifMatch), { slug }, force ?? false, (tx, eventId) =>
-        tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+      onNamedEvent(ctx, 'delete', () =>
+        deleteEvent(withIfMatch(ctx, ifMatch), { slug }, force ?? false, (tx, eventId) =>
+          tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
+        ),
       ),
   }),
 }));

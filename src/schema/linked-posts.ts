@@ -11,7 +11,8 @@ import {
 } from './common.js';
 import type { Context } from '../context.js';
 import type { Db } from '../db/client.js';
-import { assertReadable } from '../domain/visibility.js';
+import { NOT_FOUND, assertReadable } from '../domain/visibility.js';
+import { hidingMissing } from '../domain/permissions.js';
 import type { ConnectionPage, CursorArgs } from '../services/keyset.js';
 import type { LinkedKind, LinkedListFilter } from '../services/linked-lists.js';
 import { getRefFromModel, queryFromInfo } from '@pothos/plugin-prisma';
@@ -216,6 +217,14 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
     ),
   }));
 
+  const missingCode = NOT_FOUND[kind](0).code;
+  /**
+   * A write on the record an id or slug names (D22): an unknown one is told (404, D1) only to a caller
+   * who may act on every record of the kind; anyone else gets the refusal an existing one gets.
+   */
+  const onNamed = <T>(ctx: Context, action: 'edit' | 'delete', run: () => Promise<T>) =>
+    hidingMissing(ctx.viewer, action, missingCode, run);
+
   const ifMatch = builder.args((t) => ({ ifMatch: t.string({ description: IF_MATCH_DESCRIPTION }) }));
   const force = builder.args((t) => ({
     force: t.boolean({ defaultValue: false, description: 'true: delete for good instead of trashing' }),
@@ -233,7 +242,7 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
     }),
     [`update${one}`]: t.prismaField({
       type,
-      description: `Changes ${article} (its author, or editors). Errors: ${kind}-not-found (404), rest_forbidden (401/403), rest_invalid_param (400), precondition_failed (412)`,
+      description: `Changes ${article} (its author, or editors). Errors: ${kind}-not-found (404, told only to editors), rest_forbidden (401/403), rest_invalid_param (400), precondition_failed (412)`,
       args: {
         id: t.arg.int({ required: true, description: `The ${kind} id` }),
         input: t.arg({ type: UpdateInput, required: true, description: 'The fields to change' }),
@@ -241,10 +250,12 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
       },
       resolve: (query, _root, args, ctx) => {
         const { id, input: given, ifMatch } = writeArgs(args);
-        return writeLinked(withIfMatch(ctx, ifMatch), kind, async (w) => {
-          await resource.update(w, { id }, input(given));
-          return reread(query)(w.tx, id);
-        });
+        return onNamed(ctx, 'edit', () =>
+          writeLinked(withIfMatch(ctx, ifMatch), kind, async (w) => {
+            await resource.update(w, { id }, input(given));
+            return reread(query)(w.tx, id);
+          }),
+        );
       },
     }),
     [`update${one}BySlug`]: t.prismaField({
@@ -257,19 +268,23 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
       },
       resolve: (query, _root, args, ctx) => {
         const { slug, input: given, ifMatch } = writeArgs(args);
-        return writeLinked(withIfMatch(ctx, ifMatch), kind, async (w) => {
-          const { id } = await resource.update(w, { slug }, input(given));
-          return reread(query)(w.tx, id);
-        });
+        return onNamed(ctx, 'edit', () =>
+          writeLinked(withIfMatch(ctx, ifMatch), kind, async (w) => {
+            const { id } = await resource.update(w, { slug }, input(given));
+            return reread(query)(w.tx, id);
+          }),
+        );
       },
     }),
     [`delete${one}`]: t.prismaField({
       type,
-      description: `Moves the ${kind} to the trash (unlinking it from its events); force: deletes it for good (editors)`,
+      description: `Moves the ${kind} to the trash (unlinking it from its events); force: deletes it for good (editors). Errors: ${kind}-not-found (404, told only to editors), rest_forbidden (401/403), precondition_failed (412)`,
       args: { id: t.arg.int({ required: true, description: `The ${kind} id` }), ...force, ...ifMatch },
       resolve: (query, _root, args, ctx) =>
-        writeLinked(withIfMatch(ctx, args.ifMatch), kind, (w) =>
-          resource.remove(w, { id: args.id }, args.force ?? false, reread(query)),
+        onNamed(ctx, 'delete', () =>
+          writeLinked(withIfMatch(ctx, args.ifMatch), kind, (w) =>
+            resource.remove(w, { id: args.id }, args.force ?? false, reread(query)),
+          ),
         ),
     }),
     [`delete${one}BySlug`]: t.prismaField({
@@ -277,8 +292,10 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
       description: `As delete${one}, by slug`,
       args: { slug: t.arg.string({ required: true, description: `The ${kind} slug` }), ...force, ...ifMatch },
       resolve: (query, _root, args, ctx) =>
-        writeLinked(withIfMatch(ctx, args.ifMatch), kind, (w) =>
-          resource.remove(w, { slug: args.slug }, args.force ?? false, reread(query)),
+        onNamed(ctx, 'delete', () =>
+          writeLinked(withIfMatch(ctx, args.ifMatch), kind, (w) =>
+            resource.remove(w, { slug: args.slug }, args.force ?? false, reread(query)),
+          ),
         ),
     }),
   }));
