@@ -26,13 +26,14 @@ export default async function setup(project: TestProject) {
   if (!project.isRootProject()) return;
   const databaseUrl = process.env.DATABASE_URL;
   // A run on PostgreSQL uses its own server for everything.
-  const postgresUrl =
-    databaseUrl && databaseProviderOf(databaseUrl) === 'postgresql'
-      ? databaseUrl
-      : (await postgresAnswers(PROBED_POSTGRES))
-        ? PROBED_POSTGRES
-        : undefined;
-  const redisUrl = (await redisAnswers(PROBED_REDIS)) ? PROBED_REDIS : undefined;
+  const runOnPostgres =
+    databaseUrl && databaseProviderOf(databaseUrl) === 'postgresql' ? databaseUrl : undefined;
+  const [postgresUp, redisUp] = await Promise.all([
+    runOnPostgres ? true : postgresAnswers(PROBED_POSTGRES),
+    redisAnswers(PROBED_REDIS),
+  ]);
+  const postgresUrl = runOnPostgres ?? (postgresUp ? PROBED_POSTGRES : undefined);
+  const redisUrl = redisUp ? PROBED_REDIS : undefined;
   let stop = async (): Promise<void> => undefined;
   let started: ServicesMessage = {};
   if (!postgresUrl || !redisUrl) {
