@@ -14,6 +14,19 @@ const config: CodegenConfig = {
       presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: 'sha256' } },
       config: { useTypeImports: true, enumsAsTypes: true, scalars: { DateTime: 'string', JSON: 'unknown' } },
     },
+    // The embeddable calendar's documents again (web/calendar/), as strings carrying the same ids: its
+    // bundle ships neither graphql-js nor syntax trees, only each document's id and text.
+    'examples/generated/calendar-view/': {
+      documents: ['examples/operations/calendar-view.graphql'],
+      preset: 'client',
+      presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: 'sha256' } },
+      config: {
+        documentMode: 'string',
+        useTypeImports: true,
+        enumsAsTypes: true,
+        scalars: { DateTime: 'string', JSON: 'unknown' },
+      },
+    },
   },
   ignoreNoDocuments: false,
   emitLegacyCommonJSImports: false,

@@ -1,9 +1,11 @@
 // `npm run build`: compiles src/ and rest-map/ to dist/, then copies what the compiled code reads at run
-// time by a path relative to itself (package.json for the version, the migration history).
+// time by a path relative to itself (package.json for the version, the migration history), and
+// bundles the embeddable calendar (web/calendar/) into dist/embed/calendar.js (src/http/embed.ts).
 import { spawnSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { buildCalendarBundle } from '../src/http/embed.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const dist = join(root, 'dist');
@@ -15,4 +17,6 @@ const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.buil
 if (result.status !== 0) process.exit(result.status ?? 1);
 cpSync(join(root, 'package.json'), join(dist, 'package.json'));
 cpSync(join(root, 'migrations'), join(dist, 'migrations'), { recursive: true });
+mkdirSync(join(dist, 'embed'));
+writeFileSync(join(dist, 'embed/calendar.js'), await buildCalendarBundle(root));
 console.log('built dist/');

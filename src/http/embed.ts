@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import type { Context as KoaContext, Middleware } from 'koa';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { NO_ROUTE, sendError, wordPressError } from '../rest/errors.js';
+
+// The embeddable calendar (web/calendar/, `<calendar-view>`) and the service's own page of it:
+// - GET /embed/calendar.js: the stable address sites embed; revalidated (ETag: its content hash).
+// - GET /embed/calendar.<hash>.js: the same bytes, cached for a year (the hash changes with them).
+// - GET /calendar (and /<lang>/calendar): a full-screen calendar with links to the API's docs.
+// The script is built by `npm run build` into dist/embed/; in a checkout that has the sources
+// (tests, `npm run dev`), a missing or older build is rebuilt in memory on the first request.
+
+/** Where the site's time zone goes in the bundle (web/calendar/calendar-view.ts reads it). */
+const ZONE_MARK = '@@CALENDAR_SITE_TIMEZONE@@';
+const ENTRY = 'web/calendar/calendar-view.ts';
+/** The repository (src/http/ → ../../) or, compiled, dist/ (dist/src/http/ → ../../). */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const STABLE = '/embed/calendar.js';
+const HASHED = /^\/embed\/calendar\.([0-9a-f]{20})\.js$/;
+const PAGE = /^\/(?:([A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)\/)?calendar\/?$/;
+
+/** Bundles the component with esbuild (a development dependency: only where the sources are). */
+export async function buildCalendarBundle(root = ROOT): Promise<Uint8Array> {
+  const esbuild = await import('esbuild');
+  const result = await esbuild.build({
+    entryPoints: [join(root, ENTRY)],
+    bundle: true,
+    format: 'esm',
+    target: 'es2022',
+    minify: true,
+    write: false,
+    legalComments: 'eof',
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.contents;
+}
+
+function newest(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((entry) => newest(join(path, entry))));
+}
+
+/** The built bundle, rebuilt when the sources beside it are newer (or it is missing). */
+async function bundle(): Promise<Buffer> {
+  const built = [join(ROOT, 'embed/calendar.js'), join(ROOT, 'dist/embed/calendar.js')].find((path) =>
+    existsSync(path),
+  );
+  const sources = join(ROOT, 'web/calendar');
+  if (!existsSync(sources)) {
+    if (!built) throw new Error(`the calendar script is not built (${join(ROOT, 'embed/calendar.js')})`);
+    return readFileSync(built);
+  }
+  const generated = join(ROOT, 'examples/generated/calendar-view');
+  const changed = Math.max(newest(sources), existsSync(generated) ? newest(generated) : 0);
+  if (built && statSync(built).mtimeMs >= changed) return readFileSync(built);
+  return Buffer.from(await buildCalendarBundle());
+}
+
+interface Asset {
+  body: Buffer;
+  gzip: Buffer;
+  hash: string;
+}
+
+async function loadAsset(siteTimezone: string): Promise<Asset> {
+  const body = Buffer.from((await bundle()).toString('utf8').replaceAll(ZONE_MARK, siteTimezone));
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 20);
+  return { body, gzip: gzipSync(body, { level: 9 }), hash };
+}
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(asset: Asset, config: Config, lang: string | undefined): string {
+  const graphiql = config.trustedDocuments ? '' : '<a href="/graphql">GraphiQL</a> · ';
+  const langAttribute = lang ? ` lang="${escapeHtml(lang)}"` : '';
+  return `<!doctype html>
+<html lang="${escapeHtml(lang ?? 'en')}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Calendar</title>
+<script type="module" src="/embed/calendar.${asset.hash}.js"></script>
+<style>
+  html, body { margin: 0; min-height: 100%; font-family: system-ui, sans-serif; color: #1b1b1f; background: #fff; }
+  body { display: flex; flex-direction: column; min-height: 100vh; }
+  header { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; align-items: baseline; justify-content: space-between; padding: 0.6rem 1rem; border-bottom: 1px solid #c9ccd1; }
+  header h1 { margin: 0; font-size: 1.1rem; }
+  header a { color: #1a56a8; }
+  main { flex: 1; padding: 1rem; }
+  calendar-view { display: block; min-height: 52rem; max-width: 80rem; margin: 0 auto; }
+</style>
+</head>
+<body>
+<header>
+  <h1>Calendar</h1>
+  <nav aria-label="API">${graphiql}<a href="/calendar/events/v1/docs">REST API docs</a></nav>
+</header>
+<main>
+  <calendar-view view="month" filter-bar live${langAttribute}></calendar-view>
+</main>
+</body>
+</html>
+`;
+}
+
+/** The /embed and /calendar routes. */
+export function embedRoutes(config: Config, logger: Logger): Middleware {
+  // Built (or read) once per app, on the first request that needs it: an app that never serves the
+  // calendar never loads esbuild.
+  let asset: Promise<Asset> | undefined;
+  const load = () =>
+    (asset ??= loadAsset(config.siteTimezone).catch((error: unknown) => {
+      asset = undefined;
+      throw error;
+    }));
+
+  const sendScript = (ctx: KoaContext, { body, gzip, hash }: Asset, immutable: boolean) => {
+    ctx.set('Content-Type', 'text/javascript; charset=utf-8');
+    ctx.set(
+      'Cache-Control',
+      immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300, must-revalidate',
+    );
+    ctx.set('ETag', `"${hash}"`);
+    ctx.set('Vary', 'Accept-Encoding');
+    // Any site may load it: a module script is fetched in CORS mode.
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    if (
+      ctx
+        .get('if-none-match')
+        .split(/\s*,\s*/)
+        .includes(`"${hash}"`)
+    ) {
+      ctx.status = 304;
+      return;
+    }
+    const compressed = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+    if (compressed) ctx.set('Content-Encoding', 'gzip');
+    ctx.body = compressed ? gzip : body;
+  };
+
+  return async (ctx, next) => {
+    const hashed = HASHED.exec(ctx.path);
+    const pageMatch = PAGE.exec(ctx.path);
+    if (ctx.path !== STABLE && !hashed && !pageMatch) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
+      return sendError(ctx, NO_ROUTE(405), { Allow: 'GET, HEAD' });
+    let current: Asset;
+    try {
+      current = await load();
+    } catch (error) {
+      logger.error({ err: error }, 'the calendar script could not be loaded');
+      return sendError(
+        ctx,
+        wordPressError(503, 'calendar_unavailable', 'The calendar script is not built: run `npm run build`.'),
+        { 'Retry-After': '60' },
+      );
+    }
+    if (hashed) {
+      // An older hash: the current script lives at another address now.
+      if (hashed[1] !== current.hash) return sendError(ctx, NO_ROUTE());
+      return sendScript(ctx, current, true);
+    }
+    if (ctx.path === STABLE) return sendScript(ctx, current, false);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'",
+    );
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = page(current, config, pageMatch?.[1]);
+  };
+}

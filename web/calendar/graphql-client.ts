@@ -1,0 +1,130 @@
+// The calendar's GraphQL client: a fetch per request, nothing else. Documents go by id (GET, so
+// browsers and caches may keep the answer): the only form a server running trusted documents
+// accepts. A server that does not know an id (automatic persisted queries, trusted documents off)
+// answers PERSISTED_QUERY_NOT_FOUND once; from then on this client sends the documents' text.
+// Requests carry no credentials: the calendar shows what an anonymous visitor may see, whatever the
+// host page's visitor is logged into.
+
+/** A document codegen wrote as a string (`documentMode: 'string'`), carrying its id. */
+export interface Document<Result, Variables> {
+  toString(): string;
+  __meta__?: Record<string, unknown> | undefined;
+  __apiType?: (variables: Variables) => Result;
+}
+
+export class GraphqlError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+interface Payload<Result> {
+  data?: Result | null;
+  errors?: Array<{ message: string; extensions?: { code?: string } }>;
+}
+
+const NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND';
+const operationName = (text: string): string | undefined =>
+  /\b(?:query|subscription)\s+(\w+)/.exec(text)?.[1];
+
+export class GraphqlClient {
+  /** The server runs any document (it said it did not know an id): send texts. */
+  private sendText = false;
+
+  constructor(private readonly endpoint: string) {}
+
+  private url<V>(document: Document<unknown, V>, variables: V, text: boolean): string {
+    const url = new URL(this.endpoint);
+    const source = document.toString();
+    if (text) url.searchParams.set('query', source);
+    else url.searchParams.set('documentId', String(document.__meta__?.hash));
+    const name = operationName(source);
+    if (name) url.searchParams.set('operationName', name);
+    if (variables && Object.keys(variables).length)
+      url.searchParams.set('variables', JSON.stringify(variables));
+    return url.href;
+  }
+
+  private async send<R, V>(
+    document: Document<R, V>,
+    variables: V,
+    accept: string,
+    signal?: AbortSignal,
+  ): Promise<Response> {
+    const text = this.sendText;
+    const response = await fetch(this.url(document, variables, text), {
+      headers: { accept },
+      credentials: 'omit',
+      ...(signal ? { signal } : {}),
+    });
+    if (text || response.ok) return response;
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => null)) as Payload<R> | null;
+    if (body?.errors?.[0]?.extensions?.code !== NOT_FOUND) return response;
+    this.sendText = true;
+    return this.send(document, variables, accept, signal);
+  }
+
+  /** A query's data; a request error (no data) throws. */
+  async query<R, V>(document: Document<R, V>, variables: V, signal?: AbortSignal): Promise<R> {
+    const response = await this.send(
+      document,
+      variables,
+      'application/graphql-response+json, application/json',
+      signal,
+    );
+    const body = (await response.json().catch(() => null)) as Payload<R> | null;
+    if (body?.data) return body.data;
+    const error = body?.errors?.[0];
+    throw new GraphqlError(error?.message ?? `HTTP ${response.status}`, error?.extensions?.code);
+  }
+
+  /**
+   * A subscription over Server-Sent Events: `onNext` for each message, until the stream ends (the
+   * promise resolves) or fails (it rejects). Delivery is at most once: after either, read again.
+   */
+  async subscribe<R, V>(
+    document: Document<R, V>,
+    variables: V,
+    onNext: (data: R) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const response = await this.send(document, variables, 'text/event-stream', signal);
+    if (
+      !response.ok ||
+      !response.body ||
+      !response.headers.get('content-type')?.includes('text/event-stream')
+    ) {
+      const body = (await response.json().catch(() => null)) as Payload<R> | null;
+      const error = body?.errors?.[0];
+      throw new GraphqlError(error?.message ?? `HTTP ${response.status}`, error?.extensions?.code);
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const message = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: ?(.*)$/m.exec(message)?.[1];
+        if (event === 'complete') return;
+        const data = message
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trimStart())
+          .join('\n');
+        if (event !== 'next' || !data) continue;
+        const payload = JSON.parse(data) as Payload<R>;
+        if (payload.data) onNext(payload.data);
+      }
+    }
+  }
+}
