@@ -18,6 +18,7 @@ import {
 import type { OpenAPIV3 } from 'openapi-types';
 import type { HttpMethod, RestField, RestFieldType, RestRoute } from '../../rest-map/types.js';
 import { API_PREFIX } from '../domain/urls.js';
+import { LINK_LIST, type RestSchema, declaredShape, tecSchemaRef, tecSchemas } from './tec-schemas.js';
 import { SERVICE } from '../version.js';
 
 // How the REST API describes itself, generated from the rest-map and the rest GraphQL schema (never a
@@ -362,16 +363,6 @@ const WORDPRESS_ERROR: OpenAPIV3.SchemaObject = {
   },
 };
 
-/** WordPress' `_links` relation: a list of `{href}` (HAL-like, as `WP_REST_Response::get_links`). */
-const LINK_LIST: OpenAPIV3.SchemaObject = {
-  type: 'array',
-  items: {
-    type: 'object',
-    required: ['href'],
-    properties: { href: { type: 'string', format: 'uri' } },
-  },
-};
-
 const NAMESPACE_INDEX: OpenAPIV3.SchemaObject = {
   type: 'object',
   description: 'WordPress namespace index: every route of the namespace, its methods and arguments',
@@ -406,7 +397,7 @@ const NAMESPACE_INDEX: OpenAPIV3.SchemaObject = {
                         additionalProperties: true,
                       },
                     },
-                    { type: 'array', maxItems: 0, items: {} },
+                    tecSchemaRef('WordPressEmptyArray'),
                   ],
                 },
               },
@@ -461,13 +452,34 @@ const OPENAPI_DOCUMENT: OpenAPIV3.SchemaObject = {
   },
 };
 
-/** SOFA's component schemas with GraphQL nullability made explicit (`nullable`, which SOFA leaves out). */
-function componentSchemas(
-  sofa: SofaDocument,
-  schema: GraphQLSchema,
-): Record<string, OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject> {
+/**
+ * The schema of a JSON field's value: the WordPress shape it declares (`jsonShape`), in the lists its
+ * GraphQL type wraps it in; undefined for any other field, or a JSON field that declares none.
+ */
+function jsonFieldSchema(field: GraphQLField<unknown, unknown>): RestSchema | undefined {
+  if (getNamedType(field.type).name !== 'JSON') return undefined;
+  const shape = declaredShape(field);
+  if (!shape) return undefined;
+  const wrap = (type: GraphQLOutputType, top: boolean): RestSchema => {
+    const inner = getNullableType(type) as GraphQLOutputType;
+    const schema: RestSchema = isListType(inner)
+      ? { type: 'array', items: wrap(inner.ofType as GraphQLOutputType, false) }
+      : shape;
+    // The top level's null is the property's (not required); an item's is said here.
+    return top || isNonNullType(type) ? schema : { anyOf: [schema, NULL_ONLY] };
+  };
+  const schema = wrap(field.type, true);
+  // The field's own description, where a schema may carry one (a reference takes no siblings).
+  return field.description && !('$ref' in schema) ? { ...schema, description: field.description } : schema;
+}
+
+/**
+ * SOFA's component schemas with GraphQL nullability made explicit (`nullable`, which SOFA leaves out)
+ * and JSON fields typed by the shapes they declare; then the WordPress shapes themselves.
+ */
+function componentSchemas(sofa: SofaDocument, schema: GraphQLSchema): Record<string, RestSchema> {
   const roots = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name]);
-  const schemas: Record<string, OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject> = {};
+  const schemas: Record<string, RestSchema> = {};
   for (const [name, component] of Object.entries(sofa.components?.schemas ?? {})) {
     if (roots.has(name)) continue;
     const object = component as OpenAPIV3.SchemaObject;
@@ -475,12 +487,18 @@ function componentSchemas(
       schemas[name] = component;
       continue;
     }
+    const type = schema.getType(name);
+    const fields = isObjectType(type) ? type.getFields() : {};
     const required = new Set(object.required ?? []);
     const properties = Object.fromEntries(
-      Object.entries(object.properties).map(([key, property]) => {
+      Object.entries(object.properties).map(([key, sofaProperty]) => {
+        const property = (fields[key] && jsonFieldSchema(fields[key])) ?? sofaProperty;
         if (required.has(key)) return [key, property];
         // OpenAPI 3.0's `nullable` needs a `type` beside it, so a nullable reference is spelled out.
         if ('$ref' in property) return [key, { anyOf: [{ $ref: property.$ref }, NULL_ONLY] }];
+        // A combination of shapes admits null as one more branch.
+        if (property.anyOf || property.allOf || property.oneOf)
+          return [key, { anyOf: [property, NULL_ONLY] }];
         // A schema without a type (JSON) already admits null; `nullable` would need a type beside it.
         if (!('type' in property) || property.type === undefined) return [key, property];
         return [key, { ...property, nullable: true }];
@@ -488,12 +506,15 @@ function componentSchemas(
     );
     schemas[name] = { ...object, properties };
   }
-  return {
-    ...schemas,
+  const own: Record<string, RestSchema> = {
+    ...tecSchemas,
     WordPressError: WORDPRESS_ERROR,
     NamespaceIndex: NAMESPACE_INDEX,
     OpenApiDocument: OPENAPI_DOCUMENT,
   };
+  const clash = Object.keys(own).find((name) => name in schemas);
+  if (clash) throw new Error(`/doc: the schema ${clash} is both a GraphQL type and a declared shape`);
+  return { ...schemas, ...own };
 }
 
 function headerSchema(field: GraphQLField<unknown, unknown>, key: string): OpenAPIV3.SchemaObject {
@@ -608,7 +629,12 @@ function restOperation(
       schema: { type: 'string', format: 'uri' },
     };
   if (route.document) Object.assign(headers, documentHeaders(route.document));
-  const content = route.document ? documentContent(route.document) : (sofaResponse?.content ?? json({}));
+  const declared = jsonFieldSchema(field);
+  const content = route.document
+    ? documentContent(route.document)
+    : declared
+      ? json(declared)
+      : (sofaResponse?.content ?? json({}));
   for (const alternate of alternates) Object.assign(content, documentContent(alternate.document!));
   operation.responses = {
     [status]: {

@@ -2,6 +2,7 @@ import { type SubGraph, builder } from '../builder.js';
 import { TecEvent } from './event.js';
 import { presentOrganizer, presentVenue } from './present.js';
 import { TecCategory, TecTag } from './term.js';
+import { SHAPES, jsonShape } from '../../rest/tec-schemas.js';
 import { judged } from '../../domain/visibility.js';
 import {
   type ChangePage,
@@ -33,6 +34,7 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
     }),
     venues: t.field({
       type: ['JSON'],
+      extensions: jsonShape('TecVenue'),
       resolve: async (page, _a, ctx) =>
         inOrder(
           page.changed.venue,
@@ -44,6 +46,7 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
     }),
     organizers: t.field({
       type: ['JSON'],
+      extensions: jsonShape('TecOrganizer'),
       resolve: async (page, _a, ctx) =>
         inOrder(
           page.changed.organizer,
@@ -76,6 +79,7 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
     }),
     deleted: t.field({
       type: 'JSON',
+      extensions: jsonShape(SHAPES.changesDeleted),
       description: 'Ids to forget per type: deleted, trashed or no longer readable by the viewer',
       resolve: ({ deleted }) => ({
         events: deleted.event,

@@ -26,6 +26,7 @@ import {
 } from '../../services/ical.js';
 import { createEvent, deleteEvent, updateEvent } from '../../services/event-writes.js';
 import { EVENT_LINK_PARAMS, EVENT_PARAMS, readEventBody } from '../../rest/bodies/event.js';
+import { SHAPES, jsonShape } from '../../rest/tec-schemas.js';
 import { type ParamNames, namingParams } from '../../rest/param-names.js';
 import { globalId, permalink } from '../../domain/urls.js';
 import { NOT_FOUND, assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
@@ -129,6 +130,7 @@ const TecEventFields = builder.prismaInterface('Event', {
       slug: t.string({ resolve: (e) => e.slug ?? '' }),
       image: t.field({
         type: 'JSON',
+        extensions: jsonShape(SHAPES.image),
         select: { image: true },
         resolve: (e) => (contentWithheld(e) ? false : presentImage(e.image)),
       }),
@@ -166,17 +168,20 @@ const TecEventFields = builder.prismaInterface('Event', {
       featured: flag('featured'),
       categories: t.field({
         type: 'JSON',
+        extensions: jsonShape(SHAPES.eventTerms),
         select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
         resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'tribe_events_cat', ctx)),
       }),
       tags: t.field({
         type: 'JSON',
+        extensions: jsonShape(SHAPES.eventTerms),
         select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
         resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'post_tag', ctx)),
       }),
       venue: t.field({
         type: 'JSON',
         description: 'One venue → object; several → array; none → []',
+        extensions: jsonShape(SHAPES.eventVenue),
         select: { venues: linkedRecords.venues },
         resolve: (e, _a, ctx, info) => {
           if (contentWithheld(e)) return [];
@@ -190,6 +195,7 @@ const TecEventFields = builder.prismaInterface('Event', {
       }),
       organizer: t.field({
         type: 'JSON',
+        extensions: jsonShape(SHAPES.eventOrganizers),
         select: { organizers: linkedRecords.organizers },
         resolve: (e, _a, ctx, info) =>
           contentWithheld(e)
@@ -207,7 +213,7 @@ const TecEventFields = builder.prismaInterface('Event', {
                 ),
               ),
       }),
-      custom_fields: t.field({ type: 'JSON', resolve: () => [] }),
+      custom_fields: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.customFields), resolve: () => [] }),
       // TEC's event status, after the reference's keys (its REST API v1 does not show them).
       event_status: t.exposeString('eventStatus'),
       event_status_reason: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.eventStatusReason) }),
@@ -243,6 +249,7 @@ export const TecSingleEvent = builder.prismaObject('Event', {
     // A password-protected event has no JSON-LD, even for whoever gave the password (as the reference).
     json_ld: t.field({
       type: 'JSON',
+      extensions: jsonShape('TecEventJsonLd'),
       nullable: true,
       select: { image: true, ...linkedRecords },
       resolve: (e, _a, ctx) =>

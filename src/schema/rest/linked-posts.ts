@@ -24,6 +24,7 @@ import type { Tx, WriteScope } from '../../services/transactions.js';
 import { type BodyTable, paramNames, readBody } from '../../rest/bodies/fields.js';
 import { namingParams } from '../../rest/param-names.js';
 import { linkedBody } from '../../rest/bodies/linked-posts.js';
+import { type TecSchemaName, jsonShape } from '../../rest/tec-schemas.js';
 
 // The REST root fields of venues and organizers (docs/reference.md §S4.3–S4.4), one per route: list, read by
 // id and slug, create, update and delete by id and slug. Each answers with the reference's representation
@@ -32,6 +33,9 @@ import { linkedBody } from '../../rest/bodies/linked-posts.js';
 // resource's one table (`src/rest/bodies/linked-posts.ts`), which also names the services' errors for REST.
 
 const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
+
+/** The shape `/doc` gives each kind's representation (its fields are JSON here). */
+const SHAPE: Record<LinkedKind, TecSchemaName> = { venue: 'TecVenue', organizer: 'TecOrganizer' };
 
 type WithImage<Row> = Row & { image: Media | null };
 
@@ -80,6 +84,7 @@ export function defineLinkedRestFields<
   Input extends LinkedPostInput,
 >(resource: LinkedRestResource<Row, Page, Input>): void {
   const { kind, one, many, path } = resource;
+  const shaped = { type: 'JSON', extensions: jsonShape(SHAPE[kind]) } as const;
   const missingCode = NOT_FOUND[kind](0).code;
   /** D22: an unknown record is told (404, D1) only to a caller who may act on every record of the kind. */
   const onNamed = <T>(ctx: Context, action: 'edit' | 'delete', run: () => Promise<T>) =>
@@ -110,7 +115,7 @@ export function defineLinkedRestFields<
   const List = builder.objectRef<ListPage>(`Tec${one}List`).implement({
     ...REST,
     fields: (t) => ({
-      [path]: t.field({ type: ['JSON'], resolve: (page) => page.items() }),
+      [path]: t.field({ type: ['JSON'], extensions: shaped.extensions, resolve: (page) => page.items() }),
       rest_url: t.string({ resolve: (page, _a, ctx) => links(page, ctx).restUrl }),
       next_rest_url: t.string({ nullable: true, resolve: (page, _a, ctx) => links(page, ctx).nextRestUrl }),
       previous_rest_url: t.string({
@@ -186,13 +191,13 @@ export function defineLinkedRestFields<
     }),
     [`tec${one}`]: t.field({
       ...REST,
-      type: 'JSON',
+      ...shaped,
       args: byId,
       resolve: (_root, { id }, ctx) => read(ctx, { id }),
     }),
     [`tec${one}BySlug`]: t.field({
       ...REST,
-      type: 'JSON',
+      ...shaped,
       args: bySlug,
       resolve: (_root, { slug }, ctx) => read(ctx, { slug }),
     }),
@@ -201,7 +206,7 @@ export function defineLinkedRestFields<
   builder.mutationFields((t) => ({
     [`tecCreate${one}`]: t.field({
       ...REST,
-      type: 'JSON',
+      ...shaped,
       description: 'Returns an existing duplicate unchanged (201 too)',
       args: body,
       resolve: (_root, { input }, ctx) =>
@@ -214,7 +219,7 @@ export function defineLinkedRestFields<
     }),
     [`tecUpdate${one}`]: t.field({
       ...REST,
-      type: 'JSON',
+      ...shaped,
       args: { ...byId, ...body },
       resolve: (_root, { id, input }, ctx) =>
         onNamed(ctx, 'edit', () =>
@@ -223,7 +228,7 @@ export function defineLinkedRestFields<
     }),
     [`tecUpdate${one}BySlug`]: t.field({
       ...REST,
-      type: 'JSON',
+      ...shaped,
       args: { ...bySlug, ...body },
       resolve: (_root, { slug, input }, ctx) =>
         onNamed(ctx, 'edit', () =>
@@ -234,7 +239,7 @@ export function defineLinkedRestFields<
     }),
     [`tecDelete${one}`]: t.field({
       ...REST,
-      type: 'JSON',
+      ...shaped,
       args: { ...byId, ...force },
       resolve: (_root, { id, force }, ctx) =>
         onNamed(ctx, 'delete', () =>
@@ -243,7 +248,7 @@ export function defineLinkedRestFields<
     }),
     [`tecDelete${one}BySlug`]: t.field({
       ...REST,
-      type: 'JSON',
+      ...shaped,
       args: { ...bySlug, ...force },
       resolve: (_root, { slug, force }, ctx) =>
         onNamed(ctx, 'delete', () =>

@@ -7,6 +7,7 @@ import { TAXONOMY_PATH, type Taxonomy } from '../../domain/urls.js';
 import { type BodyTable, paramNames } from '../../rest/bodies/fields.js';
 import { namingParams } from '../../rest/param-names.js';
 import { CATEGORY_BODY, TAG_BODY, readTermBody } from '../../rest/bodies/terms.js';
+import { SHAPES, jsonShape } from '../../rest/tec-schemas.js';
 import {
   type TermArchive,
   type TermListFilter,
@@ -94,9 +95,13 @@ export const TecCategory = builder.prismaObject('Term', {
   interfaces: [TecTermFields],
   fields: (t) => ({
     parent: t.int({ resolve: (term) => term.parentId ?? 0 }),
-    meta: t.field({ type: 'JSON', resolve: () => [] }),
+    meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
     url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
-    urls: t.field({ type: 'JSON', resolve: (term, _a, ctx) => termUrls(ctx, term) }),
+    urls: t.field({
+      type: 'JSON',
+      extensions: jsonShape('TecTermUrls'),
+      resolve: (term, _a, ctx) => termUrls(ctx, term),
+    }),
   }),
 });
 
@@ -106,10 +111,18 @@ const TecSingleCategory = builder.prismaObject('Term', {
   interfaces: [TecTermFields],
   fields: (t) => ({
     parent: t.int({ resolve: (term) => term.parentId ?? 0 }),
-    meta: t.field({ type: 'JSON', resolve: () => [] }),
+    meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
     url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
-    urls: t.field({ type: 'JSON', resolve: (term, _a, ctx) => termUrls(ctx, term) }),
-    _links: t.field({ type: 'JSON', resolve: (term, _a, ctx) => termLinks(ctx, term) }),
+    urls: t.field({
+      type: 'JSON',
+      extensions: jsonShape('TecTermUrls'),
+      resolve: (term, _a, ctx) => termUrls(ctx, term),
+    }),
+    _links: t.field({
+      type: 'JSON',
+      extensions: jsonShape('TecTermLinks'),
+      resolve: (term, _a, ctx) => termLinks(ctx, term),
+    }),
   }),
 });
 
@@ -118,9 +131,13 @@ export const TecTag = builder.prismaObject('Term', {
   ...REST,
   interfaces: [TecTermFields],
   fields: (t) => ({
-    meta: t.field({ type: 'JSON', resolve: () => [] }),
+    meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
     url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
-    urls: t.field({ type: 'JSON', resolve: (term, _a, ctx) => termUrls(ctx, term) }),
+    urls: t.field({
+      type: 'JSON',
+      extensions: jsonShape('TecTermUrls'),
+      resolve: (term, _a, ctx) => termUrls(ctx, term),
+    }),
   }),
 });
 
@@ -129,10 +146,18 @@ const TecSingleTag = builder.prismaObject('Term', {
   ...REST,
   interfaces: [TecTermFields],
   fields: (t) => ({
-    meta: t.field({ type: 'JSON', resolve: () => [] }),
+    meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
     url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
-    urls: t.field({ type: 'JSON', resolve: (term, _a, ctx) => termUrls(ctx, term) }),
-    _links: t.field({ type: 'JSON', resolve: (term, _a, ctx) => termLinks(ctx, term) }),
+    urls: t.field({
+      type: 'JSON',
+      extensions: jsonShape('TecTermUrls'),
+      resolve: (term, _a, ctx) => termUrls(ctx, term),
+    }),
+    _links: t.field({
+      type: 'JSON',
+      extensions: jsonShape('TecTermLinks'),
+      resolve: (term, _a, ctx) => termLinks(ctx, term),
+    }),
   }),
 });
 
