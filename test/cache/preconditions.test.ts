@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { createUser } from '../helpers/users.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // Optimistic concurrency: an update or delete with If-Match (REST) or ifMatch (GraphQL) applies only
 // to the version of the record the editor read; a stale one answers 412 and changes nothing.
@@ -15,16 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-type Gql = { data?: Record<string, any> | null; errors?: Array<{ extensions: Record<string, any> }> };
-
-async function gql(query: string, variables: Record<string, unknown> = {}) {
-  const res = await h.http
-    .post('/graphql')
-    .set('Authorization', basicAuth(editor))
-    .send({ query, variables });
-  return { status: res.status, body: res.body as Gql };
-}
+const gql = graphqlClient(() => h);
 
 interface Resource {
   name: string;
@@ -228,7 +220,7 @@ describe.each(resources)('REST $name: If-Match', (resource) => {
 describe.each(resources)('GraphQL $name: ifMatch', (resource) => {
   const { type, query, update, remove, input } = resource.graphql;
   const versionOf = async (id: number) => {
-    const { body } = await gql(`query($id: Int!) { ${query}(id: $id) { version } }`, { id });
+    const body = await gql(`query($id: Int!) { ${query}(id: $id) { version } }`, { id }, editor);
     return body.data![query].version as string;
   };
   const UPDATE = `mutation($id: Int!, $input: Update${type}Input!, $ifMatch: String) {
@@ -237,14 +229,14 @@ describe.each(resources)('GraphQL $name: ifMatch', (resource) => {
   it('a stale version fails with precondition_failed (412) and changes nothing; the current one applies', async () => {
     const record = await resource.create();
     const first = await versionOf(record.id);
-    const applied = await gql(UPDATE, { id: record.id, input: input(1), ifMatch: first });
-    expect(applied.body.errors).toBeUndefined();
-    const second = applied.body.data![update].version as string;
+    const applied = await gql(UPDATE, { id: record.id, input: input(1), ifMatch: first }, editor);
+    expect(applied.errors).toBeUndefined();
+    const second = applied.data![update].version as string;
     expect(second).not.toBe(first);
     expect(await versionOf(record.id)).toBe(second);
 
-    const stale = await gql(UPDATE, { id: record.id, input: input(2), ifMatch: first });
-    expect(stale.body.errors?.[0]?.extensions).toMatchObject({
+    const stale = await gql(UPDATE, { id: record.id, input: input(2), ifMatch: first }, editor);
+    expect(stale.errors?.[0]?.extensions).toMatchObject({
       code: 'precondition_failed',
       http: { status: 412 },
     });
@@ -257,20 +249,21 @@ describe.each(resources)('GraphQL $name: ifMatch', (resource) => {
       .expect(200);
     const tag = rest.headers.etag as string;
     expect(tag.startsWith(`"${second}.`)).toBe(true);
-    const viaTag = await gql(UPDATE, { id: record.id, input: input(3), ifMatch: tag });
-    expect(viaTag.body.errors).toBeUndefined();
+    const viaTag = await gql(UPDATE, { id: record.id, input: input(3), ifMatch: tag }, editor);
+    expect(viaTag.errors).toBeUndefined();
   });
 
   it('a delete with a stale version keeps the record', async () => {
     const record = await resource.create();
     const first = await versionOf(record.id);
-    await gql(UPDATE, { id: record.id, input: input(4) });
+    await gql(UPDATE, { id: record.id, input: input(4) }, editor);
     const force = resource.deleteQuery ? ', force: true' : '';
     const stale = await gql(
       `mutation($id: Int!, $ifMatch: String) { ${remove}(id: $id${force}, ifMatch: $ifMatch) { id: databaseId } }`,
       { id: record.id, ifMatch: first },
+      editor,
     );
-    expect(stale.body.errors?.[0]?.extensions.code).toBe('precondition_failed');
+    expect(stale.errors?.[0]?.extensions.code).toBe('precondition_failed');
     expect(await resource.exists(record.id)).toBe(true);
   });
 });

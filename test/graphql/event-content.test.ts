@@ -4,7 +4,8 @@ import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createTerm, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Credentials, createUser } from '../helpers/users.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // `Event.content(password:)`: a password-protected event's content, decided by the field's own
 // argument (and the viewer's right to edit), never by the request's other arguments — so a normalised
@@ -17,19 +18,18 @@ let h: Harness;
 let server: Server;
 let endpoint = '';
 let eventId = 0;
-let editor: [string, string];
+let editor: Credentials;
 
 beforeAll(async () => {
   h = await startHarness();
   const venue = await createVenue(h.db, { name: 'Crypt' });
   const category = await createTerm(h.db, 'tribe_events_cat', 'Secret Society');
-  const owner = await createUser(h, 'editor');
-  editor = [owner.login, owner.password];
+  editor = await createUser(h, 'editor');
   const event = await createEvent(h.db, {
     title: 'Protected Gala',
     venueIds: [venue.id],
     termIds: [category.id],
-    fields: { password: PASSWORD, description: SECRET, authorId: owner.id },
+    fields: { password: PASSWORD, description: SECRET, authorId: editor.id },
   });
   eventId = event.id;
   server = h.app.listen(0, '127.0.0.1');
@@ -43,11 +43,8 @@ afterAll(async () => {
 });
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-async function gql$(query: string, as?: [string, string]) {
-  const request = h.http.post('/graphql').send({ query });
-  const res = await (as ? request.auth(...as) : request).expect(200);
-  return res.body as { data?: any; errors?: unknown };
-}
+// `gql` is Apollo's tag here.
+const gql$ = graphqlClient(() => h, { status: 200 });
 
 describe('Event.content', () => {
   it('is withheld without its password and opened by it, in lists and single reads', async () => {
@@ -59,7 +56,7 @@ describe('Event.content', () => {
       } } }`,
     );
     expect(list.errors).toBeUndefined();
-    const [item] = list.data.events.items;
+    const [item] = list.data!.events.items;
     expect(item.locked).toEqual({ withheld: true, description: '', venues: [], categories: [] });
     expect(item.wrong).toEqual({ withheld: true, description: '' });
     expect(item.open).toEqual({
@@ -71,7 +68,7 @@ describe('Event.content', () => {
     const single = await gql$(
       `{ event(id: ${eventId}, password: "${PASSWORD}") { content(password: "${PASSWORD}") { description } } }`,
     );
-    expect(single.data.event.content.description).toBe(SECRET);
+    expect(single.data!.event.content.description).toBe(SECRET);
   });
 
   it("decides by its own argument alone: the request's password does not open it", async () => {
@@ -80,7 +77,7 @@ describe('Event.content', () => {
           description contentWithheld content { withheld description }
       } } }`,
     );
-    const [item] = body.data.events.items;
+    const [item] = body.data!.events.items;
     // The deprecated fields follow the request's password; `content` does not.
     expect(item).toEqual({
       description: SECRET,
@@ -92,9 +89,10 @@ describe('Event.content', () => {
   it('is open to whoever may edit the event, without a password', async () => {
     const body = await gql$(
       `{ events(filter: { include: [${eventId}] }) { items { content { withheld description } } } }`,
+      {},
       editor,
     );
-    expect(body.data.events.items[0].content).toEqual({ withheld: false, description: SECRET });
+    expect(body.data!.events.items[0].content).toEqual({ withheld: false, description: SECRET });
   });
 
   it('costs no SQL statement of its own: it joins the event query', async () => {

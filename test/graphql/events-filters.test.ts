@@ -1,33 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, type Users, withRoles } from '../helpers/users.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // GraphQL `events(filter: EventFilter, page, perPage, password)`, `event`, `eventBySlug`: the REST
 // filters as a typed input, the same visibility, the same error codes in `extensions`.
 
 let h: Harness;
 const ids: Record<string, number> = {};
-let editor: { login: string; password: string };
-let contributor: { id: number; login: string; password: string };
+let users: Users;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary response paths
-type Data = Record<string, any>;
-interface GqlError {
-  message: string;
-  extensions: { code: string; http: { status: number }; data?: Data };
-}
-
-async function gql(
-  query: string,
-  variables: Record<string, unknown> = {},
-  as?: { login: string; password: string },
-) {
-  const request = h.http.post('/graphql');
-  if (as) request.set('authorization', basicAuth(as));
-  const res = await request.send({ query, variables }).expect(200);
-  return res.body as { data?: Data; errors?: GqlError[] };
-}
+const gql = graphqlClient(() => h, { status: 200 });
 
 const EVENTS = `query($filter: EventFilter, $page: Int, $perPage: Int, $password: String) {
   events(filter: $filter, page: $page, perPage: $perPage, password: $password) {
@@ -36,7 +20,7 @@ const EVENTS = `query($filter: EventFilter, $page: Int, $perPage: Int, $password
   }
 }`;
 
-async function titles(filter: Record<string, unknown>, as?: { login: string; password: string }) {
+async function titles(filter: Record<string, unknown>, as?: Credentials) {
   const { data, errors } = await gql(
     EVENTS,
     { filter: { startDate: '2032-01-01', endDate: '2032-12-31', ...filter } },
@@ -49,7 +33,7 @@ async function titles(filter: Record<string, unknown>, as?: { login: string; pas
 async function failure(
   filter: Record<string, unknown>,
   extra: Record<string, unknown> = {},
-  as?: { login: string; password: string },
+  as?: Credentials,
 ) {
   const { data, errors } = await gql(EVENTS, { filter, ...extra }, as);
   expect(data?.events ?? null).toBeNull();
@@ -59,8 +43,7 @@ async function failure(
 
 beforeAll(async () => {
   h = await startHarness();
-  editor = await createUser(h, 'editor');
-  contributor = await createUser(h, 'contributor');
+  users = await withRoles(h);
   const paris = await createVenue(h.db, { name: 'Paris', geoLat: 48.8566, geoLng: 2.3522 });
   const versailles = await createVenue(h.db, { name: 'Versailles', geoLat: 48.8049, geoLng: 2.1204 });
   const plain = await createVenue(h.db, { name: 'Plain' });
@@ -98,7 +81,7 @@ beforeAll(async () => {
     title: 'Contributor draft',
     start: '2032-01-07 10:00:00',
     status: 'draft',
-    fields: { authorId: contributor.id },
+    fields: { authorId: users.contributor.id },
   });
   await createEvent(h.db, {
     title: 'Hidden',
@@ -187,7 +170,7 @@ describe('events(filter)', () => {
     expect(await titles({ search: 'JAZZ' })).toEqual(['Jazz in Versailles', 'Late jazz in Paris']);
     // The protected `Locked` matches filters on its blanked fields only for who may open it (#13).
     expect(await titles({ categories: ['gql-music'] })).toEqual(['Jazz in Versailles', 'Late jazz in Paris']);
-    expect(await titles({ categories: ['gql-music'] }, editor)).toEqual([
+    expect(await titles({ categories: ['gql-music'] }, users.editor)).toEqual([
       'Jazz in Versailles',
       'Late jazz in Paris',
       'Locked',
@@ -201,7 +184,7 @@ describe('events(filter)', () => {
     ]);
     expect(await titles({ organizers: [ids.acme] })).toEqual(['Kids in Paris']);
     expect(await titles({ featured: true })).toEqual(['Jazz in Versailles']);
-    expect(await titles({ featured: true }, editor)).toEqual(['Jazz in Versailles', 'Locked']);
+    expect(await titles({ featured: true }, users.editor)).toEqual(['Jazz in Versailles', 'Locked']);
     const bad = await failure({ categories: ['nope'], venues: [987654], organizers: [987653] });
     expect(bad.extensions.data!.params).toEqual({
       categories: 'Invalid parameter.',
@@ -225,7 +208,7 @@ describe('events(filter)', () => {
       'Kids in Paris',
       'Late jazz in Paris',
     ]);
-    expect(await titles({ geoloc: true }, editor)).toEqual([
+    expect(await titles({ geoloc: true }, users.editor)).toEqual([
       'Jazz in Versailles',
       'Kids in Paris',
       'Late jazz in Paris',
@@ -236,7 +219,7 @@ describe('events(filter)', () => {
       'Kids in Paris',
       'Late jazz in Paris',
     ]);
-    expect(await titles({ near: { lat: 48.8566, lng: 2.3522, radius: 3 } }, editor)).toEqual([
+    expect(await titles({ near: { lat: 48.8566, lng: 2.3522, radius: 3 } }, users.editor)).toEqual([
       'Kids in Paris',
       'Late jazz in Paris',
       'Locked',
@@ -270,9 +253,9 @@ describe('events(filter)', () => {
   });
 
   it('shows editors every status, and contributors their own drafts', async () => {
-    expect(await titles({ status: ['draft'] }, editor)).toEqual(['Draft', 'Contributor draft']);
-    expect(await titles({ status: ['draft'] }, contributor)).toEqual(['Contributor draft']);
-    const trash = await failure({ status: ['trash'] }, {}, editor);
+    expect(await titles({ status: ['draft'] }, users.editor)).toEqual(['Draft', 'Contributor draft']);
+    expect(await titles({ status: ['draft'] }, users.contributor)).toEqual(['Contributor draft']);
+    const trash = await failure({ status: ['trash'] }, {}, users.editor);
     expect(trash.extensions.code).toBe('rest_invalid_param');
   });
 
@@ -312,7 +295,7 @@ describe('event and eventBySlug', () => {
     'query($slug: String!, $password: String) { eventBySlug(slug: $slug, password: $password) { id: databaseId } }';
 
   it('refuse trashed and password-protected events as REST does', async () => {
-    const trashed = await gql(ONE, { id: ids.trashed }, editor);
+    const trashed = await gql(ONE, { id: ids.trashed }, users.editor);
     expect(trashed.errors![0]!.extensions).toMatchObject({
       code: 'event-no-longer-available',
       http: { status: 403 },
@@ -329,7 +312,7 @@ describe('event and eventBySlug', () => {
   it('show a parent event only as far as its own read would (hidden draft, blanked protected one)', async () => {
     const PARENT = 'query($id: Int!) { event(id: $id) { postParent { title description contentWithheld } } }';
     expect((await gql(PARENT, { id: ids.orphan })).data!.event.postParent).toBeNull();
-    expect((await gql(PARENT, { id: ids.orphan }, editor)).data!.event.postParent).toMatchObject({
+    expect((await gql(PARENT, { id: ids.orphan }, users.editor)).data!.event.postParent).toMatchObject({
       title: 'Draft parent',
     });
     expect((await gql(PARENT, { id: ids.lockedChild })).data!.event.postParent).toEqual({

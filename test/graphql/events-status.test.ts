@@ -1,26 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, createUser } from '../helpers/users.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // The event status in GraphQL: the `EventStatus` enum on `Event`, the `eventStatus` filter of
 // `events`, and the `eventStatus` / `eventStatusReason` inputs of the event mutations.
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
 let editor: Credentials;
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-type Result = {
-  data?: Record<string, any> | null;
-  errors?: Array<{ message: string; extensions: Record<string, any> }>;
-};
-
-async function gql(query: string, variables: Record<string, unknown> = {}, as?: Credentials) {
-  const request = h.http.post('/graphql');
-  if (as) request.set('Authorization', basicAuth(as));
-  return (await request.send({ query, variables })).body as Result;
-}
+const gql = graphqlClient(() => h);
 
 beforeAll(async () => {
   h = await startHarness();

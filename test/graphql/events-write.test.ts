@@ -1,42 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, type Users, createUser, withRoles } from '../helpers/users.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // The event mutations (createEvent, updateEvent, updateEventBySlug, deleteEvent, deleteEventBySlug):
 // typed camelCase inputs over the same service as REST — same validation (parameters named in
 // camelCase), permissions, transactions, with the REST codes in `extensions`.
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
-let admin: Credentials;
-let editor: Credentials;
-let author: Credentials;
-let contributor: Credentials;
+let users: Users;
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-type Result = {
-  data?: Record<string, any> | null;
-  errors?: Array<{ message: string; extensions: Record<string, any> }>;
-};
-
-async function gql(
-  query: string,
-  variables: Record<string, unknown> = {},
-  as?: Credentials,
-): Promise<Result> {
-  const request = h.http.post('/graphql');
-  if (as) request.set('Authorization', basicAuth(as));
-  const res = await request.send({ query, variables });
-  return res.body as Result;
-}
+const gql = graphqlClient(() => h);
 
 beforeAll(async () => {
   h = await startHarness();
-  admin = await createUser(h, 'administrator');
-  editor = await createUser(h, 'editor');
-  author = await createUser(h, 'author');
-  contributor = await createUser(h, 'contributor');
+  users = await withRoles(h);
 });
 afterAll(() => h.close());
 
@@ -52,7 +31,7 @@ const DELETE_BY_SLUG = `mutation($slug: String!, $force: Boolean) { deleteEventB
 
 const REQUIRED = { title: 'Graph Event', startDate: '2031-01-15 18:00:00', endDate: '2031-01-15 21:00:00' };
 
-async function created(input: Record<string, unknown>, as: Credentials = admin) {
+async function created(input: Record<string, unknown>, as: Credentials = users.administrator) {
   const { data, errors } = await gql(CREATE, { input: { ...REQUIRED, ...input } }, as);
   expect(errors).toBeUndefined();
   return data!.createEvent;
@@ -103,7 +82,7 @@ describe('createEvent', () => {
       website: 'https://typed.example',
       featured: true,
       showMap: true,
-      author: { id: admin.id },
+      author: { id: users.administrator.id },
       image: { id: media.id },
       venues: [{ id: venue.id, name: 'Typed Hall' }],
       organizers: [{ name: 'New Typed Org' }, { id: organizer.id }],
@@ -137,7 +116,7 @@ describe('createEvent', () => {
           cost: ['Donation'],
         },
       },
-      admin,
+      users.administrator,
     );
     expect(errors![0]!.extensions).toMatchObject({
       code: 'rest_invalid_param',
@@ -154,7 +133,11 @@ describe('createEvent', () => {
       },
     });
     expect(errors![0]!.message).toMatch(/^Invalid parameter\(s\): /);
-    const dates = await gql(CREATE, { input: { ...REQUIRED, startDate: '', endDate: 'soonish' } }, admin);
+    const dates = await gql(
+      CREATE,
+      { input: { ...REQUIRED, startDate: '', endDate: 'soonish' } },
+      users.administrator,
+    );
     expect(Object.keys(dates.errors![0]!.extensions.data.params)).toEqual(['startDate', 'endDate']);
   });
 
@@ -174,7 +157,7 @@ describe('createEvent', () => {
           tags: [{}],
         },
       },
-      admin,
+      users.administrator,
     );
     expect(errors![0]!.extensions.code).toBe('rest_invalid_param');
     expect(Object.keys(errors![0]!.extensions.data.params)).toEqual([
@@ -189,12 +172,16 @@ describe('createEvent', () => {
       'Invalid parameter(s): endDate, date, dateUtc, organizers, tags, categories',
     );
     const event = await created({});
-    const venues = await gql(UPDATE, { id: event.id, input: { venues: [{ id: 99_999 }] } }, admin);
+    const venues = await gql(
+      UPDATE,
+      { id: event.id, input: { venues: [{ id: 99_999 }] } },
+      users.administrator,
+    );
     expect(venues.errors![0]!.extensions.data.params).toEqual({ venues: 'Invalid parameter.' });
     const inline = await gql(
       UPDATE,
       { id: event.id, input: { organizers: [{ create: { name: 'Bad Site', website: 'nope' } }] } },
-      admin,
+      users.administrator,
     );
     expect(Object.keys(inline.errors![0]!.extensions.data.params)).toEqual(['organizers']);
     expect(Object.keys(inline.errors![0]!.extensions.data.details)).toEqual(['organizers']);
@@ -202,23 +189,31 @@ describe('createEvent', () => {
     const inlineVenue = await gql(
       UPDATE,
       { id: event.id, input: { venues: [{ create: { name: 'Far Hall', geoLat: 123 } }] } },
-      admin,
+      users.administrator,
     );
     expect(inlineVenue.errors![0]!.extensions.data.details.venues.data.cause).toMatchObject({
       message: 'Invalid parameter(s): geoLat',
       params: { geoLat: 'Invalid parameter.' },
     });
-    const status = await gql(UPDATE, { id: event.id, input: { status: 'trash', authorId: 0 } }, admin);
+    const status = await gql(
+      UPDATE,
+      { id: event.id, input: { status: 'trash', authorId: 0 } },
+      users.administrator,
+    );
     expect(Object.keys(status.errors![0]!.extensions.data.params)).toEqual(['status', 'authorId']);
   });
 
   it('refuses a venue entry that gives neither id nor create, and an unknown {id}', async () => {
-    const neither = await gql(CREATE, { input: { ...REQUIRED, venues: [{}] } }, admin);
+    const neither = await gql(CREATE, { input: { ...REQUIRED, venues: [{}] } }, users.administrator);
     expect(neither.errors![0]!.extensions).toMatchObject({
       code: 'rest_invalid_param',
       data: { params: { venues: expect.any(String) } },
     });
-    const unknown = await gql(CREATE, { input: { ...REQUIRED, organizers: [{ id: 99_999 }] } }, admin);
+    const unknown = await gql(
+      CREATE,
+      { input: { ...REQUIRED, organizers: [{ id: 99_999 }] } },
+      users.administrator,
+    );
     expect(unknown.errors![0]!.extensions).toMatchObject({
       code: 'rest_invalid_param',
       http: { status: 400 },
@@ -241,7 +236,7 @@ describe('createEvent', () => {
           ],
         },
       },
-      admin,
+      users.administrator,
     );
     expect(errors![0]!.extensions).toMatchObject({
       code: 'rest_invalid_param',
@@ -252,7 +247,7 @@ describe('createEvent', () => {
   });
 
   it('scales the status for contributors and stretches all-day events', async () => {
-    const event = await created({ status: 'publish', allDay: true }, contributor);
+    const event = await created({ status: 'publish', allDay: true }, users.contributor);
     expect(event).toMatchObject({
       status: 'pending',
       allDay: true,
@@ -262,7 +257,7 @@ describe('createEvent', () => {
     const denied = await gql(
       CREATE,
       { input: { ...REQUIRED, tags: [{ name: 'Contributor Invention' }] } },
-      contributor,
+      users.contributor,
     );
     expect(denied.errors![0]!.extensions).toMatchObject({
       code: 'rest_cannot_create_term',
@@ -277,7 +272,7 @@ describe('updateEvent and updateEventBySlug', () => {
     const { data, errors } = await gql(
       UPDATE,
       { id: event.id, input: { title: 'Graph Kept', timezone: 'Asia/Tokyo' } },
-      editor,
+      users.editor,
     );
     expect(errors).toBeUndefined();
     expect(data!.updateEvent).toMatchObject({
@@ -302,7 +297,7 @@ describe('updateEvent and updateEventBySlug', () => {
     const { data, errors } = await gql(
       UPDATE_BY_SLUG,
       { slug: 'graph-slug', input: { slug: 'graph-renamed', venues: [], categories: [] } },
-      editor,
+      users.editor,
     );
     expect(errors).toBeUndefined();
     expect(data!.updateEventBySlug).toMatchObject({
@@ -315,20 +310,24 @@ describe('updateEvent and updateEventBySlug', () => {
 
   it('has no password on the by-slug input; sets one by id', async () => {
     const event = await created({ title: 'Graph Secret' });
-    const bySlug = await gql(UPDATE_BY_SLUG, { slug: 'graph-secret', input: { password: 'x' } }, editor);
+    const bySlug = await gql(
+      UPDATE_BY_SLUG,
+      { slug: 'graph-secret', input: { password: 'x' } },
+      users.editor,
+    );
     expect(bySlug.errors![0]!.message).toMatch(/password/);
-    const { errors } = await gql(UPDATE, { id: event.id, input: { password: 'secret' } }, editor);
+    const { errors } = await gql(UPDATE, { id: event.id, input: { password: 'secret' } }, users.editor);
     expect(errors).toBeUndefined();
     expect((await h.db.event.findUniqueOrThrow({ where: { id: event.id } })).password).toBe('secret');
   });
 
   it('answers 404 rest-event-not-found for an unknown id or slug', async () => {
-    const byId = await gql(UPDATE, { id: 99_999, input: { title: 'x' } }, editor);
+    const byId = await gql(UPDATE, { id: 99_999, input: { title: 'x' } }, users.editor);
     expect(byId.errors![0]!.extensions).toMatchObject({
       code: 'rest-event-not-found',
       http: { status: 404 },
     });
-    const bySlug = await gql(UPDATE_BY_SLUG, { slug: 'nope', input: { title: 'x' } }, editor);
+    const bySlug = await gql(UPDATE_BY_SLUG, { slug: 'nope', input: { title: 'x' } }, users.editor);
     expect(bySlug.errors![0]!.extensions).toMatchObject({
       code: 'rest-event-not-found',
       http: { status: 404 },
@@ -336,12 +335,16 @@ describe('updateEvent and updateEventBySlug', () => {
   });
 
   it('applies the capability rules: contributors only edit their own drafts', async () => {
-    const own = await createEvent(h.db, { status: 'draft', fields: { authorId: contributor.id } });
-    const ok = await gql(UPDATE, { id: own.id, input: { title: 'Mine', status: 'publish' } }, contributor);
+    const own = await createEvent(h.db, { status: 'draft', fields: { authorId: users.contributor.id } });
+    const ok = await gql(
+      UPDATE,
+      { id: own.id, input: { title: 'Mine', status: 'publish' } },
+      users.contributor,
+    );
     expect(ok.errors).toBeUndefined();
     expect(ok.data!.updateEvent).toMatchObject({ title: 'Mine', status: 'pending' });
-    const published = await createEvent(h.db, { fields: { authorId: contributor.id } });
-    const refused = await gql(UPDATE, { id: published.id, input: { title: 'x' } }, contributor);
+    const published = await createEvent(h.db, { fields: { authorId: users.contributor.id } });
+    const refused = await gql(UPDATE, { id: published.id, input: { title: 'x' } }, users.contributor);
     expect(refused.errors![0]!.extensions).toMatchObject({ code: 'rest_forbidden', http: { status: 403 } });
     const anonymous = await gql(UPDATE, { id: published.id, input: { title: 'x' } });
     expect(anonymous.errors![0]!.extensions).toMatchObject({ code: 'rest_forbidden', http: { status: 401 } });
@@ -359,9 +362,15 @@ describe('updateEvent and updateEventBySlug', () => {
       { endDate: '2031-01-15 23:00:00' },
       { postParentId: 0 },
     ];
-    const results = await Promise.all(inputs.map((input) => gql(UPDATE, { id: event.id, input }, editor)));
+    const results = await Promise.all(
+      inputs.map((input) => gql(UPDATE, { id: event.id, input }, users.editor)),
+    );
     expect(results.map((result) => result.errors)).toEqual(inputs.map(() => undefined));
-    const { data } = await gql(`query($id: Int!) { event(id: $id) { ${FIELDS} } }`, { id: event.id }, editor);
+    const { data } = await gql(
+      `query($id: Int!) { event(id: $id) { ${FIELDS} } }`,
+      { id: event.id },
+      users.editor,
+    );
     expect(data!.event).toMatchObject({
       title: 'Graph Parallel, renamed',
       cost: { formatted: '9$' },
@@ -377,12 +386,12 @@ describe('updateEvent and updateEventBySlug', () => {
     const parent = await created({ title: 'Graph Parent' });
     const child = await created({ title: 'Graph Child', postParentId: parent.id });
     expect(child.postParent).toEqual({ id: parent.id });
-    const loop = await gql(UPDATE, { id: parent.id, input: { postParentId: child.id } }, editor);
+    const loop = await gql(UPDATE, { id: parent.id, input: { postParentId: child.id } }, users.editor);
     expect(loop.errors![0]!.extensions).toMatchObject({
       code: 'rest_invalid_param',
       data: { params: { postParentId: 'Invalid parameter.' } },
     });
-    const { data } = await gql(UPDATE, { id: child.id, input: { postParentId: 0 } }, editor);
+    const { data } = await gql(UPDATE, { id: child.id, input: { postParentId: 0 } }, users.editor);
     expect(data!.updateEvent.postParent).toBeNull();
   });
 });
@@ -390,26 +399,26 @@ describe('updateEvent and updateEventBySlug', () => {
 describe('deleteEvent and deleteEventBySlug', () => {
   it('trashes, then 410; force deletes for good (editors only)', async () => {
     const event = await created({ title: 'Graph Trash', categories: [{ name: 'Graph Trash Cat' }] });
-    const trashed = await gql(DELETE, { id: event.id }, editor);
+    const trashed = await gql(DELETE, { id: event.id }, users.editor);
     expect(trashed.data!.deleteEvent).toEqual({ id: event.id, status: 'trash' });
     expect((await h.db.term.findFirstOrThrow({ where: { name: 'Graph Trash Cat' } })).eventCount).toBe(0);
-    const again = await gql(DELETE, { id: event.id }, editor);
+    const again = await gql(DELETE, { id: event.id }, users.editor);
     expect(again.errors![0]!.extensions).toMatchObject({ code: 'event-is-in-trash', http: { status: 410 } });
-    const notAllowed = await gql(DELETE, { id: event.id, force: true }, author);
+    const notAllowed = await gql(DELETE, { id: event.id, force: true }, users.author);
     expect(notAllowed.errors![0]!.extensions).toMatchObject({
       code: 'rest_forbidden',
       http: { status: 403 },
     });
-    const gone = await gql(DELETE, { id: event.id, force: true }, editor);
+    const gone = await gql(DELETE, { id: event.id, force: true }, users.editor);
     expect(gone.data!.deleteEvent).toEqual({ id: event.id, status: 'trash' });
     expect(await h.db.event.findUnique({ where: { id: event.id } })).toBeNull();
   });
 
   it('deletes by slug, and 404s for unknown ones', async () => {
     const event = await created({ title: 'Graph Slug Trash' });
-    const { data } = await gql(DELETE_BY_SLUG, { slug: 'graph-slug-trash' }, editor);
+    const { data } = await gql(DELETE_BY_SLUG, { slug: 'graph-slug-trash' }, users.editor);
     expect(data!.deleteEventBySlug).toEqual({ id: event.id, status: 'trash' });
-    const unknown = await gql(DELETE_BY_SLUG, { slug: 'never-was' }, editor);
+    const unknown = await gql(DELETE_BY_SLUG, { slug: 'never-was' }, users.editor);
     expect(unknown.errors![0]!.extensions).toMatchObject({
       code: 'rest-event-not-found',
       http: { status: 404 },

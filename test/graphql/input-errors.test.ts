@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, basicAuth, createUser } from '../helpers/users.js';
 
 // GraphQL errors name the camelCase input fields a client sent (the REST routes name their own
 // parameters for the same rules): venues, organizers, categories and tags.
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
 let editor: Credentials;
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // Single lookups are nullable: a record that does not exist, or that the viewer may not read, answers
 // null for that field alone, with an error entry saying why, so every sibling field of the query
@@ -46,11 +47,7 @@ beforeAll(async () => {
 
 afterAll(() => h.close());
 
-async function gql(query: string) {
-  const res = await h.http.post('/graphql').send({ query }).expect(200);
-  /* eslint-disable-next-line @typescript-eslint/no-explicit-any -- test reads arbitrary response paths */
-  return res.body as { data?: Record<string, any> | null; errors?: Array<Record<string, any>> };
-}
+const gql = graphqlClient(() => h, { status: 200 });
 
 const MISSING = 987_654;
 

@@ -1,26 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, createUser } from '../helpers/users.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // The GraphQL side of the organizer reads: the same records, filters, visibility and errors as REST.
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
 let editor: Credentials;
 const ids: Record<string, number> = {};
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-type Result = {
-  data?: Record<string, any> | null;
-  errors?: Array<{ message: string; extensions: Record<string, any> }>;
-};
-
-async function gql(query: string, as?: Credentials): Promise<Result> {
-  const request = h.http.post('/graphql');
-  if (as) request.set('Authorization', basicAuth(as));
-  return (await request.send({ query }).expect(200)).body as Result;
-}
+const gql = graphqlClient(() => h, { status: 200 });
 
 beforeAll(async () => {
   h = await startHarness();
@@ -74,12 +64,12 @@ describe('organizer, organizerBySlug, organizers', () => {
       phone: '',
       website: null,
     });
-    expect((await gql(locked, editor)).data!.organizer.email).toBe('org@example.com');
+    expect((await gql(locked, {}, editor)).data!.organizer.email).toBe('org@example.com');
   });
 
   it('filters the list as REST does', async () => {
     const names = async (filter: string, as?: Credentials) =>
-      (await gql(`{ organizers(filter: ${filter}) { pageInfo { total } items { name } } }`, as))
+      (await gql(`{ organizers(filter: ${filter}) { pageInfo { total } items { name } } }`, {}, as))
         .data!.organizers.items.map((organizer: { name: string }) => organizer.name)
         .sort();
     expect(await names(`{ event: ${ids.event} }`)).toEqual(['Acme']);

@@ -1,35 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Users, withRoles } from '../helpers/users.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // The organizer mutations: the same rules as the REST routes, with the REST codes in `extensions`.
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
-let editor: Credentials;
-let contributor: Credentials;
+let users: Users;
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-type Result = {
-  data?: Record<string, any> | null;
-  errors?: Array<{ message: string; extensions: Record<string, any> }>;
-};
-
-async function gql(
-  query: string,
-  variables: Record<string, unknown> = {},
-  as?: Credentials,
-): Promise<Result> {
-  const request = h.http.post('/graphql');
-  if (as) request.set('Authorization', basicAuth(as));
-  return (await request.send({ query, variables })).body as Result;
-}
+const gql = graphqlClient(() => h);
 
 beforeAll(async () => {
   h = await startHarness();
-  editor = await createUser(h, 'editor');
-  contributor = await createUser(h, 'contributor');
+  users = await withRoles(h);
 });
 afterAll(() => h.close());
 
@@ -45,7 +29,7 @@ describe('organizer mutations', () => {
     const created = await gql(
       CREATE,
       { input: { name: 'Graph Org', email: 'whatever', phone: '42' } },
-      editor,
+      users.editor,
     );
     expect(created.data!.createOrganizer).toMatchObject({
       name: 'Graph Org',
@@ -54,26 +38,26 @@ describe('organizer mutations', () => {
       email: 'whatever',
       phone: '42',
     });
-    const duplicate = await gql(CREATE, { input: { name: 'GRAPH ORG', phone: '43' } }, editor);
+    const duplicate = await gql(CREATE, { input: { name: 'GRAPH ORG', phone: '43' } }, users.editor);
     expect(duplicate.data!.createOrganizer).toMatchObject({
       id: created.data!.createOrganizer.id,
       phone: '42',
     });
-    const bad = await gql(CREATE, { input: { name: 'Bad', website: 'ftp//nope' } }, editor);
+    const bad = await gql(CREATE, { input: { name: 'Bad', website: 'ftp//nope' } }, users.editor);
     expect(bad.errors![0]!.extensions).toMatchObject({
       code: 'rest_invalid_param',
       data: { params: { website: 'Invalid parameter.' } },
     });
-    const draft = await gql(CREATE, { input: { name: 'Contrib Org' } }, contributor);
+    const draft = await gql(CREATE, { input: { name: 'Contrib Org' } }, users.contributor);
     expect(draft.data!.createOrganizer.status).toBe('draft');
   });
 
   it('updateOrganizer / updateOrganizerBySlug: set, clear, password; 404 and 403', async () => {
-    const organizer = await createOrganizer(h.db, { slug: 'graph-upd', authorId: editor.id });
+    const organizer = await createOrganizer(h.db, { slug: 'graph-upd', authorId: users.editor.id });
     const updated = await gql(
       `mutation { updateOrganizer(id: ${organizer.id}, input: { phone: "", email: "new@example.com", password: "pw" }) { phone email passwordProtected } }`,
       {},
-      editor,
+      users.editor,
     );
     expect(updated.data!.updateOrganizer).toEqual({
       phone: '',
@@ -83,13 +67,13 @@ describe('organizer mutations', () => {
     const bySlug = await gql(
       'mutation { updateOrganizerBySlug(slug: "graph-upd", input: { name: "Renamed Org" }) { name } }',
       {},
-      editor,
+      users.editor,
     );
     expect(bySlug.data!.updateOrganizerBySlug.name).toBe('Renamed Org');
     const missing = await gql(
       'mutation { updateOrganizerBySlug(slug: "nobody", input: { phone: "1" }) { id: databaseId } }',
       {},
-      editor,
+      users.editor,
     );
     expect(missing.errors![0]!.extensions).toMatchObject({
       code: 'organizer-not-found',
@@ -98,7 +82,7 @@ describe('organizer mutations', () => {
     const refused = await gql(
       `mutation { updateOrganizer(id: ${organizer.id}, input: { phone: "1" }) { id: databaseId } }`,
       {},
-      contributor,
+      users.contributor,
     );
     expect(refused.errors![0]!.extensions).toMatchObject({ code: 'rest_forbidden', http: { status: 403 } });
   });
@@ -107,7 +91,7 @@ describe('organizer mutations', () => {
     const organizer = await createOrganizer(h.db, { slug: 'graph-del' });
     const event = await createEvent(h.db, { organizerIds: [organizer.id] });
     expect(
-      (await gql(`mutation { deleteOrganizer(id: ${organizer.id}) { status } }`, {}, editor)).data!
+      (await gql(`mutation { deleteOrganizer(id: ${organizer.id}) { status } }`, {}, users.editor)).data!
         .deleteOrganizer.status,
     ).toBe('trash');
     expect(
@@ -116,7 +100,7 @@ describe('organizer mutations', () => {
     const again = await gql(
       'mutation { deleteOrganizerBySlug(slug: "graph-del") { id: databaseId } }',
       {},
-      editor,
+      users.editor,
     );
     expect(again.errors![0]!.extensions).toMatchObject({
       code: 'organizer-is-in-trash',
@@ -125,7 +109,7 @@ describe('organizer mutations', () => {
     const purged = await gql(
       'mutation { deleteOrganizerBySlug(slug: "graph-del", force: true) { id: databaseId } }',
       {},
-      editor,
+      users.editor,
     );
     expect(purged.data!.deleteOrganizerBySlug.id).toBe(organizer.id);
     expect(await h.db.organizer.count({ where: { id: organizer.id } })).toBe(0);

@@ -1,22 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 let h: Harness;
 const ids: Record<string, number> = {};
 
-async function gql(query: string, variables: Record<string, unknown> = {}) {
-  const res = await h.http
-    .post('/graphql')
-    .send({ query, variables })
-    .expect('content-type', /json/)
-    .expect(200);
-  /* eslint-disable @typescript-eslint/no-explicit-any -- test reads arbitrary response paths */
-  return res.body as {
-    data?: Record<string, any>;
-    errors?: Array<{ message: string; extensions: Record<string, unknown> }>;
-  };
-}
+const gql = graphqlClient(() => h, { status: 200 });
 
 beforeAll(async () => {
   h = await startHarness();

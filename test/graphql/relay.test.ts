@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, createUser } from '../helpers/users.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // Relay conventions on the public schema: every record type with identity implements `Node` with an
 // opaque global `id` (its numeric id is `databaseId`), `node`/`nodes` read them back under the same
 // visibility as the lookups, and lists are also connections paged by keyset cursors.
 
 let h: Harness;
-let editor: string;
+let editor: Credentials;
 const ids = { event: 0, draft: 0, protected: 0, venue: 0, draftVenue: 0, organizer: 0, category: 0, tag: 0 };
 
 const day = (offset: number, hour = 10) =>
@@ -17,7 +18,7 @@ const day = (offset: number, hour = 10) =>
 
 beforeAll(async () => {
   h = await startHarness();
-  editor = basicAuth(await createUser(h, 'editor'));
+  editor = await createUser(h, 'editor');
   const venue = await createVenue(h.db, { name: 'Hall', slug: 'hall' });
   const draftVenue = await createVenue(h.db, { name: 'Secret Hall', slug: 'secret-hall', status: 'draft' });
   const organizer = await createOrganizer(h.db, { name: 'Org', slug: 'org' });
@@ -41,12 +42,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-async function gql(query: string, variables: Record<string, unknown> = {}, auth?: string) {
-  const request = h.http.post('/graphql');
-  if (auth) request.set('Authorization', auth);
-  const res = await request.send({ query, variables });
-  return res.body as { data?: Record<string, any> | null; errors?: Array<Record<string, any>> };
-}
+const gql = graphqlClient(() => h);
 
 const globalIdOf = (type: string, id: number) => Buffer.from(`${type}:${id}`).toString('base64');
 

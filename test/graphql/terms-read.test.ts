@@ -1,22 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createTerm } from '../helpers/fixtures.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // The public GraphQL API reads categories and tags with the same filters and errors as REST.
 
 let h: Harness;
 const ids: Record<string, number> = {};
 
-type GqlResult = {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test reads arbitrary response paths
-  data?: Record<string, any> | null;
-  errors?: Array<{ message: string; extensions: Record<string, unknown> }>;
-};
-
-async function gql(query: string, variables: Record<string, unknown> = {}): Promise<GqlResult> {
-  const res = await h.http.post('/graphql').send({ query, variables }).expect(200);
-  return res.body as GqlResult;
-}
+const gql = graphqlClient(() => h, { status: 200 });
 
 const CATEGORIES = `query($filter: CategoryFilter, $orderBy: TermOrderField, $order: SortOrder, $page: Int, $perPage: Int) {
   categories(filter: $filter, orderBy: $orderBy, order: $order, page: $page, perPage: $perPage) {

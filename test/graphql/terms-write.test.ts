@@ -1,26 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createTerm } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, withRoles } from '../helpers/users.js';
+import { type GqlResult, graphqlClient } from '../helpers/graphql.js';
 
 // GraphQL mutations for categories and tags: the REST rules, codes and statuses (extensions).
 
-type Role = 'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber';
-type GqlResult = {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test reads arbitrary response paths
-  data?: Record<string, any> | null;
-  errors?: Array<{ message: string; extensions: Record<string, unknown> }>;
-};
-
 let h: Harness;
-const users: Partial<Record<Role, { login: string; password: string }>> = {};
+let users: Users;
 
-async function gql(query: string, variables: Record<string, unknown>, role?: Role): Promise<GqlResult> {
-  const request = h.http.post('/graphql');
-  if (role) request.auth(users[role]!.login, users[role]!.password);
-  const res = await request.send({ query, variables }).expect(200);
-  return res.body as GqlResult;
-}
+const gql = graphqlClient(() => h, { status: 200 });
 
 const errorOf = (result: GqlResult) => result.errors?.[0]?.extensions;
 
@@ -40,8 +29,7 @@ const DELETE_TAG = 'mutation($id: Int!) { deleteTag(id: $id) { id: databaseId na
 
 beforeAll(async () => {
   h = await startHarness();
-  for (const role of ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const)
-    users[role] = await createUser(h, role);
+  users = await withRoles(h);
 });
 afterAll(() => h.close());
 
@@ -51,7 +39,7 @@ describe('createCategory / createTag', () => {
     const { data, errors } = await gql(
       CREATE_CATEGORY,
       { input: { name: 'GQL Parent', parentId: parent.id, description: 'Child' } },
-      'editor',
+      users.editor,
     );
     expect(errors).toBeUndefined();
     expect(data!.createCategory).toEqual({
@@ -68,7 +56,7 @@ describe('createCategory / createTag', () => {
     const { data } = await gql(
       CREATE_TAG,
       { input: { name: 'Family Friendly', slug: 'Family  Friendly!' } },
-      'administrator',
+      users.administrator,
     );
     expect(data!.createTag).toMatchObject({
       name: 'Family Friendly',
@@ -84,7 +72,7 @@ describe('createCategory / createTag', () => {
       http: { status: 401 },
     });
     for (const role of ['subscriber', 'contributor', 'author'] as const) {
-      expect(errorOf(await gql(CREATE_TAG, { input: { name: 'Nope' } }, role)), role).toEqual({
+      expect(errorOf(await gql(CREATE_TAG, { input: { name: 'Nope' } }, users[role])), role).toEqual({
         code: 'rest_forbidden',
         http: { status: 403 },
       });
@@ -105,7 +93,7 @@ describe('createCategory / createTag', () => {
         code: 'rest_forbidden',
         http: { status: 401 },
       });
-      const error = errorOf(await gql(CREATE_CATEGORY, { input }, 'editor'));
+      const error = errorOf(await gql(CREATE_CATEGORY, { input }, users.editor));
       expect(error, JSON.stringify(input)).toMatchObject({
         code: 'rest_invalid_param',
         http: { status: 400 },
@@ -116,7 +104,7 @@ describe('createCategory / createTag', () => {
 
   it('refuses a duplicate name with term_exists and the existing id', async () => {
     const existing = await createTerm(h.db, 'post_tag', 'Dup Tag');
-    expect(errorOf(await gql(CREATE_TAG, { input: { name: 'DUP TAG' } }, 'editor'))).toMatchObject({
+    expect(errorOf(await gql(CREATE_TAG, { input: { name: 'DUP TAG' } }, users.editor))).toMatchObject({
       code: 'term_exists',
       http: { status: 400 },
       data: { term_id: existing.id },
@@ -130,7 +118,7 @@ describe('updateCategory / updateTag', () => {
     const term = await h.db.term.create({
       data: { taxonomy: 'tribe_events_cat', name: 'Upd', slug: 'upd', description: 'd', parentId: parent.id },
     });
-    const renamed = await gql(UPDATE_CATEGORY, { id: term.id, input: { name: 'Updated' } }, 'editor');
+    const renamed = await gql(UPDATE_CATEGORY, { id: term.id, input: { name: 'Updated' } }, users.editor);
     expect(renamed.data!.updateCategory).toEqual({
       id: term.id,
       name: 'Updated',
@@ -138,13 +126,13 @@ describe('updateCategory / updateTag', () => {
       description: 'd',
       parent: { id: parent.id },
     });
-    const top = await gql(UPDATE_CATEGORY, { id: term.id, input: { parentId: null } }, 'editor');
+    const top = await gql(UPDATE_CATEGORY, { id: term.id, input: { parentId: null } }, users.editor);
     expect(top.data!.updateCategory.parent).toBeNull();
-    await gql(UPDATE_CATEGORY, { id: term.id, input: { parentId: parent.id } }, 'editor');
+    await gql(UPDATE_CATEGORY, { id: term.id, input: { parentId: parent.id } }, users.editor);
     const zero = await gql(
       UPDATE_CATEGORY,
       { id: term.id, input: { parentId: 0, slug: 'new-upd' } },
-      'editor',
+      users.editor,
     );
     expect(zero.data!.updateCategory).toMatchObject({ slug: 'new-upd', parent: null });
   });
@@ -155,30 +143,30 @@ describe('updateCategory / updateTag', () => {
       data: { taxonomy: 'tribe_events_cat', name: 'G Child', slug: 'g-child', parentId: top.id },
     });
     expect(
-      errorOf(await gql(UPDATE_CATEGORY, { id: top.id, input: { parentId: child.id } }, 'editor')),
+      errorOf(await gql(UPDATE_CATEGORY, { id: top.id, input: { parentId: child.id } }, users.editor)),
     ).toMatchObject({ code: 'rest_invalid_param', http: { status: 400 } });
     expect(
-      errorOf(await gql(UPDATE_CATEGORY, { id: top.id, input: { slug: 'g-child' } }, 'editor')),
+      errorOf(await gql(UPDATE_CATEGORY, { id: top.id, input: { slug: 'g-child' } }, users.editor)),
     ).toMatchObject({ code: 'duplicate_term_slug', http: { status: 400 } });
-    expect(errorOf(await gql(UPDATE_CATEGORY, { id: 987654, input: { name: 'x' } }, 'editor'))).toMatchObject(
-      {
-        code: 'term-not-found',
-        http: { status: 404 },
-      },
-    );
+    expect(
+      errorOf(await gql(UPDATE_CATEGORY, { id: 987654, input: { name: 'x' } }, users.editor)),
+    ).toMatchObject({
+      code: 'term-not-found',
+      http: { status: 404 },
+    });
     const tag = await createTerm(h.db, 'post_tag', 'G Tag');
-    expect(errorOf(await gql(UPDATE_CATEGORY, { id: tag.id, input: { name: 'x' } }, 'editor'))).toMatchObject(
-      { code: 'term-not-found' },
-    );
+    expect(
+      errorOf(await gql(UPDATE_CATEGORY, { id: tag.id, input: { name: 'x' } }, users.editor)),
+    ).toMatchObject({ code: 'term-not-found' });
   });
 
   it('updates a tag; authors may not', async () => {
     const tag = await createTerm(h.db, 'post_tag', 'Old GQL Tag');
-    expect(errorOf(await gql(UPDATE_TAG, { id: tag.id, input: { name: 'x' } }, 'author'))).toEqual({
+    expect(errorOf(await gql(UPDATE_TAG, { id: tag.id, input: { name: 'x' } }, users.author))).toEqual({
       code: 'rest_forbidden',
       http: { status: 403 },
     });
-    const { data } = await gql(UPDATE_TAG, { id: tag.id, input: { name: 'New GQL Tag' } }, 'editor');
+    const { data } = await gql(UPDATE_TAG, { id: tag.id, input: { name: 'New GQL Tag' } }, users.editor);
     expect(data!.updateTag).toEqual({ id: tag.id, name: 'New GQL Tag', slug: 'old-gql-tag' });
   });
 });
@@ -193,7 +181,7 @@ describe('deleteCategory / deleteTag', () => {
       data: { taxonomy: 'tribe_events_cat', name: 'Del Child', slug: 'del-child', parentId: term.id },
     });
     await createEvent(h.db, { termIds: [term.id] });
-    const { data, errors } = await gql(DELETE_CATEGORY, { id: term.id }, 'editor');
+    const { data, errors } = await gql(DELETE_CATEGORY, { id: term.id }, users.editor);
     expect(errors).toBeUndefined();
     expect(data!.deleteCategory).toEqual({
       id: term.id,
@@ -202,7 +190,7 @@ describe('deleteCategory / deleteTag', () => {
       parent: { id: grandparent.id },
     });
     expect((await h.db.term.findUnique({ where: { id: child.id } }))!.parentId).toBe(grandparent.id);
-    expect(errorOf(await gql(DELETE_CATEGORY, { id: term.id }, 'editor'))).toMatchObject({
+    expect(errorOf(await gql(DELETE_CATEGORY, { id: term.id }, users.editor))).toMatchObject({
       code: 'term-not-found',
       http: { status: 404 },
     });
@@ -214,11 +202,11 @@ describe('deleteCategory / deleteTag', () => {
       code: 'rest_forbidden',
       http: { status: 401 },
     });
-    expect(errorOf(await gql(DELETE_TAG, { id: tag.id }, 'contributor'))).toEqual({
+    expect(errorOf(await gql(DELETE_TAG, { id: tag.id }, users.contributor))).toEqual({
       code: 'rest_forbidden',
       http: { status: 403 },
     });
-    const { data } = await gql(DELETE_TAG, { id: tag.id }, 'administrator');
+    const { data } = await gql(DELETE_TAG, { id: tag.id }, users.administrator);
     expect(data!.deleteTag).toEqual({ id: tag.id, name: 'Del Tag', count: 0 });
     expect(await h.db.term.findUnique({ where: { id: tag.id } })).toBeNull();
   });

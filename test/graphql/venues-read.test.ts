@@ -1,31 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createVenue } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, createUser } from '../helpers/users.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // The GraphQL side of the venue reads: the same records, filters, visibility and errors as REST.
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
 let editor: Credentials;
 const ids: Record<string, number> = {};
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-type Result = {
-  data?: Record<string, any> | null;
-  errors?: Array<{ message: string; extensions: Record<string, any> }>;
-};
-
-async function gql(
-  query: string,
-  variables: Record<string, unknown> = {},
-  as?: Credentials,
-): Promise<Result> {
-  const request = h.http.post('/graphql');
-  if (as) request.set('Authorization', basicAuth(as));
-  const res = await request.send({ query, variables }).expect(200);
-  return res.body as Result;
-}
+const gql = graphqlClient(() => h, { status: 200 });
 
 beforeAll(async () => {
   h = await startHarness();

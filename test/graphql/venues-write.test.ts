@@ -1,39 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createVenue } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Users, withRoles } from '../helpers/users.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // The venue mutations: the same validation, permissions, duplicate detection, trash and force rules
 // as the REST routes, with the REST codes in `extensions`.
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
-let editor: Credentials;
-let author: Credentials;
-let contributor: Credentials;
+let users: Users;
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-type Result = {
-  data?: Record<string, any> | null;
-  errors?: Array<{ message: string; extensions: Record<string, any> }>;
-};
-
-async function gql(
-  query: string,
-  variables: Record<string, unknown> = {},
-  as?: Credentials,
-): Promise<Result> {
-  const request = h.http.post('/graphql');
-  if (as) request.set('Authorization', basicAuth(as));
-  const res = await request.send({ query, variables });
-  return res.body as Result;
-}
+const gql = graphqlClient(() => h);
 
 beforeAll(async () => {
   h = await startHarness();
-  editor = await createUser(h, 'editor');
-  author = await createUser(h, 'author');
-  contributor = await createUser(h, 'contributor');
+  users = await withRoles(h);
 });
 afterAll(() => h.close());
 
@@ -60,7 +41,7 @@ describe('createVenue', () => {
           website: 'https://graph.example',
         },
       },
-      editor,
+      users.editor,
     );
     expect(errors).toBeUndefined();
     expect(data!.createVenue).toMatchObject({
@@ -73,14 +54,18 @@ describe('createVenue', () => {
       geoLng: 7.69,
       showMap: false,
       website: 'https://graph.example',
-      author: { id: editor.id },
+      author: { id: users.editor.id },
     });
     const rest = await h.http.get(`${API}/venues/${data!.createVenue.id}`).expect(200);
     expect(rest.body).toMatchObject({ venue: 'Graph Hall', stateprovince: 'Piedmont', geo_lat: 45.07 });
   });
 
   it('validates with the REST codes, naming the camelCase input fields', async () => {
-    const { errors } = await gql(CREATE, { input: { name: ' ', website: 'nope', geoLat: 100 } }, editor);
+    const { errors } = await gql(
+      CREATE,
+      { input: { name: ' ', website: 'nope', geoLat: 100 } },
+      users.editor,
+    );
     expect(errors![0]!.extensions).toMatchObject({
       code: 'rest_invalid_param',
       http: { status: 400 },
@@ -99,32 +84,36 @@ describe('createVenue', () => {
           name: 'Pictured',
           image: 'https://img.example/p.webp',
           date: '2024-05-01 10:00:00',
-          authorId: author.id,
+          authorId: users.author.id,
         },
       },
-      author,
+      users.author,
     );
     expect(errors).toBeUndefined();
     expect(data!.createVenue).toEqual({
       image: { url: 'https://img.example/p.webp' },
       publishedAt: '2024-05-01T10:00:00.000Z',
-      author: { id: author.id },
+      author: { id: users.author.id },
     });
     const refused = await gql(
       query,
       { input: { name: 'Refused', image: 'https://img.example/q.png' } },
-      contributor,
+      users.contributor,
     );
     expect(refused.errors![0]!.extensions.data.params).toEqual({ image: 'Invalid parameter.' });
-    const unknownAuthor = await gql(query, { input: { name: 'Orphan', authorId: 999999 } }, editor);
+    const unknownAuthor = await gql(query, { input: { name: 'Orphan', authorId: 999999 } }, users.editor);
     expect(unknownAuthor.errors![0]!.extensions.data.params).toEqual({ authorId: 'Invalid parameter.' });
   });
 
   it('returns the existing duplicate (D18) and scales a contributor status back', async () => {
-    const first = await gql(CREATE, { input: { name: 'Twin Hall', city: 'Kyoto' } }, editor);
-    const again = await gql(CREATE, { input: { name: 'twin hall', city: 'Osaka' } }, editor);
+    const first = await gql(CREATE, { input: { name: 'Twin Hall', city: 'Kyoto' } }, users.editor);
+    const again = await gql(CREATE, { input: { name: 'twin hall', city: 'Osaka' } }, users.editor);
     expect(again.data!.createVenue).toMatchObject({ id: first.data!.createVenue.id, city: 'Kyoto' });
-    const pending = await gql(CREATE, { input: { name: 'Contrib Hall', status: 'publish' } }, contributor);
+    const pending = await gql(
+      CREATE,
+      { input: { name: 'Contrib Hall', status: 'publish' } },
+      users.contributor,
+    );
     expect(pending.data!.createVenue.status).toBe('pending');
   });
 });
@@ -138,7 +127,7 @@ describe('updateVenue, updateVenueBySlug', () => {
     const { data, errors } = await gql(
       UPDATE,
       { id: venue.id, input: { city: 'Nantes', address: '', geoLat: null, geoLng: null } },
-      editor,
+      users.editor,
     );
     expect(errors).toBeUndefined();
     expect(data!.updateVenue).toEqual({
@@ -152,42 +141,42 @@ describe('updateVenue, updateVenueBySlug', () => {
   });
 
   it('sets a password by id; the by-slug input has no password field', async () => {
-    const venue = await createVenue(h.db, { slug: 'graph-pw', authorId: author.id });
-    const { data } = await gql(UPDATE, { id: venue.id, input: { password: 'secret' } }, author);
+    const venue = await createVenue(h.db, { slug: 'graph-pw', authorId: users.author.id });
+    const { data } = await gql(UPDATE, { id: venue.id, input: { password: 'secret' } }, users.author);
     expect(data!.updateVenue.passwordProtected).toBe(true);
     const anonymous = await gql(`{ venue(id: ${venue.id}) { name address } }`);
     expect(anonymous.data!.venue).toEqual({ name: venue.name, address: '' });
     const bySlug = await gql(
       'mutation { updateVenueBySlug(slug: "graph-pw", input: { password: "x" }) { id: databaseId } }',
       {},
-      author,
+      users.author,
     );
     expect(bySlug.errors![0]!.message).toMatch(/password/);
     const renamed = await gql(
       'mutation { updateVenueBySlug(slug: "graph-pw", input: { name: "Renamed" }) { name slug } }',
       {},
-      author,
+      users.author,
     );
     expect(renamed.data!.updateVenueBySlug).toEqual({ name: 'Renamed', slug: 'graph-pw' });
   });
 
   it('404s unknown venues and 403s those who may not edit them', async () => {
-    const missing = await gql(UPDATE, { id: 999999, input: { city: 'x' } }, editor);
+    const missing = await gql(UPDATE, { id: 999999, input: { city: 'x' } }, users.editor);
     expect(missing.errors![0]!.extensions).toMatchObject({ code: 'venue-not-found', http: { status: 404 } });
-    const venue = await createVenue(h.db, { authorId: editor.id });
-    const refused = await gql(UPDATE, { id: venue.id, input: { city: 'x' } }, contributor);
+    const venue = await createVenue(h.db, { authorId: users.editor.id });
+    const refused = await gql(UPDATE, { id: venue.id, input: { city: 'x' } }, users.contributor);
     expect(refused.errors![0]!.extensions).toMatchObject({ code: 'rest_forbidden', http: { status: 403 } });
   });
 });
 
 describe('deleteVenue, deleteVenueBySlug', () => {
   it('trashes (unlinking events), then 410, and force deletes for good for editors', async () => {
-    const venue = await createVenue(h.db, { slug: 'graph-doomed', authorId: author.id });
+    const venue = await createVenue(h.db, { slug: 'graph-doomed', authorId: users.author.id });
     const event = await createEvent(h.db, { venueIds: [venue.id] });
     const trashed = await gql(
       `mutation { deleteVenue(id: ${venue.id}) { id: databaseId status } }`,
       {},
-      author,
+      users.author,
     );
     expect(trashed.data!.deleteVenue).toEqual({ id: venue.id, status: 'trash' });
     expect(
@@ -196,19 +185,19 @@ describe('deleteVenue, deleteVenueBySlug', () => {
     const again = await gql(
       'mutation { deleteVenueBySlug(slug: "graph-doomed") { id: databaseId } }',
       {},
-      author,
+      users.author,
     );
     expect(again.errors![0]!.extensions).toMatchObject({ code: 'venue-is-in-trash', http: { status: 410 } });
     const notEditor = await gql(
       `mutation { deleteVenue(id: ${venue.id}, force: true) { id: databaseId } }`,
       {},
-      author,
+      users.author,
     );
     expect(notEditor.errors![0]!.extensions.code).toBe('rest_forbidden');
     const purged = await gql(
       'mutation { deleteVenueBySlug(slug: "graph-doomed", force: true) { id: databaseId name } }',
       {},
-      editor,
+      users.editor,
     );
     expect(purged.data!.deleteVenueBySlug).toEqual({ id: venue.id, name: venue.name });
     expect(await h.db.venue.findUnique({ where: { id: venue.id } })).toBeNull();

@@ -1,6 +1,16 @@
 import { createUser as createUserRecord } from '../../src/auth/users.js';
-import type { Role } from '../../src/domain/permissions.js';
+import { ROLES, type Role } from '../../src/domain/permissions.js';
 import type { Harness } from './harness.js';
+
+/** A user's login and one of its application passwords (supertest `.auth(login, password)`). */
+export interface Credentials {
+  id: number;
+  login: string;
+  password: string;
+}
+
+/** One user of each role, by role. */
+export type Users = Record<Role, Credentials>;
 
 let sequence = 0;
 
@@ -9,11 +19,18 @@ export async function createUser(
   h: Pick<Harness, 'db' | 'config' | 'writes'>,
   role: Role,
   login = `${role}${++sequence}`,
-) {
+): Promise<Credentials> {
   const { user, password } = await createUserRecord(h, { login, role, email: `${login}@example.com` });
   return { id: user.id, login, password };
 }
 
-export function basicAuth(credentials: { login: string; password: string }): string {
+/** The role set-up most files share: one user of every role, created in the order of `ROLES`. */
+export async function withRoles(h: Pick<Harness, 'db' | 'config' | 'writes'>): Promise<Users> {
+  const users: Partial<Users> = {};
+  for (const role of ROLES) users[role] = await createUser(h, role);
+  return users as Users;
+}
+
+export function basicAuth(credentials: Pick<Credentials, 'login' | 'password'>): string {
   return `Basic ${Buffer.from(`${credentials.login}:${credentials.password}`).toString('base64')}`;
 }

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, basicAuth, createUser } from '../helpers/users.js';
 import { encodeToken } from '../../src/services/change-log.js';
 import { ANONYMOUS } from '../../src/domain/permissions.js';
 
 // Incremental sync: GET /changes and GraphQL `changes(since:)` over the change log every committed
 // write appends to (src/services/change-log.ts).
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
 let editor: Credentials;
 

@@ -2,13 +2,12 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Credentials, createUser } from '../helpers/users.js';
 
 // The event body `/doc` and the namespace index document is the body the routes read: every
 // documented field is written by a valid value and refused, by its name, for a bad one; the required
 // ones are those a create misses; an undocumented field is ignored.
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
 let admin: Credentials;
 let doc: OpenAPIV3.Document;

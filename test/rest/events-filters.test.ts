@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Credentials, createUser } from '../helpers/users.js';
 
 // GET /events filters (docs/reference.md §5, D2/D15). Each block works in its own month of
 // 2032-2034 and names it with start_date/end_date, so the blocks do not see each other's events.
@@ -531,8 +531,8 @@ describe('venue, organizer, featured', () => {
 });
 
 describe('status', () => {
-  let contributor: { id: number; login: string; password: string };
-  let editor: { id: number; login: string; password: string };
+  let contributor: Credentials;
+  let editor: Credentials;
   beforeAll(async () => {
     contributor = await createUser(h, 'contributor');
     editor = await createUser(h, 'editor');
@@ -763,7 +763,7 @@ describe('geolocation', () => {
 });
 
 describe('password-protected events in lists', () => {
-  let author: { id: number; login: string; password: string };
+  let author: Credentials;
   beforeAll(async () => {
     author = await createUser(h, 'author');
     const venue = await createVenue(h.db);

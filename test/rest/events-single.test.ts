@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Credentials, type Users, createUser, withRoles } from '../helpers/users.js';
 
 // GET /events/{id} and /events/by-slug/{slug}: visibility (docs/reference.md §3.2, §4.3, D1) and the full
 // representation, compared with the captured samples.
@@ -17,20 +17,16 @@ function shape(value: unknown): unknown {
 
 let h: Harness;
 const ids: Record<string, number> = {};
-let author: { id: number; login: string; password: string };
-let otherAuthor: { id: number; login: string; password: string };
-let editor: { id: number; login: string; password: string };
-let administrator: { id: number; login: string; password: string };
+let users: Users;
+let otherAuthor: Credentials;
 
 beforeAll(async () => {
   h = await startHarness();
-  author = await createUser(h, 'author');
+  users = await withRoles(h);
   otherAuthor = await createUser(h, 'author');
-  editor = await createUser(h, 'editor');
-  administrator = await createUser(h, 'administrator');
-  const venue = await createVenue(h.db, { name: 'Main Hall', slug: 'main-hall', authorId: author.id });
+  const venue = await createVenue(h.db, { name: 'Main Hall', slug: 'main-hall', authorId: users.author.id });
   const second = await createVenue(h.db, { name: 'Annex', slug: 'annex' });
-  const org1 = await createOrganizer(h.db, { name: 'Acme Org', authorId: author.id });
+  const org1 = await createOrganizer(h.db, { name: 'Acme Org', authorId: users.author.id });
   const org2 = await createOrganizer(h.db, { name: 'Beta Org' });
   const music = await createTerm(h.db, 'tribe_events_cat', 'Single Music');
   const child = await h.db.term.create({
@@ -51,7 +47,7 @@ beforeAll(async () => {
       slug: 'full-event',
       imageId: media.id,
       excerpt: 'Short',
-      authorId: author.id,
+      authorId: users.author.id,
       cost: '0,20,30',
       currencySymbol: '$',
       currencyPosition: 'postfix',
@@ -66,17 +62,17 @@ beforeAll(async () => {
   const draft = await createEvent(h.db, {
     title: 'Draft',
     status: 'draft',
-    fields: { slug: 'a-draft', authorId: author.id },
+    fields: { slug: 'a-draft', authorId: users.author.id },
   });
   const trashed = await createEvent(h.db, { title: 'Trashed', status: 'trash', fields: { slug: 'trashed' } });
   const privateEvent = await createEvent(h.db, {
     title: 'Private',
     status: 'private',
-    fields: { slug: 'private-one', authorId: author.id },
+    fields: { slug: 'private-one', authorId: users.author.id },
   });
   const locked = await createEvent(h.db, {
     title: 'Locked',
-    fields: { slug: 'locked', password: 's3cret', authorId: author.id },
+    fields: { slug: 'locked', password: 's3cret', authorId: users.author.id },
   });
   const unicode = await createEvent(h.db, { title: 'Café', fields: { slug: 'café-concert' } });
   Object.assign(ids, {
@@ -113,7 +109,7 @@ describe('the single event representation', () => {
   it('computes every derived field', async () => {
     const { body } = await h.http.get(`${API}/events/${ids.full}`).expect(200);
     expect(body).toMatchObject({
-      author: String(author.id),
+      author: String(users.author.id),
       slug: 'full-event',
       url: `${SITE_URL}/event/full-event/`,
       rest_url: `${API_ROOT}/events/${ids.full}`,
@@ -225,7 +221,7 @@ describe('who may read a single event', () => {
   });
 
   it('403 event-no-longer-available for a trashed event, for everyone', async () => {
-    for (const who of [null, editor, administrator]) {
+    for (const who of [null, users.editor, users.administrator]) {
       const request = h.http.get(`${API}/events/${ids.trashed}`);
       if (who) request.auth(who.login, who.password);
       const res = await request.expect(403);
@@ -247,11 +243,14 @@ describe('who may read a single event', () => {
     await h.http.get(`${API}/events/${ids.draft}`).auth(otherAuthor.login, otherAuthor.password).expect(403);
     const own = await h.http
       .get(`${API}/events/${ids.draft}`)
-      .auth(author.login, author.password)
+      .auth(users.author.login, users.author.password)
       .expect(200);
     expect(own.body.status).toBe('draft');
     expect(own.body.url).toBe(`${SITE_URL}/?post_type=tribe_events&p=${ids.draft}`);
-    await h.http.get(`${API}/events/${ids.draft}`).auth(editor.login, editor.password).expect(200);
+    await h.http
+      .get(`${API}/events/${ids.draft}`)
+      .auth(users.editor.login, users.editor.password)
+      .expect(200);
   });
 
   it('private events: their author and editors only', async () => {
@@ -260,8 +259,14 @@ describe('who may read a single event', () => {
       .get(`${API}/events/${ids.private}`)
       .auth(otherAuthor.login, otherAuthor.password)
       .expect(403);
-    await h.http.get(`${API}/events/${ids.private}`).auth(author.login, author.password).expect(200);
-    await h.http.get(`${API}/events/${ids.private}`).auth(editor.login, editor.password).expect(200);
+    await h.http
+      .get(`${API}/events/${ids.private}`)
+      .auth(users.author.login, users.author.password)
+      .expect(200);
+    await h.http
+      .get(`${API}/events/${ids.private}`)
+      .auth(users.editor.login, users.editor.password)
+      .expect(200);
   });
 
   it('403 event-password-protected without the right password; whoever may edit it reads it', async () => {
@@ -274,7 +279,10 @@ describe('who may read a single event', () => {
     await h.http.get(`${API}/events/${ids.locked}?password=wrong`).expect(403);
     const open = await h.http.get(`${API}/events/${ids.locked}?password=s3cret`).expect(200);
     expect(open.body.description).toBe('<p>Locked description</p>');
-    await h.http.get(`${API}/events/${ids.locked}`).auth(author.login, author.password).expect(200);
+    await h.http
+      .get(`${API}/events/${ids.locked}`)
+      .auth(users.author.login, users.author.password)
+      .expect(200);
     await h.http.get(`${API}/events/${ids.locked}`).auth(otherAuthor.login, otherAuthor.password).expect(403);
   });
 });
@@ -309,7 +317,10 @@ describe('GET /events/by-slug/{slug}', () => {
     expect((await h.http.get(`${API}/events/by-slug/a-draft`).expect(400)).body.code).toBe(
       'rest_invalid_param',
     );
-    await h.http.get(`${API}/events/by-slug/a-draft`).auth(author.login, author.password).expect(200);
+    await h.http
+      .get(`${API}/events/by-slug/a-draft`)
+      .auth(users.author.login, users.author.password)
+      .expect(200);
     expect((await h.http.get(`${API}/events/by-slug/trashed`).expect(403)).body.code).toBe(
       'event-no-longer-available',
     );

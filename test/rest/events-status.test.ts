@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Credentials, createUser } from '../helpers/users.js';
 
 // The event status of The Events Calendar 5.11+ (`event_status`, `event_status_reason`): written by
 // every event write route, shown on both representations, reflected in `json_ld.eventStatus`, and a
 // list filter (`event_status=`).
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
 let editor: Credentials;
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_IMAGE_URL_LENGTH } from '../../src/services/media.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, createUser } from '../helpers/users.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // The `image` of events, venues and organizers given as a URL (deviation D24): stored and shown as
 // given, never downloaded — so a URL no one can reach is kept, where the reference answers 400 — and
@@ -9,7 +10,6 @@ import { basicAuth, createUser } from '../helpers/users.js';
 // MAX_IMAGE_URL_LENGTH characters; anything else is 400 `rest_invalid_param` naming `image`, on both
 // APIs, on create and update.
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
 let editor: Credentials;
 
@@ -20,18 +20,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-type Result = {
-  data?: Record<string, any> | null;
-  errors?: Array<{ message: string; extensions: Record<string, any> }>;
-};
-
-async function gql(query: string, variables: Record<string, unknown>): Promise<Result> {
-  const res = await h.http
-    .post('/graphql')
-    .set('Authorization', basicAuth(editor))
-    .send({ query, variables });
-  return res.body as Result;
-}
+const gql = graphqlClient(() => h);
 
 let sequence = 0;
 const EVENT_DATES = { start_date: '2031-03-01 18:00:00', end_date: '2031-03-01 21:00:00' };
@@ -111,10 +100,10 @@ describe('an image URL no one can reach is stored and shown as given (D24)', () 
   it.each(Object.keys(GRAPHQL_CREATES) as Array<keyof typeof GRAPHQL_CREATES>)('GraphQL %s', async (kind) => {
     const { query, input, field, read, imageOf } = GRAPHQL_CREATES[kind];
     for (const url of [...UNREACHABLE, LONGEST]) {
-      const created = await gql(query, { input: { ...input(), image: url } });
+      const created = await gql(query, { input: { ...input(), image: url } }, editor);
       expect(created.errors, url).toBeUndefined();
       expect(imageOf(created.data![field])).toEqual({ url });
-      const again = await gql(read, { id: created.data![field].databaseId });
+      const again = await gql(read, { id: created.data![field].databaseId }, editor);
       expect(again.errors).toBeUndefined();
       expect(imageOf(again.data!.item)).toEqual({ url });
     }
@@ -156,7 +145,7 @@ describe('an image that is not an absolute http(s) URL is refused, naming image'
   it.each(Object.keys(GRAPHQL_CREATES) as Array<keyof typeof GRAPHQL_CREATES>)('GraphQL %s', async (kind) => {
     const { query, input } = GRAPHQL_CREATES[kind];
     for (const url of INVALID) {
-      const { data, errors } = await gql(query, { input: { ...input(), image: url } });
+      const { data, errors } = await gql(query, { input: { ...input(), image: url } }, editor);
       expect(data, url).toBeNull();
       expect(errors![0]!.extensions).toMatchObject({
         code: 'rest_invalid_param',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, createUser, withRoles } from '../helpers/users.js';
 
 // GET /organizers/{id}, /organizers/by-slug/{slug} and /organizers (docs/reference.md §1.3, §2, §3.2, §4.3,
 // D1, D6): OrganizerSingleCest, OrganizerSingleSlugCest and OrganizerArchiveCest.
@@ -14,29 +14,26 @@ function shape(value: unknown): unknown {
   return value === null ? 'null' : typeof value;
 }
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
-let editor: Credentials;
-let author: Credentials;
+let users: Users;
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
   h = await startHarness();
-  editor = await createUser(h, 'editor');
-  author = await createUser(h, 'author');
-  const acme = await createOrganizer(h.db, { name: 'Acme Org', slug: 'acme-org', authorId: author.id });
+  users = await withRoles(h);
+  const acme = await createOrganizer(h.db, { name: 'Acme Org', slug: 'acme-org', authorId: users.author.id });
   const draft = await createOrganizer(h.db, {
     name: 'Draft Org',
     slug: 'draft-org',
     status: 'draft',
-    authorId: author.id,
+    authorId: users.author.id,
   });
   const locked = await createOrganizer(h.db, {
     name: 'Locked Org',
     slug: 'locked-org',
     password: 'pw',
     description: 'Private',
-    authorId: author.id,
+    authorId: users.author.id,
   });
   Object.assign(ids, { acme: acme.id, draft: draft.id, locked: locked.id });
 });
@@ -52,7 +49,7 @@ describe('GET /organizers/{id}', () => {
     const { body } = await h.http.get(`${API}/organizers/${ids.acme}`).expect(200);
     expect(body).toMatchObject({
       id: ids.acme,
-      author: String(author.id),
+      author: String(users.author.id),
       url: `${SITE_URL}/organizer/acme-org/`,
       organizer: 'Acme Org',
       slug: 'acme-org',
@@ -91,8 +88,14 @@ describe('GET /organizers/{id}', () => {
       data: { status: 403, request_id: expect.any(String) },
     });
     await h.http.get(`${API}/organizers/by-slug/draft-org`).expect(403);
-    await h.http.get(`${API}/organizers/${ids.draft}`).auth(editor.login, editor.password).expect(200);
-    await h.http.get(`${API}/organizers/by-slug/draft-org`).auth(author.login, author.password).expect(200);
+    await h.http
+      .get(`${API}/organizers/${ids.draft}`)
+      .auth(users.editor.login, users.editor.password)
+      .expect(200);
+    await h.http
+      .get(`${API}/organizers/by-slug/draft-org`)
+      .auth(users.author.login, users.author.password)
+      .expect(200);
   });
 
   it('scrubs password-protected organizers, keeping the name a string (D6)', async () => {
@@ -107,7 +110,7 @@ describe('GET /organizers/{id}', () => {
     expect(body.json_ld).toMatchObject({ name: 'Locked Org', email: '', telephone: '' });
     const forEditor = await h.http
       .get(`${API}/organizers/${ids.locked}`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .expect(200);
     expect(forEditor.body).toMatchObject({ description: '<p>Private</p>', email: 'org@example.com' });
     const event = await createEvent(h.db, { organizerIds: [ids.locked!] });
@@ -180,7 +183,7 @@ describe('GET /organizers', () => {
     await h.http.get(`${API}/organizers?status=draft`).expect(400);
     const drafts = await h.http
       .get(`${API}/organizers?status=draft`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .expect(200);
     expect(drafts.body.organizers.map((organizer: { organizer: string }) => organizer.organizer)).toEqual([
       'Draft Org',

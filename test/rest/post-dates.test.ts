@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, basicAuth, createUser } from '../helpers/users.js';
 
 // `date` and `date_utc` sent together are each kept as given, as WordPress keeps `post_date` and
 // `post_date_gmt` (#30); one alone gives the other. Visible only on a site whose zone is not UTC.
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
 let editor: Credentials;
 

@@ -1,23 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createVenue } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, type Users, basicAuth, withRoles } from '../helpers/users.js';
 
 // `search` on events, venues and organizers, REST and GraphQL alike, as WordPress reads it (#30): every
 // word (or "quoted phrase") must match one of the searched fields, in any order; `-word` excludes; a
 // protected record the caller cannot unlock is never matched, whichever word would match it (D21).
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
-let subscriber: Credentials;
-let editor: Credentials;
+let users: Users;
 
 const blankVenue = { address: '', city: '', country: '', state: '', stateprovince: '', zip: '', phone: '' };
 
 beforeAll(async () => {
   h = await startHarness();
-  subscriber = await createUser(h, 'subscriber');
-  editor = await createUser(h, 'editor');
+  users = await withRoles(h);
   await createVenue(h.db, { ...blankVenue, name: 'Le Marais Hall', address: '100, Avenue du Temple' });
   await createVenue(h.db, { ...blankVenue, name: 'Temple Bar', city: 'Dublin' });
   await createVenue(h.db, { ...blankVenue, name: 'Avenue Club', description: 'Near the old temple gate' });
@@ -85,8 +82,8 @@ describe('venues', () => {
 
   it('never matches a protected venue for those who may not edit it, by any word (D21)', async () => {
     expect(await venues('temple square')).toEqual([]);
-    expect(await venues('temple square', subscriber)).toEqual([]);
-    expect(await venues('temple square', editor)).toEqual(['Hidden Avenue']);
+    expect(await venues('temple square', users.subscriber)).toEqual([]);
+    expect(await venues('temple square', users.editor)).toEqual(['Hidden Avenue']);
   });
 });
 
@@ -107,8 +104,8 @@ describe('events', () => {
 
   it('never matches a protected event the caller cannot unlock, by any word (D21)', async () => {
     expect(await events('secret')).toEqual([]);
-    expect(await events('night secret', subscriber)).toEqual([]);
-    expect(await events('night secret', editor)).toEqual(['Secret Night Avenue']);
+    expect(await events('night secret', users.subscriber)).toEqual([]);
+    expect(await events('night secret', users.editor)).toEqual(['Secret Night Avenue']);
   });
 
   it('searches more than nine terms as one phrase, so the query stays bounded', async () => {
@@ -125,7 +122,7 @@ describe('GraphQL shares the same search', () => {
   it('venues, organizers and events', async () => {
     const res = await h.http
       .post('/graphql')
-      .set('Authorization', basicAuth(subscriber))
+      .set('Authorization', basicAuth(users.subscriber))
       .send({
         query: `{
           venues(filter: { search: "temple avenue" }) { items { name } }

@@ -4,20 +4,16 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createVenue } from '../helpers/fixtures.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, type Users, basicAuth, createUser, withRoles } from '../helpers/users.js';
 
 // The by-slug routes (docs/reference.md §3.2, §8; issue #30 points 4 and 12): an event slug is validated
 // as the reference validates it (400 `rest_invalid_param` naming `slug` when it names no event the
 // viewer may see), venues and organizers keep D1's 404, and a slug is data wherever it travels — one
 // made of dots is never read as a path segment (it used to reach no internal route: a 500).
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
 let server: Server;
-let admin: Credentials;
-let editor: Credentials;
-let contributor: Credentials;
-let subscriber: Credentials;
+let users: Users;
 
 /**
  * The reference's answer to a slug that names no event: its recorded answer to an unknown id
@@ -33,15 +29,18 @@ const FORBIDDEN = { code: 'rest_forbidden', message: 'Sorry, you are not allowed
 
 beforeAll(async () => {
   h = await startHarness();
-  admin = await createUser(h, 'administrator');
-  editor = await createUser(h, 'editor');
-  contributor = await createUser(h, 'contributor');
-  subscriber = await createUser(h, 'subscriber');
+  users = await withRoles(h);
   server = h.app.listen(0);
   await createEvent(h.db, { title: 'Open Air', fields: { slug: 'open-air' } });
-  await createEvent(h.db, { status: 'draft', fields: { slug: 'secret-draft', authorId: contributor.id } });
-  await createEvent(h.db, { status: 'pending', fields: { slug: 'waiting', authorId: contributor.id } });
-  await createEvent(h.db, { status: 'private', fields: { slug: 'members-only', authorId: admin.id } });
+  await createEvent(h.db, {
+    status: 'draft',
+    fields: { slug: 'secret-draft', authorId: users.contributor.id },
+  });
+  await createEvent(h.db, { status: 'pending', fields: { slug: 'waiting', authorId: users.contributor.id } });
+  await createEvent(h.db, {
+    status: 'private',
+    fields: { slug: 'members-only', authorId: users.administrator.id },
+  });
   await createVenue(h.db, { name: 'Hall', slug: 'the-hall' });
   await createOrganizer(h.db, { name: 'Org', slug: 'the-org' });
 });
@@ -107,7 +106,7 @@ function raw(
 describe('GET /events/by-slug/{slug}: the slug is validated first, as the reference does', () => {
   it('answers a slug that names no event, or names a venue or organizer, with 400 naming slug', async () => {
     for (const slug of ['no-such-event', 'the-hall', 'the-org']) {
-      for (const viewer of [undefined, subscriber, admin]) {
+      for (const viewer of [undefined, users.subscriber, users.administrator]) {
         expect((await get(`/events/by-slug/${slug}`, viewer).expect(400)).body).toEqual(invalidSlug());
       }
     }
@@ -116,7 +115,7 @@ describe('GET /events/by-slug/{slug}: the slug is validated first, as the refere
   it("answers a draft's or pending event's slug with the same 400 to whoever may not read it", async () => {
     for (const slug of ['secret-draft', 'waiting']) {
       const unknown = (await get('/events/by-slug/no-such-event').expect(400)).body;
-      for (const viewer of [undefined, subscriber]) {
+      for (const viewer of [undefined, users.subscriber]) {
         const res = await get(`/events/by-slug/${slug}`, viewer).expect(400);
         expect({ ...res.body, data: { ...res.body.data, request_id: 'r' } }).toEqual({
           ...unknown,
@@ -129,16 +128,16 @@ describe('GET /events/by-slug/{slug}: the slug is validated first, as the refere
   });
 
   it('shows a draft to those who may read it: its author and editors', async () => {
-    expect((await get('/events/by-slug/secret-draft', contributor).expect(200)).body).toMatchObject({
+    expect((await get('/events/by-slug/secret-draft', users.contributor).expect(200)).body).toMatchObject({
       slug: 'secret-draft',
       status: 'draft',
     });
-    expect((await get('/events/by-slug/waiting', editor).expect(200)).body.status).toBe('pending');
+    expect((await get('/events/by-slug/waiting', users.editor).expect(200)).body.status).toBe('pending');
   });
 
   it('keeps the single-read checks for an event the slug names (private: 403), and 200 for a public one', async () => {
     expect((await get('/events/by-slug/members-only').expect(403)).body.code).toBe('event-not-accessible');
-    expect((await get('/events/by-slug/members-only', editor).expect(200)).body.status).toBe('private');
+    expect((await get('/events/by-slug/members-only', users.editor).expect(200)).body.status).toBe('private');
     expect((await get('/events/by-slug/open-air').expect(200)).body.slug).toBe('open-air');
   });
 });
@@ -150,9 +149,9 @@ describe('writes by slug: the caller first (D22), then the slug', () => {
     '%s: an administrator gets 400 naming slug for a slug that names no event',
     async (method) => {
       for (const slug of ['no-such-event', 'the-hall']) {
-        expect((await write(method, `/events/by-slug/${slug}`, admin).expect(400)).body).toEqual(
-          invalidSlug(),
-        );
+        expect(
+          (await write(method, `/events/by-slug/${slug}`, users.administrator).expect(400)).body,
+        ).toEqual(invalidSlug());
       }
     },
   );
@@ -164,16 +163,16 @@ describe('writes by slug: the caller first (D22), then the slug', () => {
         FORBIDDEN,
       );
       expect(
-        (await write(method, '/events/by-slug/no-such-event', subscriber).expect(403)).body,
+        (await write(method, '/events/by-slug/no-such-event', users.subscriber).expect(403)).body,
       ).toMatchObject(FORBIDDEN);
     },
   );
 
   it.each(methods)('%s: venues and organizers keep D1 (404) for an unknown slug', async (method) => {
-    expect((await write(method, '/venues/by-slug/no-such-hall', editor).expect(404)).body.code).toBe(
+    expect((await write(method, '/venues/by-slug/no-such-hall', users.editor).expect(404)).body.code).toBe(
       'venue-not-found',
     );
-    expect((await write(method, '/organizers/by-slug/no-such-org', editor).expect(404)).body.code).toBe(
+    expect((await write(method, '/organizers/by-slug/no-such-org', users.editor).expect(404)).body.code).toBe(
       'organizer-not-found',
     );
   });
@@ -209,15 +208,15 @@ describe('a slug of dots is data, never a path segment', () => {
     '%s by an administrator on dot slugs: 400 / 404, never a 500',
     async (method) => {
       for (const slug of ['.', '..', '%2E%2E']) {
-        expect(await raw(method, `${API}/events/by-slug/${slug}`, admin)).toMatchObject({
+        expect(await raw(method, `${API}/events/by-slug/${slug}`, users.administrator)).toMatchObject({
           status: 400,
           body: { code: 'rest_invalid_param', data: { params: { slug: 'Invalid parameter.' } } },
         });
-        expect(await raw(method, `${API}/venues/by-slug/${slug}`, admin)).toMatchObject({
+        expect(await raw(method, `${API}/venues/by-slug/${slug}`, users.administrator)).toMatchObject({
           status: 404,
           body: { code: 'venue-not-found' },
         });
-        expect(await raw(method, `${API}/organizers/by-slug/${slug}`, admin)).toMatchObject({
+        expect(await raw(method, `${API}/organizers/by-slug/${slug}`, users.administrator)).toMatchObject({
           status: 404,
           body: { code: 'organizer-not-found' },
         });
@@ -248,11 +247,11 @@ describe('a slug of dots is data, never a path segment', () => {
       status: 200,
       body: { id: venue.id },
     });
-    expect(await raw('PATCH', `${API}/venues/by-slug/.`, editor)).toMatchObject({
+    expect(await raw('PATCH', `${API}/venues/by-slug/.`, users.editor)).toMatchObject({
       status: 200,
       body: { id: venue.id },
     });
-    expect(await raw('DELETE', `${API}/events/by-slug/..`, editor)).toMatchObject({
+    expect(await raw('DELETE', `${API}/events/by-slug/..`, users.editor)).toMatchObject({
       status: 200,
       body: { id: dots.id, status: 'trash' },
     });

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { createUser } from '../helpers/users.js';
+import { type Credentials, createUser } from '../helpers/users.js';
 
 // `stateprovince` is filled, when it is not sent, from whichever of `state` and `province` is
 // non-empty (as TEC does): standalone venues, updates and inline venues of event writes (#30).
 
-type Credentials = { id: number; login: string; password: string };
 let h: Harness;
 let editor: Credentials;
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, withRoles } from '../helpers/users.js';
 
 // GET /venues/{id}, /venues/by-slug/{slug} and /venues (docs/reference.md §1.2, §2, §3.2, §4.2–4.3, D1, D6):
 // VenueSingleCest, VenueSingleSlugCest and VenueArchiveCest.
@@ -15,30 +15,25 @@ function shape(value: unknown): unknown {
   return value === null ? 'null' : typeof value;
 }
 
-type Credentials = { login: string; password: string };
 let h: Harness;
-let editor: Credentials;
-let author: Credentials & { id: number };
-let contributor: Credentials & { id: number };
+let users: Users;
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
   h = await startHarness();
-  editor = await createUser(h, 'editor');
-  author = await createUser(h, 'author');
-  contributor = await createUser(h, 'contributor');
-  const hall = await createVenue(h.db, { name: 'Main Hall', slug: 'main-hall', authorId: author.id });
+  users = await withRoles(h);
+  const hall = await createVenue(h.db, { name: 'Main Hall', slug: 'main-hall', authorId: users.author.id });
   const draft = await createVenue(h.db, {
     name: 'Secret Cellar',
     slug: 'secret-cellar',
     status: 'draft',
-    authorId: author.id,
+    authorId: users.author.id,
   });
   const own = await createVenue(h.db, {
     name: 'Own Draft',
     slug: 'own-draft',
     status: 'draft',
-    authorId: contributor.id,
+    authorId: users.contributor.id,
   });
   const trashed = await createVenue(h.db, { name: 'Gone', slug: 'gone', status: 'trash' });
   const locked = await createVenue(h.db, {
@@ -48,7 +43,7 @@ beforeAll(async () => {
     description: 'Behind the door',
     geoLat: 48.85,
     geoLng: 2.35,
-    authorId: author.id,
+    authorId: users.author.id,
   });
   const media = await h.db.media.create({
     data: { url: 'http://img.example/hall.jpg', width: 800, height: 600 },
@@ -60,7 +55,7 @@ afterAll(() => h.close());
 
 describe('GET /venues/{id}', () => {
   it('has the reference key order and types (sample 05), json_ld included', async () => {
-    const plain = await createVenue(h.db, { name: 'Plain', slug: 'plain', authorId: author.id });
+    const plain = await createVenue(h.db, { name: 'Plain', slug: 'plain', authorId: users.author.id });
     const res = await h.http.get(`${API}/venues/${plain.id}`).expect(200);
     expect(res.headers['content-type']).toBe('application/json; charset=UTF-8');
     expect(shape(res.body)).toEqual(shape(sample('05-venue-single.json')));
@@ -70,7 +65,7 @@ describe('GET /venues/{id}', () => {
     const { body } = await h.http.get(`${API}/venues/${ids.hall}`).expect(200);
     expect(body).toMatchObject({
       id: ids.hall,
-      author: String(author.id),
+      author: String(users.author.id),
       status: 'publish',
       url: `${SITE_URL}/venue/main-hall/`,
       venue: 'Main Hall',
@@ -123,14 +118,23 @@ describe('GET /venues/{id}', () => {
       message: 'The requested venue is not accessible',
       data: { status: 403, request_id: expect.any(String) },
     });
-    await h.http.get(`${API}/venues/${ids.draft}`).auth(contributor.login, contributor.password).expect(403);
+    await h.http
+      .get(`${API}/venues/${ids.draft}`)
+      .auth(users.contributor.login, users.contributor.password)
+      .expect(403);
     const forEditor = await h.http
       .get(`${API}/venues/${ids.draft}`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .expect(200);
     expect(forEditor.body.status).toBe('draft');
-    await h.http.get(`${API}/venues/${ids.own}`).auth(contributor.login, contributor.password).expect(200);
-    await h.http.get(`${API}/venues/${ids.trashed}`).auth(editor.login, editor.password).expect(403);
+    await h.http
+      .get(`${API}/venues/${ids.own}`)
+      .auth(users.contributor.login, users.contributor.password)
+      .expect(200);
+    await h.http
+      .get(`${API}/venues/${ids.trashed}`)
+      .auth(users.editor.login, users.editor.password)
+      .expect(403);
   });
 
   it('scrubs password-protected venues for those who may not edit them; the name stays a string (D6)', async () => {
@@ -151,7 +155,7 @@ describe('GET /venues/{id}', () => {
     expect(body).not.toHaveProperty('json_ld');
     const forEditor = await h.http
       .get(`${API}/venues/${ids.locked}`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .expect(200);
     expect(forEditor.body).not.toHaveProperty('json_ld');
     expect(forEditor.body).toMatchObject({
@@ -162,7 +166,7 @@ describe('GET /venues/{id}', () => {
     });
     const forAuthor = await h.http
       .get(`${API}/venues/${ids.locked}`)
-      .auth(author.login, author.password)
+      .auth(users.author.login, users.author.password)
       .expect(200);
     expect(forAuthor.body.address).toBe('1 Main St');
   });
@@ -186,7 +190,10 @@ describe('GET /venues/by-slug/{slug}', () => {
     expect((await h.http.get(`${API}/venues/by-slug/secret-cellar`).expect(403)).body.code).toBe(
       'venue-not-accessible',
     );
-    await h.http.get(`${API}/venues/by-slug/secret-cellar`).auth(editor.login, editor.password).expect(200);
+    await h.http
+      .get(`${API}/venues/by-slug/secret-cellar`)
+      .auth(users.editor.login, users.editor.password)
+      .expect(200);
   });
 });
 
@@ -275,23 +282,23 @@ describe('GET /venues', () => {
 
     const asEditor = await h.http
       .get(`${API}/venues?per_page=50`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .expect(200);
     expect(asEditor.body.total).toBe(anonymous.body.total + 2);
     expect(asEditor.body.rest_url).toContain('status=any');
     const drafts = await h.http
       .get(`${API}/venues?status=draft`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .expect(200);
     expect(drafts.body.venues.map((venue: { venue: string }) => venue.venue).sort()).toEqual([
       'Own Draft',
       'Secret Cellar',
     ]);
-    await h.http.get(`${API}/venues?status=foo`).auth(editor.login, editor.password).expect(400);
+    await h.http.get(`${API}/venues?status=foo`).auth(users.editor.login, users.editor.password).expect(400);
 
     const asContributor = await h.http
       .get(`${API}/venues?status=draft`)
-      .auth(contributor.login, contributor.password)
+      .auth(users.contributor.login, users.contributor.password)
       .expect(200);
     expect(asContributor.body.venues.map((venue: { venue: string }) => venue.venue)).toEqual(['Own Draft']);
   });

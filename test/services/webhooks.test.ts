@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, type Users, withRoles } from '../helpers/users.js';
 import { createLogger } from '../../src/logger.js';
 import { WebhookDispatcher, post } from '../../src/services/webhook-dispatcher.js';
 import {
@@ -14,12 +14,12 @@ import {
   checkWebhookUrl,
   isPrivateAddress,
 } from '../../src/services/webhooks.js';
+import { graphqlClient } from '../helpers/graphql.js';
 
 // Webhooks against a local receiver: Standard Webhooks signatures, retries with backoff after 500s
 // and timeouts, order, the failure counter that disables an endpoint, and nothing lost when the
 // dispatcher is down between a commit and its delivery (the change log is the outbox).
 
-type Credentials = { id: number; login: string; password: string };
 interface Received {
   headers: IncomingHttpHeaders;
   body: string;
@@ -27,8 +27,7 @@ interface Received {
 }
 
 let h: Harness;
-let admin: Credentials;
-let editor: Credentials;
+let users: Users;
 let receiver: Server;
 let base = '';
 const received: Received[] = [];
@@ -47,8 +46,7 @@ beforeAll(async () => {
     CALENDAR_WEBHOOK_MAX_BACKOFF_MS: '200',
     CALENDAR_WEBHOOK_MAX_FAILURES: '4',
   });
-  admin = await createUser(h, 'administrator');
-  editor = await createUser(h, 'editor');
+  users = await withRoles(h);
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -78,10 +76,10 @@ afterAll(async () => {
 });
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-async function gql(query: string, variables: Record<string, unknown> = {}, as = admin) {
-  const res = await h.http.post('/graphql').set('Authorization', basicAuth(as)).send({ query, variables });
-  return res.body as { data?: Record<string, any>; errors?: Array<{ extensions: Record<string, any> }> };
-}
+const client = graphqlClient(() => h);
+/** GraphQL as the administrator, unless told otherwise. */
+const gql = (query: string, variables: Record<string, unknown> = {}, as: Credentials = users.administrator) =>
+  client(query, variables, as);
 
 async function register(path: string, events: string[]): Promise<{ id: number; secret: string }> {
   const result = await gql(
@@ -118,13 +116,20 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 }
 
 async function createVenue(name: string): Promise<number> {
-  const res = await h.http.post(`${API}/venues`).auth(editor.login, editor.password).send({ venue: name });
+  const res = await h.http
+    .post(`${API}/venues`)
+    .auth(users.editor.login, users.editor.password)
+    .send({ venue: name });
   expect(res.status).toBe(201);
   return res.body.id as number;
 }
 
 const updateVenue = (id: number, name: string) =>
-  h.http.post(`${API}/venues/${id}`).auth(editor.login, editor.password).send({ venue: name }).expect(200);
+  h.http
+    .post(`${API}/venues/${id}`)
+    .auth(users.editor.login, users.editor.password)
+    .send({ venue: name })
+    .expect(200);
 
 const payloads = () =>
   received
@@ -233,7 +238,10 @@ describe('webhook deliveries', () => {
     await first.stop();
     await updateVenue(id, 'Outbox Hall 2');
     await updateVenue(id, 'Outbox Hall 3');
-    await h.http.delete(`${API}/venues/${id}?force=true`).auth(editor.login, editor.password).expect(200);
+    await h.http
+      .delete(`${API}/venues/${id}?force=true`)
+      .auth(users.editor.login, users.editor.password)
+      .expect(200);
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(payloads()).toHaveLength(1);
     // A new one (after a restart) delivers every change it missed, in order.
@@ -266,10 +274,10 @@ describe('webhook administration', () => {
     const result = await gql(
       `mutation { createWebhookEndpoint(url: "https://example.com/hook", events: ["*"]) { secret } }`,
       {},
-      editor,
+      users.editor,
     );
     expect(result.errors?.[0]?.extensions.code).toBe('rest_forbidden');
-    expect((await gql('{ webhookEndpoints { id } }', {}, editor)).errors?.[0]?.extensions.code).toBe(
+    expect((await gql('{ webhookEndpoints { id } }', {}, users.editor)).errors?.[0]?.extensions.code).toBe(
       'rest_forbidden',
     );
   });

@@ -11,7 +11,8 @@ import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
 import { SITE_URL } from '../helpers/harness.js';
 import { testPostgresUrl, testRedisUrl } from '../helpers/services.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, basicAuth, createUser } from '../helpers/users.js';
+import { dataOf, graphqlClient } from '../helpers/graphql.js';
 import { type Subscription, subscribe } from './sse.js';
 
 // Two instances on one database with Redis (as behind a load balancer): a write on A reaches the
@@ -19,7 +20,6 @@ import { type Subscription, subscribe } from './sse.js';
 // delivers its own writes to its own subscribers. Without Redis, PostgreSQL's LISTEN/NOTIFY carries
 // them (on the test's own PostgreSQL database, or the test run's server when the data is in SQLite).
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
 const REDIS_URL = testRedisUrl();
 const POSTGRES_URL = testPostgresUrl();
 // Channels of their own: other test files may share this Redis.
@@ -41,7 +41,7 @@ let b: Instance;
 let lonely: Instance;
 let c: Instance;
 let d: Instance;
-let editor: { id: number; login: string; password: string };
+let editor: Credentials;
 
 async function instance(channel: { redisUrl?: string; postgresUrl?: string }): Promise<Instance> {
   const config = loadConfig({ DATABASE_URL: database.url, CALENDAR_SITE_URL: SITE_URL, LOG_LEVEL: 'silent' });
@@ -89,16 +89,8 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function gql(on: Instance, query: string, variables: Record<string, unknown>) {
-  const response = await fetch(`${on.base}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: basicAuth(editor) },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await response.json()) as { data?: any; errors?: unknown };
-  expect(body.errors).toBeUndefined();
-  return body.data;
-}
+const gql = async (on: Instance, query: string, variables: Record<string, unknown>) =>
+  dataOf(await graphqlClient(on.base)(query, variables, editor));
 
 async function listen(on: Instance, options: Parameters<typeof subscribe>[2] = {}) {
   const subscription = await subscribe(

@@ -9,16 +9,14 @@ import { ChangeFeed } from '../../src/services/change-feed.js';
 import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
 import { SITE_URL } from '../helpers/harness.js';
-import { basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, type Users, basicAuth, createUser, withRoles } from '../helpers/users.js';
+import { dataOf, graphqlClient } from '../helpers/graphql.js';
 import { type Subscription, subscribe } from './sse.js';
 
 // GraphQL subscriptions over Server-Sent Events, through a real port: what each subscriber receives
 // follows its own visibility (drafts, password-protected content, filters on blanked fields), a
 // record leaving a subscriber's view is told once without content, and nothing is cached or kept
 // open past its client.
-
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-type Credentials = { id: number; login: string; password: string };
 
 let database: { url: string; drop: () => Promise<void> };
 let db: Db;
@@ -27,8 +25,7 @@ const queries: string[] = [];
 let server: Server;
 let base: string;
 let feed: ChangeFeed;
-let editor: Credentials;
-let contributor: Credentials;
+let users: Users;
 const open: Subscription[] = [];
 
 beforeAll(async () => {
@@ -51,8 +48,7 @@ beforeAll(async () => {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const h = { db, config, writes };
-  editor = await createUser(h, 'editor');
-  contributor = await createUser(h, 'contributor');
+  users = await withRoles(h);
 });
 
 afterAll(async () => {
@@ -64,16 +60,9 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function gql(query: string, variables: Record<string, unknown>, as?: Credentials) {
-  const response = await fetch(`${base}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(as ? { authorization: basicAuth(as) } : {}) },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await response.json()) as { data?: any; errors?: unknown };
-  expect(body.errors).toBeUndefined();
-  return body.data;
-}
+const graphql = graphqlClient(() => base);
+const gql = async (query: string, variables: Record<string, unknown>, as?: Credentials) =>
+  dataOf(await graphql(query, variables, as));
 
 async function listen(query: string, options: Parameters<typeof subscribe>[2] = {}) {
   const subscription = await subscribe(base, query, options);
@@ -98,7 +87,7 @@ const UPDATE = `mutation($id: Int!, $input: UpdateEventInput!) { updateEvent(id:
 const TRASH = `mutation($id: Int!) { deleteEvent(id: $id) { id: databaseId } }`;
 const WHEN = { startDate: '2031-05-01 10:00:00', endDate: '2031-05-01 12:00:00' };
 
-async function createEvent(input: Record<string, unknown>, as: Credentials = editor): Promise<number> {
+async function createEvent(input: Record<string, unknown>, as: Credentials = users.editor): Promise<number> {
   return (await gql(CREATE, { input: { ...WHEN, ...input } }, as)).createEvent.id as number;
 }
 
@@ -134,7 +123,7 @@ describe('eventChanged over SSE', () => {
 
   it('gives drafts only to who may read them; an anonymous subscriber hears nothing of them', async () => {
     const anonymous = await listen(EVENTS);
-    const editorial = await listen(EVENTS, { authorization: basicAuth(editor) });
+    const editorial = await listen(EVENTS, { authorization: basicAuth(users.editor) });
     await feedHolds(2);
     const id = await createEvent({ title: 'Secret plans', status: 'draft', description: 'Not yet' });
     const seen = await editorial.next();
@@ -144,11 +133,11 @@ describe('eventChanged over SSE', () => {
       event: { title: 'Secret plans', status: 'draft', description: '<p>Not yet</p>' },
     });
     // Edits of the draft: still nothing for the anonymous subscriber.
-    await gql(UPDATE, { id, input: { title: 'Secret plans v2' } }, editor);
+    await gql(UPDATE, { id, input: { title: 'Secret plans v2' } }, users.editor);
     expect((await editorial.next()).data.eventChanged.event.title).toBe('Secret plans v2');
     await anonymous.quiet(300);
     // Published: now the anonymous subscriber hears of it, with its content.
-    await gql(UPDATE, { id, input: { status: 'publish' } }, editor);
+    await gql(UPDATE, { id, input: { status: 'publish' } }, users.editor);
     expect((await anonymous.next()).data.eventChanged).toMatchObject({
       id,
       operation: 'updated',
@@ -156,13 +145,13 @@ describe('eventChanged over SSE', () => {
     });
     await editorial.next();
     // Back to draft: it leaves the anonymous subscriber's view, told once without content.
-    await gql(UPDATE, { id, input: { status: 'draft' } }, editor);
+    await gql(UPDATE, { id, input: { status: 'draft' } }, users.editor);
     expect(await anonymous.next()).toEqual({
       data: { eventChanged: { id, operation: 'updated', event: null } },
     });
     expect((await editorial.next()).data.eventChanged.event.status).toBe('draft');
     // Trashing the draft: the anonymous subscriber was already told; the editor gets a tombstone.
-    await gql(TRASH, { id }, editor);
+    await gql(TRASH, { id }, users.editor);
     expect(await editorial.next()).toEqual({
       data: { eventChanged: { id, operation: 'trashed', event: null } },
     });
@@ -177,10 +166,10 @@ describe('eventChanged over SSE', () => {
       { db, config: loadConfig({ DATABASE_URL: database.url }), writes: new WritePipeline() },
       'contributor',
     );
-    const own = await listen(EVENTS, { authorization: basicAuth(contributor) });
+    const own = await listen(EVENTS, { authorization: basicAuth(users.contributor) });
     const others = await listen(EVENTS, { authorization: basicAuth(other) });
     await feedHolds(2);
-    const id = await createEvent({ title: 'Mine' }, contributor);
+    const id = await createEvent({ title: 'Mine' }, users.contributor);
     expect((await own.next()).data.eventChanged).toMatchObject({
       id,
       event: { title: 'Mine', status: 'draft' },
@@ -193,11 +182,11 @@ describe('eventChanged over SSE', () => {
 
   it("never shows a protected event's content to who did not unlock it; its password or the right to edit does", async () => {
     const venue = (
-      await gql(`mutation { createVenue(input: { name: "Hall" }) { id: databaseId } }`, {}, editor)
+      await gql(`mutation { createVenue(input: { name: "Hall" }) { id: databaseId } }`, {}, users.editor)
     ).createVenue.id;
     const anonymous = await listen(EVENTS);
     const unlocked = await listen(EVENTS, { variables: { password: 'sesame' } });
-    const editorial = await listen(EVENTS, { authorization: basicAuth(editor) });
+    const editorial = await listen(EVENTS, { authorization: basicAuth(users.editor) });
     await feedHolds(3);
     const id = await createEvent({
       title: 'Members night',
@@ -226,10 +215,10 @@ describe('eventChanged over SSE', () => {
 
   it('filters on blanked fields never match a protected event the subscriber cannot unlock (D21)', async () => {
     const venue = (
-      await gql(`mutation { createVenue(input: { name: "Cellar" }) { id: databaseId } }`, {}, editor)
+      await gql(`mutation { createVenue(input: { name: "Cellar" }) { id: databaseId } }`, {}, users.editor)
     ).createVenue.id;
     const elsewhere = (
-      await gql(`mutation { createVenue(input: { name: "Roof" }) { id: databaseId } }`, {}, editor)
+      await gql(`mutation { createVenue(input: { name: "Roof" }) { id: databaseId } }`, {}, users.editor)
     ).createVenue.id;
     const atVenue = await listen(EVENTS, { variables: { filter: { venues: [venue] } } });
     const withPassword = await listen(EVENTS, {
@@ -248,7 +237,7 @@ describe('eventChanged over SSE', () => {
     });
     expect((await withPassword.next()).data.eventChanged).toMatchObject({ id: open });
     // Moving the open event away takes it out of the filtered view: a tombstone.
-    await gql(UPDATE, { id: open, input: { venues: [{ id: elsewhere }] } }, editor);
+    await gql(UPDATE, { id: open, input: { venues: [{ id: elsewhere }] } }, users.editor);
     expect(await atVenue.next()).toEqual({
       data: { eventChanged: { id: open, operation: 'updated', event: null } },
     });
@@ -264,7 +253,7 @@ describe('eventChanged over SSE', () => {
       await gql(
         `mutation { createVenue(input: { name: "Unopened", status: draft }) { id: databaseId } }`,
         {},
-        editor,
+        users.editor,
       )
     ).createVenue.id;
     for (const venues of [[draftVenue], [999_999]]) {
@@ -284,7 +273,7 @@ describe('eventChanged over SSE', () => {
     expect(watcher.headers.get('cache-control')).toBe('no-store');
     await feedHolds(1);
     await createEvent({ title: 'Not watched' });
-    await gql(UPDATE, { id, input: { status: 'draft' } }, editor);
+    await gql(UPDATE, { id, input: { status: 'draft' } }, users.editor);
     expect(await watcher.next()).toEqual({
       data: { eventChanged: { id, operation: 'updated', event: null } },
     });
@@ -335,10 +324,10 @@ describe('venues, organizers and terms', () => {
     await gql(
       `mutation { createVenue(input: { name: "Draft hall", status: draft }) { id: databaseId } }`,
       {},
-      editor,
+      users.editor,
     );
     const venue = (
-      await gql(`mutation { createVenue(input: { name: "Main hall" }) { id: databaseId } }`, {}, editor)
+      await gql(`mutation { createVenue(input: { name: "Main hall" }) { id: databaseId } }`, {}, users.editor)
     ).createVenue.id;
     expect(await venues.next()).toEqual({
       data: {
@@ -346,7 +335,7 @@ describe('venues, organizers and terms', () => {
       },
     });
     const organizer = (
-      await gql(`mutation { createOrganizer(input: { name: "Ann" }) { id: databaseId } }`, {}, editor)
+      await gql(`mutation { createOrganizer(input: { name: "Ann" }) { id: databaseId } }`, {}, users.editor)
     ).createOrganizer.id;
     expect((await organizers.next()).data.organizerChanged).toEqual({
       id: organizer,
@@ -354,7 +343,7 @@ describe('venues, organizers and terms', () => {
       organizer: { name: 'Ann' },
     });
     const category = (
-      await gql(`mutation { createCategory(input: { name: "Jazz" }) { id: databaseId } }`, {}, editor)
+      await gql(`mutation { createCategory(input: { name: "Jazz" }) { id: databaseId } }`, {}, users.editor)
     ).createCategory.id;
     expect((await terms.next()).data.termChanged).toEqual({
       id: category,
@@ -362,7 +351,11 @@ describe('venues, organizers and terms', () => {
       category: { name: 'Jazz' },
       tag: null,
     });
-    await gql(`mutation($id: Int!) { deleteCategory(id: $id) { id: databaseId } }`, { id: category }, editor);
+    await gql(
+      `mutation($id: Int!) { deleteCategory(id: $id) { id: databaseId } }`,
+      { id: category },
+      users.editor,
+    );
     expect((await terms.next()).data.termChanged).toEqual({
       id: category,
       operation: 'deleted',
@@ -400,9 +393,9 @@ describe('not as SSE', () => {
 describe('limits', () => {
   it('caps the subscriptions of one client, and frees a place when a client leaves', async () => {
     const held = [];
-    for (let i = 0; i < 4; i++) held.push(await listen(EVENTS, { authorization: basicAuth(editor) }));
+    for (let i = 0; i < 4; i++) held.push(await listen(EVENTS, { authorization: basicAuth(users.editor) }));
     await feedHolds(4);
-    const refused = await listen(EVENTS, { authorization: basicAuth(editor) });
+    const refused = await listen(EVENTS, { authorization: basicAuth(users.editor) });
     const answer = await refused.next();
     expect(answer.errors[0].extensions.code).toBe('too_many_subscriptions');
     await refused.ended;
@@ -411,7 +404,7 @@ describe('limits', () => {
     await feedHolds(5);
     held[0]!.close();
     await feedHolds(4);
-    const again = await listen(EVENTS, { authorization: basicAuth(editor) });
+    const again = await listen(EVENTS, { authorization: basicAuth(users.editor) });
     await feedHolds(5);
     for (const subscription of [...held, anonymous, again]) subscription.close();
     await feedHolds(0);
