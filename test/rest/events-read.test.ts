@@ -3,14 +3,9 @@ import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 
 import { sample, withEventStatus } from '../helpers/samples.js';
+import { shape } from '../helpers/shape.js';
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
-function shape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, shape(v)]);
-  return value === null ? 'null' : typeof value;
-}
-
 let h: Harness;
 let eventId: number;
 let authorId: number;

@@ -7,14 +7,9 @@ import { type Credentials, type Users, createUser, withRoles } from '../helpers/
 // representation, compared with the captured samples.
 
 import { sample, withEventStatus } from '../helpers/samples.js';
+import { shape } from '../helpers/shape.js';
 
 /** Key order and JSON types, recursively (arrays: first element). */
-function shape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, shape(v)]);
-  return value === null ? 'null' : typeof value;
-}
-
 let h: Harness;
 const ids: Record<string, number> = {};
 let users: Users;

@@ -9,14 +9,9 @@ import { type Credentials, type Users, withRoles } from '../helpers/users.js';
 // EventDeletionCest, the event rows of AuthorizationCest and the reference's expectations 10–14 (§9).
 
 import { sample, withEventStatus } from '../helpers/samples.js';
+import { shape } from '../helpers/shape.js';
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
-function shape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, shape(v)]);
-  return value === null ? 'null' : typeof value;
-}
-
 type Method = 'post' | 'put' | 'patch';
 let h: Harness;
 let users: Users;

@@ -7,12 +7,7 @@ import { type Users, createUser, withRoles } from '../helpers/users.js';
 // D1, D6): OrganizerSingleCest, OrganizerSingleSlugCest and OrganizerArchiveCest.
 
 import { sample } from '../helpers/samples.js';
-
-function shape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, shape(v)]);
-  return value === null ? 'null' : typeof value;
-}
+import { shape } from '../helpers/shape.js';
 
 let h: Harness;
 let users: Users;

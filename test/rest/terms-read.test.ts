@@ -9,14 +9,9 @@ import { refreshTermCounts } from '../../src/services/term-counts.js';
 // D1/D2.
 
 import { sample } from '../helpers/samples.js';
+import { shape } from '../helpers/shape.js';
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
-function shape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, shape(v)]);
-  return value === null ? 'null' : typeof value;
-}
-
 let h: Harness;
 const ids: Record<string, number> = {};
 const names = (body: { categories?: Array<{ name: string }>; tags?: Array<{ name: string }> }) =>

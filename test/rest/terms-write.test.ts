@@ -7,6 +7,7 @@ import { createUser } from '../helpers/users.js';
 // Category*/Tag* Insertion, Update and Deletion Cests, with D1 (404), D7 (no 500) and D8 (editors).
 
 import { sample } from '../helpers/samples.js';
+import { shape } from '../helpers/shape.js';
 
 /** The sample's category has no parent: compare a child's shape without `urls.up`. */
 /** The sample is a top-level category: a child's `up` links (urls and `_links`) are extra. */
@@ -15,12 +16,6 @@ function withoutUp(term: { urls: Record<string, string>; _links?: Record<string,
   if (!term._links) return { ...term, urls };
   const { up: _linksUp, ...links } = term._links;
   return { ...term, urls, _links: links };
-}
-
-function shape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, shape(v)]);
-  return value === null ? 'null' : typeof value;
 }
 
 type Credentials = [string, string];

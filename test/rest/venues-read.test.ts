@@ -7,14 +7,9 @@ import { type Users, withRoles } from '../helpers/users.js';
 // VenueSingleCest, VenueSingleSlugCest and VenueArchiveCest.
 
 import { sample } from '../helpers/samples.js';
+import { shape } from '../helpers/shape.js';
 
 /** Key order and JSON types, recursively for objects (arrays: first element). */
-function shape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, shape(v)]);
-  return value === null ? 'null' : typeof value;
-}
-
 let h: Harness;
 let users: Users;
 const ids: Record<string, number> = {};
