@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
-import { readTrustedDocuments } from './graphql-persisted.js';
+import { readTrustedDocuments } from './graphql/persisted.js';
 
 // Every setting the service reads from the environment, validated once at start-up.
 const EnvSchema = z.object({

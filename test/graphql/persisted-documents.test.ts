@@ -16,12 +16,12 @@ import {
   UpcomingEventsDocument,
 } from '../../examples/generated/graphql.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { PersistedDocuments, documentHash } from '../../src/graphql-persisted.js';
+import { PersistedDocuments, documentHash } from '../../src/graphql/persisted.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createUser } from '../helpers/users.js';
 
-// Persisted documents (src/graphql-persisted.ts): the trusted documents codegen writes
+// Persisted documents (src/graphql/persisted.ts): the trusted documents codegen writes
 // (examples/generated/persisted-documents.json) as the only documents a server started with
 // CALENDAR_TRUSTED_DOCUMENTS runs, and automatic persisted queries (hash first, then hash and query)
 // otherwise — with the response cache keying a document named by its hash like its text.
@@ -49,6 +49,10 @@ describe('the manifest codegen writes', () => {
       .map((file) => readFileSync(join(EXAMPLES, 'operations', file), 'utf8'));
     expect(names(Object.values(documents))).toEqual(names(operations));
     expect(names(operations)).toEqual([
+      'CalendarEvent',
+      'CalendarEventChanged',
+      'CalendarEvents',
+      'CalendarFilters',
       'CreateEvent',
       'EventChanged',
       'EventWithVenueAndOrganizers',

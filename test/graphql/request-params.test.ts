@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkGraphqlParams, graphqlSearchParams } from '../../src/graphql-params.js';
+import { checkGraphqlParams, graphqlSearchParams } from '../../src/graphql/params.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
-// A GraphQL request's parameters are read and checked by one set of rules (src/graphql-params.ts),
+// A GraphQL request's parameters are read and checked by one set of rules (src/graphql/params.ts),
 // for yoga and for the response cache alike: a query string that is not JSON is a 400, never a 500,
 // and a request the uncached path refuses is refused with the cache on and warm too — never answered
 // from the entry of the same query sent with valid parameters.

@@ -1,5 +1,6 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { Context as KoaContext } from 'koa';
 
 /**
  * Errors carry the REST status in `extensions.http.status` so clients can branch on it, but a GraphQL
@@ -59,4 +60,24 @@ export function exposeErrorStatusPlugin(): Plugin {
       setResult({ ...result, errors, stringify });
     },
   };
+}
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+
+/**
+ * A GraphQL error response of our own (authentication, the request body) in the media type the
+ * client negotiated, as yoga answers its own: `application/graphql-response+json` when accepted,
+ * `application/json` for legacy clients (and those that send no Accept), so a client trusts the body.
+ */
+export function sendGraphqlError(
+  ctx: KoaContext,
+  error: { status: number; code: string; message: string },
+): void {
+  const modern =
+    ctx.get('accept') !== '' && ctx.accepts(GRAPHQL_RESPONSE, 'application/json') === GRAPHQL_RESPONSE;
+  ctx.status = error.status;
+  ctx.type = modern ? `${GRAPHQL_RESPONSE}; charset=utf-8` : 'application/json; charset=utf-8';
+  ctx.body = JSON.stringify({
+    errors: [{ message: error.message, extensions: { code: error.code, http: { status: error.status } } }],
+  });
 }

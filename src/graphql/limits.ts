@@ -23,7 +23,7 @@ import {
   valueFromAST,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './domain/paging.js';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../domain/paging.js';
 
 // What one GraphQL request may cost, checked before anything runs (with the request's variables, so
 // a filter passed as a variable is charged like one written inline) and enforced while it runs:

@@ -73,7 +73,7 @@ export function readTrustedDocuments(path: string): Map<string, string> {
 
 /**
  * The parameters of a GraphQL request that name its document, once read and checked
- * (src/graphql-params.ts: a GET's `extensions` is parsed, and a map, before anything looks inside).
+ * (src/graphql/params.ts: a GET's `extensions` is parsed, and a map, before anything looks inside).
  */
 export interface PersistedParams {
   query?: unknown;

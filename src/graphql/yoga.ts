@@ -1,0 +1,63 @@
+import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
+import { type YogaServerInstance, createYoga } from 'graphql-yoga';
+import type { Context as KoaContext } from 'koa';
+import { viewerOf } from '../auth/authenticate-requests.js';
+import type { Config } from '../config.js';
+import { type AppDeps, type Context, createContext } from '../context.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../ops/metrics.js';
+import { publicSchema } from '../schema/index.js';
+import { exposeErrorStatusPlugin } from './errors.js';
+import { DEFAULT_GRAPHQL_LIMITS, graphqlLimitsPlugin } from './limits.js';
+import { graphqlParamsPlugin } from './params.js';
+import type { PersistedDocuments } from './persisted.js';
+
+export const GRAPHQL_PATH = '/graphql';
+
+export type GraphqlYoga = YogaServerInstance<{ koa: KoaContext }, Context>;
+
+/** The public schema served by yoga: its plugins check parameters, persisted documents and limits. */
+export function createGraphqlYoga(options: {
+  deps: AppDeps;
+  config: Config;
+  logger: Logger;
+  metrics?: Metrics;
+  persisted: PersistedDocuments;
+}): GraphqlYoga {
+  const { deps, config, logger, metrics, persisted } = options;
+  return createYoga<{ koa: KoaContext }, Context>({
+    schema: publicSchema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    // CORS is the app's one policy (src/http/cors.ts); yoga's own would reflect any origin.
+    cors: false,
+    context: ({ koa }) => createContext(deps, { viewer: viewerOf(koa), address: koa.ip }),
+    // GraphiQL's page carries its whole bundle (~40 MB of memory once loaded): loaded by the first
+    // browser that asks for it, never by a server that only answers API calls.
+    renderGraphiQL: async (graphiql) =>
+      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiql),
+    // Where only trusted documents run, GraphiQL could run none of its own.
+    graphiql: !persisted.trustedOnly && {
+      title: 'Calendar GraphQL',
+      defaultQuery:
+        '{ events(perPage: 5) { pageInfo { total } items { id title startDate venues { name } } } }',
+    },
+    logging: {
+      debug: (...args) => logger.debug(args.join(' ')),
+      info: (...args) => logger.info(args.join(' ')),
+      warn: (...args) => logger.warn(args.join(' ')),
+      error: (...args) => logger.error(args.join(' ')),
+    },
+    plugins: [
+      // First: the parameters are checked before any plugin reads them, by the rules the cache keys by.
+      graphqlParamsPlugin(),
+      ...(metrics ? [usePrometheus({ registry: metrics.registry, endpoint: false })] : []),
+      persisted.plugin(),
+      graphqlLimitsPlugin({
+        ...DEFAULT_GRAPHQL_LIMITS,
+        maxDepth: config.graphqlMaxDepth,
+        timeoutMs: config.graphqlTimeoutMs,
+      }),
+      exposeErrorStatusPlugin(),
+    ],
+  });
+}
