@@ -8,7 +8,7 @@ import {
   zoneAbbreviation,
 } from '../../src/domain/dates.js';
 
-// Date inputs as the README lists them ("Event list filters"), read in a zone; relative phrases count from
+// Date inputs as docs/reference/filters.md lists them, read in a zone; relative phrases count from
 // `now`.
 
 // Wednesday 2026-03-04 10:30 in New York (EST), four days before DST starts (2026-03-08).

@@ -4,7 +4,7 @@ import { createEvent, createTerm, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
 // `Allow` on every response of a known route, errors included, listing the methods this viewer may
-// use on this record (README, compatibility section; WordPress `WP_REST_Server::envelope_response`
+// use on this record (docs/reference/compatibility.md; WordPress `WP_REST_Server::envelope_response`
 // / `rest_send_allow_header`): viewers × routes × records.
 
 type Who = 'anonymous' | 'subscriber' | 'contributor' | 'author' | 'editor';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createUser } from '../helpers/users.js';
 
-// Event write dates on a site whose zone is not UTC (README "Event list filters", docs/reference.md §6.2,
+// Event write dates on a site whose zone is not UTC (docs/reference/filters.md, docs/reference.md §6.2,
 // D10–D14): no `timezone` → the site zone; phrases count from "now" in the zone they are read in; updates
 // keep the event's own zone (D11).
 
