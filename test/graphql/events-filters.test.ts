@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, type Users, withRoles } from '../helpers/users.js';
+import { type Credentials, type Users, startWithRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
 
 // GraphQL `events(filter: EventFilter, page, perPage, password)`, `event`, `eventBySlug`: the REST
@@ -42,8 +42,7 @@ async function failure(
 }
 
 beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
+  ({ h, users } = await startWithRoles());
   const paris = await createVenue(h.db, { name: 'Paris', geoLat: 48.8566, geoLng: 2.3522 });
   const versailles = await createVenue(h.db, { name: 'Versailles', geoLat: 48.8049, geoLng: 2.1204 });
   const plain = await createVenue(h.db, { name: 'Plain' });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
+import { type Harness, SITE_URL } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, type Users, createUser, withRoles } from '../helpers/users.js';
+import { type Credentials, type Users, createUser, startWithRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
 
 // The event mutations (createEvent, updateEvent, updateEventBySlug, deleteEvent, deleteEventBySlug):
@@ -13,10 +13,7 @@ let users: Users;
 
 const gql = graphqlClient(() => h);
 
-beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 const FIELDS = `id: databaseId title slug status description excerpt url startDate endDate localStartDate localEndDate timezone timezoneAbbr allDay

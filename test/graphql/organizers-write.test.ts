@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness } from '../helpers/harness.js';
 import { createEvent, createOrganizer } from '../helpers/fixtures.js';
-import { type Users, withRoles } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
 
 // The organizer mutations: the same rules as the REST routes, with the REST codes in `extensions`.
@@ -11,10 +11,7 @@ let users: Users;
 
 const gql = graphqlClient(() => h);
 
-beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 const CREATE =

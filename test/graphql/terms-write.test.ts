@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness } from '../helpers/harness.js';
 import { createEvent, createTerm } from '../helpers/fixtures.js';
-import { type Users, withRoles } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 import { type GqlResult, graphqlClient } from '../helpers/graphql.js';
 
 // GraphQL mutations for categories and tags: the REST rules, codes and statuses (extensions).
@@ -27,10 +27,7 @@ const UPDATE_TAG =
   'mutation($id: Int!, $input: UpdateTagInput!) { updateTag(id: $id, input: $input) { id: databaseId name slug } }';
 const DELETE_TAG = 'mutation($id: Int!) { deleteTag(id: $id) { id: databaseId name count } }';
 
-beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 describe('createCategory / createTag', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { API, type Harness } from '../helpers/harness.js';
 import { createEvent, createVenue } from '../helpers/fixtures.js';
-import { type Users, withRoles } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
 
 // The venue mutations: the same validation, permissions, duplicate detection, trash and force rules
@@ -12,10 +12,7 @@ let users: Users;
 
 const gql = graphqlClient(() => h);
 
-beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 const CREATE = `mutation($input: CreateVenueInput!) { createVenue(input: $input) {

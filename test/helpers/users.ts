@@ -1,6 +1,6 @@
 import { createUser as createUserRecord } from '../../src/auth/users.js';
 import { ROLES, type Role } from '../../src/domain/permissions.js';
-import type { Harness } from './harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 /** A user's login and one of its application passwords (supertest `.auth(login, password)`). */
 export interface Credentials {
@@ -29,6 +29,12 @@ export async function withRoles(h: Pick<Harness, 'db' | 'config' | 'writes'>): P
   const users: Partial<Users> = {};
   for (const role of ROLES) users[role] = await createUser(h, role);
   return users as Users;
+}
+
+/** The app on a database of its own (`startHarness(env)`) with one user of every role. */
+export async function startWithRoles(env?: Record<string, string>): Promise<{ h: Harness; users: Users }> {
+  const h = await startHarness(env);
+  return { h, users: await withRoles(h) };
 }
 
 export function basicAuth(credentials: Pick<Credentials, 'login' | 'password'>): string {

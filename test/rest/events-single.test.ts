@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
+import { API, API_ROOT, type Harness, SITE_URL } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, type Users, createUser, withRoles } from '../helpers/users.js';
+import { type Credentials, type Users, createUser, startWithRoles } from '../helpers/users.js';
 
 // GET /events/{id} and /events/by-slug/{slug}: visibility (docs/reference.md §3.2, §4.3, D1) and the full
 // representation, compared with the captured samples.
@@ -16,8 +16,7 @@ let users: Users;
 let otherAuthor: Credentials;
 
 beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
+  ({ h, users } = await startWithRoles());
   otherAuthor = await createUser(h, 'author');
   const venue = await createVenue(h.db, { name: 'Main Hall', slug: 'main-hall', authorId: users.author.id });
   const second = await createVenue(h.db, { name: 'Annex', slug: 'annex' });

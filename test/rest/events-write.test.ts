@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
+import { API, API_ROOT, type Harness, SITE_URL } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, type Users, withRoles } from '../helpers/users.js';
+import { type Credentials, type Users, startWithRoles } from '../helpers/users.js';
 
 // POST /events, POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}, DELETE of both (docs/reference.md
 // §S2.1, §S4.2, §3.2, §4.1, §6; D3, D4, D9, D14, D17): EventInsertionCest, EventUpdateCest,
@@ -18,10 +18,7 @@ let users: Users;
 
 const REQUIRED = { title: 'An event', start_date: '2031-01-15 18:00:00', end_date: '2031-01-15 21:00:00' };
 
-beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 const create = (body: object, as?: Credentials) => {

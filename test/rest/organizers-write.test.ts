@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
+import { API, type Harness, SITE_URL } from '../helpers/harness.js';
 import { createEvent, createOrganizer } from '../helpers/fixtures.js';
-import { type Credentials, type Users, withRoles } from '../helpers/users.js';
+import { type Credentials, type Users, startWithRoles } from '../helpers/users.js';
 
 // POST /organizers, updates and deletes by id and slug (docs/reference.md §3.2, §6.4, §8; D1, D4, D18 and
 // the `password` extension): OrganizerInsertionCest, OrganizerUpdateCest, OrganizerDeletionCest and the
@@ -10,10 +10,7 @@ import { type Credentials, type Users, withRoles } from '../helpers/users.js';
 let h: Harness;
 let users: Users;
 
-beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 function call(method: 'post' | 'put' | 'patch' | 'delete', path: string, body?: object, as?: Credentials) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { API, type Harness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, type Users, basicAuth, withRoles } from '../helpers/users.js';
+import { type Credentials, type Users, basicAuth, startWithRoles } from '../helpers/users.js';
 
 // `search` on events, venues and organizers, REST and GraphQL alike, as WordPress reads it (#30): every
 // word (or "quoted phrase") must match one of the searched fields, in any order; `-word` excludes; a
@@ -13,8 +13,7 @@ let users: Users;
 const blankVenue = { address: '', city: '', country: '', state: '', stateprovince: '', zip: '', phone: '' };
 
 beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
+  ({ h, users } = await startWithRoles());
   await createVenue(h.db, { ...blankVenue, name: 'Le Marais Hall', address: '100, Avenue du Temple' });
   await createVenue(h.db, { ...blankVenue, name: 'Temple Bar', city: 'Dublin' });
   await createVenue(h.db, { ...blankVenue, name: 'Avenue Club', description: 'Near the old temple gate' });

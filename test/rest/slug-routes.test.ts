@@ -2,9 +2,9 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { API, type Harness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, type Users, basicAuth, createUser, withRoles } from '../helpers/users.js';
+import { type Credentials, type Users, basicAuth, createUser, startWithRoles } from '../helpers/users.js';
 
 // The by-slug routes (docs/reference.md §3.2, §8; issue #30 points 4 and 12): an event slug is validated
 // as the reference validates it (400 `rest_invalid_param` naming `slug` when it names no event the
@@ -28,8 +28,7 @@ const invalidSlug = () => ({
 const FORBIDDEN = { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.' };
 
 beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
+  ({ h, users } = await startWithRoles());
   server = h.app.listen(0);
   await createEvent(h.db, { title: 'Open Air', fields: { slug: 'open-air' } });
   await createEvent(h.db, {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createVenue } from '../helpers/fixtures.js';
-import { type Users, withRoles } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 
 // GET /venues/{id}, /venues/by-slug/{slug} and /venues (docs/reference.md §1.2, §2, §3.2, §4.2–4.3, D1, D6):
 // VenueSingleCest, VenueSingleSlugCest and VenueArchiveCest.
@@ -15,8 +15,7 @@ let users: Users;
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
+  ({ h, users } = await startWithRoles());
   const hall = await createVenue(h.db, { name: 'Main Hall', slug: 'main-hall', authorId: users.author.id });
   const draft = await createVenue(h.db, {
     name: 'Secret Cellar',

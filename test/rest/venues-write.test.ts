@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
+import { API, type Harness, SITE_URL } from '../helpers/harness.js';
 import { createEvent, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, type Users, withRoles } from '../helpers/users.js';
+import { type Credentials, type Users, startWithRoles } from '../helpers/users.js';
 
 // POST /venues, POST|PUT|PATCH /venues/{id} and /venues/by-slug/{slug}, DELETE of both (docs/reference.md
 // §3.2, §4.1, §6.4, §8; D1, D4, D6, D18, D19 and the `password` extension): VenueInsertionCest,
@@ -10,10 +10,7 @@ import { type Credentials, type Users, withRoles } from '../helpers/users.js';
 let h: Harness;
 let users: Users;
 
-beforeAll(async () => {
-  h = await startHarness();
-  users = await withRoles(h);
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 const create = (body: object, as?: Credentials) => {

@@ -4,8 +4,8 @@ import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { type Credentials, type Users, withRoles } from '../helpers/users.js';
+import { API, type Harness } from '../helpers/harness.js';
+import { type Credentials, type Users, startWithRoles } from '../helpers/users.js';
 import { createLogger } from '../../src/logger.js';
 import { WebhookDispatcher, post } from '../../src/services/webhook-dispatcher.js';
 import {
@@ -38,15 +38,14 @@ let answer: (request: Received, index: number) => { status: number; delayMs?: nu
 const dispatchers: WebhookDispatcher[] = [];
 
 beforeAll(async () => {
-  h = await startHarness({
+  ({ h, users } = await startWithRoles({
     CALENDAR_WEBHOOKS_ALLOW_PRIVATE: 'true',
     CALENDAR_WEBHOOK_TIMEOUT_MS: '300',
     CALENDAR_WEBHOOK_POLL_MS: '50',
     CALENDAR_WEBHOOK_BACKOFF_MS: '40',
     CALENDAR_WEBHOOK_MAX_BACKOFF_MS: '200',
     CALENDAR_WEBHOOK_MAX_FAILURES: '4',
-  });
-  users = await withRoles(h);
+  }));
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
