@@ -2,7 +2,7 @@
 // Fills DATABASE_URL (default: the server's SQLite file) with sample data; see scripts/sample-data/.
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { announceInvalidation } from '../src/cache/invalidation-bus.js';
+import { announceInvalidation } from '../src/cache/invalidation-channel.js';
 import { databaseProviderOf } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type Db, createDb } from '../src/db/client.js';

@@ -4,15 +4,12 @@ import Koa from 'koa';
 import { bootstrapAdministrator } from './auth/users.js';
 import { loadConfig } from './config.js';
 import { buildApp, createResponseCache } from './app.js';
-import {
-  type InvalidationBus,
-  postgresInvalidationBus,
-  redisInvalidationBus,
-} from './cache/invalidation-bus.js';
+import { shareInvalidations } from './cache/invalidation-channel.js';
 import { createDb } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createLogger } from './logger.js';
 import { metricsEndpoint } from './ops/http-metrics.js';
+import { busAddressOf, connectInstanceBus } from './ops/instance-bus.js';
 import { printWelcome } from './ops/welcome.js';
 import { Lifecycle } from './ops/lifecycle.js';
 import { Metrics } from './ops/metrics.js';
@@ -47,23 +44,15 @@ if (config.redisUrl) {
   lifecycle.onClose('redis', async () => void (await shared.quit()));
 }
 
-// Instances behind one balancer hear each other's writes: Redis when configured, else PostgreSQL's
-// LISTEN/NOTIFY; an embedded SQLite database has one instance and needs no channel.
+// Instances behind one balancer hear each other's writes on one bus: Redis when configured, else
+// PostgreSQL's LISTEN/NOTIFY; an embedded SQLite database has one instance and needs none. Registered
+// before the subscriptions, so closed after them (closers run in reverse).
+const bus = connectInstanceBus(busAddressOf(config), logger);
+if (bus) lifecycle.onClose('instance bus', () => bus.close());
 const cache = createResponseCache(config, metrics);
-let bus: InvalidationBus | undefined;
-if (cache.enabled && config.redisUrl) bus = redisInvalidationBus(cache, config.redisUrl, logger);
-else if (cache.enabled && config.databaseProvider === 'postgresql')
-  bus = postgresInvalidationBus(cache, config.databaseUrl, logger);
-if (bus) lifecycle.onClose('cache invalidation channel', () => bus.close());
-
-// GraphQL subscriptions hear every instance's writes: through Redis when configured, else PostgreSQL's
-// LISTEN/NOTIFY; an embedded SQLite database has one instance.
-const changes = new ChangeFeed({
-  ...config.subscriptions,
-  logger,
-  redisUrl: config.redisUrl,
-  postgresUrl: config.databaseProvider === 'postgresql' ? config.databaseUrl : undefined,
-});
+if (cache.enabled && bus) shareInvalidations(cache, bus);
+// GraphQL subscriptions hear every instance's writes on the same bus.
+const changes = new ChangeFeed({ ...config.subscriptions, logger, bus });
 lifecycle.onClose('subscriptions', () => changes.close());
 
 // Webhooks: this instance delivers the change log to the endpoints (claims keep instances apart); its

@@ -13,7 +13,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createDb } from '../db/client.js';
 import { recordChanges } from '../services/change-log.js';
 import { WritePipeline } from '../services/transactions.js';
-import { announceInvalidation } from '../cache/invalidation-bus.js';
+import { announceInvalidation } from '../cache/invalidation-channel.js';
 import { createLogger } from '../logger.js';
 import { migrateDatabase } from '../db/migrate.js';
 import { ROLES } from '../domain/permissions.js';

@@ -2,16 +2,12 @@ import pg from 'pg';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, createResponseCache } from '../../src/app.js';
-import {
-  type InvalidationBus,
-  announceInvalidation,
-  postgresInvalidationBus,
-  redisInvalidationBus,
-} from '../../src/cache/invalidation-bus.js';
+import { announceInvalidation, shareInvalidations } from '../../src/cache/invalidation-channel.js';
 import { loadConfig } from '../../src/config.js';
 import { type Db, createDb } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
+import { type InstanceBus, postgresBus, redisBus } from '../../src/ops/instance-bus.js';
 import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
 import { API, SITE_URL } from '../helpers/harness.js';
@@ -27,7 +23,7 @@ const POSTGRES_URL = testPostgresUrl();
 const LIST = `${API}/events?start_date=2031-04-01&end_date=2031-04-30`;
 
 let database: { url: string; drop: () => Promise<void> };
-const opened: Array<{ db: Db; bus?: InvalidationBus }> = [];
+const opened: Array<{ db: Db; bus?: InstanceBus }> = [];
 
 beforeAll(async () => {
   database = await freshDatabase();
@@ -54,8 +50,9 @@ async function instance(channel: 'redis' | 'postgres' | 'redis-down') {
   const cache = createResponseCache(config);
   const bus =
     channel === 'postgres'
-      ? postgresInvalidationBus(cache, POSTGRES_URL, logger)
-      : redisInvalidationBus(cache, channel === 'redis' ? REDIS_URL : 'redis://127.0.0.1:1', logger);
+      ? postgresBus(POSTGRES_URL, logger)
+      : redisBus(channel === 'redis' ? REDIS_URL : 'redis://127.0.0.1:1', logger);
+  shareInvalidations(cache, bus);
   opened.push({ db, bus });
   const writes = new WritePipeline();
   const app = buildApp({ db, config, logger, writes, cache });

@@ -6,6 +6,7 @@ import { databaseProviderOf, loadConfig } from '../../src/config.js';
 import { type Db, createDb } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
+import { type BusAddress, type InstanceBus, connectInstanceBus } from '../../src/ops/instance-bus.js';
 import { ChangeFeed } from '../../src/services/change-feed.js';
 import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
@@ -27,6 +28,7 @@ const PREFIX = `test:${randomBytes(6).toString('hex')}:`;
 
 interface Instance {
   base: string;
+  bus: InstanceBus;
   feed: ChangeFeed;
   server: Server;
   db: Db;
@@ -43,16 +45,18 @@ let c: Instance;
 let d: Instance;
 let editor: Credentials;
 
-async function instance(channel: { redisUrl?: string; postgresUrl?: string }): Promise<Instance> {
+async function instance(address: BusAddress): Promise<Instance> {
   const config = loadConfig({ DATABASE_URL: database.url, CALENDAR_SITE_URL: SITE_URL, LOG_LEVEL: 'silent' });
   const db = await createDb(database.url);
   const logger = createLogger('silent');
-  const feed = new ChangeFeed({ ...config.subscriptions, logger, ...channel, channelPrefix: PREFIX });
+  const bus = connectInstanceBus(address, logger)!;
+  const feed = new ChangeFeed({ ...config.subscriptions, logger, bus, channel: `${PREFIX}changes` });
   const writes = new WritePipeline();
   const server = createServer(buildApp({ db, config, logger, writes, changes: feed }).callback());
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const created = {
     base: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    bus,
     feed,
     server,
     db,
@@ -80,8 +84,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const subscription of open) subscription.close();
-  for (const { feed, server, db } of instances) {
+  for (const { bus, feed, server, db } of instances) {
     await feed.close();
+    await bus.close();
     server.closeAllConnections();
     await new Promise((done) => server.close(done));
     await db.$disconnect();

@@ -1,0 +1,36 @@
+import type { Logger } from '../logger.js';
+import { type BusSettings, type InstanceBus, announce, busAddressOf } from '../ops/instance-bus.js';
+import type { ResponseCache } from './response-cache.js';
+
+// Cache invalidations between instances: each committed write clears this instance's cache (the write
+// pipeline's afterCommit) and is published on the instance bus; every other instance clears its own.
+// While the bus cannot hear the channel an instance would miss other writes, so it stops sharing
+// answers (reads stay correct, only uncached) and starts again from an empty cache once it hears.
+
+const CHANNEL = 'calendar_cache_invalidation';
+
+/** Shares this cache's invalidations with the other instances on `bus`, and applies theirs. */
+export function shareInvalidations(cache: ResponseCache, bus: InstanceBus): void {
+  cache.suspend();
+  bus.listen(CHANNEL, {
+    message: () => cache.invalidate('remote'),
+    heard: () => cache.resume(),
+    lost: () => cache.suspend(),
+  });
+  cache.onInvalidate(() => bus.publish(CHANNEL, null));
+}
+
+/**
+ * Tells every running instance that data changed behind their backs (the `calendar` CLI, the seed
+ * script: other processes, whose writes no server's write pipeline saw). Resolves `false` where no
+ * channel exists (SQLite without Redis: restart the server) or it cannot be reached (logged); the
+ * write itself is committed either way.
+ */
+export async function announceInvalidation(settings: BusSettings, logger: Logger): Promise<boolean> {
+  try {
+    return await announce(busAddressOf(settings), CHANNEL, null, logger);
+  } catch (error) {
+    logger.warn({ err: error }, 'running instances not told of the change; their caches may be stale');
+    return false;
+  }
+}
