@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/domain/permissions.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Credentials, createUser, withRoles } from '../helpers/users.js';
 
 // Who may write what, through the REST routes, for every role (and anonymous callers).
 // Expected statuses follow the reference's capability mapping (docs/reference.md §4) and D8.
@@ -12,14 +12,15 @@ const CALLERS: Caller[] = ['anonymous', 'subscriber', 'contributor', 'author', '
 type PostType = 'event' | 'venue' | 'organizer';
 
 let h: Harness;
-const accounts = new Map<Caller, { id: number; login: string; password: string } | null>();
+const accounts = new Map<Caller, Credentials | null>();
 let other: { id: number };
 let n = 0;
 
 beforeAll(async () => {
   h = await startHarness();
+  const users = await withRoles(h);
   accounts.set('anonymous', null);
-  for (const role of CALLERS.slice(1) as Role[]) accounts.set(role, await createUser(h, role));
+  for (const role of CALLERS.slice(1) as Role[]) accounts.set(role, users[role]);
   other = await createUser(h, 'editor');
 }, 60_000);
 afterAll(() => h.close());

@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { API, type Harness } from '../helpers/harness.js';
 import { createEvent } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 
 // Validators and conditional answers on cacheable reads; protected content never in a shared entry.
 
 let h: Harness;
-let admin: { login: string; password: string };
+let users: Users;
 let open: { id: number };
 let secret: { id: number };
 
 beforeAll(async () => {
-  h = await startHarness({ CALENDAR_CACHE: 'on' });
-  admin = await createUser(h, 'administrator');
+  ({ h, users } = await startWithRoles({ CALENDAR_CACHE: 'on' }));
   open = await createEvent(h.db, { title: 'Open day' });
   secret = await createEvent(h.db, {
     title: 'Secret party',
@@ -53,7 +52,7 @@ describe('conditional reads', () => {
     expect(new Date(first.headers['last-modified'] as string).getTime()).not.toBeNaN();
     await h.http
       .post(`${API}/events/${open.id}`)
-      .auth(admin.login, admin.password)
+      .auth(users.administrator.login, users.administrator.password)
       .send({ title: 'Open day (moved)' })
       .expect(200);
     const changed = await h.http
@@ -65,10 +64,16 @@ describe('conditional reads', () => {
   });
 
   it('authenticated reads are private and never shared', async () => {
-    const res = await h.http.get(`${API}/events`).auth(admin.login, admin.password).expect(200);
+    const res = await h.http
+      .get(`${API}/events`)
+      .auth(users.administrator.login, users.administrator.password)
+      .expect(200);
     expect(res.headers['cache-control']).toBe('private, max-age=0, must-revalidate');
     expect(res.headers['x-cache']).toBeUndefined();
-    const again = await h.http.get(`${API}/events`).auth(admin.login, admin.password).expect(200);
+    const again = await h.http
+      .get(`${API}/events`)
+      .auth(users.administrator.login, users.administrator.password)
+      .expect(200);
     expect(again.headers['x-cache']).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/logger.js';
 import { Metrics } from '../../src/ops/metrics.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, withRoles } from '../helpers/users.js';
 
 // The cache-hit fast path (src/cache/fast-path.ts): an anonymous read answered from a shared entry
 // under the exact spelling the normal path recorded, with the same headers, validators, metrics and
@@ -19,7 +19,7 @@ let h: Harness;
 let http: ReturnType<typeof supertest>;
 let cache: ResponseCache;
 let metrics: Metrics;
-let admin: { login: string; password: string };
+let users: Users;
 let secret: { id: number };
 /** The clock that decides the site-zone day of keys and aliases. */
 let clock = Date.now();
@@ -47,7 +47,7 @@ beforeAll(async () => {
     return found;
   });
   http = supertest(buildApp({ db: h.db, config, cache, metrics, logger: createLogger('silent') }).callback());
-  admin = await createUser(h, 'administrator');
+  users = await withRoles(h);
   await createEvent(h.db, { title: 'Open house' });
   secret = await createEvent(h.db, {
     title: 'Secret party',
@@ -153,7 +153,10 @@ describe('the cache-hit fast path', () => {
     expect(fastHits).toEqual([false, true]);
     expect(blanked.text).not.toContain('The cellar');
     fastHits = [];
-    const authenticated = await http.post('/graphql').auth(admin.login, admin.password).send(shared);
+    const authenticated = await http
+      .post('/graphql')
+      .auth(users.administrator.login, users.administrator.password)
+      .send(shared);
     expect(authenticated.headers['x-cache']).toBeUndefined();
     expect(authenticated.headers['cache-control']).toMatch(/^private/);
     expect(authenticated.text).toContain('The cellar');
@@ -199,7 +202,7 @@ describe('the cache-hit fast path', () => {
     const soon = new Date(Date.now() + 86400_000).toISOString().slice(0, 10);
     await http
       .post(`${API}/events`)
-      .auth(admin.login, admin.password)
+      .auth(users.administrator.login, users.administrator.password)
       .send({ title: `Written ${_name}`, start_date: `${soon} 00:00:01`, end_date: `${soon} 00:00:02` })
       .expect(201);
     const after = await read().expect(200);

@@ -4,14 +4,14 @@ import { buildApp } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, withRoles } from '../helpers/users.js';
 
 // Every write route and mutation, REST and GraphQL: reads answered from the cache before the write
 // answer, after it, exactly what an app without a cache answers on the same data.
 
 let h: Harness;
 let fresh: ReturnType<typeof supertest>;
-let admin: { login: string; password: string };
+let users: Users;
 
 beforeAll(async () => {
   h = await startHarness({ CALENDAR_CACHE: 'on' });
@@ -21,7 +21,7 @@ beforeAll(async () => {
     logger: createLogger('silent'),
   });
   fresh = supertest(app.callback());
-  admin = await createUser(h, 'administrator');
+  users = await withRoles(h);
 });
 afterAll(() => h.close());
 
@@ -126,7 +126,7 @@ async function restWrite(kind: Kind, operation: Operation, target: Target): Prom
             : operation === 'trash-by-slug'
               ? h.http.delete(`${base}/by-slug/${target.slug}`)
               : h.http.delete(`${base}/${target.id}?force=true`);
-  const res = await call.auth(admin.login, admin.password);
+  const res = await call.auth(users.administrator.login, users.administrator.password);
   expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
   return (res.body as { id?: number }).id ?? target.id;
 }
@@ -154,7 +154,10 @@ async function graphqlWrite(kind: Kind, operation: Operation, target: Target): P
             : operation === 'trash-by-slug'
               ? [`mutation { w: delete${n}BySlug(slug: "${target.slug}") { id: databaseId } }`, {}]
               : [`mutation { w: delete${n}(id: ${target.id}, force: true) { id: databaseId } }`, {}];
-  const res = await h.http.post('/graphql').auth(admin.login, admin.password).send({ query, variables });
+  const res = await h.http
+    .post('/graphql')
+    .auth(users.administrator.login, users.administrator.password)
+    .send({ query, variables });
   expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
   return (res.body.data.w as { id: number }).id;
 }

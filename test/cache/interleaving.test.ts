@@ -4,7 +4,7 @@ import { buildApp } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, withRoles } from '../helpers/users.js';
 
 // A seeded random mix of reads and writes across both APIs: every read of the app with a cache
 // answers exactly what the app without one answers on the same data at the same moment.
@@ -12,7 +12,7 @@ import { createUser } from '../helpers/users.js';
 let h: Harness;
 let cached: ReturnType<typeof supertest>;
 let uncached: ReturnType<typeof supertest>;
-let admin: { login: string; password: string };
+let users: Users;
 
 beforeAll(async () => {
   h = await startHarness({ CALENDAR_CACHE: 'on' });
@@ -26,7 +26,7 @@ beforeAll(async () => {
       logger: createLogger('silent'),
     }).callback(),
   );
-  admin = await createUser(h, 'administrator');
+  users = await withRoles(h);
   const venue = await createVenue(h.db);
   const organizer = await createOrganizer(h.db);
   const term = await createTerm(h.db, 'tribe_events_cat');
@@ -68,7 +68,7 @@ describe('cache on and cache off answer the same', () => {
         (
           await uncached
             .get(`${API}/${path}?per_page=50&status=publish,draft,pending,private`)
-            .auth(admin.login, admin.password)
+            .auth(users.administrator.login, users.administrator.password)
         ).body[path] as Array<{ id: number }>
       ).map((r) => r.id);
     let eventIds = await ids('events');
@@ -92,13 +92,18 @@ describe('cache on and cache off answer the same', () => {
         if (next() < 0.5) {
           const res =
             kind === 'update-event'
-              ? await via.post(`${API}/events/${event}`).auth(admin.login, admin.password).send({ title })
+              ? await via
+                  .post(`${API}/events/${event}`)
+                  .auth(users.administrator.login, users.administrator.password)
+                  .send({ title })
               : kind === 'trash-event'
-                ? await via.delete(`${API}/events/${event}`).auth(admin.login, admin.password)
+                ? await via
+                    .delete(`${API}/events/${event}`)
+                    .auth(users.administrator.login, users.administrator.password)
                 : kind === 'create-event'
                   ? await via
                       .post(`${API}/events`)
-                      .auth(admin.login, admin.password)
+                      .auth(users.administrator.login, users.administrator.password)
                       .send({
                         title,
                         start_date: `${day} 09:00:00`,
@@ -108,11 +113,11 @@ describe('cache on and cache off answer the same', () => {
                   : kind === 'update-venue'
                     ? await via
                         .post(`${API}/venues/${venue}`)
-                        .auth(admin.login, admin.password)
+                        .auth(users.administrator.login, users.administrator.password)
                         .send({ venue: title })
                     : await via
                         .post(`${API}/venues`)
-                        .auth(admin.login, admin.password)
+                        .auth(users.administrator.login, users.administrator.password)
                         .send({ venue: title });
           expect(res.status, `${kind} ${res.text}`).toBeLessThan(500);
         } else {
@@ -126,7 +131,10 @@ describe('cache on and cache off answer the same', () => {
                   : kind === 'update-venue'
                     ? `mutation { updateVenue(id: ${venue}, input: { name: "${title}" }) { id: databaseId } }`
                     : `mutation { createVenue(input: { name: "${title}" }) { id: databaseId } }`;
-          const res = await via.post('/graphql').auth(admin.login, admin.password).send({ query });
+          const res = await via
+            .post('/graphql')
+            .auth(users.administrator.login, users.administrator.password)
+            .send({ query });
           expect(res.status).toBeLessThan(500);
         }
         eventIds = await ids('events');

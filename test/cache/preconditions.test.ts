@@ -1,19 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { API, type Harness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
 
 // Optimistic concurrency: an update or delete with If-Match (REST) or ifMatch (GraphQL) applies only
 // to the version of the record the editor read; a stale one answers 412 and changes nothing.
 
 let h: Harness;
-let editor: { login: string; password: string };
+let users: Users;
 
-beforeAll(async () => {
-  h = await startHarness({ CALENDAR_CACHE: 'on' });
-  editor = await createUser(h, 'editor');
-});
+beforeAll(async () => ({ h, users } = await startWithRoles({ CALENDAR_CACHE: 'on' })));
 afterAll(() => h.close());
 
 const gql = graphqlClient(() => h);
@@ -119,7 +116,7 @@ const resources: Resource[] = [
 describe.each(resources)('REST $name: If-Match', (resource) => {
   const single = (id: number) => `${API}/${resource.path}/${id}`;
   const etagOf = async (id: number) => {
-    const res = await h.http.get(single(id)).auth(editor.login, editor.password).expect(200);
+    const res = await h.http.get(single(id)).auth(users.editor.login, users.editor.password).expect(200);
     return res.headers.etag as string;
   };
 
@@ -138,7 +135,7 @@ describe.each(resources)('REST $name: If-Match', (resource) => {
     const first = await etagOf(record.id);
     await h.http
       .post(single(record.id))
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .set('If-Match', first)
       .send(resource.change(1))
       .expect(200);
@@ -148,7 +145,7 @@ describe.each(resources)('REST $name: If-Match', (resource) => {
 
     const stale = await h.http
       .post(single(record.id))
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .set('If-Match', first)
       .send(resource.change(2));
     expect(stale.status).toBe(412);
@@ -158,19 +155,19 @@ describe.each(resources)('REST $name: If-Match', (resource) => {
     // A list of tags matches when any does; `*` always; a weak tag never (strong comparison).
     await h.http
       .put(single(record.id))
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .set('If-Match', `"other", ${second}`)
       .send(resource.change(3))
       .expect(200);
     const weak = await h.http
       .put(single(record.id))
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .set('If-Match', `W/${await etagOf(record.id)}`)
       .send(resource.change(4));
     expect(weak.status).toBe(412);
     await h.http
       .put(single(record.id))
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .set('If-Match', '*')
       .send(resource.change(5))
       .expect(200);
@@ -182,18 +179,18 @@ describe.each(resources)('REST $name: If-Match', (resource) => {
     const first = await etagOf(record.id);
     await h.http
       .post(single(record.id))
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .send(resource.change(6))
       .expect(200);
     const stale = await h.http
       .delete(`${single(record.id)}${resource.deleteQuery}`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .set('If-Match', first);
     expect(stale.status).toBe(412);
     expect(await resource.exists(record.id)).toBe(true);
     await h.http
       .delete(`${single(record.id)}${resource.deleteQuery}`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .set('If-Match', await etagOf(record.id))
       .expect(200);
     expect(await resource.exists(record.id)).toBe(false);
@@ -206,7 +203,7 @@ describe.each(resources)('REST $name: If-Match', (resource) => {
       [7, 8].map((n) =>
         h.http
           .post(single(record.id))
-          .auth(editor.login, editor.password)
+          .auth(users.editor.login, users.editor.password)
           .set('If-Match', tag)
           .send(resource.change(n)),
       ),
@@ -220,7 +217,7 @@ describe.each(resources)('REST $name: If-Match', (resource) => {
 describe.each(resources)('GraphQL $name: ifMatch', (resource) => {
   const { type, query, update, remove, input } = resource.graphql;
   const versionOf = async (id: number) => {
-    const body = await gql(`query($id: Int!) { ${query}(id: $id) { version } }`, { id }, editor);
+    const body = await gql(`query($id: Int!) { ${query}(id: $id) { version } }`, { id }, users.editor);
     return body.data![query].version as string;
   };
   const UPDATE = `mutation($id: Int!, $input: Update${type}Input!, $ifMatch: String) {
@@ -229,13 +226,13 @@ describe.each(resources)('GraphQL $name: ifMatch', (resource) => {
   it('a stale version fails with precondition_failed (412) and changes nothing; the current one applies', async () => {
     const record = await resource.create();
     const first = await versionOf(record.id);
-    const applied = await gql(UPDATE, { id: record.id, input: input(1), ifMatch: first }, editor);
+    const applied = await gql(UPDATE, { id: record.id, input: input(1), ifMatch: first }, users.editor);
     expect(applied.errors).toBeUndefined();
     const second = applied.data![update].version as string;
     expect(second).not.toBe(first);
     expect(await versionOf(record.id)).toBe(second);
 
-    const stale = await gql(UPDATE, { id: record.id, input: input(2), ifMatch: first }, editor);
+    const stale = await gql(UPDATE, { id: record.id, input: input(2), ifMatch: first }, users.editor);
     expect(stale.errors?.[0]?.extensions).toMatchObject({
       code: 'precondition_failed',
       http: { status: 412 },
@@ -245,23 +242,23 @@ describe.each(resources)('GraphQL $name: ifMatch', (resource) => {
     // The REST entity tag names the same version.
     const rest = await h.http
       .get(`${API}/${resource.path}/${record.id}`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .expect(200);
     const tag = rest.headers.etag as string;
     expect(tag.startsWith(`"${second}.`)).toBe(true);
-    const viaTag = await gql(UPDATE, { id: record.id, input: input(3), ifMatch: tag }, editor);
+    const viaTag = await gql(UPDATE, { id: record.id, input: input(3), ifMatch: tag }, users.editor);
     expect(viaTag.errors).toBeUndefined();
   });
 
   it('a delete with a stale version keeps the record', async () => {
     const record = await resource.create();
     const first = await versionOf(record.id);
-    await gql(UPDATE, { id: record.id, input: input(4) }, editor);
+    await gql(UPDATE, { id: record.id, input: input(4) }, users.editor);
     const force = resource.deleteQuery ? ', force: true' : '';
     const stale = await gql(
       `mutation($id: Int!, $ifMatch: String) { ${remove}(id: $id${force}, ifMatch: $ifMatch) { id: databaseId } }`,
       { id: record.id, ifMatch: first },
-      editor,
+      users.editor,
     );
     expect(stale.errors?.[0]?.extensions.code).toBe('precondition_failed');
     expect(await resource.exists(record.id)).toBe(true);

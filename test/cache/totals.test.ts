@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { API, type Harness } from '../helpers/harness.js';
 import { createEvent } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 
 // With the response cache on, a list's total is counted once per filter and kept under the cache's
 // invalidation: the answers the cache does not hold (another page size, the other API, a viewer's own)
 // reuse it, and a committed write counts again.
 
 let h: Harness;
-let admin: { login: string; password: string };
+let users: Users;
 
 beforeAll(async () => {
-  h = await startHarness({ CALENDAR_CACHE: 'on' });
-  admin = await createUser(h, 'administrator');
+  ({ h, users } = await startWithRoles({ CALENDAR_CACHE: 'on' }));
   for (let i = 0; i < 12; i++) await createEvent(h.db, i === 0 ? { fields: { password: 'pw' } } : {});
 });
 afterAll(() => h.close());
@@ -23,7 +22,9 @@ const soon = new Date(Date.now() + 3 * 86400_000).toISOString().slice(0, 10);
 async function list(path: string, auth = false) {
   h.queries.length = 0;
   const call = h.http.get(`${API}/events?${path}`);
-  const res = await (auth ? call.auth(admin.login, admin.password) : call).expect(200);
+  const res = await (auth ? call.auth(users.administrator.login, users.administrator.password) : call).expect(
+    200,
+  );
   return { total: res.body.total as number, counts: h.queries.filter((sql) => /COUNT\(/i.test(sql)).length };
 }
 
@@ -42,7 +43,7 @@ describe('kept totals', () => {
 
     await h.http
       .post(`${API}/events`)
-      .auth(admin.login, admin.password)
+      .auth(users.administrator.login, users.administrator.password)
       .send({ title: 'New', start_date: `${soon} 10:00:00`, end_date: `${soon} 11:00:00` })
       .expect(201);
     expect(await list('per_page=4')).toEqual({ total: 13, counts: 1 });

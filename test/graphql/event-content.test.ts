@@ -4,7 +4,7 @@ import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createTerm, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, createUser } from '../helpers/users.js';
+import { type Users, withRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
 
 // `Event.content(password:)`: a password-protected event's content, decided by the field's own
@@ -18,18 +18,18 @@ let h: Harness;
 let server: Server;
 let endpoint = '';
 let eventId = 0;
-let editor: Credentials;
+let users: Users;
 
 beforeAll(async () => {
   h = await startHarness();
   const venue = await createVenue(h.db, { name: 'Crypt' });
   const category = await createTerm(h.db, 'tribe_events_cat', 'Secret Society');
-  editor = await createUser(h, 'editor');
+  users = await withRoles(h);
   const event = await createEvent(h.db, {
     title: 'Protected Gala',
     venueIds: [venue.id],
     termIds: [category.id],
-    fields: { password: PASSWORD, description: SECRET, authorId: editor.id },
+    fields: { password: PASSWORD, description: SECRET, authorId: users.editor.id },
   });
   eventId = event.id;
   server = h.app.listen(0, '127.0.0.1');
@@ -90,7 +90,7 @@ describe('Event.content', () => {
     const body = await gql$(
       `{ events(filter: { include: [${eventId}] }) { items { content { withheld description } } } }`,
       {},
-      editor,
+      users.editor,
     );
     expect(body.data!.events.items[0].content).toEqual({ withheld: false, description: SECRET });
   });

@@ -1,21 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness } from '../helpers/harness.js';
 import { createEvent } from '../helpers/fixtures.js';
-import { type Credentials, createUser } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
 
 // The event status in GraphQL: the `EventStatus` enum on `Event`, the `eventStatus` filter of
 // `events`, and the `eventStatus` / `eventStatusReason` inputs of the event mutations.
 
 let h: Harness;
-let editor: Credentials;
+let users: Users;
 
 const gql = graphqlClient(() => h);
 
-beforeAll(async () => {
-  h = await startHarness();
-  editor = await createUser(h, 'editor');
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 const FIELDS = 'id: databaseId slug eventStatus eventStatusReason';
@@ -30,7 +27,7 @@ describe('event status mutations', () => {
     const created = await gql(
       `mutation($input: CreateEventInput!) { createEvent(input: $input) { ${FIELDS} } }`,
       { input: { ...REQUIRED, slug: 'gql-status', eventStatus: 'canceled', eventStatusReason: 'Strike' } },
-      editor,
+      users.editor,
     );
     expect(created.errors).toBeUndefined();
     expect(created.data!.createEvent).toMatchObject({ eventStatus: 'canceled', eventStatusReason: 'Strike' });
@@ -39,7 +36,7 @@ describe('event status mutations', () => {
     const updated = await gql(
       `mutation($id: Int!, $input: UpdateEventInput!) { updateEvent(id: $id, input: $input) { ${FIELDS} } }`,
       { id, input: { eventStatus: 'postponed', eventStatusReason: 'Next spring' } },
-      editor,
+      users.editor,
     );
     expect(updated.data!.updateEvent).toMatchObject({
       eventStatus: 'postponed',
@@ -49,7 +46,7 @@ describe('event status mutations', () => {
     const bySlug = await gql(
       `mutation($slug: String!, $input: UpdateEventBySlugInput!) { updateEventBySlug(slug: $slug, input: $input) { ${FIELDS} } }`,
       { slug: 'gql-status', input: { eventStatus: 'scheduled' } },
-      editor,
+      users.editor,
     );
     expect(bySlug.data!.updateEventBySlug).toMatchObject({
       eventStatus: 'scheduled',
@@ -63,7 +60,7 @@ describe('event status mutations', () => {
     const res = await gql(
       `mutation { createEvent(input: { title: "x", startDate: "2034-03-01", endDate: "2034-03-01", eventStatus: cancelled }) { id: databaseId } }`,
       {},
-      editor,
+      users.editor,
     );
     expect(res.errors?.[0]?.message).toMatch(/EventStatus/);
     expect(await h.db.event.count({ where: { title: 'x' } })).toBe(0);

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness } from '../helpers/harness.js';
 import { createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, basicAuth, createUser } from '../helpers/users.js';
+import { type Users, basicAuth, startWithRoles } from '../helpers/users.js';
 
 // GraphQL errors name the camelCase input fields a client sent (the REST routes name their own
 // parameters for the same rules): venues, organizers, categories and tags.
 
 let h: Harness;
-let editor: Credentials;
+let users: Users;
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
 type Result = { errors?: Array<{ message: string; extensions: Record<string, any> }> };
@@ -15,17 +15,14 @@ type Result = { errors?: Array<{ message: string; extensions: Record<string, any
 async function errorOf(query: string, variables: Record<string, unknown>) {
   const res = await h.http
     .post('/graphql')
-    .set('Authorization', basicAuth(editor))
+    .set('Authorization', basicAuth(users.editor))
     .send({ query, variables });
   const { errors } = res.body as Result;
   expect(errors, JSON.stringify(res.body)).toHaveLength(1);
   return errors![0]!;
 }
 
-beforeAll(async () => {
-  h = await startHarness();
-  editor = await createUser(h, 'editor');
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 const INVALID = 'Invalid parameter.';

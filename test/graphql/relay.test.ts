@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, createUser } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
 
 // Relay conventions on the public schema: every record type with identity implements `Node` with an
@@ -10,15 +10,14 @@ import { graphqlClient } from '../helpers/graphql.js';
 // visibility as the lookups, and lists are also connections paged by keyset cursors.
 
 let h: Harness;
-let editor: Credentials;
+let users: Users;
 const ids = { event: 0, draft: 0, protected: 0, venue: 0, draftVenue: 0, organizer: 0, category: 0, tag: 0 };
 
 const day = (offset: number, hour = 10) =>
   DateTime.utc().plus({ days: offset }).set({ hour, minute: 0, second: 0 }).toFormat('yyyy-MM-dd HH:mm:ss');
 
 beforeAll(async () => {
-  h = await startHarness();
-  editor = await createUser(h, 'editor');
+  ({ h, users } = await startWithRoles());
   const venue = await createVenue(h.db, { name: 'Hall', slug: 'hall' });
   const draftVenue = await createVenue(h.db, { name: 'Secret Hall', slug: 'secret-hall', status: 'draft' });
   const organizer = await createOrganizer(h.db, { name: 'Org', slug: 'org' });
@@ -86,7 +85,7 @@ describe('Node', () => {
       const anonymous = await gql(query, { id: globalIdOf(type, hidden) });
       expect(anonymous.data!.node, type).toBeNull();
       expect(anonymous.data!.sibling.totalCount, type).toBeGreaterThan(0);
-      const asEditor = await gql(query, { id: globalIdOf(type, hidden) }, editor);
+      const asEditor = await gql(query, { id: globalIdOf(type, hidden) }, users.editor);
       expect(asEditor.data!.node, type).toEqual({ id: globalIdOf(type, hidden) });
     }
     const missing = await gql(`{ node(id: "${globalIdOf('Event', 987_654)}") { id } }`);
@@ -228,7 +227,7 @@ describe('eventsConnection', () => {
     const anonymous = (await gql(query)).data!.eventsConnection.edges.map((edge: any) => edge.node);
     expect(anonymous.map((node: any) => node.databaseId)).not.toContain(ids.draft);
     expect(anonymous.find((node: any) => node.databaseId === ids.protected).content.withheld).toBe(true);
-    const asEditor = (await gql(query, {}, editor)).data!.eventsConnection.edges.map(
+    const asEditor = (await gql(query, {}, users.editor)).data!.eventsConnection.edges.map(
       (edge: any) => edge.node,
     );
     expect(asEditor.map((node: any) => node.databaseId)).toContain(ids.draft);
@@ -322,7 +321,7 @@ describe('the other lists as connections', () => {
         await gql(
           `{ venuesConnection(first: 50, filter: { status: [draft] }) { edges { node { databaseId } } } }`,
           {},
-          editor,
+          users.editor,
         ),
       ),
     ).toContain(ids.draftVenue);

@@ -1,20 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, createUser } from '../helpers/users.js';
+import { type Users, createUser, startWithRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
 
 // The GraphQL side of the venue reads: the same records, filters, visibility and errors as REST.
 
 let h: Harness;
-let editor: Credentials;
+let users: Users;
 const ids: Record<string, number> = {};
 
 const gql = graphqlClient(() => h, { status: 200 });
 
 beforeAll(async () => {
-  h = await startHarness();
-  editor = await createUser(h, 'editor');
+  ({ h, users } = await startWithRoles());
   const media = await h.db.media.create({
     data: { url: 'http://img.example/opera.jpg', width: 10, height: 10 },
   });
@@ -24,7 +23,7 @@ beforeAll(async () => {
     geoLat: 48.87,
     geoLng: 2.33,
     imageId: media.id,
-    authorId: editor.id,
+    authorId: users.editor.id,
   });
   const draft = await createVenue(h.db, { name: 'Draft Venue', slug: 'draft-venue', status: 'draft' });
   const locked = await createVenue(h.db, {
@@ -67,7 +66,7 @@ describe('venue, venueBySlug', () => {
       passwordProtected: false,
       status: 'publish',
       image: { url: 'http://img.example/opera.jpg' },
-      author: { id: editor.id, name: editor.login },
+      author: { id: users.editor.id, name: users.editor.login },
     });
     const bySlug = await gql('{ venueBySlug(slug: "opera") { id: databaseId } }');
     expect(bySlug.data!.venueBySlug.id).toBe(ids.opera);
@@ -83,9 +82,9 @@ describe('venue, venueBySlug', () => {
       code: 'venue-not-accessible',
       http: { status: 403 },
     });
-    expect((await gql(`{ venue(id: ${ids.draft}) { id: databaseId } }`, {}, editor)).data!.venue.id).toBe(
-      ids.draft,
-    );
+    expect(
+      (await gql(`{ venue(id: ${ids.draft}) { id: databaseId } }`, {}, users.editor)).data!.venue.id,
+    ).toBe(ids.draft);
   });
 
   it('hides the content of a password-protected venue from those who may not edit it (D6)', async () => {
@@ -99,7 +98,7 @@ describe('venue, venueBySlug', () => {
       image: null,
       passwordProtected: true,
     });
-    expect((await gql(query, {}, editor)).data!.venue).toMatchObject({
+    expect((await gql(query, {}, users.editor)).data!.venue).toMatchObject({
       address: '1 Main St',
       geoLat: 1,
       image: { url: 'http://img.example/opera.jpg' },
@@ -115,7 +114,7 @@ describe('venues', () => {
       'Locked',
       'Opera',
     ]);
-    const ofEvent = await gql(query, { filter: { event: ids.event } }, editor);
+    const ofEvent = await gql(query, { filter: { event: ids.event } }, users.editor);
     expect(ofEvent.data!.venues.items.map((venue: { name: string }) => venue.name).sort()).toEqual([
       'Draft Venue',
       'Opera',
@@ -135,7 +134,11 @@ describe('venues', () => {
       code: 'rest_invalid_param',
       http: { status: 400 },
     });
-    const forEditor = await gql('{ venues(filter: { status: [draft] }) { items { name } } }', {}, editor);
+    const forEditor = await gql(
+      '{ venues(filter: { status: [draft] }) { items { name } } }',
+      {},
+      users.editor,
+    );
     expect(forEditor.data!.venues.items).toEqual([{ name: 'Draft Venue' }]);
     const unknown = await gql('{ venues(filter: { event: 999999 }) { items { name } } }');
     expect(unknown.errors![0]!.extensions.data).toMatchObject({ params: { event: 'Invalid parameter.' } });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { type Credentials, basicAuth, createUser } from '../helpers/users.js';
+import { type Credentials, type Users, basicAuth, createUser, startWithRoles } from '../helpers/users.js';
 import { encodeToken } from '../../src/services/change-log.js';
 import { ANONYMOUS } from '../../src/domain/permissions.js';
 
@@ -8,7 +8,7 @@ import { ANONYMOUS } from '../../src/domain/permissions.js';
 // write appends to (src/services/change-log.ts).
 
 let h: Harness;
-let editor: Credentials;
+let users: Users;
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
 interface SyncPage {
@@ -22,10 +22,7 @@ interface SyncPage {
   has_more: boolean;
 }
 
-beforeAll(async () => {
-  h = await startHarness();
-  editor = await createUser(h, 'editor');
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 const as = (request: ReturnType<Harness['http']['get']>, who?: Credentials) =>
@@ -41,7 +38,9 @@ async function changes(since?: string, who?: Credentials, perPage?: number): Pro
 }
 
 async function write(method: 'post' | 'delete', path: string, body?: object): Promise<Record<string, any>> {
-  const res = await h.http[method](`${API}${path}`).auth(editor.login, editor.password).send(body);
+  const res = await h.http[method](`${API}${path}`)
+    .auth(users.editor.login, users.editor.password)
+    .send(body);
   expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
   return res.body as Record<string, any>;
 }
@@ -94,17 +93,17 @@ describe('GET /changes', () => {
   it('a record that left the viewer’s visibility is a deletion for that viewer, an update for an editor', async () => {
     const event = await newEvent('Soon a draft');
     const start = await changes();
-    const editorStart = await changes(undefined, editor);
+    const editorStart = await changes(undefined, users.editor);
     await write('post', `/events/${event.id}`, { status: 'draft' });
     const anonymous = await changes(start.next);
     expect(anonymous.events).toEqual([]);
     expect(anonymous.deleted.events).toEqual([event.id]);
-    const editorView = await changes(editorStart.next, editor);
+    const editorView = await changes(editorStart.next, users.editor);
     expect(editorView.events.map((e) => [e.id, e.status])).toEqual([[event.id, 'draft']]);
     expect(editorView.deleted.events).toEqual([]);
     // Trashed: gone for everyone.
     await write('delete', `/events/${event.id}`);
-    expect((await changes(editorView.next, editor)).deleted.events).toEqual([event.id]);
+    expect((await changes(editorView.next, users.editor)).deleted.events).toEqual([event.id]);
   });
 
   it('pages in order, each change in exactly one page', async () => {
@@ -137,7 +136,7 @@ describe('GET /changes', () => {
     const before = await h.db.changeLog.count();
     const res = await h.http
       .post(`${API}/events`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .send({ title: '', start_date: 'nonsense' });
     expect(res.status).toBe(400);
     expect(await h.db.changeLog.count()).toBe(before);

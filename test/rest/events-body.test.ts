@@ -1,28 +1,27 @@
 import type { OpenAPIV3 } from 'openapi-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { API, type Harness } from '../helpers/harness.js';
 import { createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { type Credentials, createUser } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 
 // The event body `/doc` and the namespace index document is the body the routes read: every
 // documented field is written by a valid value and refused, by its name, for a bad one; the required
 // ones are those a create misses; an undocumented field is ignored.
 
 let h: Harness;
-let admin: Credentials;
+let users: Users;
 let doc: OpenAPIV3.Document;
 
 const REQUIRED = { title: 'Body event', start_date: '2031-01-15 18:00:00', end_date: '2031-01-15 21:00:00' };
 
 beforeAll(async () => {
-  h = await startHarness();
-  admin = await createUser(h, 'administrator');
+  ({ h, users } = await startWithRoles());
   doc = (await h.http.get(`${API}/doc`).expect(200)).body as OpenAPIV3.Document;
 });
 afterAll(() => h.close());
 
 const send = (method: 'post' | 'put', path: string, body: object) =>
-  h.http[method](`${API}${path}`).auth(admin.login, admin.password).send(body);
+  h.http[method](`${API}${path}`).auth(users.administrator.login, users.administrator.password).send(body);
 
 /** The JSON body schema `/doc` gives an operation. */
 function documentedBody(path: string, method: 'post' | 'put'): OpenAPIV3.SchemaObject {
@@ -55,6 +54,8 @@ const BAD: Record<string, unknown> = {
   featured: 'maybe',
   event_status: 'rescheduled',
   event_status_reason: {},
+  attendance_mode: 'hybrid',
+  online_url: 'javascript:alert(1)',
   categories: [{ slug: 'x' }],
   tags: [true],
   venue: 'Main Hall',
@@ -81,7 +82,7 @@ describe('the event body: documented as read', () => {
     const category = await createTerm(h.db, 'tribe_events_cat', 'Body Category');
     const tag = await createTerm(h.db, 'post_tag', 'Body Tag');
     const good: Record<string, unknown> = {
-      author: admin.id,
+      author: users.administrator.id,
       date: '2026-01-01 10:00:00',
       date_utc: '2026-01-01 09:00:00',
       title: 'Body event, renamed',
@@ -103,6 +104,8 @@ describe('the event body: documented as read', () => {
       featured: 'on',
       event_status: 'canceled',
       event_status_reason: 'Rain',
+      attendance_mode: 'mixed',
+      online_url: 'https://meet.example/body',
       categories: [category.id],
       tags: 'Body Tag',
       venue: venue.id,
@@ -135,7 +138,7 @@ describe('the event body: documented as read', () => {
       eventStatusReason: 'Rain',
       postParentId: parent.id,
       password: 'secret',
-      authorId: admin.id,
+      authorId: users.administrator.id,
       publishedAt: new Date('2026-01-01T09:00:00Z'),
     });
     expect(after.venues.map((link) => link.venueId)).toEqual([venue.id]);

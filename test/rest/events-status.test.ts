@@ -1,25 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { API, type Harness } from '../helpers/harness.js';
 import { createEvent } from '../helpers/fixtures.js';
-import { type Credentials, createUser } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 
 // The event status of The Events Calendar 5.11+ (`event_status`, `event_status_reason`): written by
 // every event write route, shown on both representations, reflected in `json_ld.eventStatus`, and a
 // list filter (`event_status=`).
 
 let h: Harness;
-let editor: Credentials;
+let users: Users;
 
 const REQUIRED = { title: 'Status', start_date: '2034-02-10 18:00:00', end_date: '2034-02-10 20:00:00' };
 
-beforeAll(async () => {
-  h = await startHarness();
-  editor = await createUser(h, 'editor');
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 const write = (path: string, body: object) =>
-  h.http.post(`${API}${path}`).auth(editor.login, editor.password).send(body);
+  h.http.post(`${API}${path}`).auth(users.editor.login, users.editor.password).send(body);
 
 const stored = (id: number) =>
   h.db.event.findUniqueOrThrow({
@@ -36,9 +33,17 @@ describe('event_status on writes', () => {
       'custom_fields',
       'event_status',
       'event_status_reason',
+      'attendance_mode',
+      'online_url',
     ]);
     const single = await h.http.get(`${API}/events/${res.body.id}`).expect(200);
-    expect(Object.keys(single.body).slice(-3)).toEqual(['event_status', 'event_status_reason', 'json_ld']);
+    expect(Object.keys(single.body).slice(-5)).toEqual([
+      'event_status',
+      'event_status_reason',
+      'attendance_mode',
+      'online_url',
+      'json_ld',
+    ]);
     expect(single.body.json_ld.eventStatus).toBe('https://schema.org/EventScheduled');
   });
 
@@ -107,13 +112,13 @@ describe('event_status on writes', () => {
     expect(bySlug.body).toMatchObject({ event_status: 'canceled', event_status_reason: 'Venue closed' });
     const put = await h.http
       .put(`${API}/events/${event.body.id}`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .send({ event_status: 'postponed' })
       .expect(200);
     expect(put.body.event_status).toBe('postponed');
     const patch = await h.http
       .patch(`${API}/events/${event.body.id}`)
-      .auth(editor.login, editor.password)
+      .auth(users.editor.login, users.editor.password)
       .type('form')
       .send({ event_status: 'scheduled' })
       .expect(200);

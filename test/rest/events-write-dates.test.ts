@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { createUser } from '../helpers/users.js';
+import { API, type Harness } from '../helpers/harness.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 
 // Event write dates on a site whose zone is not UTC (docs/reference/filters.md, docs/reference.md §6.2,
 // D10–D14): no `timezone` → the site zone; phrases count from "now" in the zone they are read in; updates
@@ -9,17 +9,18 @@ import { createUser } from '../helpers/users.js';
 
 const SITE_ZONE = 'America/New_York';
 let h: Harness;
-let admin: { login: string; password: string };
+let users: Users;
 
-beforeAll(async () => {
-  h = await startHarness({ CALENDAR_TIMEZONE: SITE_ZONE });
-  admin = await createUser(h, 'administrator');
-});
+beforeAll(async () => ({ h, users } = await startWithRoles({ CALENDAR_TIMEZONE: SITE_ZONE })));
 afterAll(() => h.close());
 
-const create = (body: object) => h.http.post(`${API}/events`).auth(admin.login, admin.password).send(body);
+const create = (body: object) =>
+  h.http.post(`${API}/events`).auth(users.administrator.login, users.administrator.password).send(body);
 const update = (id: number, body: object) =>
-  h.http.patch(`${API}/events/${id}`).auth(admin.login, admin.password).send(body);
+  h.http
+    .patch(`${API}/events/${id}`)
+    .auth(users.administrator.login, users.administrator.password)
+    .send(body);
 const wall = (date: DateTime) => date.toFormat('yyyy-MM-dd HH:mm:ss');
 
 describe('dates on a New York site', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_IMAGE_URL_LENGTH } from '../../src/services/media.js';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { type Credentials, createUser } from '../helpers/users.js';
+import { API, type Harness } from '../helpers/harness.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
 
 // The `image` of events, venues and organizers given as a URL (deviation D24): stored and shown as
@@ -11,12 +11,9 @@ import { graphqlClient } from '../helpers/graphql.js';
 // APIs, on create and update.
 
 let h: Harness;
-let editor: Credentials;
+let users: Users;
 
-beforeAll(async () => {
-  h = await startHarness();
-  editor = await createUser(h, 'editor');
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
@@ -87,11 +84,13 @@ describe('an image URL no one can reach is stored and shown as given (D24)', () 
     for (const url of [...UNREACHABLE, LONGEST]) {
       const created = await h.http
         .post(`${API}/${kind}`)
-        .auth(editor.login, editor.password)
+        .auth(users.editor.login, users.editor.password)
         .send({ ...REST_BODIES[kind](), image: url });
       expect(created.status, url).toBe(201);
       expect(created.body.image.url).toBe(url);
-      const read = await h.http.get(`${API}/${kind}/${created.body.id}`).auth(editor.login, editor.password);
+      const read = await h.http
+        .get(`${API}/${kind}/${created.body.id}`)
+        .auth(users.editor.login, users.editor.password);
       expect(read.status).toBe(200);
       expect(read.body.image.url).toBe(url);
     }
@@ -100,10 +99,10 @@ describe('an image URL no one can reach is stored and shown as given (D24)', () 
   it.each(Object.keys(GRAPHQL_CREATES) as Array<keyof typeof GRAPHQL_CREATES>)('GraphQL %s', async (kind) => {
     const { query, input, field, read, imageOf } = GRAPHQL_CREATES[kind];
     for (const url of [...UNREACHABLE, LONGEST]) {
-      const created = await gql(query, { input: { ...input(), image: url } }, editor);
+      const created = await gql(query, { input: { ...input(), image: url } }, users.editor);
       expect(created.errors, url).toBeUndefined();
       expect(imageOf(created.data![field])).toEqual({ url });
-      const again = await gql(read, { id: created.data![field].databaseId }, editor);
+      const again = await gql(read, { id: created.data![field].databaseId }, users.editor);
       expect(again.errors).toBeUndefined();
       expect(imageOf(again.data!.item)).toEqual({ url });
     }
@@ -116,27 +115,29 @@ describe('an image that is not an absolute http(s) URL is refused, naming image'
     async (kind) => {
       const existing = await h.http
         .post(`${API}/${kind}`)
-        .auth(editor.login, editor.password)
+        .auth(users.editor.login, users.editor.password)
         .send({ ...REST_BODIES[kind](), image: UNREACHABLE[0] });
       expect(existing.status).toBe(201);
       for (const url of INVALID) {
         const created = await h.http
           .post(`${API}/${kind}`)
-          .auth(editor.login, editor.password)
+          .auth(users.editor.login, users.editor.password)
           .send({ ...REST_BODIES[kind](), image: url });
         expect(created.status, url).toBe(400);
         expect(created.body).toMatchObject({ code: 'rest_invalid_param', data: { status: 400 } });
         expect(Object.keys(created.body.data.params), url).toEqual(['image']);
         const updated = await h.http
           .post(`${API}/${kind}/${existing.body.id}`)
-          .auth(editor.login, editor.password)
+          .auth(users.editor.login, users.editor.password)
           .send({ image: url });
         expect(updated.status, url).toBe(400);
         expect(updated.body.code).toBe('rest_invalid_param');
         expect(Object.keys(updated.body.data.params), url).toEqual(['image']);
       }
       // Nothing was stored, and the record keeps its image.
-      const read = await h.http.get(`${API}/${kind}/${existing.body.id}`).auth(editor.login, editor.password);
+      const read = await h.http
+        .get(`${API}/${kind}/${existing.body.id}`)
+        .auth(users.editor.login, users.editor.password);
       expect(read.body.image.url).toBe(UNREACHABLE[0]);
       expect(await h.db.media.count({ where: { url: { in: INVALID } } })).toBe(0);
     },
@@ -145,7 +146,7 @@ describe('an image that is not an absolute http(s) URL is refused, naming image'
   it.each(Object.keys(GRAPHQL_CREATES) as Array<keyof typeof GRAPHQL_CREATES>)('GraphQL %s', async (kind) => {
     const { query, input } = GRAPHQL_CREATES[kind];
     for (const url of INVALID) {
-      const { data, errors } = await gql(query, { input: { ...input(), image: url } }, editor);
+      const { data, errors } = await gql(query, { input: { ...input(), image: url } }, users.editor);
       expect(data, url).toBeNull();
       expect(errors![0]!.extensions).toMatchObject({
         code: 'rest_invalid_param',

@@ -1,19 +1,18 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, API_ROOT, type Harness, startHarness } from '../helpers/harness.js';
+import { API, API_ROOT, type Harness } from '../helpers/harness.js';
 import { createEvent, createOrganizer } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 
 // GET /organizers filters (docs/reference.md §8; D16): OrganizerArchiveSearchCest,
 // OrganizerByEventArchiveCest, OrganizerByEmptyArchiveCest and OrganizerByUpcomingArchiveCest.
 
 let h: Harness;
-let editor: { login: string; password: string };
+let users: Users;
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
-  h = await startHarness();
-  editor = await createUser(h, 'editor');
+  ({ h, users } = await startWithRoles());
   const organizer = (name: string, fields: Parameters<typeof createOrganizer>[1] = {}) =>
     createOrganizer(h.db, {
       name,
@@ -59,7 +58,7 @@ describe('organizer filters', () => {
 
   it('event: the organizers of that event (non-public ones for editors); 400 when unknown', async () => {
     expect(await names(`event=${ids.shared}`)).toEqual(['Upcoming Org']);
-    expect(await names(`event=${ids.shared}`, editor)).toEqual(['Hidden Org', 'Upcoming Org']);
+    expect(await names(`event=${ids.shared}`, users.editor)).toEqual(['Hidden Org', 'Upcoming Org']);
     expect(await names(`event=${ids.lonely}`)).toEqual([]);
     expect((await h.http.get(`${API}/organizers?event=999999`).expect(400)).body.code).toBe(
       'rest_invalid_param',
@@ -75,7 +74,7 @@ describe('organizer filters', () => {
 
   it('only_with_upcoming: true → an event starting now or later (drafts only for editors); false → no filter', async () => {
     expect(await names('only_with_upcoming=true')).toEqual(['Upcoming Org']);
-    expect(await names('only_with_upcoming=true', editor)).toEqual([
+    expect(await names('only_with_upcoming=true', users.editor)).toEqual([
       'Draft Org',
       'Hidden Org',
       'Upcoming Org',

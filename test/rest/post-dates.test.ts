@@ -1,21 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { type Credentials, basicAuth, createUser } from '../helpers/users.js';
+import { API, type Harness } from '../helpers/harness.js';
+import { type Users, basicAuth, startWithRoles } from '../helpers/users.js';
 
 // `date` and `date_utc` sent together are each kept as given, as WordPress keeps `post_date` and
 // `post_date_gmt` (#30); one alone gives the other. Visible only on a site whose zone is not UTC.
 
 let h: Harness;
-let editor: Credentials;
+let users: Users;
 
-beforeAll(async () => {
-  h = await startHarness({ CALENDAR_TIMEZONE: 'Europe/Paris' });
-  editor = await createUser(h, 'editor');
-});
+beforeAll(async () => ({ h, users } = await startWithRoles({ CALENDAR_TIMEZONE: 'Europe/Paris' })));
 afterAll(() => h.close());
 
 const send = (method: 'post' | 'put', path: string, body: object) =>
-  h.http[method](`${API}/${path}`).auth(editor.login, editor.password).send(body);
+  h.http[method](`${API}/${path}`).auth(users.editor.login, users.editor.password).send(body);
 
 // Paris is UTC+1 in January: 10:00 there is 09:00 UTC, not the 15:00 UTC sent beside it.
 const BOTH = { date: '2020-01-10 10:00:00', date_utc: '2020-01-10 15:00:00' };
@@ -63,7 +60,7 @@ describe('GraphQL writes', () => {
   it('keep date and dateUtc as sent together', async () => {
     const res = await h.http
       .post('/graphql')
-      .set('Authorization', basicAuth(editor))
+      .set('Authorization', basicAuth(users.editor))
       .send({
         query: `mutation($input: CreateVenueInput!) { createVenue(input: $input) { id: databaseId publishedAt } }`,
         variables: { input: { name: 'Graph Dated Hall', date: BOTH.date, dateUtc: BOTH.date_utc } },

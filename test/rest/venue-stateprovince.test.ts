@@ -1,21 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { type Credentials, createUser } from '../helpers/users.js';
+import { API, type Harness } from '../helpers/harness.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 
 // `stateprovince` is filled, when it is not sent, from whichever of `state` and `province` is
 // non-empty (as TEC does): standalone venues, updates and inline venues of event writes (#30).
 
 let h: Harness;
-let editor: Credentials;
+let users: Users;
 
-beforeAll(async () => {
-  h = await startHarness();
-  editor = await createUser(h, 'editor');
-});
+beforeAll(async () => ({ h, users } = await startWithRoles()));
 afterAll(() => h.close());
 
 const post = (path: string, body: object) =>
-  h.http.post(`${API}/${path}`).auth(editor.login, editor.password).send(body);
+  h.http.post(`${API}/${path}`).auth(users.editor.login, users.editor.password).send(body);
 
 describe('stateprovince, when it is not sent', () => {
   it.each([

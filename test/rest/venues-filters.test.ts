@@ -1,21 +1,20 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, API_ROOT, type Harness, startHarness } from '../helpers/harness.js';
+import { API, API_ROOT, type Harness } from '../helpers/harness.js';
 import { createEvent, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 
 // GET /venues filters (docs/reference.md §8; D16): VenueArchiveSearchCest, VenueByEventArchiveCest,
 // VenueByEmptyArchiveCest and VenueByUpcomingArchiveCest. Filters combine with AND.
 
 let h: Harness;
-let editor: { login: string; password: string };
+let users: Users;
 const ids: Record<string, number> = {};
 
 const past = DateTime.utc().minus({ days: 30 }).toFormat('yyyy-MM-dd HH:mm:ss');
 
 beforeAll(async () => {
-  h = await startHarness();
-  editor = await createUser(h, 'editor');
+  ({ h, users } = await startWithRoles());
   const blank = {
     address: '',
     city: '',
@@ -93,7 +92,7 @@ describe('search', () => {
 describe('event', () => {
   it('lists the venues of the event, hiding non-public ones from anonymous readers', async () => {
     expect(await names(`event=${ids.shared}`)).toEqual(['Upcoming Hall']);
-    expect(await names(`event=${ids.shared}`, editor)).toEqual(['Hidden Hall', 'Upcoming Hall']);
+    expect(await names(`event=${ids.shared}`, users.editor)).toEqual(['Hidden Hall', 'Upcoming Hall']);
   });
 
   it('answers an event without venues with an empty list', async () => {
@@ -133,7 +132,7 @@ describe('has_events', () => {
 describe('only_with_upcoming', () => {
   it('true: linked to an event starting now or later, among the statuses the viewer may list (D16)', async () => {
     expect(await names('only_with_upcoming=true')).toEqual(['Upcoming Hall']);
-    expect(await names('only_with_upcoming=true', editor)).toEqual([
+    expect(await names('only_with_upcoming=true', users.editor)).toEqual([
       'Draft Hall',
       'Draft Upcoming Hall',
       'Hidden Hall',
