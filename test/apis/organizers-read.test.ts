@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer } from '../helpers/fixtures.js';
-import { graphqlClient } from '../helpers/graphql.js';
+import { linkedPostApis } from '../helpers/apis.js';
 import { sample } from '../helpers/samples.js';
 import { shape } from '../helpers/shape.js';
-import { type Credentials, type Users, createUser, startWithRoles } from '../helpers/users.js';
+import { type Users, createUser, startWithRoles } from '../helpers/users.js';
 
 // Organizer reads on both APIs: GET /organizers/{id}, /organizers/by-slug/{slug} and /organizers
 // (docs/reference.md §1.3, §2, §3.2, §4.3, D1, D6: OrganizerSingleCest, OrganizerSingleSlugCest and
@@ -12,83 +12,13 @@ import { type Credentials, type Users, createUser, startWithRoles } from '../hel
 // filters, visibility and errors, asked each API's way (one table), then what only REST shows (the
 // reference's shapes, JSON-LD, paging).
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-interface Read {
-  /** The HTTP status REST answers, or the status GraphQL's error names (200 without an error). */
-  status: number;
-  code?: string;
-  /** The REST body, or GraphQL's `organizer` / `organizerBySlug` field. */
-  body: any;
-}
-
-interface Filter {
-  event?: number;
-  hasEvents?: boolean;
-  onlyWithUpcoming?: boolean;
-  search?: string;
-  status?: 'draft';
-}
-
-interface Api {
-  name: string;
-  read(key: { id: number } | { slug: string }, as?: Credentials): Promise<Read>;
-  /** The names of the organizers a list with this filter shows, sorted. */
-  names(filter: Filter, as?: Credentials): Promise<string[]>;
-}
-
 let both: Harness;
 let users: Users;
 const ids: Record<string, number> = {};
-const gql = graphqlClient(() => both, { status: 200 });
 
 const FIELDS = 'id: databaseId name slug description url phone website email passwordProtected image { url }';
 
-const rest: Api = {
-  name: 'REST',
-  async read(key, as) {
-    const path = 'id' in key ? `${key.id}` : `by-slug/${key.slug}`;
-    const request = both.http.get(`${API}/organizers/${path}`);
-    if (as) request.auth(as.login, as.password);
-    const res = await request;
-    return { status: res.status, code: res.body.code, body: res.body };
-  },
-  async names(filter, as) {
-    const query = new URLSearchParams();
-    if (filter.event) query.set('event', String(filter.event));
-    if (filter.hasEvents !== undefined) query.set('has_events', filter.hasEvents ? '1' : '0');
-    if (filter.onlyWithUpcoming) query.set('only_with_upcoming', '1');
-    if (filter.search) query.set('search', filter.search);
-    if (filter.status) query.set('status', filter.status);
-    const request = both.http.get(`${API}/organizers?${query}`);
-    if (as) request.auth(as.login, as.password);
-    const res = await request.expect(200);
-    return res.body.organizers.map((organizer: { organizer: string }) => organizer.organizer).sort();
-  },
-};
-
-const graphql: Api = {
-  name: 'GraphQL',
-  async read(key, as) {
-    const query =
-      'id' in key
-        ? `{ one: organizer(id: ${key.id}) { ${FIELDS} } }`
-        : `{ one: organizerBySlug(slug: "${key.slug}") { ${FIELDS} } }`;
-    const { data, errors } = await gql(query, {}, as);
-    const extensions = errors?.[0]?.extensions;
-    return { status: extensions?.http.status ?? 200, code: extensions?.code, body: data?.one };
-  },
-  async names(filter, as) {
-    const parts = [
-      filter.event && `event: ${filter.event}`,
-      filter.hasEvents !== undefined && `hasEvents: ${filter.hasEvents}`,
-      filter.onlyWithUpcoming && 'onlyWithUpcoming: true',
-      filter.search && `search: ${JSON.stringify(filter.search)}`,
-      filter.status && `status: [${filter.status}]`,
-    ].filter(Boolean);
-    const { data } = await gql(`{ organizers(filter: { ${parts.join(', ')} }) { items { name } } }`, {}, as);
-    return data!.organizers.items.map((organizer: { name: string }) => organizer.name).sort();
-  },
-};
+const [rest, graphql] = linkedPostApis(() => both, 'organizer', FIELDS);
 
 beforeAll(async () => {
   ({ h: both, users } = await startWithRoles());
@@ -196,16 +126,16 @@ describe.each([rest, graphql])('$name: organizer reads', (api) => {
   });
 
   it('filters the list', async () => {
-    expect(await api.names({ event: ids.event })).toEqual(['Acme']);
-    expect(await api.names({ event: ids.event }, users.editor)).toEqual(['Acme', 'Draft Org']);
-    expect(await api.names({ hasEvents: true })).toEqual(['Acme']);
-    expect(await api.names({ hasEvents: false })).toEqual(['Locked Org']);
-    expect(await api.names({ onlyWithUpcoming: true, search: 'organize' })).toEqual(['Acme']);
+    expect((await api.list({ event: ids.event })).names).toEqual(['Acme']);
+    expect((await api.list({ event: ids.event }, users.editor)).names).toEqual(['Acme', 'Draft Org']);
+    expect((await api.list({ hasEvents: true })).names).toEqual(['Acme']);
+    expect((await api.list({ hasEvents: false })).names).toEqual(['Locked Org']);
+    expect((await api.list({ onlyWithUpcoming: true, search: 'organize' })).names).toEqual(['Acme']);
   });
 
   it('hides drafts from anonymous readers and shows them to editors', async () => {
-    expect(await api.names({})).not.toContain('Draft Org');
-    expect(await api.names({ status: 'draft' }, users.editor)).toEqual(['Draft Org']);
+    expect((await api.list({})).names).not.toContain('Draft Org');
+    expect((await api.list({ status: 'draft' }, users.editor)).names).toEqual(['Draft Org']);
   });
 });
 

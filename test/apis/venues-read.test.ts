@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createVenue } from '../helpers/fixtures.js';
-import { graphqlClient } from '../helpers/graphql.js';
+import { linkedPostApis } from '../helpers/apis.js';
 import { sample } from '../helpers/samples.js';
 import { shape } from '../helpers/shape.js';
-import { type Credentials, type Users, createUser, startWithRoles } from '../helpers/users.js';
+import { type Users, createUser, startWithRoles } from '../helpers/users.js';
 
 // Venue reads on both APIs: GET /venues/{id}, /venues/by-slug/{slug} and /venues (docs/reference.md
 // §1.2, §2, §3.2, §4.2–4.3, D1, D6: VenueSingleCest, VenueSingleSlugCest and VenueArchiveCest) and
@@ -12,106 +12,14 @@ import { type Credentials, type Users, createUser, startWithRoles } from '../hel
 // each API's way (one table), then what only REST shows (the reference's shapes, JSON-LD, paging, the
 // role rules of `status`) and the SQL statements a list costs on both.
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
-interface Read {
-  /** The HTTP status REST answers, or the status GraphQL's error names (200 without an error). */
-  status: number;
-  code?: string;
-  /** The REST body, or GraphQL's `venue` / `venueBySlug` field. */
-  body: any;
-}
-
-interface Filter {
-  event?: number;
-  hasEvents?: boolean;
-  onlyWithUpcoming?: boolean;
-  search?: string;
-  status?: 'draft';
-  page?: number;
-}
-
-interface List {
-  status: number;
-  code?: string;
-  /** The names listed, sorted. */
-  names: string[];
-  total?: number;
-  totalPages?: number;
-  /** REST's `data`, or GraphQL's `extensions.data`, of an error. */
-  data?: any;
-}
-
-interface Api {
-  name: string;
-  read(key: { id: number } | { slug: string }, as?: Credentials): Promise<Read>;
-  list(filter: Filter, as?: Credentials): Promise<List>;
-}
-
 let both: Harness;
 let users: Users;
 const ids: Record<string, number> = {};
-const gql = graphqlClient(() => both, { status: 200 });
 
 const FIELDS = `id: databaseId slug name description url address city stateProvince zip website showMap showMapLink geoLat geoLng
   passwordProtected status image { url } author { id: databaseId name }`;
 
-const rest: Api = {
-  name: 'REST',
-  async read(key, as) {
-    const path = 'id' in key ? `${key.id}` : `by-slug/${key.slug}`;
-    const request = both.http.get(`${API}/venues/${path}`);
-    if (as) request.auth(as.login, as.password);
-    const res = await request;
-    return { status: res.status, code: res.body.code, body: res.body };
-  },
-  async list(filter, as) {
-    const query = new URLSearchParams();
-    if (filter.event) query.set('event', String(filter.event));
-    if (filter.hasEvents !== undefined) query.set('has_events', filter.hasEvents ? '1' : '0');
-    if (filter.onlyWithUpcoming) query.set('only_with_upcoming', '1');
-    if (filter.search) query.set('search', filter.search);
-    if (filter.status) query.set('status', filter.status);
-    if (filter.page) query.set('page', String(filter.page));
-    const request = both.http.get(`${API}/venues?${query}`);
-    if (as) request.auth(as.login, as.password);
-    const { status, body } = await request;
-    if (status !== 200) return { status, code: body.code, names: [], data: body.data };
-    return {
-      status,
-      names: body.venues.map((venue: { venue: string }) => venue.venue).sort(),
-      total: body.total,
-      totalPages: body.total_pages,
-    };
-  },
-};
-
-const graphql: Api = {
-  name: 'GraphQL',
-  async read(key, as) {
-    const query =
-      'id' in key
-        ? `{ one: venue(id: ${key.id}) { ${FIELDS} } }`
-        : `{ one: venueBySlug(slug: "${key.slug}") { ${FIELDS} } }`;
-    const { data, errors } = await gql(query, {}, as);
-    const extensions = errors?.[0]?.extensions;
-    return { status: extensions?.http.status ?? 200, code: extensions?.code, body: data?.one };
-  },
-  async list({ page, status, ...filter }, as) {
-    const query = `query($filter: VenueFilter, $page: Int) {
-      venues(filter: $filter, page: $page) { pageInfo { total totalPages } items { name } } }`;
-    const variables = { filter: { ...filter, ...(status ? { status: [status] } : {}) }, page };
-    const { data, errors } = await gql(query, variables, as);
-    const extensions = errors?.[0]?.extensions;
-    if (extensions)
-      return { status: extensions.http.status, code: extensions.code, names: [], data: extensions.data };
-    return {
-      status: 200,
-      names: data!.venues.items.map((venue: { name: string }) => venue.name).sort(),
-      total: data!.venues.pageInfo.total,
-      totalPages: data!.venues.pageInfo.totalPages,
-    };
-  },
-};
+const [rest, graphql] = linkedPostApis(() => both, 'venue', FIELDS);
 
 beforeAll(async () => {
   ({ h: both, users } = await startWithRoles());
