@@ -1,7 +1,7 @@
 import { bodyDoc } from '../src/rest/bodies/fields.js';
 import { ORGANIZER_BODY, POST_PASSWORD_BODY, VENUE_BODY } from '../src/rest/bodies/linked-posts.js';
 import { CATEGORY_BODY, TAG_BODY } from '../src/rest/bodies/terms.js';
-import type { RestField } from './types.js';
+import type { RestField } from '../src/rest/route-table.js';
 
 // The flat request bodies of the write routes (docs/reference.md §S2), as the reference documents them: a
 // route names its table in `bodyFields`, and the namespace index and `/doc` describe the body from it.

@@ -23,7 +23,7 @@ import { Lifecycle } from './ops/lifecycle.js';
 import type { Metrics } from './ops/metrics.js';
 import { probes } from './ops/probes.js';
 import { requestIds } from './ops/request-id.js';
-import { createRestRouter } from './rest/adapter.js';
+import { createRestRouter } from './rest/router.js';
 import { NO_ROUTE, sendError } from './rest/errors.js';
 import { wordPressGlobals } from './rest/wordpress-globals.js';
 import { restSchema } from './schema/index.js';
@@ -94,7 +94,7 @@ export function buildApp({
   const rest = createRestRouter({
     schema: restSchema,
     routes: restRoutes,
-    createContext: (koa, languageSegment) => createContext(deps, { languageSegment, viewer: viewerOf(koa) }),
+    createContext: (koa, request) => createContext(deps, { ...request, viewer: viewerOf(koa) }),
     logger,
     cache,
   });

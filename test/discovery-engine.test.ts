@@ -14,11 +14,11 @@ import Koa from 'koa';
 import type { OpenAPIV3 } from 'openapi-types';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
-import type { RestRoute } from '../rest-map/types.js';
+import type { RestRoute } from '../src/rest/route-table.js';
 import type { Context } from '../src/context.js';
 import { siteUrls } from '../src/domain/urls.js';
 import { createLogger } from '../src/logger.js';
-import { createRestRouter } from '../src/rest/adapter.js';
+import { createRestRouter } from '../src/rest/router.js';
 import { API } from './helpers/harness.js';
 
 // The index and /doc are generated, not written: a throw-away schema and route table come out
@@ -145,7 +145,7 @@ app.use(
   createRestRouter({
     schema,
     routes,
-    createContext: (_koa, language) => ({ urls: siteUrls(SITE, language) }) as Context,
+    createContext: (_koa, { languageSegment }) => ({ urls: siteUrls(SITE, languageSegment) }) as Context,
     logger: createLogger('silent'),
   }).routes(),
 );

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Context as KoaContext } from 'koa';
 import { LRUCache } from 'lru-cache';
@@ -33,24 +32,18 @@ export interface Alias {
 }
 
 /** What `serve` leaves on `ctx.state.cacheEntry` when the answer is a shared entry (hit or stored). */
-interface ServedEntry {
+export interface ServedEntry {
   key: string;
   serial: number;
   body: Buffer;
 }
 
-/** What a request learns while it runs that decides whether its answer may be stored. */
-interface RequestScope {
-  /** The answer depends on the time of day (a phrase such as `now` or `+2 hours`), not only the date. */
-  clockSensitive: boolean;
-}
-
-const scopes = new AsyncLocalStorage<RequestScope>();
-
-/** Called where a relative date phrase resolves to a moment finer than a day: such answers are not kept. */
-export function markClockSensitive(): void {
-  const scope = scopes.getStore();
-  if (scope) scope.clockSensitive = true;
+/** What an answer's storing and validators depend on, returned with it by the work that made it. */
+export interface AnswerMeta {
+  /** A single record's version: its entity tag starts with it (what `If-Match` compares on a write). */
+  version?: string;
+  /** The answer depends on the time of day (a phrase such as `now`), not only the date: never stored. */
+  clockSensitive?: boolean;
 }
 
 /** Headers an entry never keeps: they belong to one exchange. */
@@ -115,6 +108,11 @@ export class ResponseCache {
       : null;
     this.kept = options.enabled ? new LRUCache<string, number>({ max: 1000 }) : null;
     this.now = options.now ?? Date.now;
+  }
+
+  /** The zone whose day keys entries (and whose clock a relative date phrase reads). */
+  get siteTimezone(): string {
+    return this.options.siteTimezone;
   }
 
   get enabled(): boolean {
@@ -235,7 +233,7 @@ export class ResponseCache {
    * the entry's bytes, nothing reshaped it since), `aliasKey` leads to that entry from now on.
    */
   recordAlias(aliasKey: string, ctx: KoaContext, route: string): void {
-    const served = ctx.state.cacheEntry as ServedEntry | undefined;
+    const served = ctx.state.cacheEntry;
     if (!served || !this.aliases || !this.entries || this.suspended) return;
     if (ctx.status !== 200 || ctx.body !== served.body) return;
     if (this.entries.peek(served.key)?.serial !== served.serial) return;
@@ -253,10 +251,11 @@ export class ResponseCache {
 
   /**
    * Answers from the cache when it holds `key`; otherwise runs `compute` (which sets ctx.status,
-   * headers and a string or Buffer body) and keeps a 200 answer. `key` null: never cached. Either way,
-   * a 200 answer to GET/HEAD gets its validators and `If-None-Match` is honoured.
+   * headers and a string or Buffer body, and returns what the answer depends on) and keeps a 200
+   * answer. `key` null: never cached. Either way, a 200 answer to GET/HEAD gets its validators and
+   * `If-None-Match` is honoured.
    */
-  async serve(ctx: KoaContext, key: string | null, compute: () => Promise<unknown>): Promise<void> {
+  async serve(ctx: KoaContext, key: string | null, compute: () => Promise<AnswerMeta | void>): Promise<void> {
     if (this.suspended) key = null;
     const entry = key !== null ? this.entries?.get(key) : undefined;
     if (key !== null && this.entries) this.options.onEvent?.(entry ? 'hit' : 'miss');
@@ -274,17 +273,15 @@ export class ResponseCache {
       return;
     }
     const generation = this.generation;
-    const scope: RequestScope = { clockSensitive: false };
-    await scopes.run(scope, compute);
+    const meta = (await compute()) ?? {};
     const body = ctx.body;
     const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.isBuffer(body) ? body : null;
     if (ctx.status !== 200 || bytes === null) return;
     ctx.body = bytes;
     // A single record's tag starts with its version (what `If-Match` compares on a later write).
-    const version = ctx.state.recordVersion as string | undefined;
-    ctx.set('ETag', version ? versionedEtag(version, bytesHash(bytes)) : strongEtag(bytes));
+    ctx.set('ETag', meta.version ? versionedEtag(meta.version, bytesHash(bytes)) : strongEtag(bytes));
     conditional(ctx, key !== null);
-    if (key === null || !this.entries || scope.clockSensitive || generation !== this.generation) return;
+    if (key === null || !this.entries || meta.clockSensitive || generation !== this.generation) return;
     ctx.set('X-Cache', 'miss');
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(ctx.response.headers)) {

@@ -1,6 +1,5 @@
 import * as chrono from 'chrono-node';
 import { DateTime, IANAZone, type Zone } from 'luxon';
-import { markClockSensitive } from '../cache/response-cache.js';
 
 // Dates leave the service in the reference's formats: `Y-m-d H:i:s` wall-clock strings in a given zone,
 // zero-padded string details, ISO 8601 with offset in JSON-LD.
@@ -219,7 +218,7 @@ function fromPhrase(text: string, zone: string, now: Date): DateTime | null {
   if (!result || result.index !== 0 || result.text.length !== text.length || result.end) return null;
   const start = result.start;
   // An explicit zone ("10:00 EST") or an exact duration ("+2 hours") names an instant.
-  if (start.isCertain('timezoneOffset')) return clockRead(DateTime.fromJSDate(start.date(), { zone }));
+  if (start.isCertain('timezoneOffset')) return DateTime.fromJSDate(start.date(), { zone });
   const tags = start.tags();
   let wall = DateTime.fromObject(
     {
@@ -240,13 +239,29 @@ function fromPhrase(text: string, zone: string, now: Date): DateTime | null {
   else if (!tags.has('result/relativeDate') && !start.isCertain('hour') && !tags.has('casualReference/now')) {
     wall = wall.startOf('day');
   }
-  return wall.isValid ? clockRead(wall) : null;
+  return wall.isValid ? wall : null;
 }
 
-/** A phrase that resolved to a time of day depends on the clock, not only the date: never cached. */
-function clockRead(moment: DateTime): DateTime {
-  if (!moment.equals(moment.startOf('day'))) markClockSensitive();
-  return moment;
+/**
+ * Whether a date input is a phrase naming a time of day relative to now (`now`, `+2 hours`,
+ * `tomorrow 5pm`): what it filters depends on the clock, not only on the date, so an answer to it is
+ * never stored. Absolute dates and phrases naming a day (`tomorrow`, `next monday`) do not.
+ */
+export function dependsOnClock(input: string, zone: string, now: Date = new Date()): boolean {
+  const text = phraseText(input);
+  if (text === null) return false;
+  const moment = fromPhrase(text, zone, now);
+  return moment !== null && !moment.equals(moment.startOf('day'));
+}
+
+/** The input as `fromPhrase` reads it, or null when it is no phrase (empty, too long, a number, ISO). */
+function phraseText(input: string): string | null {
+  const text = input.trim().replace(/\s+/g, ' ');
+  if (text === '' || text.length > MAX_DATE_INPUT || /^[+-]?\d+$/.test(text)) return null;
+  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    if (DateTime.fromISO(text).isValid || DateTime.fromSQL(text).isValid) return null;
+  }
+  return text;
 }
 
 /**

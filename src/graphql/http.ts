@@ -30,6 +30,7 @@ export function graphqlRoute(options: {
         if (key !== 'content-length') ctx.set(key, value);
       });
       ctx.body = Buffer.from(await response.arrayBuffer());
+      return { clockSensitive: read.clockSensitive };
     });
   };
 }

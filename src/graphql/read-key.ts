@@ -1,6 +1,7 @@
 import { type DocumentNode, getOperationAST } from 'graphql';
 import type { Context as KoaContext } from 'koa';
 import { LRUCache } from 'lru-cache';
+import { queryReadsClock } from './clock.js';
 import { viewerOf } from '../auth/authenticate-requests.js';
 import { graphqlBodyText } from '../cache/fast-path.js';
 import type { ResponseCache } from '../cache/response-cache.js';
@@ -18,7 +19,7 @@ export interface GraphqlBodyError {
 /** How the service reads a GraphQL request before yoga runs it. */
 export type GraphqlRead =
   /** A query (`key`: its shared cache entry, null when not shared) or a subscription, with its body. */
-  | { key: string | null; body?: string; subscription?: true }
+  | { key: string | null; body?: string; subscription?: true; clockSensitive?: boolean }
   /** A request refused before yoga sees it. */
   | { error: GraphqlBodyError }
   /** Anything else (a mutation sent as GET, another method): yoga's own, untouched. */
@@ -113,6 +114,7 @@ export function graphqlReadKey(
     return {
       key: shared ? cache.keyOf(ctx, ['graphql', text, variables, params.operationName ?? null]) : null,
       body,
+      clockSensitive: shared && queryReadsClock(document, params.variables, cache.siteTimezone),
     };
   };
 }

@@ -1,6 +1,6 @@
 import cors from '@koa/cors';
 import type { Middleware } from 'koa';
-import type { RestRoute } from '../../rest-map/types.js';
+import type { RestRoute } from '../rest/route-table.js';
 import { API_PREFIX } from '../domain/urls.js';
 
 // One CORS policy for REST and GraphQL, as WordPress sends it on its REST API: an allowed origin is

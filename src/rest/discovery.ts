@@ -16,7 +16,7 @@ import {
   isObjectType,
 } from 'graphql';
 import type { OpenAPIV3 } from 'openapi-types';
-import type { HttpMethod, RestField, RestFieldType, RestRoute } from '../../rest-map/types.js';
+import type { HttpMethod, RestField, RestFieldType, RestRoute } from './route-table.js';
 import { API_PREFIX } from '../domain/urls.js';
 import { LINK_LIST, type RestSchema, declaredShape, tecSchemaRef, tecSchemas } from './tec-schemas.js';
 import { SERVICE } from '../version.js';

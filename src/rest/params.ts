@@ -9,11 +9,21 @@ import {
   isInputObjectType,
   isListType,
 } from 'graphql';
+import type { Context as KoaContext } from 'koa';
+import parseBody from 'co-body';
+import { parse as parseQuery } from 'qs';
+import { invalidParams } from '../domain/errors.js';
 import { MAX_RECORD_ID } from '../domain/ids.js';
+import { MAX_JSON_DEPTH, hasNul, jsonTooDeep } from '../http/request-text.js';
 import { readBoolean } from './booleans.js';
+import { type WordPressError, wordPressError } from './errors.js';
+import type { HttpMethod, RestRoute } from './route-table.js';
 
-// WordPress clients send `1`/`0`/`yes` booleans, comma lists and `a[]=` arrays; SOFA understands none of
-// them. Values are normalised here, by the GraphQL type of the argument they feed, before SOFA sees them.
+// A REST request's parameters, read once and checked once at the edge: WordPress clients send
+// `1`/`0`/`yes` booleans, comma lists and `a[]=` arrays, normalised here by the GraphQL type of the
+// argument they feed; the operation runs with these very values.
+
+const BODY_LIMIT = '1mb';
 
 export type ParamValue = string | number | boolean | null | ParamValue[] | { [key: string]: unknown };
 
@@ -77,13 +87,73 @@ export function argumentsFromRequest(
   return { variables, invalid };
 }
 
-/** The query string SOFA parses back (repeated keys for lists). */
-export function toSofaQuery(variables: Record<string, ParamValue>): string {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(variables)) {
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (item !== null && typeof item !== 'object') query.append(name, String(item));
-    }
+/** A query flag such as `?ical=1` (WordPress reads any non-empty, non-"0"/"false" value as set). */
+export function isSet(value: unknown): boolean {
+  return typeof value === 'string' && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+/** The query string as WordPress reads it: `a[]=` arrays and `a[b]=` objects, two levels deep. */
+export function readQuery(querystring: string): Record<string, unknown> {
+  return parseQuery(querystring, { depth: 2, arrayLimit: 100 }) as Record<string, unknown>;
+}
+
+export function nulRefused(): WordPressError {
+  return wordPressError(400, 'rest_invalid_param', 'Text may not contain NUL characters.');
+}
+
+/** The flat body of a write (JSON or a form); nothing for reads and deletes. */
+async function readBody(ctx: KoaContext, method: HttpMethod): Promise<Record<string, unknown>> {
+  if (method === 'GET' || method === 'DELETE' || !ctx.request.length) return {};
+  let read: { parsed: unknown; raw: string };
+  try {
+    read = (await parseBody(ctx.req, { limit: BODY_LIMIT, strict: false, returnRawBody: true })) as {
+      parsed: unknown;
+      raw: string;
+    };
+  } catch (error) {
+    const status = (error as { status?: number }).status ?? 400;
+    if (status === 413) throw wordPressError(413, 'rest_body_too_large', 'The request body is too large.');
+    if (status === 415)
+      throw wordPressError(415, 'rest_unsupported_media_type', 'Send the body as JSON or as a form.');
+    throw wordPressError(400, 'rest_invalid_json', 'Invalid JSON body passed.');
   }
-  return query.toString();
+  if (ctx.is('json') && jsonTooDeep(read.raw))
+    throw wordPressError(
+      400,
+      'rest_invalid_json',
+      `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`,
+    );
+  if (hasNul(read.raw)) throw nulRefused();
+  const body = read.parsed;
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+
+/**
+ * A REST request's arguments for its route's operation, read once (path, body, query) and checked
+ * once under their REST names: the variables the operation runs with, or the 400 to answer.
+ */
+export async function readArguments(
+  ctx: KoaContext,
+  route: RestRoute,
+  args: readonly GraphQLArgument[],
+  query: Record<string, unknown>,
+): Promise<{ variables: Record<string, ParamValue> } | { error: WordPressError }> {
+  let body: Record<string, unknown>;
+  try {
+    body = await readBody(ctx, route.methods[0]);
+  } catch (error) {
+    return { error: error as WordPressError };
+  }
+  const path: Record<string, string> = { ...ctx.params };
+  delete path.lang;
+  const { variables, invalid } = argumentsFromRequest(args, { path, query, body }, route.bodyArgument);
+  for (const name of route.nonEmpty ?? []) {
+    const value = variables[name];
+    if (typeof value === 'string' && value.trim() === '') invalid[name] = 'Invalid parameter.';
+  }
+  if (Object.keys(invalid).length) {
+    const error = invalidParams(invalid);
+    return { error: wordPressError(400, error.code, error.message, error.data) };
+  }
+  return { variables };
 }

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from './scope.js';
 import { type Event, Prisma } from '../generated/sqlite/client.js';
 
 // Reading events with the records they link to, as both APIs select them (a Pothos selection: Prisma's

@@ -1,4 +1,4 @@
-import type { Scope } from '../context.js';
+import type { Scope } from './scope.js';
 import { ApiError, invalidParams } from '../domain/errors.js';
 import { DEFAULT_EVENT_STATUS, keepsReason } from '../domain/event-status.js';
 import {

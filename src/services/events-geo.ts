@@ -1,7 +1,6 @@
-import type { Context } from '../context.js';
+import type { Context } from './scope.js';
 import { type ApiError, invalidParams } from '../domain/errors.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import type { EventQuery } from './events-query.js';
 import { nextTurn } from './turns.js';
 
 // Geo lists (`geoloc_lat`/`geoloc_lng`/`geoloc_radius`, GraphQL `near`): the venues within a radius of
@@ -75,7 +74,7 @@ function tooManyInRange(radiusName: string, what: string, max: number): ApiError
  */
 export async function nearestEventIds(
   ctx: Context,
-  { where, distances }: Pick<EventQuery, 'where' | 'distances'>,
+  { where, distances }: { where: Prisma.EventWhereInput; distances: Map<number, number> | null },
   radiusName: string,
 ): Promise<number[]> {
   const rows: Array<{ id: number; localStart: string; venues: Array<{ venueId: number }> }> = [];

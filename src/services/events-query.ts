@@ -1,5 +1,5 @@
 import type { DateTime } from 'luxon';
-import type { Context } from '../context.js';
+import type { Context } from './scope.js';
 import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
 import { ApiError, invalidParams, isApiError } from '../domain/errors.js';
 import { INVALID_EVENT_STATUS, isEventStatus } from '../domain/event-status.js';

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from './scope.js';
 import { ApiError, invalidParams } from '../domain/errors.js';
 import { normalizePaging } from '../domain/paging.js';
 import { type Viewer, canRead } from '../domain/permissions.js';

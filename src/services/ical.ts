@@ -1,7 +1,7 @@
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import ical, { type ICalCalendar, type ICalEvent, ICalEventStatus } from 'ical-generator';
 import { DateTime } from 'luxon';
-import type { Context } from '../context.js';
+import type { Context } from './scope.js';
 import { type ApiError, invalidParams } from '../domain/errors.js';
 import { canRead } from '../domain/permissions.js';
 import { permalink } from '../domain/urls.js';

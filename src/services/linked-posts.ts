@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Scope } from '../context.js';
+import type { Scope } from './scope.js';
 import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import type { DateTime } from 'luxon';

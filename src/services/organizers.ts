@@ -1,4 +1,4 @@
-import type { Scope } from '../context.js';
+import type { Scope } from './scope.js';
 import type { Db } from '../db/client.js';
 import type { Organizer, Prisma } from '../generated/sqlite/client.js';
 import { isUrl } from '../domain/urls.js';

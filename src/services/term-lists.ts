@@ -1,4 +1,4 @@
-import type { Scope } from '../context.js';
+import type { Scope } from './scope.js';
 import { Prisma } from '../generated/sqlite/client.js';
 import { invalidParams } from '../domain/errors.js';
 import { type Paging, normalizePaging, skipTake, totalPages } from '../domain/paging.js';

@@ -1,4 +1,4 @@
-import type { Scope } from '../context.js';
+import type { Scope } from './scope.js';
 import type { Db } from '../db/client.js';
 import { Prisma, type Term } from '../generated/sqlite/client.js';
 import { ApiError, invalidParams, missingParams } from '../domain/errors.js';

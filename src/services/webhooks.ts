@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
-import type { Scope } from '../context.js';
+import type { Scope } from './scope.js';
 import { ApiError, invalidParams } from '../domain/errors.js';
 import { assertAllowed, can } from '../domain/permissions.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../generated/sqlite/client.js';

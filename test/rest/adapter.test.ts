@@ -11,11 +11,11 @@ import {
 import { JSONResolver } from 'graphql-scalars';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RestRoute } from '../../rest-map/types.js';
+import type { RestRoute } from '../../src/rest/route-table.js';
 import type { Context } from '../../src/context.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { createLogger } from '../../src/logger.js';
-import { createRestRouter } from '../../src/rest/adapter.js';
+import { createRestRouter } from '../../src/rest/router.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent } from '../helpers/fixtures.js';
 

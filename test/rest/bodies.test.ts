@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { restRoutes } from '../../rest-map/routes.js';
-import type { RestField } from '../../rest-map/types.js';
+import type { RestField } from '../../src/rest/route-table.js';
 import { type BodyTable, readBody } from '../../src/rest/bodies/fields.js';
 import { ORGANIZER_BODY, POST_PASSWORD_BODY, VENUE_BODY } from '../../src/rest/bodies/linked-posts.js';
 import { CATEGORY_BODY, TAG_BODY } from '../../src/rest/bodies/terms.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RestField } from '../../../rest-map/types.js';
+import type { RestField } from '../route-table.js';
 import { DEFAULT_EVENT_STATUS, EVENT_STATUSES, INVALID_EVENT_STATUS } from '../../domain/event-status.js';
 import {
   type EventField,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RestField } from '../../../rest-map/types.js';
+import type { RestField } from '../route-table.js';
 import type { ParamNames } from '../param-names.js';
 
 // A REST write body declared once per resource: each WordPress parameter names the domain field it

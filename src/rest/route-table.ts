@@ -19,7 +19,7 @@ export interface RestField {
 
 /**
  * One REST route of the reference API, served by one root field of the `rest` GraphQL sub-graph.
- * Everything here is data; `src/rest/adapter.ts` is the one engine that interprets it.
+ * Everything here is data (the table is `rest-map/routes.ts`); `src/rest/router.ts` interprets it.
  */
 export interface RestRoute {
   /** Methods answered; the first is the one SOFA sees (PUT and PATCH are served like POST). */

@@ -1,0 +1,221 @@
+import Router from '@koa/router';
+import type { GraphQLSchema } from 'graphql';
+import type { Context as KoaContext } from 'koa';
+import type { Logger } from 'pino';
+import type { Context } from '../context.js';
+import { type AnswerMeta, ResponseCache } from '../cache/response-cache.js';
+import { dependsOnClock } from '../domain/dates.js';
+import { ANONYMOUS } from '../domain/permissions.js';
+import { API_PREFIX } from '../domain/urls.js';
+import { parseIfMatch } from '../domain/versions.js';
+import { hasNul } from '../http/request-text.js';
+import { allowFor } from './allow.js';
+import {
+  createDiscovery,
+  discoveryHeaders,
+  serviceRoot,
+  swaggerUiAsset,
+  swaggerUiPage,
+} from './discovery.js';
+import { sendJson, sendResult } from './envelope.js';
+import { NO_ROUTE, sendError } from './errors.js';
+import { restOperations } from './operations.js';
+import { type ParamValue, isSet, nulRefused, readArguments, readQuery } from './params.js';
+import type { HttpMethod, RestRoute } from './route-table.js';
+
+// The one engine behind `rest-map/`: Koa matches the reference's paths (with an optional language
+// segment); each request's parameters are read and checked once (`params.ts`), its route's operation
+// runs through SOFA (`operations.ts`), and the route's declaration shapes the answer (`envelope.ts`)
+// with its `Allow` (`allow.ts`).
+
+const LANGUAGE_TAG = /^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$/i;
+
+function isLanguageTag(tag: string): boolean {
+  if (!LANGUAGE_TAG.test(tag)) return false;
+  try {
+    return Intl.getCanonicalLocales(tag).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+/** The request's context: made once, with the precondition an update or delete names (`If-Match`). */
+export type CreateRestContext = (
+  koa: KoaContext,
+  request: { languageSegment: string | undefined; ifMatch: ReturnType<typeof parseIfMatch> },
+) => Context;
+
+export function createRestRouter(options: {
+  schema: GraphQLSchema;
+  routes: RestRoute[];
+  createContext: CreateRestContext;
+  logger: Logger;
+  /** Absent: nothing is shared (validators and conditional answers still apply). */
+  cache?: ResponseCache;
+}): Router {
+  const { routes } = options;
+  const cache = options.cache ?? new ResponseCache({ enabled: false, maxBytes: 0, siteTimezone: 'UTC' });
+  const operations = restOperations(options.schema, routes, options.logger);
+  const discovery = createDiscovery({ schema: options.schema, routes, sofaDocument: operations.document });
+  const router = new Router();
+
+  const contextOf = (ctx: KoaContext, method: HttpMethod) =>
+    options.createContext(ctx, {
+      languageSegment: ctx.params.lang,
+      // Updates and deletes apply only to the version the client names (412 otherwise).
+      ifMatch: method === 'GET' ? null : parseIfMatch(ctx.get('If-Match')),
+    });
+  const urlsOf = (ctx: KoaContext) => contextOf(ctx, 'GET').urls;
+  /** Shared entries only for anonymous reads. */
+  const cacheKey = (ctx: KoaContext, method: HttpMethod, parts: readonly unknown[]) => {
+    const viewer = ctx.state.viewer;
+    if (method !== 'GET' || (viewer && viewer.userId !== null)) return null;
+    return cache.keyOf(ctx, parts);
+  };
+
+  /**
+   * Both spellings of a path (with and without a language segment), for every method: an invalid
+   * segment is no route; HEAD is GET; OPTIONS describes the route as WordPress does; any other
+   * method the path does not serve is a 405 naming the ones it does.
+   */
+  const serve = (
+    path: string,
+    methods: HttpMethod[],
+    handler: (ctx: KoaContext, method: HttpMethod) => unknown,
+  ) => {
+    const allow = methods.join(', ');
+    const dispatch = async (ctx: KoaContext) => {
+      const language = ctx.params.lang;
+      if (language !== undefined && !isLanguageTag(language)) return sendError(ctx, NO_ROUTE());
+      // `:id` is `\d+` in the reference: anything else matches no route at all.
+      if (ctx.params.id !== undefined && !/^\d+$/.test(ctx.params.id)) return sendError(ctx, NO_ROUTE());
+      // Nothing a database cannot store passes the boundary (path slugs and query strings included).
+      if (hasNul(ctx.path) || hasNul(ctx.querystring)) return sendError(ctx, nulRefused());
+      const method = (ctx.method === 'HEAD' ? 'GET' : ctx.method) as HttpMethod;
+      if (ctx.method === 'OPTIONS') {
+        const described = discovery.route(path, urlsOf(ctx).api);
+        if (described) return sendJson(ctx, described, allow);
+      }
+      if (!methods.includes(method)) return sendError(ctx, NO_ROUTE(405), { Allow: allow });
+      // Decided before the request runs (as WordPress's permission checks), sent on its answer
+      // whatever it is, errors included.
+      const allowed = await allowFor(
+        ctx.state.viewer ?? ANONYMOUS,
+        path,
+        methods,
+        ctx.params,
+        () => contextOf(ctx, 'GET').db,
+      );
+      await handler(ctx, method);
+      ctx.set('Allow', allowed);
+    };
+    router.all(`${API_PREFIX}${path}`, dispatch);
+    router.all(`/:lang${API_PREFIX}${path}`, dispatch);
+  };
+
+  serve('', ['GET'], (ctx, method) => {
+    ctx.set(discoveryHeaders(urlsOf(ctx)));
+    return cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () =>
+      sendJson(ctx, discovery.index(urlsOf(ctx)), 'GET'),
+    );
+  });
+  serve('/doc', ['GET'], (ctx, method) =>
+    cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () =>
+      sendJson(ctx, discovery.openApi(urlsOf(ctx).api), 'GET'),
+    ),
+  );
+  serve('/docs', ['GET'], (ctx) => {
+    const page = ctx.path.replace(/\/+$/, '');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = swaggerUiPage(page, `${page.slice(0, -'/docs'.length)}/doc`);
+  });
+  serve('/docs/:asset', ['GET'], (ctx) => {
+    const asset = swaggerUiAsset(ctx.params.asset as string);
+    if (!asset) return sendError(ctx, NO_ROUTE());
+    ctx.type = asset.type;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = asset.body;
+  });
+
+  // The service root, which the index's `up` link names.
+  const root = async (ctx: KoaContext, next: () => Promise<unknown>) => {
+    const language = ctx.params.lang;
+    if (language !== undefined && !isLanguageTag(language)) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return sendError(ctx, NO_ROUTE(405), { Allow: 'GET' });
+    const urls = urlsOf(ctx);
+    ctx.set(discoveryHeaders(urls));
+    sendJson(ctx, serviceRoot(urls, language ? urls.site.slice(0, -language.length - 1) : urls.site), 'GET');
+  };
+  router.all('/', root);
+  router.all('/:lang', root);
+
+  const alternates = new Map<string, RestRoute[]>();
+  for (const route of routes)
+    if (route.alsoAt)
+      alternates.set(route.alsoAt.path, [...(alternates.get(route.alsoAt.path) ?? []), route]);
+  for (const [path, pathRoutes] of routesByPath(routes)) {
+    const methods = pathRoutes.flatMap((route) => route.methods);
+    const allow = methods.join(', ');
+    serve(path, methods, async (ctx, method) => {
+      const query = readQuery(ctx.querystring);
+      const route =
+        (method === 'GET' &&
+          alternates.get(path)?.find((candidate) => isSet(query[candidate.alsoAt!.flag]))) ||
+        pathRoutes.find((candidate) => candidate.methods.includes(method))!;
+      const read = await readArguments(ctx, route, operations.argumentsOf(route), query);
+      if ('error' in read) return sendError(ctx, read.error);
+      const { variables } = read;
+      const run = async (): Promise<AnswerMeta> => {
+        const context = contextOf(ctx, method);
+        const outcome = await operations.run(route, variables, context);
+        if ('error' in outcome) {
+          sendError(ctx, outcome.error);
+          return {};
+        }
+        sendResult(ctx, route, outcome.value, outcome.json, allow);
+        if (method !== 'GET') return {};
+        return {
+          version: outcome.version,
+          clockSensitive: readsClock(variables, cache.siteTimezone),
+        };
+      };
+      if (method !== 'GET') return run();
+      const shared = variables.password === undefined || variables.password === null;
+      const key = shared
+        ? cacheKey(ctx, method, ['rest', route.operation, ctx.params.lang ?? '', stableJson(variables)])
+        : null;
+      await cache.serve(ctx, key, run);
+    });
+  }
+
+  const noRoute = (ctx: KoaContext) => sendError(ctx, NO_ROUTE());
+  for (const prefix of [API_PREFIX, `/:lang${API_PREFIX}`]) router.all(`${prefix}/{*rest}`, noRoute);
+  return router;
+}
+
+function routesByPath(routes: readonly RestRoute[]): Map<string, RestRoute[]> {
+  const byPath = new Map<string, RestRoute[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  return byPath;
+}
+
+/** Whether an argument is a date phrase naming a time of day (`now`, `+2 hours`): see `dependsOnClock`. */
+function readsClock(variables: Record<string, ParamValue>, zone: string): boolean {
+  const now = new Date();
+  return Object.values(variables).some((value) =>
+    (Array.isArray(value) ? value : [value]).some(
+      (item) => typeof item === 'string' && dependsOnClock(item, zone, now),
+    ),
+  );
+}
+
+/** JSON with object keys sorted: the same parameters in any order give the same cache key. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(
+          Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)),
+        )
+      : item,
+  );
+}

@@ -1,0 +1,36 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import type { Viewer } from '../domain/permissions.js';
+import type { SiteUrls } from '../domain/urls.js';
+import type { IfMatch } from '../domain/versions.js';
+import type { ChangeFeed } from './change-feed.js';
+import type { WritePipeline } from './transactions.js';
+
+// What a request hands the services, declared here so that services never import the request
+// context (`src/context.ts` builds it from these pieces, one level up).
+
+/** Everything a resolver may use, built once per request (`createContext`). */
+export interface Context {
+  db: Db;
+  config: Config;
+  urls: SiteUrls;
+  /** Who is asking (from HTTP Basic with an application password); anonymous by default. */
+  viewer: Viewer;
+  /** The one write pipeline (transaction, locks, retries, change listeners). */
+  writes: WritePipeline;
+  /** Committed changes for GraphQL subscriptions (absent outside the GraphQL endpoint). */
+  changes?: ChangeFeed;
+  /** Who counts against the per-client subscription limit: a user, or an anonymous address. */
+  client?: string;
+  /** The version an update or delete requires of its record (REST `If-Match`, GraphQL `ifMatch`). */
+  ifMatch?: IfMatch | null;
+  /** Set by a single-record read: the version its entity tag starts with. */
+  readVersion?: string;
+  /** Keeps a number (a list's total) under the response cache's invalidation; absent: worked out each time. */
+  keep?: Keep;
+}
+
+export type Keep = (key: string, compute: () => Promise<number>) => Promise<number>;
+
+/** What services need of a request: who asks, the database, the settings and the write pipeline. */
+export type Scope = Pick<Context, 'db' | 'viewer' | 'config' | 'writes' | 'ifMatch'>;
