@@ -8,9 +8,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../rest-map/routes.js';
 import { publicSchema, restSchema } from '../src/schema/index.js';
-import { API, type Harness, startHarness } from './helpers/harness.js';
+import { API, type Harness } from './helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from './helpers/fixtures.js';
-import { createUser } from './helpers/users.js';
+import { type Credentials, type Users, startWithRoles } from './helpers/users.js';
 import { encodeToken } from '../src/services/change-log.js';
 
 // Password-protected content is withheld on every path to an event, for every viewer who neither
@@ -20,15 +20,14 @@ import { encodeToken } from '../src/services/change-log.js';
 const SECRET = 'Sekrit-7f3a';
 const PASSWORD = 'open-sesame';
 
-type Credentials = [string, string] | null;
 let h: Harness;
-const viewers: Record<'anonymous' | 'subscriber' | 'contributor' | 'author', Credentials> = {
+const viewers: Record<'anonymous' | 'subscriber' | 'contributor' | 'author', Credentials | null> = {
   anonymous: null,
   subscriber: null,
   contributor: null,
   author: null,
 };
-let editor: [string, string];
+let editor: Credentials;
 const ids = { event: 0, child: 0, venue: 0, organizer: 0, category: 0, tag: 0 };
 const slugs = { event: '', venue: '', organizer: '' };
 let categorySlug = '';
@@ -37,13 +36,10 @@ const fromStart = () => encodeToken({ sequence: 0, time: new Date() });
 let tagSlug = '';
 
 beforeAll(async () => {
-  h = await startHarness();
-  const owner = await createUser(h, 'editor');
-  editor = [owner.login, owner.password];
-  for (const role of ['subscriber', 'contributor', 'author'] as const) {
-    const user = await createUser(h, role);
-    viewers[role] = [user.login, user.password];
-  }
+  let users: Users;
+  ({ h, users } = await startWithRoles());
+  const owner = (editor = users.editor);
+  for (const role of ['subscriber', 'contributor', 'author'] as const) viewers[role] = users[role];
   const venue = await createVenue(h.db, { authorId: owner.id });
   const organizer = await createOrganizer(h.db, { authorId: owner.id });
   const category = await createTerm(h.db, 'tribe_events_cat', 'Withheld Category');
@@ -158,9 +154,9 @@ const REST_PATHS = [
   'TecEventList.events',
 ];
 
-function graphql(query: string, as: Credentials) {
+function graphql(query: string, as: Credentials | null) {
   const request = h.http.post('/graphql').send({ query });
-  return as ? request.auth(...as) : request;
+  return as ? request.auth(as.login, as.password) : request;
 }
 
 describe('GraphQL', () => {
@@ -286,7 +282,7 @@ describe('REST', () => {
       const call = h.http[method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](
         `${url(path)}${query}`,
       );
-      if (as) call.auth(...as);
+      if (as) call.auth(as.login, as.password);
       if (method !== 'GET' && method !== 'DELETE') call.send({ sticky: true });
       const res = await call;
       expect(res.status).toBeLessThan(500);
@@ -304,7 +300,7 @@ describe('REST', () => {
     expect(opened.text).toContain(SECRET);
     const single = await h.http
       .get(`${API}/events/${ids.event}`)
-      .auth(...editor)
+      .auth(editor.login, editor.password)
       .expect(200);
     expect(single.text).toContain(SECRET);
   });

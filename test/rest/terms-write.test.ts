@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
+import { API, API_ROOT, type Harness, SITE_URL } from '../helpers/harness.js';
 import { createEvent, createTerm } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Users, startWithRoles } from '../helpers/users.js';
 
 // POST /categories, POST|PUT|PATCH|DELETE /categories/{id} and the same for tags: the reference's
 // Category*/Tag* Insertion, Update and Deletion Cests, with D1 (404), D7 (no 500) and D8 (editors).
@@ -18,18 +18,10 @@ function withoutUp(term: { urls: Record<string, string>; _links?: Record<string,
   return { ...term, urls, _links: links };
 }
 
-type Credentials = [string, string];
 let h: Harness;
-const as: Record<'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber', Credentials> =
-  {} as never;
+let as: Users;
 
-beforeAll(async () => {
-  h = await startHarness();
-  for (const role of ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const) {
-    const user = await createUser(h, role);
-    as[role] = [user.login, user.password];
-  }
-});
+beforeAll(async () => ({ h, users: as } = await startWithRoles()));
 afterAll(() => h.close());
 
 const category = (id: number) => h.db.term.findUnique({ where: { id } });
@@ -39,7 +31,7 @@ describe('POST /categories', () => {
     const parent = await createTerm(h.db, 'tribe_events_cat', 'Foo Parent');
     const res = await h.http
       .post(`${API}/categories`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ parent: parent.id, name: 'foo', description: 'Term description', slug: 'foo-bar' })
       .expect(201);
     const id = res.body.id as number;
@@ -69,7 +61,7 @@ describe('POST /categories', () => {
   it('derives a unique slug from the name, and accepts form bodies', async () => {
     const first = await h.http
       .post(`${API}/categories`)
-      .auth(...as.administrator)
+      .auth(as.administrator.login, as.administrator.password)
       .type('form')
       .send({ name: 'Rock & Roll Café' })
       .expect(201);
@@ -79,7 +71,7 @@ describe('POST /categories', () => {
     const parent = await createTerm(h.db, 'tribe_events_cat', 'Genres');
     const second = await h.http
       .post(`${API}/categories`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .type('form')
       .send({ name: 'Rock & Roll Café', parent: String(parent.id) })
       .expect(201);
@@ -87,7 +79,7 @@ describe('POST /categories', () => {
     // an explicit slug that is taken is made unique too (as WordPress does on insert)
     const third = await h.http
       .post(`${API}/categories`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ name: 'Other', slug: 'Rock Roll Cafe' })
       .expect(201);
     expect(third.body.slug).toBe('rock-roll-cafe-3');
@@ -97,7 +89,7 @@ describe('POST /categories', () => {
     const existing = await createTerm(h.db, 'tribe_events_cat', 'Theatre');
     const res = await h.http
       .post(`${API}/categories`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ name: 'theatre' })
       .expect(400);
     expect(res.body).toEqual({
@@ -119,17 +111,14 @@ describe('POST /categories', () => {
       data: { status: 401, request_id: expect.any(String) },
     });
     for (const role of ['subscriber', 'contributor', 'author'] as const) {
-      const res = await h.http
-        .post(`${API}/categories`)
-        .auth(...as[role])
-        .send(body);
+      const res = await h.http.post(`${API}/categories`).auth(as[role].login, as[role].password).send(body);
       expect(res.status, role).toBe(403);
       expect(res.body.code, role).toBe('rest_forbidden');
     }
     expect(await h.db.term.count({ where: { slug: 'role-test' } })).toBe(0);
     await h.http
       .post(`${API}/categories`)
-      .auth(...as.administrator)
+      .auth(as.administrator.login, as.administrator.password)
       .send(body)
       .expect(201);
   });
@@ -139,12 +128,12 @@ describe('POST /categories', () => {
     await h.http.post(`${API}/categories`).send({ description: 'x' }).expect(401);
     await h.http
       .post(`${API}/categories`)
-      .auth(...as.subscriber)
+      .auth(as.subscriber.login, as.subscriber.password)
       .send({ ...base, parent: 'foo' })
       .expect(403);
     const missing = await h.http
       .post(`${API}/categories`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ description: 'x' })
       .expect(400);
     expect(missing.body).toEqual({
@@ -170,7 +159,7 @@ describe('POST /categories', () => {
     for (const [param, value] of cases) {
       const res = await h.http
         .post(`${API}/categories`)
-        .auth(...as.editor)
+        .auth(as.editor.login, as.editor.password)
         .send({ ...base, [param]: value });
       expect(res.status, `${param}=${JSON.stringify(value)}`).toBe(400);
       expect(res.body.code).toBe('rest_invalid_param');
@@ -181,7 +170,7 @@ describe('POST /categories', () => {
   it('refuses a body that is not JSON with 400', async () => {
     const res = await h.http
       .post(`${API}/categories`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .set('content-type', 'application/json')
       .send('{"name":')
       .expect(400);
@@ -193,7 +182,7 @@ describe('POST /tags', () => {
   it('creates a tag in the reference shape (no parent; a parent sent is ignored)', async () => {
     const res = await h.http
       .post(`${API}/tags`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ name: 'Outdoor', description: 'Open air', parent: 3 })
       .expect(201);
     const reference = sample('08-tag-single.json');
@@ -211,14 +200,14 @@ describe('POST /tags', () => {
   it('refuses a duplicate tag name anywhere in the taxonomy, but not a category of that name', async () => {
     const res = await h.http
       .post(`${API}/tags`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ name: 'OUTDOOR' })
       .expect(400);
     expect(res.body.message).toBe('A term with the name provided already exists in this taxonomy.');
     expect(res.body.data.term_id).toEqual(expect.any(Number));
     const cat = await h.http
       .post(`${API}/categories`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ name: 'Outdoor' })
       .expect(201);
     expect(cat.body.slug).toBe('outdoor');
@@ -228,37 +217,28 @@ describe('POST /tags', () => {
     await h.http.post(`${API}/tags`).send({ name: 'x' }).expect(401);
     await h.http
       .post(`${API}/tags`)
-      .auth(...as.author)
+      .auth(as.author.login, as.author.password)
       .send({ name: 'x' })
       .expect(403);
     await h.http
       .post(`${API}/tags`)
-      .auth(...as.contributor)
+      .auth(as.contributor.login, as.contributor.password)
       .send({ name: 'x' })
       .expect(403);
     await h.http.post(`${API}/tags`).send({ name: '' }).expect(401);
-    await h.http
-      .post(`${API}/tags`)
-      .auth(...as.subscriber)
-      .send({})
-      .expect(403);
+    await h.http.post(`${API}/tags`).auth(as.subscriber.login, as.subscriber.password).send({}).expect(403);
     expect(
       (
         await h.http
           .post(`${API}/tags`)
-          .auth(...as.editor)
+          .auth(as.editor.login, as.editor.password)
           .send({ name: '' })
           .expect(400)
       ).body.code,
     ).toBe('rest_invalid_param');
     expect(
-      (
-        await h.http
-          .post(`${API}/tags`)
-          .auth(...as.editor)
-          .send({})
-          .expect(400)
-      ).body.code,
+      (await h.http.post(`${API}/tags`).auth(as.editor.login, as.editor.password).send({}).expect(400)).body
+        .code,
     ).toBe('rest_missing_callback_param');
   });
 });
@@ -269,7 +249,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     const parent = await createTerm(h.db, 'tribe_events_cat', 'New Parent');
     const res = await h.http
       .post(`${API}/categories/${term.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ parent: parent.id, name: 'foo2', description: 'Term description', slug: 'foo-bar-2' })
       .expect(200);
     expect(shape(withoutUp(res.body))).toEqual(shape(sample('07-category-single.json')));
@@ -284,7 +264,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     });
     const put = await h.http
       .put(`${API}/categories/${term.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ description: 'Put' })
       .expect(200);
     expect(put.body).toMatchObject({
@@ -295,7 +275,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     });
     const patch = await h.http
       .patch(`${API}/categories/${term.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ parent: 0 })
       .expect(200);
     expect(patch.body.parent).toBe(0);
@@ -307,7 +287,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     const term = await createTerm(h.db, 'tribe_events_cat', 'Stable');
     const res = await h.http
       .post(`${API}/categories/${term.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ name: 'Renamed' })
       .expect(200);
     expect(res.body).toMatchObject({ name: 'Renamed', slug: 'stable' });
@@ -318,7 +298,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     await createTerm(h.db, 'tribe_events_cat', 'Slug B');
     const res = await h.http
       .post(`${API}/categories/${a.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ slug: 'slug-b' })
       .expect(400);
     expect(res.body).toEqual({
@@ -329,13 +309,13 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     // its own slug, or a tag's slug, is fine
     await h.http
       .post(`${API}/categories/${a.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ slug: 'slug-a' })
       .expect(200);
     await createTerm(h.db, 'post_tag', 'Tag Slug');
     await h.http
       .post(`${API}/categories/${a.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ slug: 'tag-slug' })
       .expect(200);
   });
@@ -345,7 +325,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     const art = await createTerm(h.db, 'tribe_events_cat', 'Siblings Art');
     const res = await h.http
       .post(`${API}/categories/${art.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ name: 'siblings music' })
       .expect(400);
     expect(res.body).toMatchObject({ code: 'term_exists', data: { term_id: music.id } });
@@ -362,7 +342,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     for (const parent of [top.id, bottom.id, middle.id]) {
       const res = await h.http
         .post(`${API}/categories/${top.id}`)
-        .auth(...as.editor)
+        .auth(as.editor.login, as.editor.password)
         .send({ parent })
         .expect(400);
       expect(res.body.code).toBe('rest_invalid_param');
@@ -372,7 +352,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     // moving the bottom up under the top is fine
     await h.http
       .post(`${API}/categories/${bottom.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .send({ parent: top.id })
       .expect(200);
   });
@@ -384,7 +364,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
       (
         await h.http
           .post(`${API}/categories/987654`)
-          .auth(...as.editor)
+          .auth(as.editor.login, as.editor.password)
           .send({ name: 'x' })
           .expect(404)
       ).body.code,
@@ -394,7 +374,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
       (
         await h.http
           .post(`${API}/categories/${tag.id}`)
-          .auth(...as.editor)
+          .auth(as.editor.login, as.editor.password)
           .send({ name: 'x' })
           .expect(404)
       ).body.code,
@@ -410,7 +390,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     for (const [param, value] of cases) {
       const res = await h.http
         .post(`${API}/categories/${term.id}`)
-        .auth(...as.editor)
+        .auth(as.editor.login, as.editor.password)
         .send({ name: 'foo', [param]: value });
       expect(res.status, `${param}=${value}`).toBe(400);
       expect(res.body.data.params).toEqual({ [param]: 'Invalid parameter.' });
@@ -418,12 +398,12 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     await h.http.put(`${API}/categories/${term.id}`).send({ name: 'x' }).expect(401);
     await h.http
       .patch(`${API}/categories/${term.id}`)
-      .auth(...as.subscriber)
+      .auth(as.subscriber.login, as.subscriber.password)
       .send({ name: 'x' })
       .expect(403);
     await h.http
       .post(`${API}/categories/${term.id}`)
-      .auth(...as.author)
+      .auth(as.author.login, as.author.password)
       .send({ name: 'x' })
       .expect(403);
     expect((await category(term.id))!.name).toBe('Guarded');
@@ -433,7 +413,7 @@ describe('POST|PUT|PATCH /categories/{id}', () => {
     const term = await createTerm(h.db, 'tribe_events_cat', 'Untouched');
     const res = await h.http
       .post(`${API}/categories/${term.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .expect(200);
     expect(res.body).toMatchObject({ id: term.id, name: 'Untouched', slug: 'untouched' });
   });
@@ -445,7 +425,7 @@ describe('POST|PUT|PATCH /tags/{id}', () => {
     await createTerm(h.db, 'post_tag', 'Taken Tag');
     const res = await h.http
       .put(`${API}/tags/${tag.id}`)
-      .auth(...as.administrator)
+      .auth(as.administrator.login, as.administrator.password)
       .send({ name: 'New Tag', slug: 'new-tag' })
       .expect(200);
     expect(res.body).toMatchObject({ id: tag.id, name: 'New Tag', slug: 'new-tag', taxonomy: 'post_tag' });
@@ -454,7 +434,7 @@ describe('POST|PUT|PATCH /tags/{id}', () => {
       (
         await h.http
           .patch(`${API}/tags/${tag.id}`)
-          .auth(...as.editor)
+          .auth(as.editor.login, as.editor.password)
           .send({ slug: 'taken-tag' })
           .expect(400)
       ).body.code,
@@ -463,7 +443,7 @@ describe('POST|PUT|PATCH /tags/{id}', () => {
       (
         await h.http
           .patch(`${API}/tags/${tag.id}`)
-          .auth(...as.editor)
+          .auth(as.editor.login, as.editor.password)
           .send({ name: 'taken tag' })
           .expect(400)
       ).body.code,
@@ -473,7 +453,7 @@ describe('POST|PUT|PATCH /tags/{id}', () => {
       (
         await h.http
           .patch(`${API}/tags/${tag.id}`)
-          .auth(...as.editor)
+          .auth(as.editor.login, as.editor.password)
           .send({ description: '' })
           .expect(400)
       ).body.code,
@@ -482,14 +462,14 @@ describe('POST|PUT|PATCH /tags/{id}', () => {
       (
         await h.http
           .patch(`${API}/tags/987654`)
-          .auth(...as.editor)
+          .auth(as.editor.login, as.editor.password)
           .send({ name: 'x' })
           .expect(404)
       ).body.code,
     ).toBe('term-not-found');
     await h.http
       .patch(`${API}/tags/${tag.id}`)
-      .auth(...as.author)
+      .auth(as.author.login, as.author.password)
       .send({ name: 'x' })
       .expect(403);
   });
@@ -501,7 +481,7 @@ describe('DELETE /categories/{id} and /tags/{id}', () => {
     const event = await createEvent(h.db, { termIds: [doomed.id] });
     const res = await h.http
       .delete(`${API}/categories/${doomed.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .expect(200);
     expect(res.body).toEqual({
       id: doomed.id,
@@ -521,7 +501,7 @@ describe('DELETE /categories/{id} and /tags/{id}', () => {
       (
         await h.http
           .delete(`${API}/categories/${doomed.id}`)
-          .auth(...as.editor)
+          .auth(as.editor.login, as.editor.password)
           .expect(404)
       ).body.code,
     ).toBe('term-not-found');
@@ -542,13 +522,13 @@ describe('DELETE /categories/{id} and /tags/{id}', () => {
     });
     const res = await h.http
       .delete(`${API}/categories/${parent.id}`)
-      .auth(...as.administrator)
+      .auth(as.administrator.login, as.administrator.password)
       .expect(200);
     expect(res.body).toMatchObject({ id: parent.id, parent: grandparent.id });
     expect((await category(child.id))!.parentId).toBe(grandparent.id);
     await h.http
       .delete(`${API}/categories/${grandparent.id}`)
-      .auth(...as.administrator)
+      .auth(as.administrator.login, as.administrator.password)
       .expect(200);
     expect((await category(child.id))!.parentId).toBeNull();
   });
@@ -557,22 +537,15 @@ describe('DELETE /categories/{id} and /tags/{id}', () => {
     const term = await createTerm(h.db, 'tribe_events_cat', 'Kept');
     await h.http
       .delete(`${API}/categories/987654`)
-      .auth(...as.subscriber)
+      .auth(as.subscriber.login, as.subscriber.password)
       .expect(403);
     expect(
-      (
-        await h.http
-          .delete(`${API}/categories/987654`)
-          .auth(...as.editor)
-          .expect(404)
-      ).body.code,
+      (await h.http.delete(`${API}/categories/987654`).auth(as.editor.login, as.editor.password).expect(404))
+        .body.code,
     ).toBe('term-not-found');
     await h.http.delete(`${API}/categories/${term.id}`).expect(401);
     for (const role of ['subscriber', 'contributor', 'author'] as const) {
-      await h.http
-        .delete(`${API}/categories/${term.id}`)
-        .auth(...as[role])
-        .expect(403);
+      await h.http.delete(`${API}/categories/${term.id}`).auth(as[role].login, as[role].password).expect(403);
     }
     expect(await category(term.id)).not.toBeNull();
   });
@@ -583,7 +556,7 @@ describe('DELETE /categories/{id} and /tags/{id}', () => {
     expect((await h.http.get(`${API}/tags?include=${tag.id}`).expect(200)).body.total).toBe(1);
     const res = await h.http
       .delete(`${API}/tags/${tag.id}`)
-      .auth(...as.editor)
+      .auth(as.editor.login, as.editor.password)
       .expect(200);
     expect(res.body).toMatchObject({ id: tag.id, count: 1, taxonomy: 'post_tag' });
     expect(res.body).not.toHaveProperty('parent');
@@ -600,7 +573,7 @@ describe('concurrent writes', () => {
       Array.from({ length: 6 }, () =>
         h.http
           .post(`${API}/categories`)
-          .auth(...as.editor)
+          .auth(as.editor.login, as.editor.password)
           .send({ name: 'Race Condition' }),
       ),
     );
@@ -617,7 +590,9 @@ describe('concurrent deletes', () => {
   it('delete once (200); the other requests find no term (404), never a 500', async () => {
     const term = await createTerm(h.db, 'tribe_events_cat', 'Deleted Twice');
     const results = await Promise.all(
-      Array.from({ length: 4 }, () => h.http.delete(`${API}/categories/${term.id}`).auth(...as.editor)),
+      Array.from({ length: 4 }, () =>
+        h.http.delete(`${API}/categories/${term.id}`).auth(as.editor.login, as.editor.password),
+      ),
     );
     const statuses = results.map((res) => res.status).sort();
     expect(statuses).toEqual([200, 404, 404, 404]);

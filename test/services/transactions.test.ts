@@ -1,24 +1,21 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ANONYMOUS } from '../../src/domain/permissions.js';
 import { type Change, WRITE_ATTEMPTS, WritePipeline } from '../../src/services/transactions.js';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { API, type Harness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
-import { createUser } from '../helpers/users.js';
+import { type Credentials, startWithRoles } from '../helpers/users.js';
 
 // The one write pipeline: what every writer records, the two hooks (inside the transaction, after the
 // commit), rollbacks that call neither, and the retry policy that turns a lost race into a 409.
 
-type Credentials = [string, string];
 let h: Harness;
 let editor: Credentials;
-let editorId: number;
 const removals: Array<() => void> = [];
 
 beforeAll(async () => {
-  h = await startHarness();
-  const user = await createUser(h, 'editor');
-  editor = [user.login, user.password];
-  editorId = user.id;
+  let users;
+  ({ h, users } = await startWithRoles());
+  editor = users.editor;
 });
 afterAll(() => h.close());
 afterEach(() => {
@@ -48,26 +45,18 @@ describe('every writer records its changes', () => {
       'event create (REST)',
       async () => ({
         run: async () =>
-          (
-            await h.http
-              .post(`${API}/events`)
-              .auth(...editor)
-              .send(EVENT)
-              .expect(201)
-          ).body.id,
+          (await h.http.post(`${API}/events`).auth(editor.login, editor.password).send(EVENT).expect(201))
+            .body.id,
         expected: (id) => [{ kind: 'event', id: id as number, operation: 'created' }],
       }),
     ],
     [
       'event trash',
       async () => {
-        const event = await createEvent(h.db, { fields: { authorId: editorId } });
+        const event = await createEvent(h.db, { fields: { authorId: editor.id } });
         return {
           run: () =>
-            h.http
-              .delete(`${API}/events/${event.id}`)
-              .auth(...editor)
-              .expect(200),
+            h.http.delete(`${API}/events/${event.id}`).auth(editor.login, editor.password).expect(200),
           expected: () => [{ kind: 'event', id: event.id, operation: 'trashed' }],
         };
       },
@@ -75,12 +64,12 @@ describe('every writer records its changes', () => {
     [
       'event update',
       async () => {
-        const event = await createEvent(h.db, { fields: { authorId: editorId } });
+        const event = await createEvent(h.db, { fields: { authorId: editor.id } });
         return {
           run: () =>
             h.http
               .post(`${API}/events/${event.id}`)
-              .auth(...editor)
+              .auth(editor.login, editor.password)
               .send({ description: 'changed' })
               .expect(200),
           expected: () => [{ kind: 'event', id: event.id, operation: 'updated' }],
@@ -90,12 +79,12 @@ describe('every writer records its changes', () => {
     [
       'venue update',
       async () => {
-        const venue = await createVenue(h.db, { authorId: editorId });
+        const venue = await createVenue(h.db, { authorId: editor.id });
         return {
           run: () =>
             h.http
               .post(`${API}/venues/${venue.id}`)
-              .auth(...editor)
+              .auth(editor.login, editor.password)
               .send({ city: 'Paris' })
               .expect(200),
           expected: () => [{ kind: 'venue', id: venue.id, operation: 'updated' }],
@@ -105,14 +94,14 @@ describe('every writer records its changes', () => {
     [
       'organizer permanent delete, unlinking its event',
       async () => {
-        const organizer = await createOrganizer(h.db, { authorId: editorId });
-        const event = await createEvent(h.db, { fields: { authorId: editorId } });
+        const organizer = await createOrganizer(h.db, { authorId: editor.id });
+        const event = await createEvent(h.db, { fields: { authorId: editor.id } });
         await h.db.eventOrganizer.create({ data: { eventId: event.id, organizerId: organizer.id } });
         return {
           run: () =>
             h.http
               .delete(`${API}/organizers/${organizer.id}?force=true`)
-              .auth(...editor)
+              .auth(editor.login, editor.password)
               .expect(200),
           expected: () => [
             { kind: 'event', id: event.id, operation: 'updated' },
@@ -126,11 +115,7 @@ describe('every writer records its changes', () => {
       async () => {
         const tag = await createTerm(h.db, 'post_tag');
         return {
-          run: () =>
-            h.http
-              .delete(`${API}/tags/${tag.id}`)
-              .auth(...editor)
-              .expect(200),
+          run: () => h.http.delete(`${API}/tags/${tag.id}`).auth(editor.login, editor.password).expect(200),
           // A deleted term names its taxonomy: the change log cannot read it any more.
           expected: () => [{ kind: 'term', id: tag.id, operation: 'deleted', taxonomy: 'post_tag' }],
         };
@@ -140,16 +125,16 @@ describe('every writer records its changes', () => {
       'application password revoked (GraphQL)',
       async () => {
         const record = await h.db.applicationPassword.create({
-          data: { userId: editorId, name: 'spare', hash: 'x' },
+          data: { userId: editor.id, name: 'spare', hash: 'x' },
         });
         return {
           run: () =>
             h.http
               .post('/graphql')
-              .auth(...editor)
+              .auth(editor.login, editor.password)
               .send({ query: `mutation { revokeApplicationPassword(id: ${record.id}) { id } }` })
               .expect(200),
-          expected: () => [{ kind: 'user', id: editorId, operation: 'updated' }],
+          expected: () => [{ kind: 'user', id: editor.id, operation: 'updated' }],
         };
       },
     ],
@@ -168,7 +153,7 @@ describe('every writer records its changes', () => {
     const heard = listen();
     const res = await h.http
       .post(`${API}/events`)
-      .auth(...editor)
+      .auth(editor.login, editor.password)
       .send({ ...EVENT, categories: [music.id], tags: 'pipeline-new-tag' })
       .expect(201);
     const tag = await h.db.term.findFirstOrThrow({ where: { name: 'pipeline-new-tag' } });
@@ -198,7 +183,7 @@ describe('hooks', () => {
     );
     const res = await h.http
       .post(`${API}/events`)
-      .auth(...editor)
+      .auth(editor.login, editor.password)
       .send(EVENT)
       .expect(201);
     if (h.config.databaseProvider === 'postgresql') expect(seen).toEqual(['Pipeline', null]);
@@ -217,7 +202,7 @@ describe('hooks', () => {
     const before = await h.db.event.count();
     await h.http
       .post(`${API}/events`)
-      .auth(...editor)
+      .auth(editor.login, editor.password)
       .send({ ...EVENT, title: 'Rolled back' })
       .expect(500);
     expect(await h.db.event.count()).toBe(before);
@@ -237,7 +222,7 @@ describe('hooks', () => {
     );
     await h.http
       .post(`${API}/events`)
-      .auth(...editor)
+      .auth(editor.login, editor.password)
       .send({ ...EVENT, title: 'After commit' })
       .expect(201);
     expect(committedTitle).toBe('After commit');
@@ -250,7 +235,7 @@ describe('hooks', () => {
   ])('a write rolled back by %s calls neither hook', async (_name, body, status) => {
     const heard = listen();
     const request = h.http.post(`${API}/events`).send(body);
-    if (status !== 401) request.auth(...editor);
+    if (status !== 401) request.auth(editor.login, editor.password);
     await request.expect(status);
     expect(heard).toEqual({ before: [], after: [] });
   });
@@ -258,13 +243,13 @@ describe('hooks', () => {
   it('a write that changes nothing (a matched duplicate venue) calls neither hook', async () => {
     await h.http
       .post(`${API}/venues`)
-      .auth(...editor)
+      .auth(editor.login, editor.password)
       .send({ venue: 'Twice Hall' })
       .expect(201);
     const heard = listen();
     await h.http
       .post(`${API}/venues`)
-      .auth(...editor)
+      .auth(editor.login, editor.password)
       .send({ venue: 'Twice Hall' })
       .expect(201);
     expect(heard).toEqual({ before: [], after: [] });
@@ -289,11 +274,7 @@ describe('hooks', () => {
     const heard = listen();
     removals.pop()!();
     removals.pop()!();
-    await h.http
-      .post(`${API}/events`)
-      .auth(...editor)
-      .send(EVENT)
-      .expect(201);
+    await h.http.post(`${API}/events`).auth(editor.login, editor.password).send(EVENT).expect(201);
     expect(heard).toEqual({ before: [], after: [] });
   });
 });
