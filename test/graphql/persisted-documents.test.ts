@@ -383,6 +383,8 @@ describe('automatic persisted queries (any document runs)', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual(again.body);
     },
+    // A thousand requests: seconds on an idle machine, more on a busy one.
+    90_000,
   );
 
   it("refuses a hash that is not the query's, and keeps nothing", async () => {
