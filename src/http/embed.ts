@@ -93,6 +93,8 @@ function page(asset: Asset, config: Config, lang: string | undefined): string {
   header h1 { margin: 0; font-size: 1.1rem; }
   header a { color: #1a56a8; }
   main { flex: 1; padding: 1rem; }
+  footer { padding: 0.6rem 1rem; border-top: 1px solid #c9ccd1; font-size: 0.9rem; }
+  footer a { color: #1a56a8; }
   calendar-view { display: block; min-height: 52rem; max-width: 80rem; margin: 0 auto; }
 </style>
 </head>
@@ -104,6 +106,7 @@ function page(asset: Asset, config: Config, lang: string | undefined): string {
 <main>
   <calendar-view view="month" filter-bar live${langAttribute}></calendar-view>
 </main>
+<footer><a href="/calendar/events/v1/events.ics">Subscribe to the calendar (iCalendar)</a></footer>
 </body>
 </html>
 `;

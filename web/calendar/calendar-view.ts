@@ -141,6 +141,8 @@ export class CalendarView extends LitElement {
   declare _choices: CalendarFiltersQuery | null;
 
   private client: GraphqlClient | null = null;
+  private formats = new Map<string, Intl.DateTimeFormat>();
+  private days = new WeakMap<Summary, { zone: string; days: [string, string] }>();
   private loads = 0;
   private focusDay = false;
   private opener: HTMLElement | null = null;
@@ -421,11 +423,19 @@ export class CalendarView extends LitElement {
 
   /** The first and last day an event covers in the calendar's zone (all-day: its own dates). */
   private daysOf(event: Summary): [string, string] {
-    if (event.content.allDay) return [event.localStartDate.slice(0, 10), event.localEndDate.slice(0, 10)];
-    const first = dayIn(event.startDate, this.zone);
-    const end = new Date(event.endDate).getTime();
-    const last = end > new Date(event.startDate).getTime() ? dayIn(end - 1, this.zone) : first;
-    return [first, last < first ? first : last];
+    const zone = this.zone;
+    const known = this.days.get(event);
+    if (known?.zone === zone) return known.days;
+    let days: [string, string];
+    if (event.content.allDay) days = [event.localStartDate.slice(0, 10), event.localEndDate.slice(0, 10)];
+    else {
+      const first = dayIn(event.startDate, zone);
+      const end = new Date(event.endDate).getTime();
+      const last = end > new Date(event.startDate).getTime() ? dayIn(end - 1, zone) : first;
+      days = [first, last < first ? first : last];
+    }
+    this.days.set(event, { zone, days });
+    return days;
   }
 
   private eventsOn(day: string): Summary[] {
@@ -436,7 +446,11 @@ export class CalendarView extends LitElement {
   }
 
   private format(options: Intl.DateTimeFormatOptions, zone = 'UTC'): Intl.DateTimeFormat {
-    return new Intl.DateTimeFormat(this.lang_, { ...options, timeZone: zone });
+    const key = JSON.stringify([this.lang_, zone, options]);
+    let format = this.formats.get(key);
+    if (!format)
+      this.formats.set(key, (format = new Intl.DateTimeFormat(this.lang_, { ...options, timeZone: zone })));
+    return format;
   }
 
   private dayLabel(day: string, style: 'full' | 'medium' = 'full'): string {
@@ -505,6 +519,12 @@ export class CalendarView extends LitElement {
   }
 
   private onListKey(event: KeyboardEvent): void {
+    // Escape from the month's agenda goes back to its day in the grid.
+    if (event.key === 'Escape' && this.view === 'month') {
+      event.preventDefault();
+      this.renderRoot.querySelector<HTMLElement>(`[role=gridcell][data-date="${this._day}"]`)?.focus();
+      return;
+    }
     if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
     const buttons = [...this.renderRoot.querySelectorAll<HTMLElement>('ol.events button')];
     const at = buttons.indexOf((this.renderRoot as ShadowRoot).activeElement as HTMLElement);
@@ -689,10 +709,10 @@ export class CalendarView extends LitElement {
                   data-date=${day}
                   tabindex=${day === this._day ? 0 : -1}
                   aria-selected=${day === this._day ? 'true' : 'false'}
-                  aria-label=${`${this.dayLabel(day)}, ${T.events(events.length)}`}
                   @click=${() => (this._day = day)}
                 >
                   <span class="num" aria-hidden="true">${Number(day.slice(8))}</span>
+                  <span class="sr-only label">${`${this.dayLabel(day)}, ${T.events(events.length)}`}</span>
                   <ul class="chips" aria-hidden="true">
                     ${events.slice(0, CHIPS).map((event) => this.renderChip(event))}
                   </ul>
@@ -804,7 +824,15 @@ export class CalendarView extends LitElement {
     const end = new Date(event.endDate);
     const range = (zone: string) =>
       this.format(
-        { dateStyle: 'full', timeStyle: 'short', timeZoneName: 'short' } as Intl.DateTimeFormatOptions,
+        {
+          weekday: 'long',
+          year: 'numeric',
+          month: 'long',
+          day: 'numeric',
+          hour: 'numeric',
+          minute: '2-digit',
+          timeZoneName: 'short',
+        },
         zone,
       ).formatRange(start, end);
     const when = content.allDay

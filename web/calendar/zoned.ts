@@ -80,6 +80,15 @@ export const dayIn = (instant: Date | string | number, zone: string): string =>
 
 /** An IANA zone Intl accepts, else null ("UTC+2", as events may carry, becomes "+02:00"). */
 export function intlZone(zone: string): string | null {
+  let known = zones.get(zone);
+  if (known === undefined) zones.set(zone, (known = checkZone(zone)));
+  return known;
+}
+
+// Intl objects are slow to make (a zone's rules are loaded each time): each is made once.
+const zones = new Map<string, string | null>();
+
+function checkZone(zone: string): string | null {
   const offset = /^UTC([+-])(\d{1,2})(?::?(\d\d))?$/.exec(zone);
   const candidate = offset ? `${offset[1]}${pad(Number(offset[2]))}:${offset[3] ?? '00'}` : zone;
   try {
@@ -92,6 +101,14 @@ export function intlZone(zone: string): string | null {
 
 /** The first day of the week in a locale: 0 (Sunday) … 6; Monday when the browser cannot say. */
 export function firstDayOfWeek(locale: string): number {
+  let day = firstDays.get(locale);
+  if (day === undefined) firstDays.set(locale, (day = readFirstDay(locale)));
+  return day;
+}
+
+const firstDays = new Map<string, number>();
+
+function readFirstDay(locale: string): number {
   try {
     const info = new Intl.Locale(locale) as Intl.Locale & {
       getWeekInfo?: () => { firstDay: number };
