@@ -24,6 +24,8 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../domain/paging.js';
+// The expensive filters' prices are declared with the filters.
+import { FILTER_PRICES } from '../model/event-filters.js';
 
 // What one GraphQL request may cost, checked before anything runs (with the request's variables, so
 // a filter passed as a variable is charged like one written inline) and enforced while it runs:
@@ -56,8 +58,6 @@ export const DEFAULT_GRAPHQL_LIMITS: Omit<GraphqlLimits, 'maxDepth' | 'timeoutMs
 };
 
 const NESTED_LIST_FACTOR = 5;
-// A radius search sorts up to 10,000 events by distance (~25 ms on SQLite): three fit in one request.
-const FILTER_PRICES: Record<string, number> = { near: 3000, geoloc: 100, search: 100 };
 
 function limitError(code: string, message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code, http: { status: 400 } } });

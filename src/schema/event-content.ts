@@ -6,6 +6,8 @@ import { Category } from './category.js';
 import { Tag } from './tag.js';
 import { Venue } from './venue.js';
 import { contentWithheld, judged, readableLinks } from '../domain/visibility.js';
+import { placed } from '../model/event-fields.js';
+import { declaredObjectFields } from './event-fields.js';
 import type {
   Media,
   Organizer as OrganizerRow,
@@ -42,14 +44,14 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
   t: PothosSchemaTypes.PrismaObjectFieldBuilder<Types, EventModel, Shape>,
   deprecationReason?: string,
 ) {
-  const flag = (key: 'allDay' | 'showMap' | 'showMapLink' | 'hideFromListings' | 'sticky' | 'featured') =>
+  const flag = (key: 'allDay') =>
     t.boolean({
       nullable: true,
       description: WITHHELD,
       deprecationReason,
       resolve: (event) => (contentWithheld(event) ? null : event[key]),
     });
-  return {
+  const fields = {
     contentWithheld: t.boolean({
       description: 'True when the event is password-protected and its content is withheld',
       deprecationReason,
@@ -79,11 +81,6 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
       deprecationReason,
       resolve: (event) => (contentWithheld(event) ? null : event.website || null),
     }),
-    showMap: flag('showMap'),
-    showMapLink: flag('showMapLink'),
-    hideFromListings: flag('hideFromListings'),
-    sticky: flag('sticky'),
-    featured: flag('featured'),
     eventStatusReason: t.string({
       nullable: true,
       description: 'Why it is canceled or postponed; null when there is none or the content is withheld',
@@ -159,6 +156,7 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
               .filter((term) => term.taxonomy === 'post_tag'),
     }),
   };
+  return placed<unknown>(fields, declaredObjectFields(t, true, deprecationReason)) as typeof fields;
 }
 
 export const EventContent = builder.prismaObject('Event', {

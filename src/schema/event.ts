@@ -25,7 +25,29 @@ import { permalink } from '../domain/urls.js';
 import { NOT_FOUND, assertReadable } from '../domain/visibility.js';
 import { hidingMissing } from '../domain/permissions.js';
 import type { Context } from '../context.js';
-import type { EventField, EventInput, FieldErrors, LinkRef, TermRef } from '../services/event-input.js';
+import type {
+  EventField,
+  EventInput,
+  FieldErrors,
+  LinkRef,
+  TermRef,
+  Unlisted,
+} from '../services/event-input.js';
+import { placed } from '../model/event-fields.js';
+import type { InputFieldRef } from '@pothos/core';
+import {
+  type EventListFilter,
+  FILTER_NAMES,
+  type FilterEnum,
+  type FilterName,
+  filterDeclaration,
+} from '../model/event-filters.js';
+import {
+  type DeclaredInputRefs,
+  choiceEnum,
+  declaredInputFields,
+  declaredObjectFields,
+} from './event-fields.js';
 import { REQUEST_PASSWORD_DEPRECATION, withheldEventFields } from './event-content.js';
 import { createEvent, deleteEvent, updateEvent } from '../services/event-writes.js';
 import { findEvent, findEvents } from '../services/event-reads.js';
@@ -55,59 +77,65 @@ export const Event = builder.prismaNode('Event', {
     'An event. Its content (description, links, flags) is withheld from a request without the password of a ' +
     'password-protected event: read it through `content(password:)`, which a normalised client cache keys by ' +
     'the password it was read with.',
-  fields: (t) => ({
-    databaseId: t.exposeInt('id', { description: ID_DESCRIPTION }),
-    version: t.string({ description: VERSION_DESCRIPTION, resolve: (event) => recordVersion(event) }),
-    // "" for a draft or pending event created without one (as WordPress shows its empty post_name).
-    slug: t.string({
-      description:
-        'The URL-friendly name, unique among events; "" for a draft or pending event saved without one',
-      resolve: (event) => event.slug ?? '',
-    }),
-    title: t.exposeString('title', { description: 'The title' }),
-    status: t.field({
-      type: PostStatus,
-      description: 'The post status (publish, draft, …): who may see it',
-      resolve: (event) => event.status as PostStatusValue,
-    }),
-    url: t.string({
-      description: "The absolute URL of the event's page on the website",
-      resolve: (event, _args, ctx) => permalink(ctx.urls, 'event', event),
-    }),
-    startDate: t.expose('startsAt', { type: 'DateTime', description: 'When it starts, as an instant (UTC)' }),
-    endDate: t.expose('endsAt', { type: 'DateTime', description: 'When it ends, as an instant (UTC)' }),
-    localStartDate: t.exposeString('localStart', {
-      description: 'Wall-clock start in the event time zone, "YYYY-MM-DD HH:MM:SS"',
-    }),
-    localEndDate: t.exposeString('localEnd', {
-      description: 'Wall-clock end in the event time zone, "YYYY-MM-DD HH:MM:SS"',
-    }),
-    timezone: t.exposeString('timezone', {
-      description:
-        'The event time zone: an IANA name (e.g. "Europe/Paris") or a fixed offset such as "UTC+2"',
-    }),
-    timezoneAbbr: t.string({
-      description: 'The time zone abbreviation at the start, e.g. "CEST" ("+03" when the zone has none)',
-      resolve: timezoneAbbr,
-    }),
-    eventStatus: t.field({
-      type: EventStatus,
-      description: 'Whether it takes place as listed, is canceled or postponed',
-      resolve: (event) => event.eventStatus as EventStatusValue,
-    }),
-    publishedAt: t.expose('publishedAt', {
-      type: 'DateTime',
-      description: 'Publication date (UTC); in the future for a scheduled event',
-    }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: 'When it was last changed (UTC)' }),
-    author: t.relation('author', {
-      nullable: true,
-      type: Author,
-      description: 'The user who wrote it; null when it has no author (e.g. the user was removed)',
-    }),
-    // The same fields as `content`, withheld by the request's password: kept for one release.
-    ...withheldEventFields(t, REQUEST_PASSWORD_DEPRECATION),
-  }),
+  fields: (t) => {
+    const fields = {
+      databaseId: t.exposeInt('id', { description: ID_DESCRIPTION }),
+      version: t.string({ description: VERSION_DESCRIPTION, resolve: (event) => recordVersion(event) }),
+      // "" for a draft or pending event created without one (as WordPress shows its empty post_name).
+      slug: t.string({
+        description:
+          'The URL-friendly name, unique among events; "" for a draft or pending event saved without one',
+        resolve: (event) => event.slug ?? '',
+      }),
+      title: t.exposeString('title', { description: 'The title' }),
+      status: t.field({
+        type: PostStatus,
+        description: 'The post status (publish, draft, …): who may see it',
+        resolve: (event) => event.status as PostStatusValue,
+      }),
+      url: t.string({
+        description: "The absolute URL of the event's page on the website",
+        resolve: (event, _args, ctx) => permalink(ctx.urls, 'event', event),
+      }),
+      startDate: t.expose('startsAt', {
+        type: 'DateTime',
+        description: 'When it starts, as an instant (UTC)',
+      }),
+      endDate: t.expose('endsAt', { type: 'DateTime', description: 'When it ends, as an instant (UTC)' }),
+      localStartDate: t.exposeString('localStart', {
+        description: 'Wall-clock start in the event time zone, "YYYY-MM-DD HH:MM:SS"',
+      }),
+      localEndDate: t.exposeString('localEnd', {
+        description: 'Wall-clock end in the event time zone, "YYYY-MM-DD HH:MM:SS"',
+      }),
+      timezone: t.exposeString('timezone', {
+        description:
+          'The event time zone: an IANA name (e.g. "Europe/Paris") or a fixed offset such as "UTC+2"',
+      }),
+      timezoneAbbr: t.string({
+        description: 'The time zone abbreviation at the start, e.g. "CEST" ("+03" when the zone has none)',
+        resolve: timezoneAbbr,
+      }),
+      eventStatus: t.field({
+        type: EventStatus,
+        description: 'Whether it takes place as listed, is canceled or postponed',
+        resolve: (event) => event.eventStatus as EventStatusValue,
+      }),
+      publishedAt: t.expose('publishedAt', {
+        type: 'DateTime',
+        description: 'Publication date (UTC); in the future for a scheduled event',
+      }),
+      modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: 'When it was last changed (UTC)' }),
+      author: t.relation('author', {
+        nullable: true,
+        type: Author,
+        description: 'The user who wrote it; null when it has no author (e.g. the user was removed)',
+      }),
+      // The same fields as `content`, withheld by the request's password: kept for one release.
+      ...withheldEventFields(t, REQUEST_PASSWORD_DEPRECATION),
+    };
+    return placed<unknown>(fields, declaredObjectFields(t, false)) as typeof fields;
+  },
 });
 
 // The parent is shown only as its own single read would allow it (blanked if password-protected).
@@ -131,43 +159,45 @@ const EventNear = builder.inputType('EventNear', {
   }),
 });
 
-const dateInput = (what: string) =>
-  `${what}: ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase ("tomorrow", "+5 weeks"); site time zone`;
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The enums the filters type their words with. */
+const FILTER_ENUMS = {
+  PostStatus,
+  EventStatus,
+  AttendanceMode: choiceEnum('attendanceMode'),
+} satisfies Record<FilterEnum, unknown>;
 
 export const EventFilter = builder.inputType('EventFilter', {
   description:
     'The filters of the REST list `GET /events`. Without any date filter the list shows events ' +
     'starting from yesterday 00:00 and ending within 24 months (site time zone).',
-  fields: (t) => ({
-    startDate: t.string({ description: dateInput('Events starting at or after') }),
-    endDate: t.string({ description: dateInput('Events ending at or before') }),
-    startsBefore: t.string({ description: dateInput('Events starting before') }),
-    startsAfter: t.string({ description: dateInput('Events starting after') }),
-    endsBefore: t.string({ description: dateInput('Events ending before') }),
-    endsAfter: t.string({ description: dateInput('Events ending after') }),
-    strictDates: t.boolean({
-      description:
-        'Use the given times as they are; by default dates cover whole days (start 00:00:00, others 23:59:59)',
-    }),
-    search: t.string({ description: 'Every word must appear in the title, excerpt or description' }),
-    categories: t.stringList({ description: 'Category slugs or ids (any of them)' }),
-    tags: t.stringList({ description: 'Tag slugs or ids (any of them)' }),
-    venues: t.intList({ description: 'Venue ids (any of them)' }),
-    organizers: t.intList({ description: 'Organizer ids (any of them)' }),
-    featured: t.boolean({ description: 'true: only featured events; false: only the others' }),
-    eventStatus: t.field({ type: [EventStatus], description: 'Events with one of these event statuses' }),
-    status: t.field({
-      type: [PostStatus],
-      description: 'Statuses other than publish need an account that may edit events',
-    }),
-    include: t.intList({
-      description: 'Only these events, ordered by publication date; date filters are ignored',
-    }),
-    postParent: t.int({ description: 'Children of this event' }),
-    geoloc: t.boolean({ description: 'true: only events whose venue has coordinates' }),
-    near: t.field({ type: EventNear, description: 'Only events near a point, nearest first' }),
-    ticketed: t.boolean({ description: 'Only false is supported (there is no ticketing)' }),
-  }),
+  // One field per declared filter (`model/event-filters.ts`), typed as its kind.
+  fields: (t) => {
+    const field = (name: FilterName) => {
+      const filter = filterDeclaration(name);
+      const options = { description: filter.description };
+      if (filter.enum) return t.field({ type: [FILTER_ENUMS[filter.enum]], ...options });
+      switch (filter.kind) {
+        case 'string':
+          return t.string(options);
+        case 'boolean':
+          return t.boolean(options);
+        case 'int':
+          return t.int(options);
+        case 'stringList':
+          return t.stringList(options);
+        case 'intList':
+          return t.intList(options);
+        case 'near':
+          return t.field({ type: EventNear, ...options });
+      }
+    };
+    // Each field reads its filter's domain value (an enum's words are among the domain's strings).
+    return Object.fromEntries(FILTER_NAMES.map((name) => [name, field(name)])) as {
+      [K in FilterName]: InputFieldRef<Types, EventListFilter[K]>;
+    };
+  },
 });
 
 const EventPage = builder.objectRef<EventArchive>('EventPage').implement({
@@ -297,7 +327,7 @@ const EventOrganizerInput = builder.inputType('EventOrganizerInput', {
 });
 
 function eventInputFields(t: InputFieldBuilder, create: boolean) {
-  return {
+  const fields = {
     title: t.string({ required: create, description: 'Not empty' }),
     startDate: t.string({ required: create, description: writeDateInput('Start') }),
     endDate: t.string({
@@ -330,15 +360,6 @@ function eventInputFields(t: InputFieldBuilder, create: boolean) {
         'Costs with an optional currency symbol ("$10", "20 €", "10 - 20", "Free"); [] clears them',
     }),
     website: t.string({ description: 'A URL; "" clears it' }),
-    showMap: t.boolean({ description: "Whether the website shows a map of the venue on the event's page" }),
-    showMapLink: t.boolean({ description: "Whether the website shows a link to the venue's map" }),
-    hideFromListings: t.boolean({ description: 'Readable by id, never listed' }),
-    sticky: t.boolean({
-      description: 'Sticky in the website calendar views (shown before the other events of its day)',
-    }),
-    featured: t.boolean({
-      description: 'Featured: highlighted on the website and filterable with `featured`',
-    }),
     eventStatus: t.field({
       type: EventStatus,
       description: 'Scheduled (the default), canceled or postponed',
@@ -358,6 +379,8 @@ function eventInputFields(t: InputFieldBuilder, create: boolean) {
     }),
     postParentId: t.int({ description: 'The parent event; 0 removes it' }),
   };
+  // The declared fields among them, by their anchors; typed as the declaration says (`$inferInput`).
+  return placed<unknown>(fields, declaredInputFields(t)) as typeof fields & DeclaredInputRefs;
 }
 
 const password = (t: InputFieldBuilder) =>
@@ -381,39 +404,9 @@ const UpdateEventBySlugInput = builder.inputType('UpdateEventBySlugInput', {
 });
 
 type Maybe<T> = T | null | undefined;
-type VenueFields = typeof CreateVenueInput.$inferInput;
-type OrganizerFields = typeof CreateOrganizerInput.$inferInput;
 
-interface EventInputFields {
-  title?: Maybe<string>;
-  startDate?: Maybe<string>;
-  endDate?: Maybe<string>;
-  timezone?: Maybe<string>;
-  allDay?: Maybe<boolean>;
-  description?: Maybe<string>;
-  excerpt?: Maybe<string>;
-  slug?: Maybe<string>;
-  status?: Maybe<PostStatusValue>;
-  authorId?: Maybe<number>;
-  date?: Maybe<string>;
-  dateUtc?: Maybe<string>;
-  image?: Maybe<string>;
-  cost?: Maybe<string[]>;
-  website?: Maybe<string>;
-  showMap?: Maybe<boolean>;
-  showMapLink?: Maybe<boolean>;
-  hideFromListings?: Maybe<boolean>;
-  sticky?: Maybe<boolean>;
-  featured?: Maybe<boolean>;
-  eventStatus?: Maybe<EventStatusValue>;
-  eventStatusReason?: Maybe<string>;
-  categories?: Maybe<Array<{ id?: Maybe<number>; name?: Maybe<string> }>>;
-  tags?: Maybe<Array<{ id?: Maybe<number>; name?: Maybe<string> }>>;
-  venues?: Maybe<Array<{ id?: Maybe<number>; create?: Maybe<VenueFields> }>>;
-  organizers?: Maybe<Array<{ id?: Maybe<number>; create?: Maybe<OrganizerFields> }>>;
-  postParentId?: Maybe<number>;
-  password?: Maybe<string>;
-}
+/** What a write input says, inferred from its declaration (every field optional: the update's). */
+type EventInputFields = typeof UpdateEventInput.$inferInput;
 
 const hasId = (entry: { id?: Maybe<number> }) => entry.id !== null && entry.id !== undefined;
 
@@ -447,9 +440,12 @@ function termRefs(entries: EventInputFields['categories']): TermRef[] | undefine
   );
 }
 
-// Every input field is a domain field of the same name (a compile error otherwise).
-const sameNames: Exclude<keyof EventInputFields, EventField> extends never ? true : never = true;
+// Every input field is a domain field of the same name, and every domain field an input field (a compile
+// error otherwise).
+const sameNames: Unlisted<keyof EventInputFields, EventField> = true;
+const everyField: Unlisted<EventField, keyof EventInputFields> = true;
 void sameNames;
+void everyField;
 
 /**
  * The typed input → the domain input: the input fields carry the domain's names, so errors name them

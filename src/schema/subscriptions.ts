@@ -12,6 +12,8 @@ import { contentOpenWhere, judged } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import type { FeedKind } from '../services/change-feed.js';
 import { CATEGORY, TAG } from '../services/terms.js';
+import { resolveTerms } from '../services/events-query.js';
+import { EVENT_FILTERS, type FilterName, onWithheld } from '../model/event-filters.js';
 import type { Change, ChangeOperation as Operation } from '../services/transactions.js';
 
 // GraphQL subscriptions (served over Server-Sent Events by yoga). The feed carries only
@@ -131,41 +133,17 @@ const EventChangeFilter = builder.inputType('EventChangeFilter', {
   description:
     'Any of the values of each field; fields combine with AND. Filters on venues, organizers, ' +
     'categories and tags never match a password-protected event you cannot unlock.',
+  // The list's own filters, as declared (`model/event-filters.ts`).
   fields: (t) => ({
     ids: t.intList({ description: 'Only these events (hidden-from-listings ones included)' }),
-    venues: t.intList({ description: 'Venue ids' }),
-    organizers: t.intList({ description: 'Organizer ids' }),
-    categories: t.stringList({ description: 'Category slugs or ids' }),
-    tags: t.stringList({ description: 'Tag slugs or ids' }),
+    venues: t.intList({ description: EVENT_FILTERS.venues.description }),
+    organizers: t.intList({ description: EVENT_FILTERS.organizers.description }),
+    categories: t.stringList({ description: EVENT_FILTERS.categories.description }),
+    tags: t.stringList({ description: EVENT_FILTERS.tags.description }),
   }),
 });
 
 type EventChangeFilterValue = (typeof EventChangeFilter)['$inferInput'];
-
-/** Category or tag slugs/ids → term ids; an unknown one is a 400 naming the filter. */
-async function termIds(
-  ctx: Context,
-  taxonomy: string,
-  tokens: readonly string[],
-  param: string,
-): Promise<number[]> {
-  const numeric = tokens
-    .filter((token) => /^\d+$/.test(token))
-    .map(Number)
-    .filter(Number.isSafeInteger);
-  const terms = await ctx.db.term.findMany({
-    where: {
-      taxonomy,
-      OR: [{ slug: { in: tokens.map((token) => token.toLowerCase()) } }, { id: { in: numeric } }],
-    },
-    select: { id: true, slug: true },
-  });
-  const found = tokens.map(
-    (token) => terms.find((term) => term.slug === token.toLowerCase() || String(term.id) === token)?.id,
-  );
-  if (found.some((id) => id === undefined)) throw invalidParams({ [param]: 'Invalid parameter.' });
-  return [...new Set(found as number[])];
-}
 
 /** The event conditions of a filter, validated as the list validates its own (unknown ids → 400). */
 async function eventConditions(
@@ -180,7 +158,7 @@ async function eventConditions(
   conditions.push(filter.ids?.length ? { id: { in: filter.ids } } : { hideFromListings: false });
   const venues = filter.venues?.length ? [...new Set(filter.venues)] : null;
   const organizers = filter.organizers?.length ? [...new Set(filter.organizers)] : null;
-  const [knownVenues, knownOrganizers, categories, tags] = await Promise.all([
+  const [knownVenues, knownOrganizers, terms] = await Promise.all([
     venues &&
       ctx.db.venue.findMany({
         where: { id: { in: venues }, ...readableWhere(viewer) },
@@ -191,11 +169,16 @@ async function eventConditions(
         where: { id: { in: organizers }, ...readableWhere(viewer) },
         select: { id: true },
       }),
-    filter.categories?.length ? termIds(ctx, CATEGORY, filter.categories, 'categories') : null,
-    filter.tags?.length ? termIds(ctx, TAG, filter.tags, 'tags') : null,
+    resolveTerms(ctx, [
+      { param: 'categories', taxonomy: CATEGORY, tokens: filter.categories ?? [] },
+      { param: 'tags', taxonomy: TAG, tokens: filter.tags ?? [] },
+    ]),
   ]);
+  const categories = filter.categories?.length ? [...new Set(terms.ids.categories)] : null;
+  const tags = filter.tags?.length ? [...new Set(terms.ids.tags)] : null;
   // A venue or organizer the viewer may not read is as unknown as a missing one.
   const unknown: Record<string, string> = {};
+  for (const param of terms.unknown) unknown[param] = 'Invalid parameter.';
   if (venues && knownVenues!.length !== venues.length) unknown.venues = 'Invalid parameter.';
   if (organizers && knownOrganizers!.length !== organizers.length) unknown.organizers = 'Invalid parameter.';
   if (Object.keys(unknown).length) throw invalidParams(unknown);
@@ -204,7 +187,8 @@ async function eventConditions(
   if (categories) conditions.push({ terms: { some: { termId: { in: categories } } } });
   if (tags) conditions.push({ terms: { some: { termId: { in: tags } } } });
   // D21: a filter on what a protected event's listing blanks never matches it for who cannot unlock it.
-  if (venues || organizers || categories || tags)
+  const applied = { venues, organizers, categories, tags };
+  if (Object.entries(applied).some(([name, value]) => onWithheld(name as FilterName, value)))
     conditions.push(contentOpenWhere(viewer, password) as Prisma.EventWhereInput);
   return conditions;
 }

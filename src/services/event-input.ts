@@ -7,6 +7,16 @@ import { autoParagraphs } from '../domain/html.js';
 import { isRecordId } from '../domain/ids.js';
 import { MAX_LINKED_PER_WRITE, exceeds, tooManyValues } from '../domain/limits.js';
 import { toSlug } from '../domain/slugs.js';
+import {
+  DECLARED_NAMES,
+  type DeclaredInput,
+  type DeclaredName,
+  type DeclaredValues,
+  type Unlisted,
+  checkField,
+  placed,
+  declaredEntries,
+} from '../model/event-fields.js';
 import { WRITABLE_STATUSES, urlField } from './linked-posts.js';
 import type { OrganizerInput } from './organizers.js';
 import type { VenueInput } from './venues.js';
@@ -28,8 +38,11 @@ export type LinkRef<New> =
 /** A category or tag named by id or by name (D3). */
 export type TermRef = { kind: 'id'; id: number } | { kind: 'name'; name: string };
 
-/** An event write: each field is absent when not given; `[]` for a link list means "remove all". */
-export interface EventInput {
+/**
+ * An event write: each field is absent when not given; `[]` for a link list means "remove all". The
+ * plain fields are declared in `model/event-fields.ts`; these have rules of their own.
+ */
+interface HandInput {
   title?: string;
   description?: string;
   excerpt?: string;
@@ -44,11 +57,6 @@ export interface EventInput {
   date?: DateExpression;
   dateUtc?: DateExpression;
   allDay?: boolean;
-  showMap?: boolean;
-  showMapLink?: boolean;
-  hideFromListings?: boolean;
-  sticky?: boolean;
-  featured?: boolean;
   website?: string;
   /** `null` removes the parent. */
   postParentId?: number | null;
@@ -67,12 +75,17 @@ export interface EventInput {
   tags?: TermRef[];
 }
 
+export type EventInput = HandInput & DeclaredInput;
 export type EventField = keyof EventInput;
+/** The fields written by hand in each layer (the others come from their declaration). */
+export type HandField = keyof HandInput;
 /** Bad fields and why, by domain name. */
 export type FieldErrors = Partial<Record<EventField, string>>;
 
+export type { Unlisted };
+
 /** The order bad fields are reported in (references checked against the database come after). */
-const FIELD_ORDER: readonly EventField[] = [
+const HAND_ORDER = [
   'title',
   'description',
   'excerpt',
@@ -85,11 +98,6 @@ const FIELD_ORDER: readonly EventField[] = [
   'date',
   'dateUtc',
   'allDay',
-  'showMap',
-  'showMapLink',
-  'hideFromListings',
-  'sticky',
-  'featured',
   'website',
   'postParentId',
   'eventStatus',
@@ -101,7 +109,15 @@ const FIELD_ORDER: readonly EventField[] = [
   'organizers',
   'categories',
   'tags',
-];
+] as const satisfies readonly HandField[];
+const everyHandField: Unlisted<HandField, (typeof HAND_ORDER)[number]> = true;
+void everyHandField;
+const FIELD_ORDER = Object.keys(
+  placed(
+    Object.fromEntries(HAND_ORDER.map((name) => [name, name])),
+    declaredEntries('domain', (name) => name),
+  ),
+) as EventField[];
 
 export const REQUIRED_ON_CREATE: readonly EventField[] = ['title', 'startDate', 'endDate'];
 
@@ -112,7 +128,9 @@ const PASSWORD_BY_ID = 'The password of an event is set through its by-ID route 
 type WritableStatus = (typeof WRITABLE_STATUSES)[number];
 
 /** An input whose values passed the checks that need no database: dates read, costs parsed. */
-export interface EventValues {
+export type EventValues = HandValues & DeclaredValues;
+
+interface HandValues {
   title?: string;
   description?: string;
   excerpt?: string;
@@ -129,11 +147,6 @@ export interface EventValues {
   image?: unknown;
   cost?: StoredCost;
   website?: string;
-  showMap?: boolean;
-  showMapLink?: boolean;
-  hideFromListings?: boolean;
-  sticky?: boolean;
-  featured?: boolean;
   eventStatus?: EventStatusValue;
   eventStatusReason?: string;
   postParentId?: number | null;
@@ -223,8 +236,8 @@ export function checkEventInput(
   date('dateUtc', 'UTC', (value) => (utc = value));
   Object.assign(values, publicationDates(local, utc, zone));
 
-  for (const flag of ['allDay', 'showMap', 'showMapLink', 'hideFromListings', 'sticky', 'featured'] as const)
-    given(flag, (value) => (values[flag] = value));
+  given('allDay', (value) => (values.allDay = value));
+  for (const name of DECLARED_NAMES) checkDeclared(name, input, values, bad);
   given('website', (url) => {
     const parsed = urlField.safeParse(url);
     if (parsed.success) values.website = parsed.data;
@@ -271,4 +284,18 @@ export function checkEventInput(
   const ordered: FieldErrors = {};
   for (const name of FIELD_ORDER) if (bad[name] !== undefined) ordered[name] = bad[name];
   return { values, bad: ordered };
+}
+
+/** A declared field's check (`model/event-fields.ts`), given the field's input when sent. */
+function checkDeclared<K extends DeclaredName>(
+  name: K,
+  input: DeclaredInput,
+  values: DeclaredValues,
+  bad: FieldErrors,
+): void {
+  const value = input[name];
+  if (value === undefined || value === null || bad[name]) return;
+  const checked = checkField(name, value);
+  if (checked.ok) Object.assign(values, { [name]: checked.value });
+  else bad[name] = checked.reason;
 }

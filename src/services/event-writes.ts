@@ -21,6 +21,7 @@ import {
   type FieldErrors,
   checkEventInput,
 } from './event-input.js';
+import { declaredColumns } from '../model/event-fields.js';
 import { checkReferences, linkedTermIds, recount, resolveLinks, writeLinks } from './event-links.js';
 import { publicationStatus, scheduleOf } from './event-schedule.js';
 import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
@@ -105,7 +106,7 @@ function assertMayAttribute(viewer: Viewer, authorId: number | undefined): void 
     throw forbidden(viewer);
 }
 
-/** The columns every write may set from the input (absent fields are left out). */
+/** The columns every write may set from the input (absent fields are left out; declared ones as declared). */
 function plainColumns(input: EventValues) {
   return {
     ...(input.title !== undefined ? { title: input.title } : {}),
@@ -114,11 +115,7 @@ function plainColumns(input: EventValues) {
     ...(input.authorId !== undefined ? { authorId: input.authorId } : {}),
     ...(input.cost !== undefined ? input.cost : {}),
     ...(input.website !== undefined ? { website: input.website } : {}),
-    ...(input.showMap !== undefined ? { showMap: input.showMap } : {}),
-    ...(input.showMapLink !== undefined ? { showMapLink: input.showMapLink } : {}),
-    ...(input.hideFromListings !== undefined ? { hideFromListings: input.hideFromListings } : {}),
-    ...(input.sticky !== undefined ? { sticky: input.sticky } : {}),
-    ...(input.featured !== undefined ? { featured: input.featured } : {}),
+    ...declaredColumns(input),
     ...(input.postParentId !== undefined ? { postParentId: input.postParentId } : {}),
     ...(input.password !== undefined ? { password: input.password } : {}),
   };

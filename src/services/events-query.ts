@@ -2,7 +2,19 @@ import type { DateTime } from 'luxon';
 import type { Context } from './scope.js';
 import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
 import { ApiError, invalidParams, isApiError } from '../domain/errors.js';
-import { INVALID_EVENT_STATUS, isEventStatus } from '../domain/event-status.js';
+import {
+  DECLARED_FILTERS,
+  type DeclaredFilterName,
+  type DeclaredFilterValue,
+  type EventListFilter,
+  FILTER_NAMES,
+  type FilterName,
+  type FilterParam,
+  LIST_FILTERS,
+  applyDeclaredFilter,
+  onWithheld,
+} from '../model/event-filters.js';
+import type { Unlisted } from './event-input.js';
 import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
 import { type Viewer, listableStatuses, readableWhere } from '../domain/permissions.js';
 import { contentOpenWhere } from '../domain/visibility.js';
@@ -14,32 +26,14 @@ import { searchWhere } from './text-search.js';
 // into one Prisma `where` (`events.ts` pages it). Dates compare the filter's wall-clock in the site zone with each
 // event's own local wall-clock (`localStart`/`localEnd`), the reference's default "event time zone" mode.
 
-/** The list filters both APIs share, by their domain names (GraphQL's; REST reads its own into them). */
-export interface EventListFilter {
-  startDate?: string | null;
-  endDate?: string | null;
-  startsBefore?: string | null;
-  startsAfter?: string | null;
-  endsBefore?: string | null;
-  endsAfter?: string | null;
-  strictDates?: boolean | null;
-  search?: string | null;
-  categories?: readonly string[] | null;
-  tags?: readonly string[] | null;
-  venues?: readonly number[] | null;
-  organizers?: readonly number[] | null;
-  featured?: boolean | null;
-  eventStatus?: readonly string[] | null;
-  status?: readonly string[] | null;
-  include?: readonly number[] | null;
-  postParent?: number | null;
-  geoloc?: boolean | null;
-  near?: { lat?: number | null; lng?: number | null; radius?: number | null } | null;
-  ticketed?: boolean | null;
-}
+export type { EventListFilter } from '../model/event-filters.js';
 
 /** The filters as the list applied them: REST echoes them in `rest_url` and the paging links (D2). */
-export interface EffectiveEventFilter {
+export type EffectiveEventFilter = HandEffective & {
+  [K in DeclaredFilterName]: DeclaredFilterValue<K> | null;
+};
+
+interface HandEffective {
   startDate: string | null;
   endDate: string | null;
   startsBefore: string | null;
@@ -56,38 +50,17 @@ export interface EffectiveEventFilter {
   ticketed: boolean | null;
   venues: number[] | null;
   organizers: number[] | null;
-  featured: boolean | null;
-  eventStatus: string[] | null;
   categories: string[] | null;
   tags: string[] | null;
   geoloc: boolean | null;
   near: { lat: number; lng: number; radius: number } | null;
 }
 
-/**
- * The filters errors are reported for, by their domain names: the keys of `EventListFilter`, `near.*`
- * for the point's. An API whose parameters are spelled otherwise gives its names (`paramNames`).
- */
-type Param =
-  | 'startDate'
-  | 'endDate'
-  | 'startsBefore'
-  | 'startsAfter'
-  | 'endsBefore'
-  | 'endsAfter'
-  | 'search'
-  | 'categories'
-  | 'tags'
-  | 'venues'
-  | 'organizers'
-  | 'status'
-  | 'near.lat'
-  | 'near.lng'
-  | 'near.radius'
-  | 'ticketed'
-  | 'postParent'
-  | 'include'
-  | 'eventStatus';
+// Every filter is applied: declared ones by their declaration, the others by hand below.
+const everyFilter: Unlisted<Exclude<FilterName, DeclaredFilterName>, keyof HandEffective> = true;
+void everyFilter;
+
+type Param = FilterParam;
 
 const INVALID = 'Invalid parameter.';
 const DATE_FILTERS = [
@@ -155,15 +128,20 @@ function dateBound(parsed: DateTime, filter: DateFilter, strict: boolean): strin
   return (filter === 'startDate' ? parsed.startOf('day') : parsed.endOf('day')).toFormat(WALL_CLOCK);
 }
 
-/** Resolves category/tag tokens (slug first, then numeric id, as the reference) to term ids. */
-async function resolveTerms(
+type TermFilter = 'categories' | 'tags';
+
+/**
+ * Category/tag tokens (slug first, then numeric id, as the reference) → term ids, in one query, and the
+ * filters naming a term that does not exist: the lookup of the list and of the event subscriptions.
+ */
+export async function resolveTerms(
   ctx: Context,
-  wanted: Array<{ param: 'categories' | 'tags'; taxonomy: string; tokens: readonly string[] }>,
-  errors: ParamErrors,
-): Promise<Record<'categories' | 'tags', number[]>> {
-  const resolved: Record<'categories' | 'tags', number[]> = { categories: [], tags: [] };
+  wanted: Array<{ param: TermFilter; taxonomy: string; tokens: readonly string[] }>,
+): Promise<{ ids: Record<TermFilter, number[]>; unknown: TermFilter[] }> {
+  const ids: Record<TermFilter, number[]> = { categories: [], tags: [] };
+  const unknown = new Set<TermFilter>();
   const active = wanted.filter((w) => w.tokens.length);
-  if (!active.length) return resolved;
+  if (!active.length) return { ids, unknown: [] };
   const numeric = (tokens: readonly string[]) =>
     tokens
       .filter((t) => /^\d+$/.test(t))
@@ -184,11 +162,11 @@ async function resolveTerms(
       const term =
         ofTaxonomy.find((t) => t.slug === token.toLowerCase()) ??
         (/^\d+$/.test(token) ? ofTaxonomy.find((t) => t.id === Number(token)) : undefined);
-      if (term) resolved[param].push(term.id);
-      else errors.add(param);
+      if (term) ids[param].push(term.id);
+      else unknown.add(param);
     }
   }
-  return resolved;
+  return { ids, unknown: [...unknown] };
 }
 
 /**
@@ -206,16 +184,9 @@ export async function resolveEventQuery(
   const errors = new ParamErrors(options.paramNames);
   // Sizes first, before any lookup: no query grows with what the request sends.
   if (searchTooLong(filter.search)) errors.add('search', SEARCH_TOO_LONG);
-  for (const param of [
-    'include',
-    'categories',
-    'tags',
-    'venues',
-    'organizers',
-    'status',
-    'eventStatus',
-  ] as const) {
-    if (exceeds(filter[param])) errors.add(param, tooManyValues());
+  for (const param of LIST_FILTERS) {
+    if (exceeds(filter[param] as readonly unknown[] | null | undefined))
+      errors.add(param as Param, tooManyValues());
   }
   errors.throwIfAny();
   const and: Prisma.EventWhereInput[] = [{ hideFromListings: false }];
@@ -297,10 +268,13 @@ export async function resolveEventQuery(
     and.push({ venues: { some: { venue: { geoLat: { not: null }, geoLng: { not: null } } } } });
   }
 
-  let eventStatuses: string[] | null = null;
-  if (filter.eventStatus?.length) {
-    eventStatuses = [...new Set(filter.eventStatus.map((value) => value.trim().toLowerCase()))];
-    if (!eventStatuses.every(isEventStatus)) errors.add('eventStatus', INVALID_EVENT_STATUS);
+  // The filters whose validation and condition are declared (`model/event-filters.ts`).
+  const declared = {} as { [K in DeclaredFilterName]: DeclaredFilterValue<K> | null };
+  for (const name of DECLARED_FILTERS) {
+    const applied = applyDeclaredFilter(name, filter[name]);
+    Object.assign(declared, { [name]: applied && 'effective' in applied ? applied.effective : null });
+    if (applied && 'reason' in applied) errors.add(name, applied.reason);
+    else if (applied) and.push(applied.where);
   }
 
   if (filter.ticketed === true) {
@@ -313,36 +287,34 @@ export async function resolveEventQuery(
   const tags = filter.tags?.length ? [...filter.tags] : null;
   const venues = filter.venues?.length ? [...new Set(filter.venues)] : null;
   const organizers = filter.organizers?.length ? [...new Set(filter.organizers)] : null;
-  const [terms, knownVenues, knownOrganizers, parent, inRange] = await Promise.all([
-    resolveTerms(
-      ctx,
-      [
+  const [{ ids: terms, unknown: unknownTerms }, knownVenues, knownOrganizers, parent, inRange] =
+    await Promise.all([
+      resolveTerms(ctx, [
         { param: 'categories', taxonomy: 'tribe_events_cat', tokens: categories ?? [] },
         { param: 'tags', taxonomy: 'post_tag', tokens: tags ?? [] },
-      ],
-      errors,
-    ),
-    // A venue, organizer or parent the viewer may not read is as unknown as a missing one.
-    venues
-      ? ctx.db.venue.findMany({
-          where: { id: { in: venues }, ...readableWhere(viewer) },
-          select: { id: true },
-        })
-      : null,
-    organizers
-      ? ctx.db.organizer.findMany({
-          where: { id: { in: organizers }, ...readableWhere(viewer) },
-          select: { id: true },
-        })
-      : null,
-    filter.postParent !== null && filter.postParent !== undefined
-      ? ctx.db.event.findFirst({
-          where: { id: filter.postParent, ...readableWhere(viewer) },
-          select: { id: true },
-        })
-      : undefined,
-    near ? venuesInRange(ctx, near, errors.name('near.radius')) : null,
-  ]);
+      ]),
+      // A venue, organizer or parent the viewer may not read is as unknown as a missing one.
+      venues
+        ? ctx.db.venue.findMany({
+            where: { id: { in: venues }, ...readableWhere(viewer) },
+            select: { id: true },
+          })
+        : null,
+      organizers
+        ? ctx.db.organizer.findMany({
+            where: { id: { in: organizers }, ...readableWhere(viewer) },
+            select: { id: true },
+          })
+        : null,
+      filter.postParent !== null && filter.postParent !== undefined
+        ? ctx.db.event.findFirst({
+            where: { id: filter.postParent, ...readableWhere(viewer) },
+            select: { id: true },
+          })
+        : undefined,
+      near ? venuesInRange(ctx, near, errors.name('near.radius')) : null,
+    ]);
+  for (const param of unknownTerms) errors.add(param);
   if (venues && knownVenues!.length !== venues.length) errors.add('venues');
   if (organizers && knownOrganizers!.length !== organizers.length) errors.add('organizers');
   errors.throwIfAny();
@@ -358,40 +330,36 @@ export async function resolveEventQuery(
   if (tags) and.push({ terms: { some: { termId: { in: terms.tags } } } });
   if (venues) and.push({ venues: { some: { venueId: { in: venues } } } });
   if (organizers) and.push({ organizers: { some: { organizerId: { in: organizers } } } });
-  if (filter.featured !== null && filter.featured !== undefined) and.push({ featured: filter.featured });
-  if (eventStatuses) and.push({ eventStatus: { in: eventStatuses } });
   if (include) and.push({ id: { in: include } });
   if (parent) and.push({ postParentId: parent.id });
   if (near) and.push({ venues: { some: { venue: boundingBox(near.lat, near.lng, near.radius) } } });
   // The listing blanks a protected event's venue, organizers, terms, flags and text for whoever cannot
   // unlock it; a filter on those must not match it either (D21: search included, whoever the viewer).
-  const onWithheld = search || categories || tags || venues || organizers || near || filter.geoloc === true;
-  if (onWithheld || (filter.featured !== null && filter.featured !== undefined)) {
+  const effective: EffectiveEventFilter = {
+    ...bounds,
+    strictDates: strict,
+    search,
+    status,
+    statusAny,
+    postParent: parent?.id ?? null,
+    include,
+    ticketed: filter.ticketed ?? null,
+    venues,
+    organizers,
+    categories,
+    tags,
+    geoloc: filter.geoloc ?? null,
+    near,
+    ...declared,
+  };
+  if (FILTER_NAMES.some((name) => onWithheld(name, effective[name])))
     and.push(contentOpenWhere(viewer, options.password));
-  }
 
   return {
     where: { AND: and },
     orderBy: include ? [{ publishedAt: 'asc' }, { id: 'asc' }] : [{ localStart: 'asc' }, { id: 'asc' }],
     distances: inRange,
-    effective: {
-      ...bounds,
-      strictDates: strict,
-      search,
-      status,
-      statusAny,
-      postParent: parent?.id ?? null,
-      include,
-      ticketed: filter.ticketed ?? null,
-      venues,
-      organizers,
-      featured: filter.featured ?? null,
-      eventStatus: eventStatuses,
-      categories,
-      tags,
-      geoloc: filter.geoloc ?? null,
-      near,
-    },
+    effective,
   };
 }
 

@@ -177,10 +177,10 @@ async function renderCalendar(ctx: Context, events: FeedEvent[], password: strin
   const rendered: string[] = [];
   for (const [index, event] of events.entries()) {
     if (index > 0 && index % RENDER_BATCH === 0) await nextTurn();
-    const entry = calendarEvent(ctx, calendar, host, event, password);
+    const [entry, conference] = calendarEvent(ctx, calendar, host, event, password);
     const zone = entry.timezone();
     if (zone) zones.add(zone);
-    rendered.push(foldLines(entry.toString()));
+    rendered.push(foldLines(withLines(entry.toString(), conference)));
   }
   for (const zone of zones) {
     const component = getVtimezoneComponent(zone);
@@ -218,14 +218,24 @@ export function foldLines(text: string): string {
     .join('\r\n');
 }
 
-/** One event of the calendar: its times in its own zone, its content unless withheld. */
+/** Content lines added at the end of a VEVENT (properties ical-generator does not write). */
+function withLines(vevent: string, lines: string[]): string {
+  if (!lines.length) return vevent;
+  const end = vevent.lastIndexOf('END:VEVENT');
+  return `${vevent.slice(0, end)}${lines.map((line) => `${line}\r\n`).join('')}${vevent.slice(end)}`;
+}
+
+/**
+ * One event of the calendar: its times in its own zone, its content unless withheld; with the lines
+ * to add to it (an online event's URL as RFC 7986's CONFERENCE).
+ */
 function calendarEvent(
   ctx: Context,
   calendar: ICalCalendar,
   host: string,
   event: FeedEvent,
   password: string | null,
-): ICalEvent {
+): [ICalEvent, string[]] {
   const withheld = contentWithheld(judged(event, ctx.viewer, password));
   // The UID names the record, not its times, so a calendar updates (rather than duplicates) the
   // entry when the event moves; SEQUENCE is the stored revision, one more with every update.
@@ -257,13 +267,16 @@ function calendarEvent(
     entry.start(zone ? DateTime.fromJSDate(event.startsAt, { zone }) : event.startsAt);
     entry.end(zone ? DateTime.fromJSDate(event.endsAt, { zone }) : event.endsAt);
   }
-  if (withheld) return entry;
+  if (withheld) return [entry, []];
   if (event.description) {
     entry.description({ plain: plainText(event.description), html: event.description });
   }
   const venue = event.venues
     .map((link) => link.venue)
     .find((v) => canRead(ctx.viewer, v) && !passwordHides(ctx.viewer, v));
+  const onlineUrl = event.attendanceMode !== 'offline' ? event.onlineUrl : '';
+  // Without a venue, the URL is where it takes place (clients that ignore CONFERENCE show LOCATION).
+  if (!venue && onlineUrl) entry.location({ title: onlineUrl });
   if (venue) {
     const address = [venue.address, venue.city, venue.stateprovince || venue.state || venue.province]
       .concat([venue.zip, venue.country])
@@ -286,5 +299,5 @@ function calendarEvent(
     .filter((term) => term.taxonomy === 'tribe_events_cat');
   if (categories.length) entry.categories(categories.map((term) => ({ name: term.name })));
   if (event.image) entry.attachments([event.image.url]);
-  return entry;
+  return [entry, onlineUrl ? [`CONFERENCE;VALUE=URI;FEATURE=VIDEO:${onlineUrl}`] : []];
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
+import { declaredEntries, placed, restDefault } from '../../src/model/event-fields.js';
 
 /**
  * A recorded response of the reference (`test/samples/`, captured from a WordPress site running the
@@ -13,8 +14,9 @@ export function sample(name: string) {
 }
 
 /**
- * A recorded event (or list of them) with the event status keys this service adds after the
- * reference's own (`custom_fields`), as a scheduled event shows them.
+ * A recorded event (or list of them) with the keys this service adds after the reference's own
+ * (`custom_fields`): the event status, as a scheduled event shows it, and every declared extension
+ * field, as an event that never set it shows it (placed as its declaration says).
  */
 export function withEventStatus<T extends Record<string, unknown>>(body: T): T {
   if (Array.isArray(body.events))
@@ -23,5 +25,10 @@ export function withEventStatus<T extends Record<string, unknown>>(body: T): T {
   const at = entries.findIndex(([key]) => key === 'custom_fields');
   if (at < 0) throw new Error('not an event: no custom_fields');
   entries.splice(at + 1, 0, ['event_status', 'scheduled'], ['event_status_reason', '']);
-  return Object.fromEntries(entries) as T;
+  const extensions = declaredEntries(
+    'rest',
+    (_name, field) => restDefault(field),
+    (field) => 'extension' in field,
+  );
+  return placed(Object.fromEntries(entries), extensions) as T;
 }

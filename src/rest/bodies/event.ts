@@ -2,10 +2,18 @@ import { z } from 'zod';
 import type { RestField } from '../route-table.js';
 import { DEFAULT_EVENT_STATUS, EVENT_STATUSES, INVALID_EVENT_STATUS } from '../../domain/event-status.js';
 import {
+  type DeclaredName,
+  type FieldDeclaration,
+  declaredEntries,
+  placed,
+} from '../../model/event-fields.js';
+import {
   type EventField,
   type EventInput,
   type FieldErrors,
+  type HandField,
   INVALID,
+  type Unlisted,
   type LinkRef,
   type TermRef,
 } from '../../services/event-input.js';
@@ -134,9 +142,9 @@ const refs = <T>(read: (value: unknown) => T | null) =>
     return result as T;
   });
 
-interface BodyField {
+interface BodyField<K extends EventField = EventField> {
   /** The input field it fills (and the name the service reports it by). */
-  field: EventField;
+  field: K;
   schema: z.ZodType<unknown>;
   doc: RestField;
   /** Why a value that does not read is refused. */
@@ -151,12 +159,32 @@ function bodyField<K extends EventField>(
   schema: z.ZodType<EventInput[K]>,
   doc: RestField,
   options: Pick<BodyField, 'reason' | 'nullRemoves'> = {},
-): BodyField {
+): BodyField<K> {
   return { field, schema, doc, ...options };
 }
 
-/** The event body, in the order the reference documents it. */
-const EVENT_BODY: Record<string, BodyField> = {
+/** A declared field (`model/event-fields.ts`): read and documented as its kind says. */
+function declaredBodyField(name: DeclaredName, field: FieldDeclaration): BodyField {
+  const doc = { description: field.restDescription ?? field.description, required: false };
+  switch (field.kind) {
+    case 'flag':
+      return bodyField(name, flag, { type: 'boolean', ...doc });
+    case 'url':
+      return bodyField(name, text, { type: 'string', format: 'uri', ...doc });
+    case 'choice':
+      return bodyField(
+        name,
+        z.string(),
+        { type: 'string', enum: [...field.values, ''], ...doc },
+        {
+          reason: field.invalid,
+        },
+      );
+  }
+}
+
+/** The fields written by hand, in the order the reference documents them. */
+const HAND_BODY = {
   author: bodyField('authorId', id, { type: 'integer', description: 'The event author ID', required: false }),
   date: bodyField('date', date, {
     type: 'string',
@@ -218,31 +246,6 @@ const EVENT_BODY: Record<string, BodyField> = {
     format: 'uri',
     default: null,
     description: 'The event website URL',
-    required: false,
-  }),
-  show_map: bodyField('showMap', flag, {
-    type: 'boolean',
-    description: 'Whether the event should show a map or not',
-    required: false,
-  }),
-  show_map_link: bodyField('showMapLink', flag, {
-    type: 'boolean',
-    description: 'Whether the event should show a map link or not',
-    required: false,
-  }),
-  hide_from_listings: bodyField('hideFromListings', flag, {
-    type: 'boolean',
-    description: 'Whether events should be hidden in the calendar view or not',
-    required: false,
-  }),
-  sticky: bodyField('sticky', flag, {
-    type: 'boolean',
-    description: 'Whether the event should be sticky in the calendar view or not',
-    required: false,
-  }),
-  featured: bodyField('featured', flag, {
-    type: 'boolean',
-    description: 'Whether the event should be featured on the site or not',
     required: false,
   }),
   event_status: bodyField(
@@ -307,6 +310,14 @@ const EVENT_BODY: Record<string, BodyField> = {
     required: false,
   }),
 };
+const everyHandField: Unlisted<HandField, (typeof HAND_BODY)[keyof typeof HAND_BODY]['field']> = true;
+void everyHandField;
+
+/** The event body: the hand-written fields and the declared ones, in documentation order. */
+const EVENT_BODY: Record<string, BodyField> = placed<BodyField>(
+  HAND_BODY,
+  declaredEntries('body', declaredBodyField),
+);
 
 const docs = (names: string[]): Record<string, RestField> =>
   Object.fromEntries(names.map((name) => [name, EVENT_BODY[name]!.doc]));

@@ -1,4 +1,3 @@
-import { noteVersion } from '../common.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import { type SubGraph, builder } from '../builder.js';
 import {
@@ -16,6 +15,7 @@ import { archiveLinks } from '../../domain/paging.js';
 import { type EventArchive, eventArchive, eventPageItems } from '../../services/events.js';
 import { findEvent, findEvents } from '../../services/event-reads.js';
 import type { EventListFilter } from '../../services/events-query.js';
+import { ECHO_ORDER, FILTER_NAMES, REST_PARAMS, filterDeclaration } from '../../model/event-filters.js';
 import {
   FEED_DEFAULT_LIMIT,
   FEED_MAX_LIMIT,
@@ -27,12 +27,20 @@ import {
 import { createEvent, deleteEvent, updateEvent } from '../../services/event-writes.js';
 import { EVENT_LINK_PARAMS, EVENT_PARAMS, readEventBody } from '../../rest/bodies/event.js';
 import { SHAPES, jsonShape } from '../../rest/tec-schemas.js';
+import { RECORD_VERSION_KEY } from '../../rest/route-table.js';
+import { recordVersion } from '../../domain/versions.js';
 import { type ParamNames, namingParams } from '../../rest/param-names.js';
 import { globalId, permalink } from '../../domain/urls.js';
 import { NOT_FOUND, assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
 import { canRead, hidingMissing } from '../../domain/permissions.js';
 import { invalidParams } from '../../domain/errors.js';
 import { SLUGLESS } from '../../services/event-slugs.js';
+import {
+  type DeclaredName,
+  type FieldDeclaration,
+  declaredEntries,
+  placed,
+} from '../../model/event-fields.js';
 import type { Term } from '../../generated/sqlite/client.js';
 import type { Context } from '../../context.js';
 
@@ -111,113 +119,126 @@ const TecEventFields = builder.prismaInterface('Event', {
     // Blanked (null) in lists for a password-protected event without its password (docs/reference.md §4.3).
     const flag = (key: 'allDay' | 'showMap' | 'showMapLink' | 'hideFromListings' | 'sticky' | 'featured') =>
       t.boolean({ nullable: true, resolve: (e) => (contentWithheld(e) ? null : e[key]) });
-    return {
-      id: t.exposeInt('id'),
-      global_id: t.string({ resolve: (e, _a, ctx) => globalId(ctx.urls, e.id) }),
-      global_id_lineage: t.stringList({ resolve: (e, _a, ctx) => [globalId(ctx.urls, e.id)] }),
-      author: t.string({ resolve: (e) => String(e.authorId ?? 0) }),
-      status: t.exposeString('status'),
-      date: t.string({ resolve: (e, _a, ctx) => postDateOf(e, ctx.config.siteTimezone) }),
-      date_utc: t.string({ resolve: (e) => wallClock(e.publishedAt, 'UTC') }),
-      modified: t.string({ resolve: (e, _a, ctx) => wallClock(e.modifiedAt, ctx.config.siteTimezone) }),
-      modified_utc: t.string({ resolve: (e) => wallClock(e.modifiedAt, 'UTC') }),
-      url: t.string({ resolve: (e, _a, ctx) => permalink(ctx.urls, 'event', e) }),
-      rest_url: t.string({ resolve: (e, _a, ctx) => `${ctx.urls.api}/events/${e.id}` }),
-      // Rendered as WordPress renders them (wptexturize); GraphQL keeps the raw text.
-      title: t.string({ resolve: (e) => texturize(e.title) }),
-      description: t.string({ resolve: (e) => (contentWithheld(e) ? '' : texturize(e.description)) }),
-      excerpt: t.string({ resolve: (e) => (contentWithheld(e) ? '' : texturize(e.excerpt)) }),
-      slug: t.string({ resolve: (e) => e.slug ?? '' }),
-      image: t.field({
-        type: 'JSON',
-        extensions: jsonShape(SHAPES.image),
-        select: { image: true },
-        resolve: (e) => (contentWithheld(e) ? false : presentImage(e.image)),
-      }),
-      all_day: flag('allDay'),
-      start_date: t.string({ resolve: local('startsAt') }),
-      start_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(local('startsAt')(e)) }),
-      end_date: t.string({ resolve: local('endsAt') }),
-      end_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(local('endsAt')(e)) }),
-      utc_start_date: t.string({ resolve: utc('startsAt') }),
-      utc_start_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(utc('startsAt')(e)) }),
-      utc_end_date: t.string({ resolve: utc('endsAt') }),
-      utc_end_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(utc('endsAt')(e)) }),
-      timezone: t.exposeString('timezone'),
-      timezone_abbr: t.string({ resolve: (e) => zoneAbbreviation(e.startsAt, e.timezone) }),
-      cost: t.string({ resolve: (e) => (contentWithheld(e) ? '' : formatCost(e)) }),
-      cost_details: t.field({
-        type: CostDetails,
-        resolve: (e) =>
-          contentWithheld(e)
-            ? { currency_symbol: '', currency_code: '', currency_position: '', values: [] }
-            : {
-                currency_symbol: e.currencySymbol,
-                currency_code: e.currencyCode,
-                currency_position: e.currencyPosition,
-                values: costValues(e.cost),
-              },
-      }),
-      website: t.string({
-        resolve: (e, _a, ctx) => (contentWithheld(e) ? '' : e.website || permalink(ctx.urls, 'event', e)),
-      }),
-      show_map: flag('showMap'),
-      show_map_link: flag('showMapLink'),
-      hide_from_listings: flag('hideFromListings'),
-      sticky: flag('sticky'),
-      featured: flag('featured'),
-      categories: t.field({
-        type: 'JSON',
-        extensions: jsonShape(SHAPES.eventTerms),
-        select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
-        resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'tribe_events_cat', ctx)),
-      }),
-      tags: t.field({
-        type: 'JSON',
-        extensions: jsonShape(SHAPES.eventTerms),
-        select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
-        resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'post_tag', ctx)),
-      }),
-      venue: t.field({
-        type: 'JSON',
-        description: 'One venue → object; several → array; none → []',
-        extensions: jsonShape(SHAPES.eventVenue),
-        select: { venues: linkedRecords.venues },
-        resolve: (e, _a, ctx, info) => {
-          if (contentWithheld(e)) return [];
-          const as = representationOf(info);
-          const venues = readableLinks(
-            ctx.viewer,
-            e.venues.map((link) => link.venue),
-          ).map((venue) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer));
-          return venues.length === 1 ? venues[0] : venues;
-        },
-      }),
-      organizer: t.field({
-        type: 'JSON',
-        extensions: jsonShape(SHAPES.eventOrganizers),
-        select: { organizers: linkedRecords.organizers },
-        resolve: (e, _a, ctx, info) =>
-          contentWithheld(e)
-            ? []
-            : readableLinks(
-                ctx.viewer,
-                e.organizers.map((link) => link.organizer),
-              ).map((organizer) =>
-                presentOrganizer(
-                  organizer,
-                  ctx.urls,
-                  ctx.config.siteTimezone,
-                  representationOf(info),
-                  ctx.viewer,
-                ),
-              ),
-      }),
-      custom_fields: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.customFields), resolve: () => [] }),
-      // TEC's event status, after the reference's keys (its REST API v1 does not show them).
-      event_status: t.exposeString('eventStatus'),
-      event_status_reason: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.eventStatusReason) }),
+    // A declared field (`model/event-fields.ts`) as the reference shows its kind: blanked when withheld.
+    const declared = (name: DeclaredName, field: FieldDeclaration) => {
+      const blank = (e: Parameters<typeof contentWithheld>[0]) => field.withheld && contentWithheld(e);
+      return field.kind === 'flag'
+        ? t.boolean({ nullable: true, resolve: (e) => (blank(e) ? null : (e[name] as boolean)) })
+        : t.string({ resolve: (e) => (blank(e) ? '' : String(e[name])) });
     };
+    return placed(
+      {
+        id: t.exposeInt('id'),
+        global_id: t.string({ resolve: (e, _a, ctx) => globalId(ctx.urls, e.id) }),
+        global_id_lineage: t.stringList({ resolve: (e, _a, ctx) => [globalId(ctx.urls, e.id)] }),
+        author: t.string({ resolve: (e) => String(e.authorId ?? 0) }),
+        status: t.exposeString('status'),
+        date: t.string({ resolve: (e, _a, ctx) => postDateOf(e, ctx.config.siteTimezone) }),
+        date_utc: t.string({ resolve: (e) => wallClock(e.publishedAt, 'UTC') }),
+        modified: t.string({ resolve: (e, _a, ctx) => wallClock(e.modifiedAt, ctx.config.siteTimezone) }),
+        modified_utc: t.string({ resolve: (e) => wallClock(e.modifiedAt, 'UTC') }),
+        url: t.string({ resolve: (e, _a, ctx) => permalink(ctx.urls, 'event', e) }),
+        rest_url: t.string({ resolve: (e, _a, ctx) => `${ctx.urls.api}/events/${e.id}` }),
+        // Rendered as WordPress renders them (wptexturize); GraphQL keeps the raw text.
+        title: t.string({ resolve: (e) => texturize(e.title) }),
+        description: t.string({ resolve: (e) => (contentWithheld(e) ? '' : texturize(e.description)) }),
+        excerpt: t.string({ resolve: (e) => (contentWithheld(e) ? '' : texturize(e.excerpt)) }),
+        slug: t.string({ resolve: (e) => e.slug ?? '' }),
+        image: t.field({
+          type: 'JSON',
+          extensions: jsonShape(SHAPES.image),
+          select: { image: true },
+          resolve: (e) => (contentWithheld(e) ? false : presentImage(e.image)),
+        }),
+        all_day: flag('allDay'),
+        start_date: t.string({ resolve: local('startsAt') }),
+        start_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(local('startsAt')(e)) }),
+        end_date: t.string({ resolve: local('endsAt') }),
+        end_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(local('endsAt')(e)) }),
+        utc_start_date: t.string({ resolve: utc('startsAt') }),
+        utc_start_date_details: t.field({
+          type: DateDetails,
+          resolve: (e) => dateDetails(utc('startsAt')(e)),
+        }),
+        utc_end_date: t.string({ resolve: utc('endsAt') }),
+        utc_end_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(utc('endsAt')(e)) }),
+        timezone: t.exposeString('timezone'),
+        timezone_abbr: t.string({ resolve: (e) => zoneAbbreviation(e.startsAt, e.timezone) }),
+        cost: t.string({ resolve: (e) => (contentWithheld(e) ? '' : formatCost(e)) }),
+        cost_details: t.field({
+          type: CostDetails,
+          resolve: (e) =>
+            contentWithheld(e)
+              ? { currency_symbol: '', currency_code: '', currency_position: '', values: [] }
+              : {
+                  currency_symbol: e.currencySymbol,
+                  currency_code: e.currencyCode,
+                  currency_position: e.currencyPosition,
+                  values: costValues(e.cost),
+                },
+        }),
+        website: t.string({
+          resolve: (e, _a, ctx) => (contentWithheld(e) ? '' : e.website || permalink(ctx.urls, 'event', e)),
+        }),
+        categories: t.field({
+          type: 'JSON',
+          extensions: jsonShape(SHAPES.eventTerms),
+          select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
+          resolve: (e, _a, ctx) =>
+            contentWithheld(e) ? [] : embeddedTerms(e.terms, 'tribe_events_cat', ctx),
+        }),
+        tags: t.field({
+          type: 'JSON',
+          extensions: jsonShape(SHAPES.eventTerms),
+          select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
+          resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'post_tag', ctx)),
+        }),
+        venue: t.field({
+          type: 'JSON',
+          description: 'One venue → object; several → array; none → []',
+          extensions: jsonShape(SHAPES.eventVenue),
+          select: { venues: linkedRecords.venues },
+          resolve: (e, _a, ctx, info) => {
+            if (contentWithheld(e)) return [];
+            const as = representationOf(info);
+            const venues = readableLinks(
+              ctx.viewer,
+              e.venues.map((link) => link.venue),
+            ).map((venue) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer));
+            return venues.length === 1 ? venues[0] : venues;
+          },
+        }),
+        organizer: t.field({
+          type: 'JSON',
+          extensions: jsonShape(SHAPES.eventOrganizers),
+          select: { organizers: linkedRecords.organizers },
+          resolve: (e, _a, ctx, info) =>
+            contentWithheld(e)
+              ? []
+              : readableLinks(
+                  ctx.viewer,
+                  e.organizers.map((link) => link.organizer),
+                ).map((organizer) =>
+                  presentOrganizer(
+                    organizer,
+                    ctx.urls,
+                    ctx.config.siteTimezone,
+                    representationOf(info),
+                    ctx.viewer,
+                  ),
+                ),
+        }),
+        custom_fields: t.field({
+          type: 'JSON',
+          extensions: jsonShape(SHAPES.customFields),
+          resolve: () => [],
+        }),
+        // TEC's event status, after the reference's keys (its REST API v1 does not show them).
+        event_status: t.exposeString('eventStatus'),
+        event_status_reason: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.eventStatusReason) }),
+      },
+      declaredEntries('rest', declared),
+    );
   },
 });
 
@@ -246,6 +267,7 @@ export const TecSingleEvent = builder.prismaObject('Event', {
   ...REST,
   interfaces: [TecEventFields],
   fields: (t) => ({
+    [RECORD_VERSION_KEY]: t.string({ resolve: (event) => recordVersion(event) }),
     // A password-protected event has no JSON-LD, even for whoever gave the password (as the reference).
     json_ld: t.field({
       type: 'JSON',
@@ -300,8 +322,8 @@ const flagParam = (value: boolean) => (value ? '1' : '0');
 
 /**
  * The effective query, in the reference's order (docs/reference.md §2.2); then, per D2, what the reference
- * forgets (categories, tags, geo, strict dates) so that `next_rest_url` pages the same query. Never the
- * password.
+ * forgets (categories, tags, geo, strict dates) so that `next_rest_url` pages the same query: every
+ * declared filter (`ECHO_ORDER`). Never the password.
  */
 function eventLinks(page: EventArchive, ctx: Context) {
   const { effective: f, paging } = page;
@@ -311,30 +333,17 @@ function eventLinks(page: EventArchive, ctx: Context) {
     if (typeof value === 'boolean') params.push([name, flagParam(value)]);
     else params.push([name, Array.isArray(value) ? value.join(',') : String(value)]);
   };
-  add('start_date', f.startDate);
-  add('end_date', f.endDate);
-  add('search', f.search);
-  add('status', f.statusAny ? 'any' : f.status);
-  add('post_parent', f.postParent);
-  add('include', f.include);
-  add('starts_before', f.startsBefore);
-  add('starts_after', f.startsAfter);
-  add('ends_before', f.endsBefore);
-  add('ends_after', f.endsAfter);
-  add('ticketed', f.ticketed);
-  add('venue', f.venues);
-  add('organizer', f.organizers);
-  add('featured', f.featured);
-  add('event_status', f.eventStatus);
-  add('categories', f.categories);
-  add('tags', f.tags);
-  add('geoloc', f.geoloc);
-  if (f.near) {
-    add('geoloc_lat', f.near.lat);
-    add('geoloc_lng', f.near.lng);
-    add('geoloc_radius', f.near.radius);
+  for (const name of ECHO_ORDER) {
+    const filter = filterDeclaration(name);
+    if (name === 'status') add(REST_PARAMS.status, f.statusAny ? 'any' : f.status);
+    else if (name === 'near') {
+      if (f.near)
+        for (const part of ['lat', 'lng', 'radius'] as const) add(REST_PARAMS[`near.${part}`], f.near[part]);
+    } else if (name === 'strictDates') {
+      if (f.strictDates) add(REST_PARAMS.strictDates, true);
+    } else if (typeof filter.rest === 'string')
+      add(filter.rest, f[name as keyof typeof f] as Parameters<typeof add>[1]);
   }
-  if (f.strictDates) add('strict_dates', true);
   return archiveLinks(`${ctx.urls.api}/events/`, params, paging.page, page.totalPages);
 }
 
@@ -347,74 +356,53 @@ export function eventFeedUrl(page: EventArchive, ctx: Context): string {
   return webcalUrl(`${ctx.urls.api}/events.ics${qs ? `?${qs}` : ''}`);
 }
 
-/** The list's parameters as GraphQL passes them to the resolvers. */
-interface RestListArgs {
-  start_date?: string | null;
-  end_date?: string | null;
-  starts_before?: string | null;
-  starts_after?: string | null;
-  ends_before?: string | null;
-  ends_after?: string | null;
-  strict_dates?: boolean | null;
-  search?: string | null;
-  categories?: string[] | null;
-  tags?: string[] | null;
-  venue?: number[] | null;
-  organizer?: number[] | null;
-  featured?: boolean | null;
-  event_status?: string[] | null;
-  status?: string[] | null;
-  include?: number[] | null;
-  post_parent?: number | null;
-  geoloc?: boolean | null;
-  geoloc_lat?: number | null;
-  geoloc_lng?: number | null;
-  geoloc_radius?: number | null;
-  ticketed?: boolean | null;
+const LIST_PARAM_NAMES: ParamNames = REST_PARAMS;
+
+/** The REST arguments → the domain filter, through the declaration's names. */
+function listFilter(args: Record<string, unknown>): EventListFilter {
+  const filter: Record<string, unknown> = {};
+  for (const name of FILTER_NAMES) {
+    const { rest } = filterDeclaration(name);
+    filter[name] =
+      typeof rest === 'string'
+        ? args[rest]
+        : { lat: args[rest.lat], lng: args[rest.lng], radius: args[rest.radius] };
+  }
+  return filter as EventListFilter;
 }
 
-/**
- * Each list parameter and the filter it sets (`near.*`: the point's), declared once: the filter is read
- * through it and the list's errors are named back through it.
- */
-const LIST_PARAMS = {
-  start_date: 'startDate',
-  end_date: 'endDate',
-  starts_before: 'startsBefore',
-  starts_after: 'startsAfter',
-  ends_before: 'endsBefore',
-  ends_after: 'endsAfter',
-  strict_dates: 'strictDates',
-  search: 'search',
-  categories: 'categories',
-  tags: 'tags',
-  venue: 'venues',
-  organizer: 'organizers',
-  featured: 'featured',
-  event_status: 'eventStatus',
-  status: 'status',
-  include: 'include',
-  post_parent: 'postParent',
-  geoloc: 'geoloc',
-  geoloc_lat: 'near.lat',
-  geoloc_lng: 'near.lng',
-  geoloc_radius: 'near.radius',
-  ticketed: 'ticketed',
-} as const satisfies Record<keyof RestListArgs, string>;
+type ArgBuilder = Parameters<Parameters<typeof builder.queryFields>[0]>[0]['arg'];
 
-const LIST_PARAM_NAMES: ParamNames = Object.fromEntries(
-  Object.entries(LIST_PARAMS).map(([param, filter]) => [filter, param]),
-);
-
-function listFilter(args: RestListArgs): EventListFilter {
-  const filter: Record<string, unknown> = {};
-  const near: Record<string, unknown> = {};
-  for (const [param, name] of Object.entries(LIST_PARAMS)) {
-    const value = args[param as keyof RestListArgs];
-    if (name.startsWith('near.')) near[name.slice('near.'.length)] = value;
-    else filter[name] = value;
+/** One REST argument per declared filter (`near`: one per coordinate), in the declaration's order. */
+function listArgs(arg: ArgBuilder) {
+  const args: Record<string, ReturnType<ArgBuilder['string']>> = {};
+  for (const name of FILTER_NAMES) {
+    const filter = filterDeclaration(name);
+    const { rest, restDescription: description } = filter;
+    if (typeof rest !== 'string' || typeof description !== 'string') {
+      const parts = description as { lat: string; lng: string; radius: string };
+      for (const part of ['lat', 'lng', 'radius'] as const)
+        args[(rest as typeof parts)[part]] = arg.float({ description: parts[part] }) as unknown as ReturnType<
+          ArgBuilder['string']
+        >;
+      continue;
+    }
+    const options = { description };
+    args[rest] = (
+      filter.kind === 'string'
+        ? arg.string(options)
+        : filter.kind === 'boolean'
+          ? arg.boolean(
+              filter.restDefault === undefined ? options : { ...options, defaultValue: filter.restDefault },
+            )
+          : filter.kind === 'int'
+            ? arg.int(options)
+            : filter.kind === 'stringList'
+              ? arg.stringList(options)
+              : arg.intList(options)
+    ) as ReturnType<ArgBuilder['string']>;
   }
-  return { ...filter, near } as EventListFilter;
+  return args;
 }
 
 const TecFeed = builder.objectRef<Feed>('TecFeed').implement({
@@ -434,56 +422,7 @@ builder.queryFields((t) => {
       description: 'The number of events to return on each page (at most 50)',
       defaultValue: 10,
     }),
-    start_date: t.arg.string({
-      description:
-        'Events that start on or after the date (default: yesterday 00:00, site time zone); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
-    }),
-    end_date: t.arg.string({
-      description:
-        'Events that end on or before the date (default: in 24 months, 23:59:59); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
-    }),
-    starts_before: t.arg.string({ description: 'Events that start before the specified date' }),
-    starts_after: t.arg.string({ description: 'Events that start after the specified date' }),
-    ends_before: t.arg.string({ description: 'Events that end before the specified date' }),
-    ends_after: t.arg.string({ description: 'Events that end after the specified date' }),
-    strict_dates: t.arg.boolean({
-      description: 'Dates are compared at the given times; by default whole days are included',
-      defaultValue: false,
-    }),
-    search: t.arg.string({ description: 'Events whose title, excerpt or description contain every word' }),
-    categories: t.arg.stringList({
-      description: 'Events should be assigned one of the specified categories slugs or IDs',
-    }),
-    tags: t.arg.stringList({
-      description: 'Events should be assigned one of the specified tags slugs or IDs',
-    }),
-    venue: t.arg.intList({ description: 'Events should be assigned one of the specified venue IDs' }),
-    organizer: t.arg.intList({
-      description: 'Events should be assigned one of the specified organizer IDs',
-    }),
-    featured: t.arg.boolean({ description: 'Events should be filtered by their featured status' }),
-    event_status: t.arg.stringList({
-      description: 'Events with one of these event statuses (scheduled, canceled, postponed)',
-    }),
-    status: t.arg.stringList({
-      description: 'The event post status(es); other than publish needs the right to read them',
-    }),
-    geoloc: t.arg.boolean({
-      description: 'Events should be filtered by whether their venue has geolocation data',
-    }),
-    geoloc_lat: t.arg.float({ description: 'Venue latitude to search near; needs geoloc_lng' }),
-    geoloc_lng: t.arg.float({ description: 'Venue longitude to search near; needs geoloc_lat' }),
-    geoloc_radius: t.arg.float({
-      description: 'Search radius around geoloc_lat/geoloc_lng in km (default 50); nearest events first',
-    }),
-    include: t.arg.intList({
-      description:
-        'Include events with one of the post IDs specified in the array or CSV list; date filters are ignored',
-    }),
-    post_parent: t.arg.int({
-      description: 'Events should be filtered by their post_parent being the specified one',
-    }),
-    ticketed: t.arg.boolean({ description: 'Filter events with or without tickets' }),
+    ...listArgs(t.arg),
     password: t.arg.string({ description: 'Shows password-protected events it unlocks' }),
   };
   return {
@@ -505,10 +444,7 @@ builder.queryFields((t) => {
         password: t.arg.string({ description: 'The event password' }),
       },
       resolve: async (query, _root, { id, password }, ctx) =>
-        noteVersion(
-          ctx,
-          assertReadable('event', await findEvent(ctx, query, { id }), id, ctx.viewer, password),
-        ),
+        assertReadable('event', await findEvent(ctx, query, { id }), id, ctx.viewer, password),
     }),
     tecEventBySlug: t.prismaField({
       ...REST,
@@ -522,7 +458,7 @@ builder.queryFields((t) => {
         // A slug must name an event (docs/reference.md §3.2); WordPress gives drafts and pending events
         // no slug, so one the viewer may not read is no event to it either (its readers still get it).
         if (!event || (SLUGLESS.has(event.status) && !canRead(ctx.viewer, event))) throw invalidSlug();
-        return noteVersion(ctx, assertReadable('event', event, slug, ctx.viewer, password));
+        return assertReadable('event', event, slug, ctx.viewer, password);
       },
     }),
     tecEventsFeed: t.field({

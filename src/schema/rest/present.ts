@@ -1,4 +1,5 @@
 import { autop } from '@wordpress/autop';
+import { ATTENDANCE_MODES, type AttendanceMode } from '../../model/event-fields.js';
 import { LRUCache } from 'lru-cache';
 import { texturize as wptexturize } from '../../domain/texturize.js';
 import type { Event, Media, Organizer, Term, Venue } from '../../generated/sqlite/client.js';
@@ -251,6 +252,18 @@ export function presentEmbeddedTerm(term: Term, count: number, urls: SiteUrls) {
   };
 }
 
+/** `json_ld.eventAttendanceMode`. */
+const SCHEMA_ORG_ATTENDANCE_MODE: Record<AttendanceMode, string> = {
+  offline: 'https://schema.org/OfflineEventAttendanceMode',
+  online: 'https://schema.org/OnlineEventAttendanceMode',
+  mixed: 'https://schema.org/MixedEventAttendanceMode',
+};
+
+const attendanceMode = (event: { attendanceMode: string }): AttendanceMode =>
+  (ATTENDANCE_MODES as readonly string[]).includes(event.attendanceMode)
+    ? (event.attendanceMode as AttendanceMode)
+    : 'offline';
+
 export function eventJsonLd(
   event: Event & { image: Media | null },
   venues: Venue[],
@@ -261,6 +274,12 @@ export function eventJsonLd(
   const values = costValues(event.cost);
   const image = presentImage(event.image);
   const people = organizers.map((organizer) => organizerJsonLd(organizer));
+  // An event attended online also takes place at its URL (schema.org's VirtualLocation).
+  const online = attendanceMode(event) !== 'offline' && event.onlineUrl;
+  const places: object[] = [
+    ...(venues[0] ? [venueJsonLd(venues[0])] : []),
+    ...(online ? [{ '@type': 'VirtualLocation', url: event.onlineUrl }] : []),
+  ];
   return {
     '@context': 'http://schema.org',
     '@type': 'Event',
@@ -268,13 +287,13 @@ export function eventJsonLd(
     description: jsonLdDescription(renderedText(event.excerpt || event.description)),
     ...(image ? { image: image.url } : {}),
     url,
-    eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+    eventAttendanceMode: SCHEMA_ORG_ATTENDANCE_MODE[attendanceMode(event)],
     eventStatus: isEventStatus(event.eventStatus)
       ? SCHEMA_ORG_EVENT_STATUS[event.eventStatus]
       : SCHEMA_ORG_EVENT_STATUS.scheduled,
     startDate: isoWithOffset(event.startsAt, event.timezone),
     endDate: isoWithOffset(event.endsAt, event.timezone),
-    ...(venues[0] ? { location: venueJsonLd(venues[0]) } : {}),
+    ...(places.length ? { location: places.length === 1 ? places[0] : places } : {}),
     // One organizer is an object, several a list (as TEC's JSON-LD).
     ...(people.length ? { organizer: people.length === 1 ? people[0] : people } : {}),
     ...(values.length

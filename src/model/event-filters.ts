@@ -1,0 +1,346 @@
+import { EVENT_STATUSES, INVALID_EVENT_STATUS } from '../domain/event-status.js';
+import type { Prisma } from '../generated/sqlite/client.js';
+import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
+
+// The event list filters declared once: the REST parameter and the GraphQL argument (the domain name is
+// the key), the value's kind (which both APIs read it as), its documentation, its cost price, whether
+// it filters on what a protected event's listing withholds (D21), and — for the filters without rules
+// of their own — its validation and SQL condition. The domain filter type (`EventListFilter`), the
+// REST arguments and their renaming, the echo in `rest_url` and the paging links (D2), the GraphQL
+// `EventFilter`, the query's size checks and withholding condition (`services/events-query.ts`) and the
+// GraphQL cost (`graphql/limits.ts`) all come from here. The filters with rules of their own (dates,
+// status, terms, geo…) are resolved by hand in `resolveEventQuery`, typed by these names.
+
+/** How a filter's value is written: both APIs read it into this domain type. */
+export type FilterKind = 'string' | 'boolean' | 'int' | 'stringList' | 'intList' | 'near';
+
+/** A GraphQL enum a filter's words are typed with (the schema supplies one per name). */
+export type FilterEnum = 'PostStatus' | 'EventStatus' | 'AttendanceMode';
+
+interface FilterCommon<K extends FilterKind> {
+  kind: K;
+  /** The REST parameter (`near`: one per coordinate). */
+  rest: K extends 'near' ? { lat: string; lng: string; radius: string } : string;
+  /** REST argument description (the reference's wording where it has one). */
+  restDescription: string | (K extends 'near' ? { lat: string; lng: string; radius: string } : never);
+  /** GraphQL argument description. */
+  description: string;
+  /** GraphQL types the words with this enum (REST reads strings). */
+  enum?: FilterEnum;
+  /** Added to a GraphQL query's cost when given. */
+  price?: number;
+  /**
+   * D21: the filter looks at what a protected event's listing blanks, so it never matches one the
+   * viewer cannot unlock. `whenTrue`: only when it is true (a `false` filters nothing).
+   */
+  onWithheld?: true | 'whenTrue';
+  /** REST default (documented, and given by GraphQL when absent: `strict_dates`). */
+  restDefault?: boolean;
+}
+
+/** A filter whose value is a list of words, checked against a closed set, matching a column. */
+export interface ChoiceFilter extends FilterCommon<'stringList'> {
+  choice: {
+    values: readonly string[];
+    invalid: string;
+    where: (values: string[]) => Prisma.EventWhereInput;
+  };
+}
+
+/** A flag matching a boolean column as given. */
+export interface FlagFilter extends FilterCommon<'boolean'> {
+  flag: { where: (value: boolean) => Prisma.EventWhereInput };
+}
+
+export type FilterDeclaration = FilterCommon<FilterKind> | ChoiceFilter | FlagFilter;
+
+const dates = (what: string) =>
+  `${what}: ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase ("tomorrow", "+5 weeks"); site time zone`;
+
+/** The REST arguments' order (the namespace index and `/doc` list them so). */
+export const EVENT_FILTERS = {
+  startDate: {
+    kind: 'string',
+    rest: 'start_date',
+    restDescription:
+      'Events that start on or after the date (default: yesterday 00:00, site time zone); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
+    description: dates('Events starting at or after'),
+  },
+  endDate: {
+    kind: 'string',
+    rest: 'end_date',
+    restDescription:
+      'Events that end on or before the date (default: in 24 months, 23:59:59); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
+    description: dates('Events ending at or before'),
+  },
+  startsBefore: {
+    kind: 'string',
+    rest: 'starts_before',
+    restDescription: 'Events that start before the specified date',
+    description: dates('Events starting before'),
+  },
+  startsAfter: {
+    kind: 'string',
+    rest: 'starts_after',
+    restDescription: 'Events that start after the specified date',
+    description: dates('Events starting after'),
+  },
+  endsBefore: {
+    kind: 'string',
+    rest: 'ends_before',
+    restDescription: 'Events that end before the specified date',
+    description: dates('Events ending before'),
+  },
+  endsAfter: {
+    kind: 'string',
+    rest: 'ends_after',
+    restDescription: 'Events that end after the specified date',
+    description: dates('Events ending after'),
+  },
+  strictDates: {
+    kind: 'boolean',
+    rest: 'strict_dates',
+    restDescription: 'Dates are compared at the given times; by default whole days are included',
+    description:
+      'Use the given times as they are; by default dates cover whole days (start 00:00:00, others 23:59:59)',
+    restDefault: false,
+  },
+  search: {
+    kind: 'string',
+    rest: 'search',
+    restDescription: 'Events whose title, excerpt or description contain every word',
+    description: 'Every word must appear in the title, excerpt or description',
+    price: 100,
+    onWithheld: true,
+  },
+  categories: {
+    kind: 'stringList',
+    rest: 'categories',
+    restDescription: 'Events should be assigned one of the specified categories slugs or IDs',
+    description: 'Category slugs or ids (any of them)',
+    onWithheld: true,
+  },
+  tags: {
+    kind: 'stringList',
+    rest: 'tags',
+    restDescription: 'Events should be assigned one of the specified tags slugs or IDs',
+    description: 'Tag slugs or ids (any of them)',
+    onWithheld: true,
+  },
+  venues: {
+    kind: 'intList',
+    rest: 'venue',
+    restDescription: 'Events should be assigned one of the specified venue IDs',
+    description: 'Venue ids (any of them)',
+    onWithheld: true,
+  },
+  organizers: {
+    kind: 'intList',
+    rest: 'organizer',
+    restDescription: 'Events should be assigned one of the specified organizer IDs',
+    description: 'Organizer ids (any of them)',
+    onWithheld: true,
+  },
+  featured: {
+    kind: 'boolean',
+    rest: 'featured',
+    restDescription: 'Events should be filtered by their featured status',
+    description: 'true: only featured events; false: only the others',
+    onWithheld: true,
+    flag: { where: (featured) => ({ featured }) },
+  },
+  eventStatus: {
+    kind: 'stringList',
+    rest: 'event_status',
+    enum: 'EventStatus',
+    restDescription: 'Events with one of these event statuses (scheduled, canceled, postponed)',
+    description: 'Events with one of these event statuses',
+    choice: {
+      values: EVENT_STATUSES,
+      invalid: INVALID_EVENT_STATUS,
+      where: (values) => ({ eventStatus: { in: values } }),
+    },
+  },
+  attendanceMode: {
+    kind: 'stringList',
+    rest: 'attendance_mode',
+    enum: 'AttendanceMode',
+    restDescription: `Events attended in one of these ways (${ATTENDANCE_MODES.join(', ')})`,
+    description: 'Events attended in one of these ways (offline, online, mixed)',
+    choice: {
+      values: ATTENDANCE_MODES,
+      invalid: EVENT_FIELDS.attendanceMode.invalid,
+      where: (values) => ({ attendanceMode: { in: values } }),
+    },
+  },
+  status: {
+    kind: 'stringList',
+    rest: 'status',
+    enum: 'PostStatus',
+    restDescription: 'The event post status(es); other than publish needs the right to read them',
+    description: 'Statuses other than publish need an account that may edit events',
+  },
+  geoloc: {
+    kind: 'boolean',
+    rest: 'geoloc',
+    restDescription: 'Events should be filtered by whether their venue has geolocation data',
+    description: 'true: only events whose venue has coordinates',
+    price: 100,
+    onWithheld: 'whenTrue',
+  },
+  near: {
+    kind: 'near',
+    rest: { lat: 'geoloc_lat', lng: 'geoloc_lng', radius: 'geoloc_radius' },
+    restDescription: {
+      lat: 'Venue latitude to search near; needs geoloc_lng',
+      lng: 'Venue longitude to search near; needs geoloc_lat',
+      radius: 'Search radius around geoloc_lat/geoloc_lng in km (default 50); nearest events first',
+    },
+    description: 'Only events near a point, nearest first',
+    // A radius search sorts up to 10,000 events by distance (~25 ms on SQLite): three fit in one request.
+    price: 3000,
+    onWithheld: true,
+  },
+  include: {
+    kind: 'intList',
+    rest: 'include',
+    restDescription:
+      'Include events with one of the post IDs specified in the array or CSV list; date filters are ignored',
+    description: 'Only these events, ordered by publication date; date filters are ignored',
+  },
+  postParent: {
+    kind: 'int',
+    rest: 'post_parent',
+    restDescription: 'Events should be filtered by their post_parent being the specified one',
+    description: 'Children of this event',
+  },
+  ticketed: {
+    kind: 'boolean',
+    rest: 'ticketed',
+    restDescription: 'Filter events with or without tickets',
+    description: 'Only false is supported (there is no ticketing)',
+  },
+} as const satisfies Record<string, FilterDeclaration>;
+
+export type EventFilters = typeof EVENT_FILTERS;
+export type FilterName = keyof EventFilters;
+export const FILTER_NAMES = Object.keys(EVENT_FILTERS) as FilterName[];
+export const filterDeclaration = (name: FilterName): FilterDeclaration => EVENT_FILTERS[name];
+
+interface Near {
+  lat?: number | null;
+  lng?: number | null;
+  radius?: number | null;
+}
+
+/** The domain value of a filter of this kind. */
+export type FilterValue<K extends FilterKind> = {
+  string: string;
+  boolean: boolean;
+  int: number;
+  stringList: readonly string[];
+  intList: readonly number[];
+  near: Near;
+}[K];
+
+/** The list filters both APIs share, by their domain names (GraphQL's; REST reads its own into them). */
+export type EventListFilter = { [K in FilterName]?: FilterValue<EventFilters[K]['kind']> | null };
+
+/** The filters errors are reported for: the domain names, `near.*` for the point's. */
+export type FilterParam = Exclude<FilterName, 'near'> | 'near.lat' | 'near.lng' | 'near.radius';
+
+/** The REST parameter of each filter (`near.*`: of each coordinate), for reading and renaming errors. */
+export const REST_PARAMS: Record<FilterParam, string> = Object.fromEntries(
+  FILTER_NAMES.flatMap((name) => {
+    const rest = filterDeclaration(name).rest;
+    return typeof rest === 'string'
+      ? [[name, rest]]
+      : Object.entries(rest).map(([part, param]) => [`near.${part}`, param]);
+  }),
+) as Record<FilterParam, string>;
+
+/** What each filter adds to a GraphQL query's cost when given (`graphql/limits.ts`). */
+export const FILTER_PRICES: Readonly<Record<string, number>> = Object.fromEntries(
+  FILTER_NAMES.flatMap((name) => {
+    const price = filterDeclaration(name).price;
+    return price ? [[name, price]] : [];
+  }),
+);
+
+/** The filters whose given value is a list (bounded in size before any lookup). */
+export const LIST_FILTERS: readonly FilterName[] = FILTER_NAMES.filter((name) => {
+  const kind = filterDeclaration(name).kind;
+  return kind === 'stringList' || kind === 'intList';
+});
+
+/** Whether a filter, as the list applied it, looks at withheld content (D21). */
+export function onWithheld(name: FilterName, effective: unknown): boolean {
+  const rule = filterDeclaration(name).onWithheld;
+  if (!rule || effective === null || effective === undefined) return false;
+  return rule === 'whenTrue' ? effective === true : true;
+}
+
+/** The filters without rules of their own: validation and SQL condition come from the declaration. */
+export type DeclaredFilterName = {
+  [K in FilterName]: EventFilters[K] extends { choice: object } | { flag: object } ? K : never;
+}[FilterName];
+export const DECLARED_FILTERS = FILTER_NAMES.filter((name) => {
+  const filter = filterDeclaration(name);
+  return 'choice' in filter || 'flag' in filter;
+}) as DeclaredFilterName[];
+
+/** A declared filter's applied value: the checked words, or the flag. */
+export type DeclaredFilterValue<K extends DeclaredFilterName> = EventFilters[K] extends { choice: object }
+  ? string[]
+  : boolean;
+
+/**
+ * A declared filter's value checked: the effective value and its condition, null when not given, or
+ * the reason it is refused.
+ */
+export function applyDeclaredFilter(
+  name: DeclaredFilterName,
+  given: unknown,
+): { effective: string[] | boolean; where: Prisma.EventWhereInput } | null | { reason: string } {
+  const filter = filterDeclaration(name);
+  if (given === null || given === undefined) return null;
+  if ('flag' in filter) return { effective: given as boolean, where: filter.flag.where(given as boolean) };
+  if (!('choice' in filter)) return null;
+  const words = given as readonly string[];
+  if (!words.length) return null;
+  const values = [...new Set(words.map((word) => word.trim().toLowerCase()))];
+  if (!values.every((value) => filter.choice.values.includes(value)))
+    return { reason: filter.choice.invalid };
+  return { effective: values, where: filter.choice.where(values) };
+}
+
+/**
+ * The order the REST list echoes its effective filters in `rest_url` and the paging links (D2): the
+ * reference's order, then what it forgets. Every filter is here (the compiler checks it), so none is
+ * silently lost from the links.
+ */
+export const ECHO_ORDER = [
+  'startDate',
+  'endDate',
+  'search',
+  'status',
+  'postParent',
+  'include',
+  'startsBefore',
+  'startsAfter',
+  'endsBefore',
+  'endsAfter',
+  'ticketed',
+  'venues',
+  'organizers',
+  'featured',
+  'eventStatus',
+  'attendanceMode',
+  'categories',
+  'tags',
+  'geoloc',
+  'near',
+  'strictDates',
+] as const satisfies readonly FilterName[];
+const echoesEvery: [Exclude<FilterName, (typeof ECHO_ORDER)[number]>] extends [never] ? true : never = true;
+void echoesEvery;
