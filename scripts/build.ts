@@ -2,7 +2,7 @@
 // time by a path relative to itself (package.json for the version, the migration history), and
 // bundles the embeddable calendar (web/calendar/) into dist/embed/calendar.js (src/http/embed.ts).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { buildCalendarBundle } from '../src/http/embed.js';
@@ -17,6 +17,11 @@ const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.buil
 if (result.status !== 0) process.exit(result.status ?? 1);
 cpSync(join(root, 'package.json'), join(dist, 'package.json'));
 cpSync(join(root, 'migrations'), join(dist, 'migrations'), { recursive: true });
+// The calendar's typed documents come from codegen (`prepare` runs it; a container build does not).
+if (!existsSync(join(root, 'examples/generated/calendar-view/graphql.ts'))) {
+  const codegen = spawnSync('npm', ['run', 'codegen'], { cwd: root, stdio: 'inherit' });
+  if (codegen.status !== 0) process.exit(codegen.status ?? 1);
+}
 mkdirSync(join(dist, 'embed'));
 writeFileSync(join(dist, 'embed/calendar.js'), await buildCalendarBundle(root));
 console.log('built dist/');

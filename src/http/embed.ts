@@ -46,20 +46,26 @@ function newest(path: string): number {
   return Math.max(0, ...readdirSync(path).map((entry) => newest(join(path, entry))));
 }
 
-/** The built bundle, rebuilt when the sources beside it are newer (or it is missing). */
+/**
+ * The built bundle; in a checkout (the sources beside src/, or beside dist/), rebuilt in memory when
+ * they are newer than it or it is missing. A container has dist/ alone: the build is all there is.
+ */
 async function bundle(): Promise<Buffer> {
   const built = [join(ROOT, 'embed/calendar.js'), join(ROOT, 'dist/embed/calendar.js')].find((path) =>
     existsSync(path),
   );
-  const sources = join(ROOT, 'web/calendar');
-  if (!existsSync(sources)) {
+  const checkout = [ROOT, join(ROOT, '..')].find((root) => existsSync(join(root, ENTRY)));
+  if (!checkout) {
     if (!built) throw new Error(`the calendar script is not built (${join(ROOT, 'embed/calendar.js')})`);
     return readFileSync(built);
   }
-  const generated = join(ROOT, 'examples/generated/calendar-view');
-  const changed = Math.max(newest(sources), existsSync(generated) ? newest(generated) : 0);
+  const generated = join(checkout, 'examples/generated/calendar-view');
+  const changed = Math.max(
+    newest(join(checkout, 'web/calendar')),
+    existsSync(generated) ? newest(generated) : 0,
+  );
   if (built && statSync(built).mtimeMs >= changed) return readFileSync(built);
-  return Buffer.from(await buildCalendarBundle());
+  return Buffer.from(await buildCalendarBundle(checkout));
 }
 
 interface Asset {

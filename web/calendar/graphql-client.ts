@@ -27,6 +27,17 @@ interface Payload<Result> {
 }
 
 const NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND';
+
+/** A refusal's body: JSON, or (asked for a stream) one Server-Sent Event holding the JSON. */
+async function payloadOf<R>(response: Response): Promise<Payload<R> | null> {
+  const text = await response.text().catch(() => '');
+  const data = /^data: ?(.*)$/m.exec(text)?.[1] ?? text;
+  try {
+    return JSON.parse(data) as Payload<R>;
+  } catch {
+    return null;
+  }
+}
 const operationName = (text: string): string | undefined =>
   /\b(?:query|subscription)\s+(\w+)/.exec(text)?.[1];
 
@@ -61,10 +72,7 @@ export class GraphqlClient {
       ...(signal ? { signal } : {}),
     });
     if (text || response.ok) return response;
-    const body = (await response
-      .clone()
-      .json()
-      .catch(() => null)) as Payload<R> | null;
+    const body = await payloadOf<R>(response.clone());
     if (body?.errors?.[0]?.extensions?.code !== NOT_FOUND) return response;
     this.sendText = true;
     return this.send(document, variables, accept, signal);
@@ -100,7 +108,7 @@ export class GraphqlClient {
       !response.body ||
       !response.headers.get('content-type')?.includes('text/event-stream')
     ) {
-      const body = (await response.json().catch(() => null)) as Payload<R> | null;
+      const body = await payloadOf<R>(response);
       const error = body?.errors?.[0];
       throw new GraphqlError(error?.message ?? `HTTP ${response.status}`, error?.extensions?.code);
     }
@@ -123,7 +131,18 @@ export class GraphqlClient {
           .join('\n');
         if (event !== 'next' || !data) continue;
         const payload = JSON.parse(data) as Payload<R>;
-        if (payload.data) onNext(payload.data);
+        if (payload.data) {
+          onNext(payload.data);
+          continue;
+        }
+        // A refusal comes as the stream's one message (yoga answers in the media type asked for).
+        const error = payload.errors?.[0];
+        await reader.cancel();
+        if (error?.extensions?.code === NOT_FOUND && !this.sendText) {
+          this.sendText = true;
+          return this.subscribe(document, variables, onNext, signal);
+        }
+        throw new GraphqlError(error?.message ?? 'The subscription failed.', error?.extensions?.code);
       }
     }
   }
