@@ -98,6 +98,8 @@ beforeAll(async () => {
     ).id);
   await event('Late set before the change', '2026-03-07 23:30:00', SITE_ZONE);
   await event('Night of the change', '2026-03-08 23:30:00', SITE_ZONE, {
+    attendanceMode: 'mixed',
+    onlineUrl: 'https://stream.example/night',
     cost: '15',
     currencySymbol: '$',
     currencyPosition: 'prefix',
@@ -376,6 +378,9 @@ describe('the /calendar page in Chromium', () => {
       );
       expect(await dialog.locator('[data-field=organizers]').innerText()).toContain('Tidewater Arts');
       expect(await dialog.locator('[data-field=cost]').innerText()).toBe('$15');
+      expect(await dialog.locator('[data-field=online] a').getAttribute('href')).toBe(
+        'https://stream.example/night',
+      );
       const ics = await dialog.locator('[data-link=ics]').getAttribute('href');
       expect(ics).toBe(`${origin}${API}/events/${fixtures['Night of the change']}.ics`);
       const feed = await fetch(ics!);

@@ -844,6 +844,13 @@ export class CalendarView extends LitElement {
     const viewer = this.viewerZone;
     const sameZone = content.allDay || wallClock(start, viewer) === wallClock(start, eventZone);
     const website = safeUrl(content.website);
+    // Where it is attended online (TEC's virtual events); an event with no venue is online at its website.
+    const online =
+      event.attendanceMode !== 'offline'
+        ? safeUrl(content.onlineUrl)
+        : !content.venues.length
+          ? website
+          : null;
     const excerpt = plainText(content.excerpt);
     const google = new URL('https://calendar.google.com/calendar/render');
     google.searchParams.set('action', 'TEMPLATE');
@@ -894,12 +901,15 @@ export class CalendarView extends LitElement {
                     </div>`;
                   })}
                 </dd>`
-            : website
-              ? html`<dt>${T.online}</dt>
-                  <dd data-field="online">
-                    <a href=${website} target="_blank" rel="noopener">${website}</a>
-                  </dd>`
-              : nothing
+            : nothing
+        }
+        ${
+          online
+            ? html`<dt>${T.online}</dt>
+                <dd data-field="online">
+                  <a href=${online} target="_blank" rel="noopener">${online}</a>
+                </dd>`
+            : nothing
         }
         ${
           content.organizers.length
@@ -921,7 +931,7 @@ export class CalendarView extends LitElement {
             : nothing
         }
         ${
-          website && content.venues.length
+          website && website !== online
             ? html`<dt>${T.website}</dt>
                 <dd><a href=${website} target="_blank" rel="noopener">${website}</a></dd>`
             : nothing
