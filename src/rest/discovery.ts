@@ -16,7 +16,13 @@ import {
   isObjectType,
 } from 'graphql';
 import type { OpenAPIV3 } from 'openapi-types';
-import type { HttpMethod, RestField, RestFieldType, RestRoute } from './route-table.js';
+import {
+  type HttpMethod,
+  RECORD_VERSION_KEY,
+  type RestField,
+  type RestFieldType,
+  type RestRoute,
+} from './route-table.js';
 import { API_PREFIX } from '../domain/urls.js';
 import { LINK_LIST, type RestSchema, declaredShape, tecSchemaRef, tecSchemas } from './tec-schemas.js';
 import { SERVICE } from '../version.js';
@@ -491,18 +497,20 @@ function componentSchemas(sofa: SofaDocument, schema: GraphQLSchema): Record<str
     const fields = isObjectType(type) ? type.getFields() : {};
     const required = new Set(object.required ?? []);
     const properties = Object.fromEntries(
-      Object.entries(object.properties).map(([key, sofaProperty]) => {
-        const property = (fields[key] && jsonFieldSchema(fields[key])) ?? sofaProperty;
-        if (required.has(key)) return [key, property];
-        // OpenAPI 3.0's `nullable` needs a `type` beside it, so a nullable reference is spelled out.
-        if ('$ref' in property) return [key, { anyOf: [{ $ref: property.$ref }, NULL_ONLY] }];
-        // A combination of shapes admits null as one more branch.
-        if (property.anyOf || property.allOf || property.oneOf)
-          return [key, { anyOf: [property, NULL_ONLY] }];
-        // A schema without a type (JSON) already admits null; `nullable` would need a type beside it.
-        if (!('type' in property) || property.type === undefined) return [key, property];
-        return [key, { ...property, nullable: true }];
-      }),
+      Object.entries(object.properties)
+        .filter(([key]) => key !== RECORD_VERSION_KEY)
+        .map(([key, sofaProperty]) => {
+          const property = (fields[key] && jsonFieldSchema(fields[key])) ?? sofaProperty;
+          if (required.has(key)) return [key, property];
+          // OpenAPI 3.0's `nullable` needs a `type` beside it, so a nullable reference is spelled out.
+          if ('$ref' in property) return [key, { anyOf: [{ $ref: property.$ref }, NULL_ONLY] }];
+          // A combination of shapes admits null as one more branch.
+          if (property.anyOf || property.allOf || property.oneOf)
+            return [key, { anyOf: [property, NULL_ONLY] }];
+          // A schema without a type (JSON) already admits null; `nullable` would need a type beside it.
+          if (!('type' in property) || property.type === undefined) return [key, property];
+          return [key, { ...property, nullable: true }];
+        }),
     );
     schemas[name] = { ...object, properties };
   }

@@ -14,7 +14,7 @@ import { type SofaDocument, sofaPathOf } from './discovery.js';
 import { JSON_CONTENT_TYPE, type WordPressError, fromGraphQLError } from './errors.js';
 import { withoutOmittedNulls } from './envelope.js';
 import type { ParamValue } from './params.js';
-import type { RestRoute } from './route-table.js';
+import { RECORD_VERSION_KEY, type RestRoute } from './route-table.js';
 
 // SOFA turns each route of the table into its GraphQL operation and routes to it; the edge hands it
 // the route the client reached and the arguments it already read and checked (`params.ts`), which
@@ -105,9 +105,17 @@ export function restOperations(
       });
       const json = await response.text();
       if (response.status !== 200) return { error: JSON.parse(json) as WordPressError };
-      return { value: JSON.parse(json) as unknown, json, version: context.readVersion };
+      const value = JSON.parse(json) as unknown;
+      // A single record's answer carries its version (the start of its entity tag): read, not sent.
+      if (!isVersioned(value)) return { value, json, version: undefined };
+      const { [RECORD_VERSION_KEY]: version, ...answer } = value;
+      return { value: answer, json: JSON.stringify(answer), version: version ?? undefined };
     },
   };
+}
+
+function isVersioned(value: unknown): value is { [RECORD_VERSION_KEY]: string | null } {
+  return value !== null && typeof value === 'object' && RECORD_VERSION_KEY in value;
 }
 
 function fieldArguments(

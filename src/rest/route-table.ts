@@ -1,3 +1,9 @@
+/**
+ * The key a single record's answer carries its version under (the start of its entity tag): read and
+ * removed by the engine, never sent, never documented.
+ */
+export const RECORD_VERSION_KEY = '_record_version';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type RestFieldType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';

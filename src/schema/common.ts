@@ -1,6 +1,6 @@
 import { builder } from './builder.js';
 import type { Context } from '../context.js';
-import { parseIfMatch, recordVersion, type VersionedRow } from '../domain/versions.js';
+import { parseIfMatch } from '../domain/versions.js';
 import { zoneAbbreviation } from '../domain/dates.js';
 import { costValues, formatCost, type StoredCost } from '../domain/cost.js';
 import type { Paging } from '../domain/paging.js';
@@ -125,15 +125,6 @@ export function timezoneAbbr(post: { startsAt: Date; timezone: string }): string
 type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
 /** The `t` of an input type's `fields`, for helpers that declare fields shared by several inputs. */
 export type InputFieldBuilder = PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>;
-
-/**
- * A single-record read notes the record's version: the REST adapter starts the entity tag with it, so
- * that `If-Match` can compare the record (not the bytes) when an editor writes it back.
- */
-export function noteVersion<R extends VersionedRow>(ctx: Context, row: R): R {
-  ctx.readVersion = recordVersion(row);
-  return row;
-}
 
 export const VERSION_DESCRIPTION =
   "This record's version: pass it as `ifMatch` to an update or delete so that it only applies while the record is unchanged (412 precondition_failed otherwise). The REST ETag of the single record starts with it.";

@@ -24,8 +24,6 @@ export interface Context {
   client?: string;
   /** The version an update or delete requires of its record (REST `If-Match`, GraphQL `ifMatch`). */
   ifMatch?: IfMatch | null;
-  /** Set by a single-record read: the version its entity tag starts with. */
-  readVersion?: string;
   /** Keeps a number (a list's total) under the response cache's invalidation; absent: worked out each time. */
   keep?: Keep;
 }

@@ -267,7 +267,7 @@ export const TecSingleEvent = builder.prismaObject('Event', {
   ...REST,
   interfaces: [TecEventFields],
   fields: (t) => ({
-    [RECORD_VERSION_KEY]: t.string({ resolve: (event) => recordVersion(event) }),
+    [RECORD_VERSION_KEY]: t.string({ nullable: true, resolve: (event) => recordVersion(event) }),
     // A password-protected event has no JSON-LD, even for whoever gave the password (as the reference).
     json_ld: t.field({
       type: 'JSON',

@@ -1,4 +1,3 @@
-import { noteVersion } from '../common.js';
 import { type SubGraph, builder } from '../builder.js';
 import type { Representation } from './present.js';
 import { archiveLinks } from '../../domain/paging.js';
@@ -25,6 +24,8 @@ import { type BodyTable, paramNames, readBody } from '../../rest/bodies/fields.j
 import { namingParams } from '../../rest/param-names.js';
 import { linkedBody } from '../../rest/bodies/linked-posts.js';
 import { type TecSchemaName, jsonShape } from '../../rest/tec-schemas.js';
+import { RECORD_VERSION_KEY } from '../../rest/route-table.js';
+import { recordVersion } from '../../domain/versions.js';
 
 // The REST root fields of venues and organizers (docs/reference.md §S4.3–S4.4), one per route: list, read by
 // id and slug, create, update and delete by id and slug. Each answers with the reference's representation
@@ -140,7 +141,7 @@ export function defineLinkedRestFields<
       'id' in key ? key.id : key.slug,
       ctx.viewer,
     );
-    return resource.present(noteVersion(ctx, row), ctx, 'single');
+    return { ...resource.present(row, ctx, 'single'), [RECORD_VERSION_KEY]: recordVersion(row) };
   };
 
   const byId = builder.args((t) => ({ id: t.int({ required: true, description: `the ${kind} post ID` }) }));

@@ -1,4 +1,3 @@
-import { noteVersion } from '../common.js';
 import { type SubGraph, builder } from '../builder.js';
 import { termUrl } from '../taxonomy.js';
 import { archiveLinks } from '../../domain/paging.js';
@@ -8,6 +7,8 @@ import { type BodyTable, paramNames } from '../../rest/bodies/fields.js';
 import { namingParams } from '../../rest/param-names.js';
 import { CATEGORY_BODY, TAG_BODY, readTermBody } from '../../rest/bodies/terms.js';
 import { SHAPES, jsonShape } from '../../rest/tec-schemas.js';
+import { RECORD_VERSION_KEY } from '../../rest/route-table.js';
+import { recordVersion } from '../../domain/versions.js';
 import {
   type TermArchive,
   type TermListFilter,
@@ -110,6 +111,7 @@ const TecSingleCategory = builder.prismaObject('Term', {
   ...REST,
   interfaces: [TecTermFields],
   fields: (t) => ({
+    [RECORD_VERSION_KEY]: t.string({ nullable: true, resolve: (term) => recordVersion(term) }),
     parent: t.int({ resolve: (term) => term.parentId ?? 0 }),
     meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
     url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
@@ -146,6 +148,7 @@ const TecSingleTag = builder.prismaObject('Term', {
   ...REST,
   interfaces: [TecTermFields],
   fields: (t) => ({
+    [RECORD_VERSION_KEY]: t.string({ nullable: true, resolve: (term) => recordVersion(term) }),
     meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
     url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
     urls: t.field({
@@ -274,8 +277,7 @@ builder.queryFields((t) => {
       ...REST,
       type: TecSingleCategory,
       args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-      resolve: async (query, _root, { id }, ctx) =>
-        noteVersion(ctx, await findTerm(ctx.db, CATEGORY, id, query)),
+      resolve: async (query, _root, { id }, ctx) => findTerm(ctx.db, CATEGORY, id, query),
     }),
     tecTags: t.field({
       ...REST,
@@ -287,7 +289,7 @@ builder.queryFields((t) => {
       ...REST,
       type: TecSingleTag,
       args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-      resolve: async (query, _root, { id }, ctx) => noteVersion(ctx, await findTerm(ctx.db, TAG, id, query)),
+      resolve: async (query, _root, { id }, ctx) => findTerm(ctx.db, TAG, id, query),
     }),
   };
 });
