@@ -471,6 +471,27 @@ describe('the /calendar page in Chromium', () => {
     );
   });
 
+  it('shows one day and moves by day', async () => {
+    await page.locator('calendar-view button[aria-pressed]', { hasText: 'Day' }).click();
+    await settled();
+    const title = () =>
+      page.evaluate(
+        () => document.querySelector('calendar-view')!.shadowRoot!.querySelector('h2')!.textContent,
+      );
+    expect(await title()).toBe('Thursday, March 12, 2026');
+    await page.locator('calendar-view button[aria-label="Next day"]').click();
+    await settled();
+    expect(await title()).toBe('Friday, March 13, 2026');
+    const ids = await page.evaluate(() =>
+      [
+        ...document
+          .querySelector('calendar-view')!
+          .shadowRoot!.querySelectorAll<HTMLElement>('ol.events [data-event-id]'),
+      ].map((b) => Number(b.dataset.eventId)),
+    );
+    expect(ids.sort()).toEqual([...((await marchByDay()).get('2026-03-13') ?? [])].sort());
+  });
+
   it('pages the upcoming list forward and back by cursor', async () => {
     await page.locator('calendar-view button[aria-pressed]', { hasText: 'List' }).click();
     await settled();
