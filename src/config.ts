@@ -1,5 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { LOGIN_PATTERN, LOGIN_RULE } from './domain/logins.js';
 import { readTrustedDocuments } from './graphql/persisted.js';
 
 // Every setting the service reads from the environment, validated once at start-up.
@@ -14,7 +15,7 @@ const EnvSchema = z.object({
     .refine((zone) => IANAZone.isValidZone(zone), {
       message: 'must be an IANA time zone such as Europe/Paris',
     }),
-  CALENDAR_ADMIN_USER: z.string().min(1).optional(),
+  CALENDAR_ADMIN_USER: z.string().regex(LOGIN_PATTERN, LOGIN_RULE).optional(),
   CALENDAR_ADMIN_PASSWORD: z.string().min(8).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(10),

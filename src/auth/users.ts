@@ -10,6 +10,7 @@ import {
   verifyApplicationPassword,
 } from './application-passwords.js';
 import type { Logger } from '../logger.js';
+import { LOGIN_PATTERN, LOGIN_RULE } from '../domain/logins.js';
 
 /** Active application passwords a user may hold (each failed login must stay one argon2 check). */
 export const MAX_APPLICATION_PASSWORDS = 25;
@@ -25,8 +26,6 @@ function write<T>(admin: UserAdmin, work: (w: WriteScope) => Promise<T>): Promis
 }
 
 export class UserAdminError extends Error {}
-
-const LOGIN = /^[a-z0-9][a-z0-9._@-]{0,59}$/i;
 
 export function assertRole(role: string): Role {
   if (!isRole(role))
@@ -71,8 +70,8 @@ export async function createUser(
   admin: UserAdmin,
   input: { login: string; role: string; email?: string; displayName?: string; password?: string },
 ) {
-  if (!LOGIN.test(input.login)) {
-    throw new UserAdminError('A login is 1–60 characters: letters, digits, and . _ @ - (not first).');
+  if (!LOGIN_PATTERN.test(input.login)) {
+    throw new UserAdminError(LOGIN_RULE);
   }
   const role = assertRole(input.role);
   const password = input.password ?? generateApplicationPassword();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultCounts } from '../../scripts/sample-data/generate.js';
 import { SAMPLE_AUTHOR, seedDatabase } from '../../scripts/sample-data/seed.js';
 import { bootstrapAdministrator } from '../../src/auth/users.js';
-import { databaseProviderOf } from '../../src/config.js';
+import { ConfigError, databaseProviderOf, loadConfig } from '../../src/config.js';
 import { type Db, createDb } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { freshDatabase } from '../helpers/database.js';
@@ -207,5 +207,17 @@ describe('bootstrapAdministrator', () => {
       [40, expect.stringMatching(/^CALENDAR_ADMIN_PASSWORD is set without CALENDAR_ADMIN_USER/)],
     ]);
     expect(await h.db.user.count()).toBe(users);
+  });
+});
+
+describe('CALENDAR_ADMIN_USER at start-up', () => {
+  it('refuses a login user administration would refuse, naming the variable, before anything starts', () => {
+    for (const login of ['has spaces', '-dash-first', 'x'.repeat(61), '']) {
+      expect(() => loadConfig({ CALENDAR_ADMIN_USER: login })).toThrow(ConfigError);
+      expect(() => loadConfig({ CALENDAR_ADMIN_USER: login })).toThrow(/CALENDAR_ADMIN_USER/);
+    }
+    expect(loadConfig({ CALENDAR_ADMIN_USER: 'jane.doe@example.org' }).adminUser).toBe(
+      'jane.doe@example.org',
+    );
   });
 });
