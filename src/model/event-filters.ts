@@ -1,15 +1,17 @@
 import { EVENT_STATUSES, INVALID_EVENT_STATUS } from '../domain/event-status.js';
+import type { Config } from '../config.js';
 import type { Prisma } from '../generated/sqlite/client.js';
+import { searchWhere } from '../services/text-search.js';
 import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
 
 // The event list filters declared once: the REST parameter and the GraphQL argument (the domain name is
 // the key), the value's kind (which both APIs read it as), its documentation, its cost price, whether
-// it filters on what a protected event's listing withholds (D21), and — for the filters without rules
-// of their own — its validation and SQL condition. The domain filter type (`EventListFilter`), the
+// it filters on what a protected event's listing withholds (D21), and — for the filters needing no
+// lookup of their own — its validation and SQL condition. The domain filter type (`EventListFilter`), the
 // REST arguments and their renaming, the echo in `rest_url` and the paging links (D2), the GraphQL
 // `EventFilter`, the query's size checks and withholding condition (`services/events-query.ts`) and the
-// GraphQL cost (`graphql/limits.ts`) all come from here. The filters with rules of their own (dates,
-// status, terms, geo…) are resolved by hand in `resolveEventQuery`, typed by these names.
+// GraphQL cost (`graphql/limits.ts`) all come from here. The filters still resolved by hand in
+// `resolveEventQuery` (dates, status, terms, venues, geo…) are typed by these names.
 
 /** How a filter's value is written: both APIs read it into this domain type. */
 export type FilterKind = 'string' | 'boolean' | 'int' | 'stringList' | 'intList' | 'near';
@@ -52,7 +54,25 @@ export interface FlagFilter extends FilterCommon<'boolean'> {
   flag: { where: (value: boolean) => Prisma.EventWhereInput };
 }
 
-export type FilterDeclaration = FilterCommon<FilterKind> | ChoiceFilter | FlagFilter;
+/** What a filter's own rule makes of its given value: the effective value and its condition, or a refusal. */
+export type FilterOutcome<E> =
+  | { effective: E; where?: Prisma.EventWhereInput }
+  | { reason: string; detail?: { code: string; message: string } };
+
+/** What a rule may need beyond the value. */
+export interface FilterEnv {
+  databaseProvider: Config['databaseProvider'];
+}
+
+/** A filter with a rule of its own that needs no lookup. */
+export interface RuleFilter extends FilterCommon<FilterKind> {
+  // Method syntax: each declaration takes its own kind's value.
+  rule(given: never, env: FilterEnv): FilterOutcome<unknown>;
+}
+
+export type FilterDeclaration = FilterCommon<FilterKind> | ChoiceFilter | FlagFilter | RuleFilter;
+
+const TICKETS_INACTIVE = 'Event Tickets plugin is not activated.';
 
 const dates = (what: string) =>
   `${what}: ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase ("tomorrow", "+5 weeks"); site time zone`;
@@ -112,6 +132,14 @@ export const EVENT_FILTERS = {
     description: 'Every word must appear in the title, excerpt or description',
     price: 100,
     onWithheld: true,
+    // Every word in the title, excerpt or description, as WordPress reads it. An empty search is no
+    // search (the REST adapter cannot tell `search=` from no search, so GraphQL does the same).
+    rule: (given: string, env: FilterEnv): FilterOutcome<string | null> => {
+      const search = given.trim() || null;
+      if (!search) return { effective: null };
+      const where = searchWhere(search, ['title', 'excerpt', 'description'] as const, env.databaseProvider);
+      return { effective: search, where };
+    },
   },
   categories: {
     kind: 'stringList',
@@ -219,6 +247,13 @@ export const EVENT_FILTERS = {
     rest: 'ticketed',
     restDescription: 'Filter events with or without tickets',
     description: 'Only false is supported (there is no ticketing)',
+    rule: (given: boolean): FilterOutcome<boolean> =>
+      given
+        ? {
+            reason: TICKETS_INACTIVE,
+            detail: { code: 'event-tickets-not-active', message: TICKETS_INACTIVE },
+          }
+        : { effective: given },
   },
 } as const satisfies Record<string, FilterDeclaration>;
 
@@ -280,19 +315,25 @@ export function onWithheld(name: FilterName, effective: unknown): boolean {
   return rule === 'whenTrue' ? effective === true : true;
 }
 
-/** The filters without rules of their own: validation and SQL condition come from the declaration. */
+/** The filters whose validation and SQL condition come from the declaration (a choice, flag or rule). */
 export type DeclaredFilterName = {
-  [K in FilterName]: EventFilters[K] extends { choice: object } | { flag: object } ? K : never;
+  [K in FilterName]: EventFilters[K] extends { choice: object } | { flag: object } | { rule: object }
+    ? K
+    : never;
 }[FilterName];
 export const DECLARED_FILTERS = FILTER_NAMES.filter((name) => {
   const filter = filterDeclaration(name);
-  return 'choice' in filter || 'flag' in filter;
+  return 'choice' in filter || 'flag' in filter || 'rule' in filter;
 }) as DeclaredFilterName[];
 
-/** A declared filter's applied value: the checked words, or the flag. */
-export type DeclaredFilterValue<K extends DeclaredFilterName> = EventFilters[K] extends { choice: object }
-  ? string[]
-  : boolean;
+/** A declared filter's applied value: the checked words, the flag, or what its rule makes of it. */
+export type DeclaredFilterValue<K extends DeclaredFilterName> = EventFilters[K] extends {
+  rule: (...args: never[]) => FilterOutcome<infer E>;
+}
+  ? E
+  : EventFilters[K] extends { choice: object }
+    ? string[]
+    : boolean;
 
 /**
  * A declared filter's value checked: the effective value and its condition, null when not given, or
@@ -301,9 +342,11 @@ export type DeclaredFilterValue<K extends DeclaredFilterName> = EventFilters[K] 
 export function applyDeclaredFilter(
   name: DeclaredFilterName,
   given: unknown,
-): { effective: string[] | boolean; where: Prisma.EventWhereInput } | null | { reason: string } {
+  env: FilterEnv,
+): FilterOutcome<unknown> | null {
   const filter = filterDeclaration(name);
   if (given === null || given === undefined) return null;
+  if ('rule' in filter) return filter.rule(given as never, env);
   if ('flag' in filter) return { effective: given as boolean, where: filter.flag.where(given as boolean) };
   if (!('choice' in filter)) return null;
   const words = given as readonly string[];

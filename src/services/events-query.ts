@@ -20,7 +20,6 @@ import { type Viewer, listableStatuses, readableWhere } from '../domain/permissi
 import { contentOpenWhere } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { DEFAULT_GEO_RADIUS_KM, EARTH_RADIUS_KM, boundingBox, venuesInRange } from './events-geo.js';
-import { searchWhere } from './text-search.js';
 
 // The event list (`GET /events`, GraphQL `events`): the reference's filters (docs/reference.md §5) turned
 // into one Prisma `where` (`events.ts` pages it). Dates compare the filter's wall-clock in the site zone with each
@@ -41,13 +40,11 @@ interface HandEffective {
   endsBefore: string | null;
   endsAfter: string | null;
   strictDates: boolean;
-  search: string | null;
   status: string[];
   /** Every status the viewer may list was asked for (no `status`, or `any`): echoed as `any`. */
   statusAny: boolean;
   postParent: number | null;
   include: number[] | null;
-  ticketed: boolean | null;
   venues: number[] | null;
   organizers: number[] | null;
   categories: string[] | null;
@@ -228,13 +225,6 @@ export async function resolveEventQuery(
   if (Object.keys(localStart).length) and.push({ localStart });
   if (Object.keys(localEnd).length) and.push({ localEnd });
 
-  // Search: every term in the title, excerpt or description, as WordPress reads it. An empty search is
-  // no search (the REST adapter cannot tell `search=` from no search, so GraphQL does the same).
-  const search = filter.search?.trim() || null;
-  if (search) {
-    and.push(searchWhere(search, ['title', 'excerpt', 'description'] as const, ctx.config.databaseProvider));
-  }
-
   // Status (the capability rules decide what each viewer may list).
   let status: string[] = [];
   let statusAny = false;
@@ -270,16 +260,12 @@ export async function resolveEventQuery(
 
   // The filters whose validation and condition are declared (`model/event-filters.ts`).
   const declared = {} as { [K in DeclaredFilterName]: DeclaredFilterValue<K> | null };
+  const env = { databaseProvider: ctx.config.databaseProvider };
   for (const name of DECLARED_FILTERS) {
-    const applied = applyDeclaredFilter(name, filter[name]);
+    const applied = applyDeclaredFilter(name, filter[name], env);
     Object.assign(declared, { [name]: applied && 'effective' in applied ? applied.effective : null });
-    if (applied && 'reason' in applied) errors.add(name, applied.reason);
-    else if (applied) and.push(applied.where);
-  }
-
-  if (filter.ticketed === true) {
-    const message = 'Event Tickets plugin is not activated.';
-    errors.add('ticketed', message, { code: 'event-tickets-not-active', message });
+    if (applied && 'reason' in applied) errors.add(name, applied.reason, applied.detail);
+    else if (applied?.where) and.push(applied.where);
   }
 
   // Lookups that need the database: every id and slug must exist.
@@ -338,12 +324,10 @@ export async function resolveEventQuery(
   const effective: EffectiveEventFilter = {
     ...bounds,
     strictDates: strict,
-    search,
     status,
     statusAny,
     postParent: parent?.id ?? null,
     include,
-    ticketed: filter.ticketed ?? null,
     venues,
     organizers,
     categories,
