@@ -177,7 +177,7 @@ export function eventSchedule(startsAt: Date, endsAt: Date, timezone: string) {
   };
 }
 
-// ---- Date input (README "Event list filters": dates) -----------------------------------------------
+// ---- Date input (docs/reference/filters.md: dates) -----------------------------------------------
 // What clients of the reference send: Unix timestamps, ISO 8601 with or without offset, `Y-m-d H:i:s`,
 // `Y-m-d`, and English phrases PHP's strtotime() understands (`tomorrow`, `+5 weeks`,
 // `next wednesday 4pm`). Phrases go through chrono; the whole input must be understood.

@@ -239,7 +239,7 @@ export function listableStatuses(
   };
 }
 
-/** What the `Allow` header of a route is computed for (README, compatibility section). */
+/** What the `Allow` header of a route is computed for (docs/reference/compatibility.md). */
 export type AllowTarget =
   | { kind: 'read-only' }
   | { kind: 'posts' }

@@ -46,7 +46,7 @@ export type Taxonomy = 'tribe_events_cat' | 'post_tag';
 
 export const TAXONOMY_PATH: Record<Taxonomy, { rest: string; site: string }> = {
   tribe_events_cat: { rest: 'categories', site: 'events/category' },
-  // WordPress's own tag archive (README, compatibility section: terms): tags are not the calendar's.
+  // WordPress's own tag archive (docs/reference/compatibility.md: terms): tags are not the calendar's.
   post_tag: { rest: 'tags', site: 'tag' },
 };
 

@@ -6,7 +6,7 @@ import { type Viewer, can } from '../domain/permissions.js';
 // The `image` parameter of events, venues and organizers (docs/reference.md §6.6): an existing media id, or
 // an http(s) URL that is recorded as media (never downloaded) when the caller may upload files; empty removes
 // the image. Checked before permissions (a 400), recorded after them.
-// Never downloaded (README, deviation D24): the reference fetches the file and refuses a URL it cannot
+// Never downloaded (docs/reference/compatibility.md, deviation D24): the reference fetches the file and refuses a URL it cannot
 // reach, which would make every write wait on a third-party host and let writers make this server
 // request any address. The URL is checked here instead, the one place image input is read.
 
