@@ -1,6 +1,8 @@
 import { EVENT_STATUSES, INVALID_EVENT_STATUS } from '../domain/event-status.js';
 import type { Config } from '../config.js';
 import type { Prisma } from '../generated/sqlite/client.js';
+import { readableWhere } from '../domain/permissions.js';
+import type { Context } from '../services/scope.js';
 import { searchWhere } from '../services/text-search.js';
 import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
 
@@ -70,9 +72,19 @@ export interface RuleFilter extends FilterCommon<FilterKind> {
   rule(given: never, env: FilterEnv): FilterOutcome<unknown>;
 }
 
-export type FilterDeclaration = FilterCommon<FilterKind> | ChoiceFilter | FlagFilter | RuleFilter;
+/** A filter of record ids, each of which must be one the viewer may read (else the filter is refused). */
+export interface LookupFilter extends FilterCommon<'intList'> {
+  lookup(ids: number[], ctx: Pick<Context, 'db' | 'viewer'>): Promise<FilterOutcome<number[]>>;
+}
+
+export type FilterDeclaration =
+  FilterCommon<FilterKind> | ChoiceFilter | FlagFilter | RuleFilter | LookupFilter;
 
 const TICKETS_INACTIVE = 'Event Tickets plugin is not activated.';
+const INVALID = 'Invalid parameter.';
+
+/** The ids all name a record the viewer may read: one that it may not is as unknown as a missing one. */
+const allKnown = (ids: number[], known: Array<{ id: number }>) => known.length === ids.length;
 
 const dates = (what: string) =>
   `${what}: ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase ("tomorrow", "+5 weeks"); site time zone`;
@@ -161,6 +173,12 @@ export const EVENT_FILTERS = {
     restDescription: 'Events should be assigned one of the specified venue IDs',
     description: 'Venue ids (any of them)',
     onWithheld: true,
+    lookup: async (ids, ctx) => {
+      const where = { id: { in: ids }, ...readableWhere(ctx.viewer) };
+      const known = await ctx.db.venue.findMany({ where, select: { id: true } });
+      if (!allKnown(ids, known)) return { reason: INVALID };
+      return { effective: ids, where: { venues: { some: { venueId: { in: ids } } } } };
+    },
   },
   organizers: {
     kind: 'intList',
@@ -168,6 +186,12 @@ export const EVENT_FILTERS = {
     restDescription: 'Events should be assigned one of the specified organizer IDs',
     description: 'Organizer ids (any of them)',
     onWithheld: true,
+    lookup: async (ids, ctx) => {
+      const where = { id: { in: ids }, ...readableWhere(ctx.viewer) };
+      const known = await ctx.db.organizer.findMany({ where, select: { id: true } });
+      if (!allKnown(ids, known)) return { reason: INVALID };
+      return { effective: ids, where: { organizers: { some: { organizerId: { in: ids } } } } };
+    },
   },
   featured: {
     kind: 'boolean',
@@ -355,6 +379,25 @@ export function applyDeclaredFilter(
   if (!values.every((value) => filter.choice.values.includes(value)))
     return { reason: filter.choice.invalid };
   return { effective: values, where: filter.choice.where(values) };
+}
+
+/** The filters of record ids checked against the database (the list's and the event subscriptions'). */
+export type LookupFilterName = {
+  [K in FilterName]: EventFilters[K] extends { lookup: object } ? K : never;
+}[FilterName];
+export const LOOKUP_FILTERS = FILTER_NAMES.filter(
+  (name) => 'lookup' in filterDeclaration(name),
+) as LookupFilterName[];
+
+/** A lookup filter's ids (each once) checked: null when none are given. One query per filter. */
+export async function applyLookupFilter(
+  name: LookupFilterName,
+  given: readonly number[] | null | undefined,
+  ctx: Pick<Context, 'db' | 'viewer'>,
+): Promise<FilterOutcome<number[]> | null> {
+  const filter = filterDeclaration(name);
+  if (!given?.length || !('lookup' in filter)) return null;
+  return filter.lookup([...new Set(given)], ctx);
 }
 
 /**

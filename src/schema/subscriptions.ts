@@ -13,7 +13,7 @@ import type { Prisma } from '../generated/sqlite/client.js';
 import type { FeedKind } from '../services/change-feed.js';
 import { CATEGORY, TAG } from '../services/terms.js';
 import { resolveTerms } from '../services/events-query.js';
-import { EVENT_FILTERS, type FilterName, onWithheld } from '../model/event-filters.js';
+import { EVENT_FILTERS, type FilterName, applyLookupFilter, onWithheld } from '../model/event-filters.js';
 import type { Change, ChangeOperation as Operation } from '../services/transactions.js';
 
 // GraphQL subscriptions (served over Server-Sent Events by yoga). The feed carries only
@@ -156,19 +156,10 @@ async function eventConditions(
   const conditions: Prisma.EventWhereInput[] = [readableWhere(viewer) as Prisma.EventWhereInput];
   // Hidden from listings: readable by id, so delivered only to a subscription naming it.
   conditions.push(filter.ids?.length ? { id: { in: filter.ids } } : { hideFromListings: false });
-  const venues = filter.venues?.length ? [...new Set(filter.venues)] : null;
-  const organizers = filter.organizers?.length ? [...new Set(filter.organizers)] : null;
-  const [knownVenues, knownOrganizers, terms] = await Promise.all([
-    venues &&
-      ctx.db.venue.findMany({
-        where: { id: { in: venues }, ...readableWhere(viewer) },
-        select: { id: true },
-      }),
-    organizers &&
-      ctx.db.organizer.findMany({
-        where: { id: { in: organizers }, ...readableWhere(viewer) },
-        select: { id: true },
-      }),
+  // Venues and organizers checked and matched as the list does (`model/event-filters.ts`).
+  const [venues, organizers, terms] = await Promise.all([
+    applyLookupFilter('venues', filter.venues, ctx),
+    applyLookupFilter('organizers', filter.organizers, ctx),
     resolveTerms(ctx, [
       { param: 'categories', taxonomy: CATEGORY, tokens: filter.categories ?? [] },
       { param: 'tags', taxonomy: TAG, tokens: filter.tags ?? [] },
@@ -176,18 +167,23 @@ async function eventConditions(
   ]);
   const categories = filter.categories?.length ? [...new Set(terms.ids.categories)] : null;
   const tags = filter.tags?.length ? [...new Set(terms.ids.tags)] : null;
-  // A venue or organizer the viewer may not read is as unknown as a missing one.
   const unknown: Record<string, string> = {};
   for (const param of terms.unknown) unknown[param] = 'Invalid parameter.';
-  if (venues && knownVenues!.length !== venues.length) unknown.venues = 'Invalid parameter.';
-  if (organizers && knownOrganizers!.length !== organizers.length) unknown.organizers = 'Invalid parameter.';
+  const looked = { venues, organizers };
+  for (const [name, applied] of Object.entries(looked))
+    if (applied && 'reason' in applied) unknown[name] = applied.reason;
   if (Object.keys(unknown).length) throw invalidParams(unknown);
-  if (venues) conditions.push({ venues: { some: { venueId: { in: venues } } } });
-  if (organizers) conditions.push({ organizers: { some: { organizerId: { in: organizers } } } });
+  for (const applied of Object.values(looked))
+    if (applied && 'where' in applied && applied.where) conditions.push(applied.where);
   if (categories) conditions.push({ terms: { some: { termId: { in: categories } } } });
   if (tags) conditions.push({ terms: { some: { termId: { in: tags } } } });
   // D21: a filter on what a protected event's listing blanks never matches it for who cannot unlock it.
-  const applied = { venues, organizers, categories, tags };
+  const applied = {
+    venues: venues && 'effective' in venues ? venues.effective : null,
+    organizers: organizers && 'effective' in organizers ? organizers.effective : null,
+    categories,
+    tags,
+  };
   if (Object.entries(applied).some(([name, value]) => onWithheld(name as FilterName, value)))
     conditions.push(contentOpenWhere(viewer, password) as Prisma.EventWhereInput);
   return conditions;

@@ -11,7 +11,10 @@ import {
   type FilterName,
   type FilterParam,
   LIST_FILTERS,
+  LOOKUP_FILTERS,
+  type LookupFilterName,
   applyDeclaredFilter,
+  applyLookupFilter,
   onWithheld,
 } from '../model/event-filters.js';
 import type { Unlisted } from './event-input.js';
@@ -30,7 +33,7 @@ export type { EventListFilter } from '../model/event-filters.js';
 /** The filters as the list applied them: REST echoes them in `rest_url` and the paging links (D2). */
 export type EffectiveEventFilter = HandEffective & {
   [K in DeclaredFilterName]: DeclaredFilterValue<K> | null;
-};
+} & { [K in LookupFilterName]: number[] | null };
 
 interface HandEffective {
   startDate: string | null;
@@ -45,8 +48,6 @@ interface HandEffective {
   statusAny: boolean;
   postParent: number | null;
   include: number[] | null;
-  venues: number[] | null;
-  organizers: number[] | null;
   categories: string[] | null;
   tags: string[] | null;
   geoloc: boolean | null;
@@ -54,7 +55,10 @@ interface HandEffective {
 }
 
 // Every filter is applied: declared ones by their declaration, the others by hand below.
-const everyFilter: Unlisted<Exclude<FilterName, DeclaredFilterName>, keyof HandEffective> = true;
+const everyFilter: Unlisted<
+  Exclude<FilterName, DeclaredFilterName | LookupFilterName>,
+  keyof HandEffective
+> = true;
 void everyFilter;
 
 type Param = FilterParam;
@@ -271,38 +275,31 @@ export async function resolveEventQuery(
   // Lookups that need the database: every id and slug must exist.
   const categories = filter.categories?.length ? [...filter.categories] : null;
   const tags = filter.tags?.length ? [...filter.tags] : null;
-  const venues = filter.venues?.length ? [...new Set(filter.venues)] : null;
-  const organizers = filter.organizers?.length ? [...new Set(filter.organizers)] : null;
-  const [{ ids: terms, unknown: unknownTerms }, knownVenues, knownOrganizers, parent, inRange] =
-    await Promise.all([
-      resolveTerms(ctx, [
-        { param: 'categories', taxonomy: 'tribe_events_cat', tokens: categories ?? [] },
-        { param: 'tags', taxonomy: 'post_tag', tokens: tags ?? [] },
-      ]),
-      // A venue, organizer or parent the viewer may not read is as unknown as a missing one.
-      venues
-        ? ctx.db.venue.findMany({
-            where: { id: { in: venues }, ...readableWhere(viewer) },
-            select: { id: true },
-          })
-        : null,
-      organizers
-        ? ctx.db.organizer.findMany({
-            where: { id: { in: organizers }, ...readableWhere(viewer) },
-            select: { id: true },
-          })
-        : null,
-      filter.postParent !== null && filter.postParent !== undefined
-        ? ctx.db.event.findFirst({
-            where: { id: filter.postParent, ...readableWhere(viewer) },
-            select: { id: true },
-          })
-        : undefined,
-      near ? venuesInRange(ctx, near, errors.name('near.radius')) : null,
-    ]);
+  const [{ ids: terms, unknown: unknownTerms }, lookups, parent, inRange] = await Promise.all([
+    resolveTerms(ctx, [
+      { param: 'categories', taxonomy: 'tribe_events_cat', tokens: categories ?? [] },
+      { param: 'tags', taxonomy: 'post_tag', tokens: tags ?? [] },
+    ]),
+    // Venues and organizers, as declared.
+    Promise.all(LOOKUP_FILTERS.map((name) => applyLookupFilter(name, filter[name], ctx))),
+    // A parent the viewer may not read is as unknown as a missing one.
+    filter.postParent !== null && filter.postParent !== undefined
+      ? ctx.db.event.findFirst({
+          where: { id: filter.postParent, ...readableWhere(viewer) },
+          select: { id: true },
+        })
+      : undefined,
+    near ? venuesInRange(ctx, near, errors.name('near.radius')) : null,
+  ]);
   for (const param of unknownTerms) errors.add(param);
-  if (venues && knownVenues!.length !== venues.length) errors.add('venues');
-  if (organizers && knownOrganizers!.length !== organizers.length) errors.add('organizers');
+  const looked = {} as { [K in LookupFilterName]: number[] | null };
+  const lookedWhere: Prisma.EventWhereInput[] = [];
+  LOOKUP_FILTERS.forEach((name, i) => {
+    const applied = lookups[i];
+    looked[name] = applied && 'effective' in applied ? applied.effective : null;
+    if (applied && 'reason' in applied) errors.add(name, applied.reason, applied.detail);
+    else if (applied?.where) lookedWhere.push(applied.where);
+  });
   errors.throwIfAny();
   if (parent === null) {
     throw new ApiError(
@@ -314,8 +311,7 @@ export async function resolveEventQuery(
 
   if (categories) and.push({ terms: { some: { termId: { in: terms.categories } } } });
   if (tags) and.push({ terms: { some: { termId: { in: terms.tags } } } });
-  if (venues) and.push({ venues: { some: { venueId: { in: venues } } } });
-  if (organizers) and.push({ organizers: { some: { organizerId: { in: organizers } } } });
+  and.push(...lookedWhere);
   if (include) and.push({ id: { in: include } });
   if (parent) and.push({ postParentId: parent.id });
   if (near) and.push({ venues: { some: { venue: boundingBox(near.lat, near.lng, near.radius) } } });
@@ -328,13 +324,12 @@ export async function resolveEventQuery(
     statusAny,
     postParent: parent?.id ?? null,
     include,
-    venues,
-    organizers,
     categories,
     tags,
     geoloc: filter.geoloc ?? null,
     near,
     ...declared,
+    ...looked,
   };
   if (FILTER_NAMES.some((name) => onWithheld(name, effective[name])))
     and.push(contentOpenWhere(viewer, options.password));
