@@ -2,6 +2,7 @@ import { EVENT_STATUSES, INVALID_EVENT_STATUS } from '../domain/event-status.js'
 import type { Config } from '../config.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { readableWhere } from '../domain/permissions.js';
+import type { Taxonomy } from '../domain/urls.js';
 import type { Context } from '../services/scope.js';
 import { searchWhere } from '../services/text-search.js';
 import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
@@ -77,8 +78,16 @@ export interface LookupFilter extends FilterCommon<'intList'> {
   lookup(ids: number[], ctx: Pick<Context, 'db' | 'viewer'>): Promise<FilterOutcome<number[]>>;
 }
 
+/**
+ * Term slugs or ids of a taxonomy (any of them), each of which must exist: the term filters are looked
+ * up together, in one query (`resolveTerms`, `services/events-query.ts`).
+ */
+export interface TermFilter extends FilterCommon<'stringList'> {
+  term: { taxonomy: Taxonomy };
+}
+
 export type FilterDeclaration =
-  FilterCommon<FilterKind> | ChoiceFilter | FlagFilter | RuleFilter | LookupFilter;
+  FilterCommon<FilterKind> | ChoiceFilter | FlagFilter | RuleFilter | LookupFilter | TermFilter;
 
 const TICKETS_INACTIVE = 'Event Tickets plugin is not activated.';
 const INVALID = 'Invalid parameter.';
@@ -159,6 +168,7 @@ export const EVENT_FILTERS = {
     restDescription: 'Events should be assigned one of the specified categories slugs or IDs',
     description: 'Category slugs or ids (any of them)',
     onWithheld: true,
+    term: { taxonomy: 'tribe_events_cat' },
   },
   tags: {
     kind: 'stringList',
@@ -166,6 +176,7 @@ export const EVENT_FILTERS = {
     restDescription: 'Events should be assigned one of the specified tags slugs or IDs',
     description: 'Tag slugs or ids (any of them)',
     onWithheld: true,
+    term: { taxonomy: 'post_tag' },
   },
   venues: {
     kind: 'intList',
@@ -399,6 +410,27 @@ export async function applyLookupFilter(
   if (!given?.length || !('lookup' in filter)) return null;
   return filter.lookup([...new Set(given)], ctx);
 }
+
+/** The term filters (categories, tags), resolved together. */
+export type TermFilterName = {
+  [K in FilterName]: EventFilters[K] extends { term: object } ? K : never;
+}[FilterName];
+export const TERM_FILTERS = FILTER_NAMES.filter(
+  (name) => 'term' in filterDeclaration(name),
+) as TermFilterName[];
+
+/** The term lookups of a filter's term tokens (`resolveTerms`). */
+export const termLookups = (filter: { [K in TermFilterName]?: readonly string[] | null }) =>
+  TERM_FILTERS.map((param) => ({
+    param,
+    taxonomy: EVENT_FILTERS[param].term.taxonomy,
+    tokens: filter[param] ?? [],
+  }));
+
+/** A term filter's condition: the event has one of these terms. */
+export const termWhere = (ids: number[]): Prisma.EventWhereInput => ({
+  terms: { some: { termId: { in: ids } } },
+});
 
 /**
  * The order the REST list echoes its effective filters in `rest_url` and the paging links (D2): the

@@ -13,7 +13,14 @@ import type { Prisma } from '../generated/sqlite/client.js';
 import type { FeedKind } from '../services/change-feed.js';
 import { CATEGORY, TAG } from '../services/terms.js';
 import { resolveTerms } from '../services/events-query.js';
-import { EVENT_FILTERS, type FilterName, applyLookupFilter, onWithheld } from '../model/event-filters.js';
+import {
+  EVENT_FILTERS,
+  type FilterName,
+  applyLookupFilter,
+  onWithheld,
+  termLookups,
+  termWhere,
+} from '../model/event-filters.js';
 import type { Change, ChangeOperation as Operation } from '../services/transactions.js';
 
 // GraphQL subscriptions (served over Server-Sent Events by yoga). The feed carries only
@@ -160,10 +167,7 @@ async function eventConditions(
   const [venues, organizers, terms] = await Promise.all([
     applyLookupFilter('venues', filter.venues, ctx),
     applyLookupFilter('organizers', filter.organizers, ctx),
-    resolveTerms(ctx, [
-      { param: 'categories', taxonomy: CATEGORY, tokens: filter.categories ?? [] },
-      { param: 'tags', taxonomy: TAG, tokens: filter.tags ?? [] },
-    ]),
+    resolveTerms(ctx, termLookups(filter)),
   ]);
   const categories = filter.categories?.length ? [...new Set(terms.ids.categories)] : null;
   const tags = filter.tags?.length ? [...new Set(terms.ids.tags)] : null;
@@ -175,8 +179,8 @@ async function eventConditions(
   if (Object.keys(unknown).length) throw invalidParams(unknown);
   for (const applied of Object.values(looked))
     if (applied && 'where' in applied && applied.where) conditions.push(applied.where);
-  if (categories) conditions.push({ terms: { some: { termId: { in: categories } } } });
-  if (tags) conditions.push({ terms: { some: { termId: { in: tags } } } });
+  if (categories) conditions.push(termWhere(categories));
+  if (tags) conditions.push(termWhere(tags));
   // D21: a filter on what a protected event's listing blanks never matches it for who cannot unlock it.
   const applied = {
     venues: venues && 'effective' in venues ? venues.effective : null,

@@ -13,8 +13,12 @@ import {
   LIST_FILTERS,
   LOOKUP_FILTERS,
   type LookupFilterName,
+  TERM_FILTERS,
+  type TermFilterName,
   applyDeclaredFilter,
   applyLookupFilter,
+  termLookups,
+  termWhere,
   onWithheld,
 } from '../model/event-filters.js';
 import type { Unlisted } from './event-input.js';
@@ -33,7 +37,7 @@ export type { EventListFilter } from '../model/event-filters.js';
 /** The filters as the list applied them: REST echoes them in `rest_url` and the paging links (D2). */
 export type EffectiveEventFilter = HandEffective & {
   [K in DeclaredFilterName]: DeclaredFilterValue<K> | null;
-} & { [K in LookupFilterName]: number[] | null };
+} & { [K in LookupFilterName]: number[] | null } & { [K in TermFilterName]: string[] | null };
 
 interface HandEffective {
   startDate: string | null;
@@ -48,15 +52,13 @@ interface HandEffective {
   statusAny: boolean;
   postParent: number | null;
   include: number[] | null;
-  categories: string[] | null;
-  tags: string[] | null;
   geoloc: boolean | null;
   near: { lat: number; lng: number; radius: number } | null;
 }
 
 // Every filter is applied: declared ones by their declaration, the others by hand below.
 const everyFilter: Unlisted<
-  Exclude<FilterName, DeclaredFilterName | LookupFilterName>,
+  Exclude<FilterName, DeclaredFilterName | LookupFilterName | TermFilterName>,
   keyof HandEffective
 > = true;
 void everyFilter;
@@ -129,7 +131,7 @@ function dateBound(parsed: DateTime, filter: DateFilter, strict: boolean): strin
   return (filter === 'startDate' ? parsed.startOf('day') : parsed.endOf('day')).toFormat(WALL_CLOCK);
 }
 
-type TermFilter = 'categories' | 'tags';
+type TermFilter = TermFilterName;
 
 /**
  * Category/tag tokens (slug first, then numeric id, as the reference) → term ids, in one query, and the
@@ -139,7 +141,10 @@ export async function resolveTerms(
   ctx: Context,
   wanted: Array<{ param: TermFilter; taxonomy: string; tokens: readonly string[] }>,
 ): Promise<{ ids: Record<TermFilter, number[]>; unknown: TermFilter[] }> {
-  const ids: Record<TermFilter, number[]> = { categories: [], tags: [] };
+  const ids = Object.fromEntries(TERM_FILTERS.map((name) => [name, []])) as unknown as Record<
+    TermFilter,
+    number[]
+  >;
   const unknown = new Set<TermFilter>();
   const active = wanted.filter((w) => w.tokens.length);
   if (!active.length) return { ids, unknown: [] };
@@ -272,14 +277,11 @@ export async function resolveEventQuery(
     else if (applied?.where) and.push(applied.where);
   }
 
-  // Lookups that need the database: every id and slug must exist.
-  const categories = filter.categories?.length ? [...filter.categories] : null;
-  const tags = filter.tags?.length ? [...filter.tags] : null;
+  // Lookups that need the database: every id and slug must exist. Term tokens are echoed as given.
+  const termTokens = {} as { [K in TermFilterName]: string[] | null };
+  for (const name of TERM_FILTERS) termTokens[name] = filter[name]?.length ? [...filter[name]] : null;
   const [{ ids: terms, unknown: unknownTerms }, lookups, parent, inRange] = await Promise.all([
-    resolveTerms(ctx, [
-      { param: 'categories', taxonomy: 'tribe_events_cat', tokens: categories ?? [] },
-      { param: 'tags', taxonomy: 'post_tag', tokens: tags ?? [] },
-    ]),
+    resolveTerms(ctx, termLookups(filter)),
     // Venues and organizers, as declared.
     Promise.all(LOOKUP_FILTERS.map((name) => applyLookupFilter(name, filter[name], ctx))),
     // A parent the viewer may not read is as unknown as a missing one.
@@ -309,8 +311,7 @@ export async function resolveEventQuery(
     );
   }
 
-  if (categories) and.push({ terms: { some: { termId: { in: terms.categories } } } });
-  if (tags) and.push({ terms: { some: { termId: { in: terms.tags } } } });
+  for (const name of TERM_FILTERS) if (termTokens[name]) and.push(termWhere(terms[name]));
   and.push(...lookedWhere);
   if (include) and.push({ id: { in: include } });
   if (parent) and.push({ postParentId: parent.id });
@@ -324,8 +325,7 @@ export async function resolveEventQuery(
     statusAny,
     postParent: parent?.id ?? null,
     include,
-    categories,
-    tags,
+    ...termTokens,
     geoloc: filter.geoloc ?? null,
     near,
     ...declared,
