@@ -1,5 +1,6 @@
 import { EVENT_STATUSES, INVALID_EVENT_STATUS } from '../domain/event-status.js';
 import type { Config } from '../config.js';
+import { ApiError } from '../domain/errors.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { readableWhere } from '../domain/permissions.js';
 import type { Taxonomy } from '../domain/urls.js';
@@ -86,8 +87,24 @@ export interface TermFilter extends FilterCommon<'stringList'> {
   term: { taxonomy: Taxonomy };
 }
 
+/** An event id that must name an event the viewer may read; refused alone, after the other filters. */
+export interface ParentFilter extends FilterCommon<'int'> {
+  parent: {
+    find(id: number, ctx: Pick<Context, 'db' | 'viewer'>): Promise<{ id: number } | null>;
+    /** The refusal, naming the parameter as the API does. */
+    invalid(param: string): ApiError;
+    where(id: number): Prisma.EventWhereInput;
+  };
+}
+
 export type FilterDeclaration =
-  FilterCommon<FilterKind> | ChoiceFilter | FlagFilter | RuleFilter | LookupFilter | TermFilter;
+  | FilterCommon<FilterKind>
+  | ChoiceFilter
+  | FlagFilter
+  | RuleFilter
+  | LookupFilter
+  | TermFilter
+  | ParentFilter;
 
 const TICKETS_INACTIVE = 'Event Tickets plugin is not activated.';
 const INVALID = 'Invalid parameter.';
@@ -276,6 +293,18 @@ export const EVENT_FILTERS = {
     rest: 'post_parent',
     restDescription: 'Events should be filtered by their post_parent being the specified one',
     description: 'Children of this event',
+    parent: {
+      // One the viewer may not read is as unknown as a missing one.
+      find: (id: number, ctx: Pick<Context, 'db' | 'viewer'>) =>
+        ctx.db.event.findFirst({ where: { id, ...readableWhere(ctx.viewer) }, select: { id: true } }),
+      invalid: (param: string) =>
+        new ApiError(
+          400,
+          'rest-invalid-event-id',
+          `The specified ID for the "${param}" parameter is not a valid event.`,
+        ),
+      where: (id: number): Prisma.EventWhereInput => ({ postParentId: id }),
+    },
   },
   ticketed: {
     kind: 'boolean',

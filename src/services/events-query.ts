@@ -1,9 +1,10 @@
 import type { DateTime } from 'luxon';
 import type { Context } from './scope.js';
 import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
-import { ApiError, invalidParams, isApiError } from '../domain/errors.js';
+import { invalidParams, isApiError } from '../domain/errors.js';
 import {
   DECLARED_FILTERS,
+  EVENT_FILTERS,
   type DeclaredFilterName,
   type DeclaredFilterValue,
   type EventListFilter,
@@ -23,7 +24,7 @@ import {
 } from '../model/event-filters.js';
 import type { Unlisted } from './event-input.js';
 import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
-import { type Viewer, listableStatuses, readableWhere } from '../domain/permissions.js';
+import { type Viewer, listableStatuses } from '../domain/permissions.js';
 import { contentOpenWhere } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { DEFAULT_GEO_RADIUS_KM, EARTH_RADIUS_KM, boundingBox, venuesInRange } from './events-geo.js';
@@ -284,12 +285,8 @@ export async function resolveEventQuery(
     resolveTerms(ctx, termLookups(filter)),
     // Venues and organizers, as declared.
     Promise.all(LOOKUP_FILTERS.map((name) => applyLookupFilter(name, filter[name], ctx))),
-    // A parent the viewer may not read is as unknown as a missing one.
     filter.postParent !== null && filter.postParent !== undefined
-      ? ctx.db.event.findFirst({
-          where: { id: filter.postParent, ...readableWhere(viewer) },
-          select: { id: true },
-        })
+      ? EVENT_FILTERS.postParent.parent.find(filter.postParent, ctx)
       : undefined,
     near ? venuesInRange(ctx, near, errors.name('near.radius')) : null,
   ]);
@@ -303,18 +300,12 @@ export async function resolveEventQuery(
     else if (applied?.where) lookedWhere.push(applied.where);
   });
   errors.throwIfAny();
-  if (parent === null) {
-    throw new ApiError(
-      400,
-      'rest-invalid-event-id',
-      `The specified ID for the "${errors.name('postParent')}" parameter is not a valid event.`,
-    );
-  }
+  if (parent === null) throw EVENT_FILTERS.postParent.parent.invalid(errors.name('postParent'));
 
   for (const name of TERM_FILTERS) if (termTokens[name]) and.push(termWhere(terms[name]));
   and.push(...lookedWhere);
   if (include) and.push({ id: { in: include } });
-  if (parent) and.push({ postParentId: parent.id });
+  if (parent) and.push(EVENT_FILTERS.postParent.parent.where(parent.id));
   if (near) and.push({ venues: { some: { venue: boundingBox(near.lat, near.lng, near.radius) } } });
   // The listing blanks a protected event's venue, organizers, terms, flags and text for whoever cannot
   // unlock it; a filter on those must not match it either (D21: search included, whoever the viewer).
