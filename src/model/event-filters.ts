@@ -10,12 +10,13 @@ import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
 
 // The event list filters declared once: the REST parameter and the GraphQL argument (the domain name is
 // the key), the value's kind (which both APIs read it as), its documentation, its cost price, whether
-// it filters on what a protected event's listing withholds (D21), and — for the filters needing no
-// lookup of their own — its validation and SQL condition. The domain filter type (`EventListFilter`), the
+// it filters on what a protected event's listing withholds (D21), and — but for the dates, status,
+// include and geo filters — its validation, lookup and SQL condition. The domain filter type (`EventListFilter`), the
 // REST arguments and their renaming, the echo in `rest_url` and the paging links (D2), the GraphQL
 // `EventFilter`, the query's size checks and withholding condition (`services/events-query.ts`) and the
 // GraphQL cost (`graphql/limits.ts`) all come from here. The filters still resolved by hand in
-// `resolveEventQuery` (dates, status, terms, venues, geo…) are typed by these names.
+// `resolveEventQuery` (dates, strict_dates, status, include, geoloc, near: their defaults and errors
+// depend on each other) are typed by these names.
 
 /** How a filter's value is written: both APIs read it into this domain type. */
 export type FilterKind = 'string' | 'boolean' | 'int' | 'stringList' | 'intList' | 'near';
