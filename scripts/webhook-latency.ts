@@ -17,8 +17,8 @@ import { databaseProviderOf, loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { createLogger } from '../src/logger.js';
-import { WebhookDispatcher } from '../src/services/webhook-dispatcher.js';
-import { addWebhookEndpoint } from '../src/services/webhooks.js';
+import { WebhookDispatcher } from '../src/services/sync/webhook-dispatcher.js';
+import { addWebhookEndpoint } from '../src/services/sync/webhooks.js';
 import { WritePipeline } from '../src/services/transactions.js';
 
 const { values } = parseArgs({

@@ -27,8 +27,8 @@ import { createRestRouter } from './rest/router.js';
 import { NO_ROUTE, sendError } from './rest/errors.js';
 import { wordPressGlobals } from './rest/wordpress-globals.js';
 import { restSchema } from './schema/index.js';
-import { ChangeFeed } from './services/change-feed.js';
-import { recordChanges } from './services/change-log.js';
+import { ChangeFeed } from './services/sync/change-feed.js';
+import { recordChanges } from './services/sync/change-log.js';
 import { WritePipeline } from './services/transactions.js';
 
 export interface AppOptions {

@@ -96,7 +96,7 @@ export interface Config {
   corsOrigins: string[];
   /** Days the change log keeps its rows: older sync tokens answer 410 `sync_token_expired`. */
   changesRetentionDays: number;
-  /** Webhook deliveries (`services/webhook-dispatcher.ts`); `enabled` false: this instance sends none. */
+  /** Webhook deliveries (`services/sync/webhook-dispatcher.ts`); `enabled` false: this instance sends none. */
   webhooks: {
     enabled: boolean;
     /** Deliveries to loopback, private and link-local addresses (refused by default: SSRF). */

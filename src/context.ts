@@ -3,7 +3,7 @@ import type { Db } from './db/client.js';
 import { ANONYMOUS, type Viewer } from './domain/permissions.js';
 import { siteUrls } from './domain/urls.js';
 import type { IfMatch } from './domain/versions.js';
-import type { ChangeFeed } from './services/change-feed.js';
+import type { ChangeFeed } from './services/sync/change-feed.js';
 import type { Context, Keep } from './services/scope.js';
 import type { WritePipeline } from './services/transactions.js';
 

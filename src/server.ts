@@ -1,4 +1,4 @@
-import { WebhookDispatcher } from './services/webhook-dispatcher.js';
+import { WebhookDispatcher } from './services/sync/webhook-dispatcher.js';
 import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import { bootstrapAdministrator } from './auth/users.js';
@@ -14,7 +14,7 @@ import { printWelcome } from './ops/welcome.js';
 import { Lifecycle } from './ops/lifecycle.js';
 import { Metrics } from './ops/metrics.js';
 import { connectRedis } from './ops/redis.js';
-import { ChangeFeed } from './services/change-feed.js';
+import { ChangeFeed } from './services/sync/change-feed.js';
 import { WritePipeline } from './services/transactions.js';
 
 const config = loadConfig();

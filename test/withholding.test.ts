@@ -11,7 +11,7 @@ import { publicSchema, restSchema } from '../src/schema/index.js';
 import { API, type Harness } from './helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from './helpers/fixtures.js';
 import { type Credentials, type Users, startWithRoles } from './helpers/users.js';
-import { encodeToken } from '../src/services/change-log.js';
+import { encodeToken } from '../src/services/sync/change-log.js';
 
 // Password-protected content is withheld on every path to an event, for every viewer who neither
 // gives the password nor may edit the event: every GraphQL field that returns an event (found by

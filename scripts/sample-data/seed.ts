@@ -1,7 +1,7 @@
 import type { DatabaseProvider } from '../../src/config.js';
 import type { Db } from '../../src/db/client.js';
 import type { Prisma } from '../../src/generated/sqlite/client.js';
-import { refreshAllTermCounts } from '../../src/services/term-counts.js';
+import { refreshAllTermCounts } from '../../src/services/terms/term-counts.js';
 import {
   CATEGORY_TAXONOMY,
   type EventBundle,

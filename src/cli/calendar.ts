@@ -7,11 +7,11 @@ import {
   removeWebhookEndpoint,
   setWebhookEndpointEnabled,
   webhookDeliveries,
-} from '../services/webhooks.js';
+} from '../services/sync/webhooks.js';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDb } from '../db/client.js';
-import { recordChanges } from '../services/change-log.js';
+import { recordChanges } from '../services/sync/change-log.js';
 import { WritePipeline } from '../services/transactions.js';
 import { announceInvalidation } from '../cache/invalidation-channel.js';
 import { createLogger } from '../logger.js';

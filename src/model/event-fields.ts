@@ -4,7 +4,7 @@ import type { Event } from '../generated/sqlite/client.js';
 // The event fields declared once, Keystone-style: each entry names the field in every dialect (its
 // domain name is the key, and the GraphQL name and the column), its kind, its documentation and whether
 // a protected event withholds it. Every layer derives its part from the kind: the domain input and
-// checked values (`services/event-input.ts`), the column writes (`services/event-writes.ts`), the REST
+// checked values (`services/events/event-input.ts`), the column writes (`services/events/event-writes.ts`), the REST
 // body reader and `/doc` (`rest/bodies/event.ts`), the REST shape (`schema/rest/event.ts`), the GraphQL
 // object (`schema/event.ts`, `schema/event-content.ts`) and input fields. Adding an optional field is an
 // entry here, its column in `schema.prisma` and a migration; the types below fail the build when the

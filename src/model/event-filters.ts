@@ -13,7 +13,7 @@ import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
 // it filters on what a protected event's listing withholds (D21), and — but for the dates, status,
 // include and geo filters — its validation, lookup and SQL condition. The domain filter type (`EventListFilter`), the
 // REST arguments and their renaming, the echo in `rest_url` and the paging links (D2), the GraphQL
-// `EventFilter`, the query's size checks and withholding condition (`services/events-query.ts`) and the
+// `EventFilter`, the query's size checks and withholding condition (`services/events/events-query.ts`) and the
 // GraphQL cost (`graphql/limits.ts`) all come from here. The filters still resolved by hand in
 // `resolveEventQuery` (dates, strict_dates, status, include, geoloc, near: their defaults and errors
 // depend on each other) are typed by these names.
@@ -82,7 +82,7 @@ export interface LookupFilter extends FilterCommon<'intList'> {
 
 /**
  * Term slugs or ids of a taxonomy (any of them), each of which must exist: the term filters are looked
- * up together, in one query (`resolveTerms`, `services/events-query.ts`).
+ * up together, in one query (`resolveTerms`, `services/events/events-query.ts`).
  */
 export interface TermFilter extends FilterCommon<'stringList'> {
   term: { taxonomy: Taxonomy };

@@ -1,5 +1,5 @@
 import { defineTaxonomySchema } from './taxonomy.js';
-import { CATEGORY } from '../services/terms.js';
+import { CATEGORY } from '../services/terms/terms.js';
 
 // Event categories (`tribe_events_cat`): hierarchical, each with an optional parent category.
 

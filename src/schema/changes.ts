@@ -12,7 +12,7 @@ import {
   inOrder,
   readChanges,
   visibleWhere,
-} from '../services/change-log.js';
+} from '../services/sync/change-log.js';
 
 // Incremental sync (`changes(since:)`), the GraphQL form of `GET /calendar/events/v1/changes`: per
 // resource type, the records created or updated since the token as this viewer may read them now, the

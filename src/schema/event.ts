@@ -1,5 +1,5 @@
 import { eventFeedUrl } from './rest/event.js';
-import { webcalUrl } from '../services/ical.js';
+import { webcalUrl } from '../services/sync/ical.js';
 import { builder } from './builder.js';
 import { recordIdOf } from './global-ids.js';
 import {
@@ -32,7 +32,7 @@ import type {
   LinkRef,
   TermRef,
   Unlisted,
-} from '../services/event-input.js';
+} from '../services/events/event-input.js';
 import { placed } from '../model/event-fields.js';
 import type { InputFieldRef } from '@pothos/core';
 import {
@@ -49,15 +49,15 @@ import {
   declaredObjectFields,
 } from './event-fields.js';
 import { REQUEST_PASSWORD_DEPRECATION, withheldEventFields } from './event-content.js';
-import { createEvent, deleteEvent, updateEvent } from '../services/event-writes.js';
-import { findEvent, findEvents } from '../services/event-reads.js';
+import { createEvent, deleteEvent, updateEvent } from '../services/events/event-writes.js';
+import { findEvent, findEvents } from '../services/events/event-reads.js';
 import {
   type EventArchive,
   eventArchive,
   eventConnection,
   eventPageItems,
   linkedEvent,
-} from '../services/events.js';
+} from '../services/events/events.js';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 
 export const EventStatus = builder.enumType('EventStatus', {
@@ -293,7 +293,7 @@ builder.queryFields((t) => ({
   ),
 }));
 
-// Writes: typed inputs whose fields are the domain input's (`services/event-input.ts`), so that the
+// Writes: typed inputs whose fields are the domain input's (`services/events/event-input.ts`), so that the
 // service's errors name the fields as the client wrote them.
 
 const writeDateInput = (what: string) =>

@@ -14,14 +14,14 @@ import type { Db } from '../db/client.js';
 import { NOT_FOUND, assertReadable } from '../domain/visibility.js';
 import { hidingMissing } from '../domain/permissions.js';
 import type { ConnectionPage, CursorArgs } from '../services/keyset.js';
-import type { LinkedKind, LinkedListFilter } from '../services/linked-lists.js';
+import type { LinkedKind, LinkedListFilter } from '../services/linked-posts/linked-lists.js';
 import { getRefFromModel, queryFromInfo } from '@pothos/plugin-prisma';
 import {
   type LinkedKey,
   type LinkedPostInput,
   type LinkedRow,
   writeLinked,
-} from '../services/linked-posts.js';
+} from '../services/linked-posts/linked-posts.js';
 import type { Tx, WriteScope } from '../services/transactions.js';
 
 // What the public schema of venues and organizers shares, declared once: the page type, the filter,

@@ -21,7 +21,7 @@ import {
   organizerArchive,
   organizerConnection,
   updateOrganizer,
-} from '../services/organizers.js';
+} from '../services/linked-posts/organizers.js';
 
 const HIDDEN = '; "" while password-protected (unless you may edit it)';
 

@@ -10,9 +10,9 @@ import { exceeds, tooManyValues } from '../domain/limits.js';
 import { type PostWhere, readableWhere } from '../domain/permissions.js';
 import { contentOpenWhere, judged } from '../domain/visibility.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import type { FeedKind } from '../services/change-feed.js';
-import { CATEGORY, TAG } from '../services/terms.js';
-import { resolveTerms } from '../services/events-query.js';
+import type { FeedKind } from '../services/sync/change-feed.js';
+import { CATEGORY, TAG } from '../services/terms/terms.js';
+import { resolveTerms } from '../services/events/events-query.js';
 import {
   EVENT_FILTERS,
   type FilterName,

@@ -1,5 +1,5 @@
 import { defineTaxonomySchema } from './taxonomy.js';
-import { TAG } from '../services/terms.js';
+import { TAG } from '../services/terms/terms.js';
 
 // Tags (`post_tag`, WordPress' own taxonomy): flat.
 

@@ -12,7 +12,7 @@ import {
 } from './common.js';
 import { recordVersion } from '../domain/versions.js';
 import { TAXONOMY_PATH, type Taxonomy } from '../domain/urls.js';
-import { type TermArchive, termArchive, termConnection, termsOfPage } from '../services/term-lists.js';
+import { type TermArchive, termArchive, termConnection, termsOfPage } from '../services/terms/term-lists.js';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import {
   CATEGORY,
@@ -22,7 +22,7 @@ import {
   findTerm,
   isHierarchical,
   updateTerm,
-} from '../services/terms.js';
+} from '../services/terms/terms.js';
 import type { Tx } from '../services/transactions.js';
 import type { Context } from '../context.js';
 

@@ -22,7 +22,7 @@ import {
   updateVenue,
   venueArchive,
   venueConnection,
-} from '../services/venues.js';
+} from '../services/linked-posts/venues.js';
 
 const HIDDEN = '; "" while password-protected (unless you may edit it)';
 

@@ -8,7 +8,7 @@ import {
   removeWebhookEndpoint,
   setWebhookEndpointEnabled,
   webhookDeliveries,
-} from '../services/webhooks.js';
+} from '../services/sync/webhooks.js';
 
 // Webhook administration (administrators): endpoints, their secrets (shown once), the delivery log.
 

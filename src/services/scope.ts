@@ -3,7 +3,7 @@ import type { Db } from '../db/client.js';
 import type { Viewer } from '../domain/permissions.js';
 import type { SiteUrls } from '../domain/urls.js';
 import type { IfMatch } from '../domain/versions.js';
-import type { ChangeFeed } from './change-feed.js';
+import type { ChangeFeed } from './sync/change-feed.js';
 import type { WritePipeline } from './transactions.js';
 
 // What a request hands the services, declared here so that services never import the request

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../../src/db/client.js';
 import { eventSchedule } from '../../src/domain/dates.js';
-import { refreshTermCounts } from '../../src/services/term-counts.js';
+import { refreshTermCounts } from '../../src/services/terms/term-counts.js';
 
 let sequence = 0;
 const next = () => ++sequence;

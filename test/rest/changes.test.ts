@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { type Credentials, type Users, basicAuth, createUser, startWithRoles } from '../helpers/users.js';
-import { encodeToken } from '../../src/services/change-log.js';
+import { encodeToken } from '../../src/services/sync/change-log.js';
 import { ANONYMOUS } from '../../src/domain/permissions.js';
 
 // Incremental sync: GET /changes and GraphQL `changes(since:)` over the change log every committed
-// write appends to (src/services/change-log.ts).
+// write appends to (src/services/sync/change-log.ts).
 
 let h: Harness;
 let users: Users;

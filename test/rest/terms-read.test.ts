@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../helpers/harness.js';
 import { createEvent, createTerm } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
-import { refreshTermCounts } from '../../src/services/term-counts.js';
+import { refreshTermCounts } from '../../src/services/terms/term-counts.js';
 
 // GET /categories, /categories/{id}, /tags, /tags/{id}: shapes of samples 07, 08, 16, 17, every list filter
 // of docs/reference.md §S4.5 (CategoryArchiveCest, TagArchiveCest, SingleCategoryCest, SingleTagCest) and

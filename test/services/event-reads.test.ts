@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
-import { type EventSelection, findEvent, findEvents } from '../../src/services/event-reads.js';
+import { type EventSelection, findEvent, findEvents } from '../../src/services/events/event-reads.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 

@@ -6,9 +6,13 @@ import { ANONYMOUS, type Role, type Viewer } from '../../src/domain/permissions.
 import { invalidParams } from '../../src/domain/errors.js';
 import { EVENT_PARAMS, readEventBody as readRestBody } from '../../src/rest/bodies/event.js';
 import { withParamNames } from '../../src/rest/param-names.js';
-import { type CheckOptions, type EventValues, checkEventInput } from '../../src/services/event-input.js';
-import { publicationStatus, scheduleOf } from '../../src/services/event-schedule.js';
-import { createEvent, deleteEvent, updateEvent } from '../../src/services/event-writes.js';
+import {
+  type CheckOptions,
+  type EventValues,
+  checkEventInput,
+} from '../../src/services/events/event-input.js';
+import { publicationStatus, scheduleOf } from '../../src/services/events/event-schedule.js';
+import { createEvent, deleteEvent, updateEvent } from '../../src/services/events/event-writes.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';

@@ -1,6 +1,6 @@
 import ical from 'ical-generator';
 import { describe, expect, it } from 'vitest';
-import { foldLines } from '../../src/services/ical.js';
+import { foldLines } from '../../src/services/sync/ical.js';
 
 // The feeds fold their lines themselves (ical-generator's folding costs a TextEncoder per character):
 // the same folding, checked against ical-generator's own output.

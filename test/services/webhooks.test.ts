@@ -7,13 +7,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness } from '../helpers/harness.js';
 import { type Credentials, type Users, startWithRoles } from '../helpers/users.js';
 import { createLogger } from '../../src/logger.js';
-import { WebhookDispatcher, post } from '../../src/services/webhook-dispatcher.js';
+import { WebhookDispatcher, post } from '../../src/services/sync/webhook-dispatcher.js';
 import {
   MAX_WEBHOOK_DESCRIPTION_LENGTH,
   MAX_WEBHOOK_URL_LENGTH,
   checkWebhookUrl,
   isPrivateAddress,
-} from '../../src/services/webhooks.js';
+} from '../../src/services/sync/webhooks.js';
 import { graphqlClient } from '../helpers/graphql.js';
 
 // Webhooks against a local receiver: Standard Webhooks signatures, retries with backoff after 500s

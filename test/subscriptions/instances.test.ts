@@ -7,7 +7,7 @@ import { type Db, createDb } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { type BusAddress, type InstanceBus, connectInstanceBus } from '../../src/ops/instance-bus.js';
-import { ChangeFeed } from '../../src/services/change-feed.js';
+import { ChangeFeed } from '../../src/services/sync/change-feed.js';
 import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
 import { SITE_URL } from '../helpers/harness.js';

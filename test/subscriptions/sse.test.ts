@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { type Db, createDb } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
-import { ChangeFeed } from '../../src/services/change-feed.js';
+import { ChangeFeed } from '../../src/services/sync/change-feed.js';
 import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
 import { SITE_URL } from '../helpers/harness.js';

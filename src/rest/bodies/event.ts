@@ -16,7 +16,7 @@ import {
   type Unlisted,
   type LinkRef,
   type TermRef,
-} from '../../services/event-input.js';
+} from '../../services/events/event-input.js';
 import { readBoolean } from '../booleans.js';
 import { type BodyTable, paramNames, readBody } from './fields.js';
 import { ORGANIZER_BODY, VENUE_BODY } from './linked-posts.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { LinkedPostInput } from '../../services/linked-posts.js';
-import type { OrganizerInput } from '../../services/organizers.js';
-import type { VenueInput } from '../../services/venues.js';
+import type { LinkedPostInput } from '../../services/linked-posts/linked-posts.js';
+import type { OrganizerInput } from '../../services/linked-posts/organizers.js';
+import type { VenueInput } from '../../services/linked-posts/venues.js';
 import type { BodyTable } from './fields.js';
 import { readBoolean } from '../booleans.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TermInput } from '../../services/terms.js';
+import type { TermInput } from '../../services/terms/terms.js';
 import { type BodyTable, readBody } from './fields.js';
 
 // Category and tag bodies as WordPress clients send them (docs/reference.md §S2.5): one table per

@@ -11,7 +11,7 @@ import {
   inOrder,
   readChanges,
   visibleWhere,
-} from '../../services/change-log.js';
+} from '../../services/sync/change-log.js';
 
 // `GET /changes?since=<token>`: the REST form of GraphQL `changes(since:)`, each record in the
 // representation its own list route gives it.

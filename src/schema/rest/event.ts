@@ -12,9 +12,9 @@ import {
 import { dateDetails, postDateOf, wallClock, zoneAbbreviation } from '../../domain/dates.js';
 import { costValues, formatCost } from '../../domain/cost.js';
 import { archiveLinks } from '../../domain/paging.js';
-import { type EventArchive, eventArchive, eventPageItems } from '../../services/events.js';
-import { findEvent, findEvents } from '../../services/event-reads.js';
-import type { EventListFilter } from '../../services/events-query.js';
+import { type EventArchive, eventArchive, eventPageItems } from '../../services/events/events.js';
+import { findEvent, findEvents } from '../../services/events/event-reads.js';
+import type { EventListFilter } from '../../services/events/events-query.js';
 import { ECHO_ORDER, FILTER_NAMES, REST_PARAMS, filterDeclaration } from '../../model/event-filters.js';
 import {
   FEED_DEFAULT_LIMIT,
@@ -23,8 +23,8 @@ import {
   eventFeed,
   eventsFeed,
   webcalUrl,
-} from '../../services/ical.js';
-import { createEvent, deleteEvent, updateEvent } from '../../services/event-writes.js';
+} from '../../services/sync/ical.js';
+import { createEvent, deleteEvent, updateEvent } from '../../services/events/event-writes.js';
 import { EVENT_LINK_PARAMS, EVENT_PARAMS, readEventBody } from '../../rest/bodies/event.js';
 import { SHAPES, jsonShape } from '../../rest/tec-schemas.js';
 import { RECORD_VERSION_KEY } from '../../rest/route-table.js';
@@ -34,7 +34,7 @@ import { globalId, permalink } from '../../domain/urls.js';
 import { NOT_FOUND, assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
 import { canRead, hidingMissing } from '../../domain/permissions.js';
 import { invalidParams } from '../../domain/errors.js';
-import { SLUGLESS } from '../../services/event-slugs.js';
+import { SLUGLESS } from '../../services/events/event-slugs.js';
 import {
   type DeclaredName,
   type FieldDeclaration,

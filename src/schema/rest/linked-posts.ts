@@ -12,13 +12,13 @@ import {
   type LinkedKind,
   type LinkedListFilter,
   linkedArchiveParams,
-} from '../../services/linked-lists.js';
+} from '../../services/linked-posts/linked-lists.js';
 import {
   type LinkedKey,
   type LinkedPostInput,
   type LinkedRow,
   writeLinked,
-} from '../../services/linked-posts.js';
+} from '../../services/linked-posts/linked-posts.js';
 import type { Tx, WriteScope } from '../../services/transactions.js';
 import { type BodyTable, paramNames, readBody } from '../../rest/bodies/fields.js';
 import { namingParams } from '../../rest/param-names.js';

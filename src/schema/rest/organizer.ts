@@ -6,7 +6,7 @@ import {
   deleteOrganizer,
   organizerArchive,
   updateOrganizer,
-} from '../../services/organizers.js';
+} from '../../services/linked-posts/organizers.js';
 
 // `/organizers`, `/organizers/{id}`, `/organizers/by-slug/{slug}` (docs/reference.md §S4.4) as The Events
 // Calendar answers them.

@@ -15,7 +15,7 @@ import {
   termArchive,
   termListParams,
   termsOfPage,
-} from '../../services/term-lists.js';
+} from '../../services/terms/term-lists.js';
 import {
   CATEGORY,
   TAG,
@@ -24,7 +24,7 @@ import {
   deleteTerm,
   findTerm,
   updateTerm,
-} from '../../services/terms.js';
+} from '../../services/terms/terms.js';
 import type { Tx } from '../../services/transactions.js';
 import type { Context } from '../../context.js';
 

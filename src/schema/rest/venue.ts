@@ -1,7 +1,12 @@
 import { defineLinkedRestFields } from './linked-posts.js';
 import { presentVenue } from './present.js';
 import { VENUE_BODY } from '../../rest/bodies/linked-posts.js';
-import { createOrMatchVenue, deleteVenue, updateVenue, venueArchive } from '../../services/venues.js';
+import {
+  createOrMatchVenue,
+  deleteVenue,
+  updateVenue,
+  venueArchive,
+} from '../../services/linked-posts/venues.js';
 
 // `/venues`, `/venues/{id}`, `/venues/by-slug/{slug}` (docs/reference.md §S4.3) as The Events Calendar
 // answers them.

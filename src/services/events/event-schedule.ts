@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
-import { WALL_CLOCK, eventSchedule } from '../domain/dates.js';
-import { missingParams } from '../domain/errors.js';
+import { WALL_CLOCK, eventSchedule } from '../../domain/dates.js';
+import { missingParams } from '../../domain/errors.js';
 import type { EventValues } from './event-input.js';
 
 // When an event takes place and when it is published: the rules WordPress and TEC apply to the dates

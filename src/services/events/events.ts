@@ -1,11 +1,11 @@
-import type { Context } from './scope.js';
-import { ApiError, invalidParams } from '../domain/errors.js';
-import { normalizePaging } from '../domain/paging.js';
-import { type Viewer, canRead } from '../domain/permissions.js';
-import { type Judged, judged } from '../domain/visibility.js';
-import type { Prisma } from '../generated/sqlite/client.js';
-import { archivePage } from './archive.js';
-import { type CursorArgs, connectionPage, keysetWindow, sortKeysOf } from './keyset.js';
+import type { Context } from '../scope.js';
+import { ApiError, invalidParams } from '../../domain/errors.js';
+import { normalizePaging } from '../../domain/paging.js';
+import { type Viewer, canRead } from '../../domain/permissions.js';
+import { type Judged, judged } from '../../domain/visibility.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
+import { archivePage } from '../archive.js';
+import { type CursorArgs, connectionPage, keysetWindow, sortKeysOf } from '../keyset.js';
 import { nearestEventIds } from './events-geo.js';
 import {
   type EventListFilter,

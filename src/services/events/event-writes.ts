@@ -1,6 +1,6 @@
-import type { Scope } from './scope.js';
-import { ApiError, invalidParams } from '../domain/errors.js';
-import { DEFAULT_EVENT_STATUS, keepsReason } from '../domain/event-status.js';
+import type { Scope } from '../scope.js';
+import { ApiError, invalidParams } from '../../domain/errors.js';
+import { DEFAULT_EVENT_STATUS, keepsReason } from '../../domain/event-status.js';
 import {
   type Viewer,
   can,
@@ -10,10 +10,10 @@ import {
   canEdit,
   effectiveStatus,
   forbidden,
-} from '../domain/permissions.js';
-import { type Judged, NOT_FOUND, judged } from '../domain/visibility.js';
-import { nextModified } from '../domain/versions.js';
-import type { Prisma } from '../generated/sqlite/client.js';
+} from '../../domain/permissions.js';
+import { type Judged, NOT_FOUND, judged } from '../../domain/visibility.js';
+import { nextModified } from '../../domain/versions.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
 import {
   type CheckOptions,
   type EventInput,
@@ -21,12 +21,12 @@ import {
   type FieldErrors,
   checkEventInput,
 } from './event-input.js';
-import { declaredColumns } from '../model/event-fields.js';
+import { declaredColumns } from '../../model/event-fields.js';
 import { checkReferences, linkedTermIds, recount, resolveLinks, writeLinks } from './event-links.js';
 import { publicationStatus, scheduleOf } from './event-schedule.js';
 import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
-import { recordImage } from './media.js';
-import type { Tx, WriteScope } from './transactions.js';
+import { recordImage } from '../media.js';
+import type { Tx, WriteScope } from '../transactions.js';
 
 // Event writes (docs/reference.md §S2.1, §S4.2, §3.2, §6, D4, D9–D14, D17): the capability rules apply
 // first (401/403: a caller who may not write learns nothing from validation), then a domain input (each

@@ -1,9 +1,9 @@
-import type { Config } from '../config.js';
-import type { Db } from '../db/client.js';
-import { ApiError, invalidParams } from '../domain/errors.js';
-import { type PostWhere, type Viewer, readableWhere } from '../domain/permissions.js';
-import { Prisma } from '../generated/sqlite/client.js';
-import type { Change, Tx, WritePipeline } from './transactions.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import { ApiError, invalidParams } from '../../domain/errors.js';
+import { type PostWhere, type Viewer, readableWhere } from '../../domain/permissions.js';
+import { Prisma } from '../../generated/sqlite/client.js';
+import type { Change, Tx, WritePipeline } from '../transactions.js';
 
 // The change stream. Every committed write appends one row per change to `ChangeLog` inside its own
 // transaction (a `beforeCommit` listener of the write pipeline, the same change list the response

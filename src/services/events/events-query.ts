@@ -1,7 +1,7 @@
 import type { DateTime } from 'luxon';
-import type { Context } from './scope.js';
-import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
-import { invalidParams, isApiError } from '../domain/errors.js';
+import type { Context } from '../scope.js';
+import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../../domain/dates.js';
+import { invalidParams, isApiError } from '../../domain/errors.js';
 import {
   DECLARED_FILTERS,
   EVENT_FILTERS,
@@ -21,19 +21,19 @@ import {
   termLookups,
   termWhere,
   onWithheld,
-} from '../model/event-filters.js';
+} from '../../model/event-filters.js';
 import type { Unlisted } from './event-input.js';
-import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
-import { type Viewer, listableStatuses } from '../domain/permissions.js';
-import { contentOpenWhere } from '../domain/visibility.js';
-import type { Prisma } from '../generated/sqlite/client.js';
+import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../../domain/limits.js';
+import { type Viewer, listableStatuses } from '../../domain/permissions.js';
+import { contentOpenWhere } from '../../domain/visibility.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
 import { DEFAULT_GEO_RADIUS_KM, EARTH_RADIUS_KM, boundingBox, venuesInRange } from './events-geo.js';
 
 // The event list (`GET /events`, GraphQL `events`): the reference's filters (docs/reference.md §5) turned
 // into one Prisma `where` (`events.ts` pages it). Dates compare the filter's wall-clock in the site zone with each
 // event's own local wall-clock (`localStart`/`localEnd`), the reference's default "event time zone" mode.
 
-export type { EventListFilter } from '../model/event-filters.js';
+export type { EventListFilter } from '../../model/event-filters.js';
 
 /** The filters as the list applied them: REST echoes them in `rest_url` and the paging links (D2). */
 export type EffectiveEventFilter = HandEffective & {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
-import type { Scope } from './scope.js';
-import { ApiError, invalidParams } from '../domain/errors.js';
-import { assertAllowed, can } from '../domain/permissions.js';
-import type { WebhookDelivery, WebhookEndpoint } from '../generated/sqlite/client.js';
+import type { Scope } from '../scope.js';
+import { ApiError, invalidParams } from '../../domain/errors.js';
+import { assertAllowed, can } from '../../domain/permissions.js';
+import type { WebhookDelivery, WebhookEndpoint } from '../../generated/sqlite/client.js';
 import { SYNC_TYPES } from './change-log.js';
 
 // Webhook endpoints and their delivery log (administrators only, GraphQL and the `calendar` command);

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Scope } from './scope.js';
-import type { Db } from '../db/client.js';
-import type { Prisma } from '../generated/sqlite/client.js';
+import type { Scope } from '../scope.js';
+import type { Db } from '../../db/client.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
 import type { DateTime } from 'luxon';
-import { parseDateInput, publicationDates } from '../domain/dates.js';
-import { ApiError, invalidParams, missingParams } from '../domain/errors.js';
-import { isRecordId } from '../domain/ids.js';
+import { parseDateInput, publicationDates } from '../../domain/dates.js';
+import { ApiError, invalidParams, missingParams } from '../../domain/errors.js';
+import { isRecordId } from '../../domain/ids.js';
 import {
   type Viewer,
   can,
@@ -16,15 +16,15 @@ import {
   canRead,
   effectiveStatus,
   forbidden,
-} from '../domain/permissions.js';
-import { toSlug } from '../domain/slugs.js';
-import { isUrl } from '../domain/urls.js';
-import { NOT_FOUND } from '../domain/visibility.js';
-import { nextModified } from '../domain/versions.js';
+} from '../../domain/permissions.js';
+import { toSlug } from '../../domain/slugs.js';
+import { isUrl } from '../../domain/urls.js';
+import { NOT_FOUND } from '../../domain/visibility.js';
+import { nextModified } from '../../domain/versions.js';
 import { type LinkedKind, textMatch } from './linked-lists.js';
-import { type ImageChoice, checkImage, recordImage } from './media.js';
-import { claimSlug } from './slugs.js';
-import type { Tx, WriteScope } from './transactions.js';
+import { type ImageChoice, checkImage, recordImage } from '../media.js';
+import { claimSlug } from '../slugs.js';
+import type { Tx, WriteScope } from '../transactions.js';
 
 // What venue and organizer writes (the reference's "linked posts") share: input validation, duplicate
 // detection on create, and the trash / permanent-delete rules. `venues.ts` and `organizers.ts` supply

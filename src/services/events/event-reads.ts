@@ -1,5 +1,5 @@
-import type { Context } from './scope.js';
-import { type Event, Prisma } from '../generated/sqlite/client.js';
+import type { Context } from '../scope.js';
+import { type Event, Prisma } from '../../generated/sqlite/client.js';
 
 // Reading events with the records they link to, as both APIs select them (a Pothos selection: Prisma's
 // `include` or `select`). Without relation joins (SQLite) Prisma sends one statement per relation level:

@@ -1,13 +1,13 @@
-import type { Scope } from './scope.js';
-import type { Db } from '../db/client.js';
-import { Prisma, type Term } from '../generated/sqlite/client.js';
-import { ApiError, invalidParams, missingParams } from '../domain/errors.js';
-import { isRecordId } from '../domain/ids.js';
-import { type Viewer, can, forbidden } from '../domain/permissions.js';
-import { toSlug } from '../domain/slugs.js';
-import type { Taxonomy } from '../domain/urls.js';
-import { claimSlug } from './slugs.js';
-import type { Tx, WriteScope } from './transactions.js';
+import type { Scope } from '../scope.js';
+import type { Db } from '../../db/client.js';
+import { Prisma, type Term } from '../../generated/sqlite/client.js';
+import { ApiError, invalidParams, missingParams } from '../../domain/errors.js';
+import { isRecordId } from '../../domain/ids.js';
+import { type Viewer, can, forbidden } from '../../domain/permissions.js';
+import { toSlug } from '../../domain/slugs.js';
+import type { Taxonomy } from '../../domain/urls.js';
+import { claimSlug } from '../slugs.js';
+import type { Tx, WriteScope } from '../transactions.js';
 
 // Categories (`tribe_events_cat`, hierarchical) and tags (`post_tag`, flat): single reads and writes
 // (the lists are in `term-lists.ts`),

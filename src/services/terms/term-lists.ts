@@ -1,10 +1,10 @@
-import type { Scope } from './scope.js';
-import { Prisma } from '../generated/sqlite/client.js';
-import { invalidParams } from '../domain/errors.js';
-import { type Paging, normalizePaging, skipTake, totalPages } from '../domain/paging.js';
-import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
-import { eventLinksAccess } from '../domain/visibility.js';
-import type { Taxonomy } from '../domain/urls.js';
+import type { Scope } from '../scope.js';
+import { Prisma } from '../../generated/sqlite/client.js';
+import { invalidParams } from '../../domain/errors.js';
+import { type Paging, normalizePaging, skipTake, totalPages } from '../../domain/paging.js';
+import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../../domain/limits.js';
+import { eventLinksAccess } from '../../domain/visibility.js';
+import type { Taxonomy } from '../../domain/urls.js';
 import {
   type ConnectionPage,
   type CursorArgs,
@@ -13,7 +13,7 @@ import {
   connectionPage,
   flip,
   keysetWindow,
-} from './keyset.js';
+} from '../keyset.js';
 import { isHierarchical } from './terms.js';
 
 // Category and tag lists (docs/reference.md §2.4, §S4.5) for both APIs: the filters, checked all at once

@@ -1,20 +1,20 @@
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import ical, { type ICalCalendar, type ICalEvent, ICalEventStatus } from 'ical-generator';
 import { DateTime } from 'luxon';
-import type { Context } from './scope.js';
-import { type ApiError, invalidParams } from '../domain/errors.js';
-import { canRead } from '../domain/permissions.js';
-import { permalink } from '../domain/urls.js';
-import { assertReadable, contentWithheld, judged, passwordHides } from '../domain/visibility.js';
-import type { Prisma } from '../generated/sqlite/client.js';
+import type { Context } from '../scope.js';
+import { type ApiError, invalidParams } from '../../domain/errors.js';
+import { canRead } from '../../domain/permissions.js';
+import { permalink } from '../../domain/urls.js';
+import { assertReadable, contentWithheld, judged, passwordHides } from '../../domain/visibility.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
 import {
   type EventListFilter,
   type EventListOptions,
   radiusName,
   resolveEventQuery,
-} from './events-query.js';
-import { nearestEventIds } from './events-geo.js';
-import { nextTurn } from './turns.js';
+} from '../events/events-query.js';
+import { nearestEventIds } from '../events/events-geo.js';
+import { nextTurn } from '../turns.js';
 
 // iCalendar (RFC 5545) feeds. A feed is the event list under another representation: the same
 // filter resolution (`resolveEventQuery`: defaults, visibility, statuses) and the same withholding of

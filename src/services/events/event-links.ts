@@ -1,16 +1,16 @@
-import { ApiError, invalidParams, isApiError } from '../domain/errors.js';
-import { type Viewer, can, readableWhere } from '../domain/permissions.js';
-import { MAX_RECORD_ID } from '../domain/ids.js';
-import { toSlug } from '../domain/slugs.js';
-import type { Taxonomy } from '../domain/urls.js';
-import { Prisma } from '../generated/sqlite/client.js';
+import { ApiError, invalidParams, isApiError } from '../../domain/errors.js';
+import { type Viewer, can, readableWhere } from '../../domain/permissions.js';
+import { MAX_RECORD_ID } from '../../domain/ids.js';
+import { toSlug } from '../../domain/slugs.js';
+import type { Taxonomy } from '../../domain/urls.js';
+import { Prisma } from '../../generated/sqlite/client.js';
 import { type EventValues, type FieldErrors, INVALID, type LinkRef, type TermRef } from './event-input.js';
-import { type ImageChoice, checkImage } from './media.js';
-import { type OrganizerInput, createOrMatchOrganizer } from './organizers.js';
-import { type VenueInput, createOrMatchVenue } from './venues.js';
-import { refreshTermCounts } from './term-counts.js';
-import { CATEGORY, TAG, insertTerm, termNameKey } from './terms.js';
-import type { Tx, WriteScope } from './transactions.js';
+import { type ImageChoice, checkImage } from '../media.js';
+import { type OrganizerInput, createOrMatchOrganizer } from '../linked-posts/organizers.js';
+import { type VenueInput, createOrMatchVenue } from '../linked-posts/venues.js';
+import { refreshTermCounts } from '../terms/term-counts.js';
+import { CATEGORY, TAG, insertTerm, termNameKey } from '../terms/terms.js';
+import type { Tx, WriteScope } from '../transactions.js';
 
 // An event's venues, organizers, categories and tags: the references of a write resolved to ids
 // (creating what is given by fields or by an unknown name), the link rows written in order, and the

@@ -1,6 +1,6 @@
-import { toSlug } from '../domain/slugs.js';
-import { claimSlug } from './slugs.js';
-import type { WriteScope } from './transactions.js';
+import { toSlug } from '../../domain/slugs.js';
+import { claimSlug } from '../slugs.js';
+import type { WriteScope } from '../transactions.js';
 
 // Event slugs as WordPress sets `post_name`: unique among events, none for drafts, `__trashed` in
 // the trash.

@@ -1,7 +1,7 @@
-import { ApiError } from '../domain/errors.js';
-import type { Logger } from '../logger.js';
-import type { InstanceBus } from '../ops/instance-bus.js';
-import type { Change, ChangeKind, ChangeOperation } from './transactions.js';
+import { ApiError } from '../../domain/errors.js';
+import type { Logger } from '../../logger.js';
+import type { InstanceBus } from '../../ops/instance-bus.js';
+import type { Change, ChangeKind, ChangeOperation } from '../transactions.js';
 
 // What GraphQL subscriptions listen to: every committed write's changes (the write pipeline's
 // afterCommit, the hook the response cache hangs on too), published as {kind, id, operation} only —

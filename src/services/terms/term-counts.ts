@@ -1,5 +1,5 @@
-import type { Db } from '../db/client.js';
-import { Prisma } from '../generated/sqlite/client.js';
+import type { Db } from '../../db/client.js';
+import { Prisma } from '../../generated/sqlite/client.js';
 
 /** A client or an interactive transaction: counts are refreshed inside the write's transaction. */
 type DbOrTransaction = Pick<Db, '$executeRaw'>;

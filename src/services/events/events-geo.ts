@@ -1,7 +1,7 @@
-import type { Context } from './scope.js';
-import { type ApiError, invalidParams } from '../domain/errors.js';
-import type { Prisma } from '../generated/sqlite/client.js';
-import { nextTurn } from './turns.js';
+import type { Context } from '../scope.js';
+import { type ApiError, invalidParams } from '../../domain/errors.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
+import { nextTurn } from '../turns.js';
 
 // Geo lists (`geoloc_lat`/`geoloc_lng`/`geoloc_radius`, GraphQL `near`): the venues within a radius of
 // a point, and the events of the list ordered by their nearest venue.

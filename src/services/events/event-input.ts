@@ -1,12 +1,12 @@
 import type { DateTime } from 'luxon';
-import { CostInputError, type StoredCost, parseCostInput } from '../domain/cost.js';
-import { isValidTimezone, parseDateInput, publicationDates } from '../domain/dates.js';
-import { missingParams } from '../domain/errors.js';
-import { type EventStatusValue, INVALID_EVENT_STATUS, isEventStatus } from '../domain/event-status.js';
-import { autoParagraphs } from '../domain/html.js';
-import { isRecordId } from '../domain/ids.js';
-import { MAX_LINKED_PER_WRITE, exceeds, tooManyValues } from '../domain/limits.js';
-import { toSlug } from '../domain/slugs.js';
+import { CostInputError, type StoredCost, parseCostInput } from '../../domain/cost.js';
+import { isValidTimezone, parseDateInput, publicationDates } from '../../domain/dates.js';
+import { missingParams } from '../../domain/errors.js';
+import { type EventStatusValue, INVALID_EVENT_STATUS, isEventStatus } from '../../domain/event-status.js';
+import { autoParagraphs } from '../../domain/html.js';
+import { isRecordId } from '../../domain/ids.js';
+import { MAX_LINKED_PER_WRITE, exceeds, tooManyValues } from '../../domain/limits.js';
+import { toSlug } from '../../domain/slugs.js';
 import {
   DECLARED_NAMES,
   type DeclaredInput,
@@ -16,10 +16,10 @@ import {
   checkField,
   placed,
   declaredEntries,
-} from '../model/event-fields.js';
-import { WRITABLE_STATUSES, urlField } from './linked-posts.js';
-import type { OrganizerInput } from './organizers.js';
-import type { VenueInput } from './venues.js';
+} from '../../model/event-fields.js';
+import { WRITABLE_STATUSES, urlField } from '../linked-posts/linked-posts.js';
+import type { OrganizerInput } from '../linked-posts/organizers.js';
+import type { VenueInput } from '../linked-posts/venues.js';
 
 // What an event write says, in the domain's words: each API reads its own dialect into an
 // `EventInput` (REST: `rest/bodies/event.ts`; GraphQL: `schema/event.ts`, whose input fields carry

@@ -4,10 +4,10 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import type { Config } from '../config.js';
-import type { Db } from '../db/client.js';
-import { siteUrls } from '../domain/urls.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import { siteUrls } from '../../domain/urls.js';
+import type { Logger } from '../../logger.js';
 import { type ChangeLogRow, readCommittedAfter } from './change-log.js';
 import { isPrivateAddress, subscribes } from './webhooks.js';
 

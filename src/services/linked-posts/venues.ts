@@ -1,8 +1,8 @@
-import type { Scope } from './scope.js';
-import type { Db } from '../db/client.js';
-import type { Prisma, Venue } from '../generated/sqlite/client.js';
-import { isUrl } from '../domain/urls.js';
-import type { CursorArgs } from './keyset.js';
+import type { Scope } from '../scope.js';
+import type { Db } from '../../db/client.js';
+import type { Prisma, Venue } from '../../generated/sqlite/client.js';
+import { isUrl } from '../../domain/urls.js';
+import type { CursorArgs } from '../keyset.js';
 import {
   type LinkedListFilter,
   linkedArchive,
@@ -18,7 +18,7 @@ import {
   deleteLinked,
   updateLinked,
 } from './linked-posts.js';
-import type { Tx, WriteScope } from './transactions.js';
+import type { Tx, WriteScope } from '../transactions.js';
 
 // Venues (docs/reference.md §1.2, §6.4, §8): the venue's own fields on top of the shared linked-post rules.
 

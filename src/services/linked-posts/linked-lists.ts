@@ -1,14 +1,14 @@
-import type { Scope } from './scope.js';
-import type { Db } from '../db/client.js';
-import type { Prisma } from '../generated/sqlite/client.js';
-import { ApiError, invalidParams } from '../domain/errors.js';
-import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../domain/limits.js';
-import { normalizePaging } from '../domain/paging.js';
-import { type Viewer, can, listableStatuses } from '../domain/permissions.js';
-import { contentOpenWhere, eventLinksAccess } from '../domain/visibility.js';
-import { archivePage } from './archive.js';
-import { type CursorArgs, connectionPage, keysetWindow, sortKeysOf } from './keyset.js';
-import { type SearchWhere, searchWhere } from './text-search.js';
+import type { Scope } from '../scope.js';
+import type { Db } from '../../db/client.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
+import { ApiError, invalidParams } from '../../domain/errors.js';
+import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../../domain/limits.js';
+import { normalizePaging } from '../../domain/paging.js';
+import { type Viewer, can, listableStatuses } from '../../domain/permissions.js';
+import { contentOpenWhere, eventLinksAccess } from '../../domain/visibility.js';
+import { archivePage } from '../archive.js';
+import { type CursorArgs, connectionPage, keysetWindow, sortKeysOf } from '../keyset.js';
+import { type SearchWhere, searchWhere } from '../text-search.js';
 
 // The venue and organizer lists (docs/reference.md §8): the filters both kinds share, the page and the
 // parameters that reproduce it; `venues.ts` and `organizers.ts` add `search` over their own fields.
