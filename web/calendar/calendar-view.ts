@@ -438,11 +438,15 @@ export class CalendarView extends LitElement {
     return days;
   }
 
+  /** A day's events in the order they happen: the API lists by each event's local start (as TEC
+   * does), which puts 23:30 in New York after 10:00 the next morning in Tokyo on the same day. */
   private eventsOn(day: string): Summary[] {
-    return this._events.filter((event) => {
-      const [first, last] = this.daysOf(event);
-      return first <= day && day <= last;
-    });
+    return this._events
+      .filter((event) => {
+        const [first, last] = this.daysOf(event);
+        return first <= day && day <= last;
+      })
+      .sort((a, b) => Date.parse(a.startDate) - Date.parse(b.startDate));
   }
 
   private format(options: Intl.DateTimeFormatOptions, zone = 'UTC'): Intl.DateTimeFormat {
