@@ -28,11 +28,17 @@ const SOFA_BASE = '/sofa';
  */
 const PATH_STAND_IN = '0';
 
-/** One run of a route's operation: what SOFA passes from `fetch` through to `execute`. */
+/**
+ * One run of a route's operation: what SOFA passes from `fetch` through to `execute`, and what the run
+ * answered. SOFA serialises the answer into the body sent; the run keeps the value it handed SOFA, so
+ * that the envelope's headers are read from it rather than from parsing the body back (~1 ms of a
+ * 35 KB list).
+ */
 interface RestOperation {
-  route: RestRoute;
-  variables: Record<string, ParamValue>;
-  context: Context;
+  readonly route: RestRoute;
+  readonly variables: Record<string, ParamValue>;
+  readonly context: Context;
+  answer?: { value: unknown; version: string | undefined };
 }
 
 /** A run's outcome: the answer's value and its serialisation, or the error to send. */
@@ -76,12 +82,17 @@ export function restOperations(
     customScalars: { JSON: {}, DateTime: { type: 'string', format: 'date-time' } },
     context: ({ operation }: { operation: RestOperation }) => operation,
     // The operation runs with the arguments the edge read, not with SOFA's reading of the URL; its
-    // value leaves without the keys the reference omits, so SOFA's serialisation is the body sent.
+    // value leaves without the keys the reference omits and without its version (read, not sent), so
+    // SOFA's serialisation is the body sent.
     execute: ((args: Parameters<typeof execute>[0]) => {
-      const { route, variables, context } = args.contextValue as RestOperation;
+      const operation = args.contextValue as RestOperation;
+      const { route, variables, context } = operation;
       const field = fieldOf(route);
-      const shaped = (result: ExecutionResult): ExecutionResult =>
-        result.errors ? result : { data: { [field]: withoutOmittedNulls(route, result.data?.[field]) } };
+      const shaped = (result: ExecutionResult): ExecutionResult => {
+        if (result.errors) return result;
+        operation.answer = withoutVersion(withoutOmittedNulls(route, result.data?.[field]));
+        return { data: { [field]: operation.answer.value } };
+      };
       const result = executeCompiled({ ...args, contextValue: context, variableValues: variables });
       return 'then' in result ? result.then(shaped) : shaped(result);
     }) as typeof execute,
@@ -100,22 +111,25 @@ export function restOperations(
     async run(route, variables, context) {
       const method = route.methods[0];
       const path = sofaPathOf(route.path).replace(/:\w+/g, PATH_STAND_IN);
+      const operation: RestOperation = { route, variables, context };
       const response = await sofa.fetch(new Request(`http://sofa${SOFA_BASE}${path}`, { method }), {
-        operation: { route, variables, context },
+        operation,
       });
       const json = await response.text();
       if (response.status !== 200) return { error: JSON.parse(json) as WordPressError };
-      const value = JSON.parse(json) as unknown;
-      // A single record's answer carries its version (the start of its entity tag): read, not sent.
-      if (!isVersioned(value)) return { value, json, version: undefined };
-      const { [RECORD_VERSION_KEY]: version, ...answer } = value;
-      return { value: answer, json: JSON.stringify(answer), version: version ?? undefined };
+      if (!operation.answer) throw new Error(`SOFA answered ${route.operation} without running it`);
+      return { ...operation.answer, json };
     },
   };
 }
 
-function isVersioned(value: unknown): value is { [RECORD_VERSION_KEY]: string | null } {
-  return value !== null && typeof value === 'object' && RECORD_VERSION_KEY in value;
+/** A single record's answer carries its version (the start of its entity tag): read, not sent. */
+function withoutVersion(value: unknown): { value: unknown; version: string | undefined } {
+  if (value === null || typeof value !== 'object' || !(RECORD_VERSION_KEY in value)) {
+    return { value, version: undefined };
+  }
+  const { [RECORD_VERSION_KEY]: version, ...answer } = value as Record<string, unknown>;
+  return { value: answer, version: typeof version === 'string' ? version : undefined };
 }
 
 function fieldArguments(
