@@ -185,10 +185,17 @@ function indexArg(arg: GraphQLArgument): IndexArg {
 const NULL_ONLY: OpenAPIV3.SchemaObject = { type: 'object', nullable: true, enum: [null] };
 
 function typeSchema(type: RestFieldType, items: IndexArg['items']): OpenAPIV3.SchemaObject {
-  if (type === 'array') return { type: 'array', items: items ? typeSchema(items.type, undefined) : {} };
+  if (type === 'array') return { type: 'array', items: items ? itemsSchema(items.type) : {} };
   // A body field's object (inline venue fields…) has keys: never an empty object to a client.
   if (type === 'object') return { type, additionalProperties: true };
   return { type };
+}
+
+/** A list's items: one type, or any of several (ids, names and objects alike). */
+function itemsSchema(type: RestFieldType | RestFieldType[]): OpenAPIV3.SchemaObject {
+  return Array.isArray(type)
+    ? { anyOf: type.map((one) => typeSchema(one, undefined)) }
+    : typeSchema(type, undefined);
 }
 
 function schemaOfArg(arg: IndexArg): OpenAPIV3.SchemaObject {

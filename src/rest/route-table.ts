@@ -15,7 +15,7 @@ export type RestFieldType = 'string' | 'integer' | 'number' | 'boolean' | 'array
  */
 export interface RestField {
   type?: RestFieldType | RestFieldType[];
-  items?: { type: RestFieldType };
+  items?: { type: RestFieldType | RestFieldType[] };
   format?: string;
   enum?: string[];
   description: string;

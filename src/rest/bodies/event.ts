@@ -238,6 +238,7 @@ const HAND_BODY = {
   }),
   cost: bodyField('cost', z.unknown(), {
     type: ['string', 'array'],
+    items: { type: ['number', 'string'] },
     description: 'The event cost',
     required: false,
   }),
@@ -266,12 +267,14 @@ const HAND_BODY = {
   }),
   categories: bodyField('categories', refs(termRefs), {
     type: ['array', 'string'],
+    items: { type: ['integer', 'string', 'object'] },
     default: null,
     description: 'The event category IDs or names (an array or a comma list)',
     required: false,
   }),
   tags: bodyField('tags', refs(termRefs), {
     type: ['array', 'string'],
+    items: { type: ['integer', 'string', 'object'] },
     default: null,
     description: 'The event tag IDs or names (an array or a comma list)',
     required: false,
@@ -281,6 +284,7 @@ const HAND_BODY = {
     refs((value) => linkRefs(value, VENUE_BODY, false)),
     {
       type: ['integer', 'object', 'array'],
+      items: { type: ['integer', 'string', 'object'] },
       default: null,
       description: 'The event venue ID, or an object of venue fields',
       required: false,
@@ -292,6 +296,7 @@ const HAND_BODY = {
     refs((value) => linkRefs(value, ORGANIZER_BODY, true)),
     {
       type: ['integer', 'string', 'object', 'array'],
+      items: { type: ['integer', 'string', 'object'] },
       default: null,
       description: 'The event organizer IDs or data',
       required: false,
