@@ -20,6 +20,13 @@ const ICALENDAR = {
   filenameKey: 'filename',
 };
 
+/**
+ * An event's answer shows its venues and organizers only while the viewer may see them: one turning
+ * public or private changes answers that did not show it, so any write to them drops event answers.
+ * Terms are always shown: the answers showing one are dropped by its writes alone.
+ */
+const EVENT_LINKED_FAMILIES: Array<'venue' | 'organizer'> = ['venue', 'organizer'];
+
 /** The REST route table (docs/reference.md §S4). */
 export const restRoutes: RestRoute[] = [
   {
@@ -28,6 +35,7 @@ export const restRoutes: RestRoute[] = [
     operation: 'Query.tecEvents',
     headers: ARCHIVE_HEADERS,
     omitWhenNull: ARCHIVE_LINKS,
+    dependsOn: { families: EVENT_LINKED_FAMILIES },
     description: 'Upcoming events, filtered and paged',
   },
   // iCalendar feeds: the list (same filters, defaults and visibility, `limit` instead of paging) and
@@ -62,6 +70,7 @@ export const restRoutes: RestRoute[] = [
     path: '/events/:id',
     operation: 'Query.tecEvent',
     omitWhenNull: SINGLE_EVENT_NULLS,
+    dependsOn: { families: EVENT_LINKED_FAMILIES },
     description: 'One event, with its JSON-LD',
   },
   {
@@ -69,6 +78,7 @@ export const restRoutes: RestRoute[] = [
     path: '/events/by-slug/:slug',
     operation: 'Query.tecEventBySlug',
     omitWhenNull: SINGLE_EVENT_NULLS,
+    dependsOn: { families: EVENT_LINKED_FAMILIES },
     description: 'One event by its slug, with its JSON-LD',
   },
   // Event writes (docs/reference.md §S4.2): create, update and delete by id or slug; DELETE trashes unless
@@ -143,6 +153,8 @@ function termRoutes(path: string, one: string, many: string, fields: Record<stri
       headers: ARCHIVE_HEADERS,
       omitWhenNull: ARCHIVE_LINKS,
       nonEmpty: ['search', 'order', 'orderby', 'slug'],
+      // Which terms a list holds, and their order, move with their counts (`hide_empty`, `orderby=count`).
+      dependsOn: { families: ['term', 'term-counts'] },
       description: `Event ${many.toLowerCase()}, filtered and paged (empty ones hidden by default)`,
     },
     {
@@ -159,6 +171,7 @@ function termRoutes(path: string, one: string, many: string, fields: Record<stri
       methods: ['GET'],
       path: `/${path}/:id`,
       operation: `Query.tec${one}`,
+      dependsOn: { families: [] },
       description: `One event ${kind}`,
     },
     {
@@ -181,7 +194,7 @@ function termRoutes(path: string, one: string, many: string, fields: Record<stri
 function linkedPostRoutes(
   path: string,
   one: string,
-  kind: string,
+  kind: 'venue' | 'organizer',
   fields: Record<string, RestField>,
 ): RestRoute[] {
   const many = `${one}s`;
@@ -193,6 +206,7 @@ function linkedPostRoutes(
       operation: `Query.tec${many}`,
       headers: ARCHIVE_HEADERS,
       omitWhenNull: ARCHIVE_LINKS,
+      dependsOn: { families: [kind] },
       description: `${many}, filtered and paged, newest first`,
     },
     {
@@ -208,6 +222,7 @@ function linkedPostRoutes(
       methods: ['GET'],
       path: `/${path}/:id`,
       operation: `Query.tec${one}`,
+      dependsOn: { families: [] },
       description: `One ${kind}, with its JSON-LD`,
     },
     {
@@ -228,6 +243,7 @@ function linkedPostRoutes(
       methods: ['GET'],
       path: `/${path}/by-slug/:slug`,
       operation: `Query.tec${one}BySlug`,
+      dependsOn: { families: [] },
       description: `One ${kind} by its slug, with its JSON-LD`,
     },
     {

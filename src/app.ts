@@ -30,6 +30,7 @@ import { restSchema } from './schema/index.js';
 import { ChangeFeed } from './services/sync/change-feed.js';
 import { recordChanges } from './services/sync/change-log.js';
 import { WritePipeline } from './services/transactions.js';
+import { writeEffectOf } from './services/write-effects.js';
 
 export interface AppOptions {
   db: Db;
@@ -77,8 +78,9 @@ export function buildApp({
     });
   const cache = givenCache ?? createResponseCache(config, metrics);
   metrics?.observeCacheSize(() => cache.bytes);
-  // The one invalidation path of REST and GraphQL: a committed write, before its response is sent.
-  writes.afterCommit(() => cache.invalidate());
+  // The one invalidation path of REST and GraphQL: a committed write drops what it changed, before its
+  // response is sent.
+  writes.afterCommit((committed) => cache.invalidate(writeEffectOf(committed)));
   // The same notification feeds the subscriptions; a draining instance ends their streams.
   const changes = givenChanges ?? new ChangeFeed({ ...config.subscriptions, logger });
   writes.afterCommit((committed) => changes.publish(committed));

@@ -3,6 +3,7 @@ import type { Db } from './db/client.js';
 import { ANONYMOUS, type Viewer } from './domain/permissions.js';
 import { siteUrls } from './domain/urls.js';
 import type { IfMatch } from './domain/versions.js';
+import type { ReadLog } from './services/read-log.js';
 import type { ChangeFeed } from './services/sync/change-feed.js';
 import type { Context, Keep } from './services/scope.js';
 import type { WritePipeline } from './services/transactions.js';
@@ -24,6 +25,8 @@ export interface RequestInfo {
   address?: string;
   /** The version an update or delete requires (REST `If-Match`), fixed when the context is made. */
   ifMatch?: IfMatch | null;
+  /** Where the services note what the answer's reads depended on (an edge that caches it). */
+  reads?: ReadLog;
 }
 
 /** The request's context, made once by the edge that received it (REST router, GraphQL endpoint). */
@@ -41,6 +44,7 @@ export function createContext(
     client: viewer.userId !== null ? `user:${viewer.userId}` : `address:${request.address ?? 'unknown'}`,
     viewer,
     ifMatch: request.ifMatch ?? null,
+    ...(request.reads ? { reads: request.reads } : {}),
     urls: siteUrls(config.siteUrl, request.languageSegment),
   };
 }

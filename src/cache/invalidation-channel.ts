@@ -1,9 +1,12 @@
+import { EVERYTHING, type WriteEffect } from '../domain/dependencies.js';
 import type { Logger } from '../logger.js';
 import { type BusSettings, type InstanceBus, announce, busAddressOf } from '../ops/instance-bus.js';
 import type { ResponseCache } from './response-cache.js';
 
-// Cache invalidations between instances: each committed write clears this instance's cache (the write
-// pipeline's afterCommit) and is published on the instance bus; every other instance clears its own.
+// Cache invalidations between instances: each committed write's effect drops what it changed from this
+// instance's cache (the write pipeline's afterCommit) and is published on the instance bus; every other
+// instance drops the same from its own. A message too large for the bus (PostgreSQL's NOTIFY takes
+// 8,000 bytes) goes as "everything", as does one from a process that cannot say (the CLI).
 // While the bus cannot hear the channel an instance would miss other writes, so it stops sharing
 // answers (reads stay correct, only uncached) and starts again from an empty cache once it hears.
 
@@ -13,11 +16,25 @@ const CHANNEL = 'calendar_cache_invalidation';
 export function shareInvalidations(cache: ResponseCache, bus: InstanceBus): void {
   cache.suspend();
   bus.listen(CHANNEL, {
-    message: () => cache.invalidate('remote'),
+    message: (payload) => cache.invalidate(effectOf(payload), 'remote'),
     heard: () => cache.resume(),
     lost: () => cache.suspend(),
   });
-  cache.onInvalidate(() => bus.publish(CHANNEL, null));
+  cache.onInvalidate((effect) =>
+    bus.publish(CHANNEL, JSON.stringify(effect).length > MAX_MESSAGE ? EVERYTHING : effect),
+  );
+}
+
+/** Room left for the bus's own envelope within NOTIFY's 8,000 bytes. */
+const MAX_MESSAGE = 6000;
+
+/** A published effect as received; anything else (null from the CLI, a malformed one) is everything. */
+function effectOf(payload: unknown): WriteEffect {
+  if (typeof payload !== 'object' || payload === null) return EVERYTHING;
+  const { all, records, kinds, spans } = payload as Partial<WriteEffect>;
+  if (all || !Array.isArray(records) || !Array.isArray(kinds)) return EVERYTHING;
+  if (spans !== 'unknown' && !Array.isArray(spans)) return EVERYTHING;
+  return { records, kinds, spans };
 }
 
 /**

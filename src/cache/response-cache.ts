@@ -2,12 +2,20 @@ import { createHash } from 'node:crypto';
 import type { Context as KoaContext } from 'koa';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
+import {
+  ANY_WRITE,
+  type Dependencies,
+  EVERYTHING,
+  type WriteEffect,
+  affects,
+} from '../domain/dependencies.js';
 import { versionedEtag } from '../domain/versions.js';
 
 // The one response cache of REST and GraphQL reads. Entries are whole answers (status, headers, bytes)
-// for anonymous viewers; every committed write clears them all (`invalidate`, one path for both APIs,
-// called by the write pipeline's afterCommit hook and by the invalidation bus of other instances).
-// Coarse but correct: a calendar is read far more often than it is written.
+// for anonymous viewers, each with what it depends on (the records it shows, the families its lookups
+// read, the date windows of its event lists: `domain/dependencies.ts`). A committed write's effect drops
+// exactly the entries it meets (`invalidate`, one path for both APIs, called by the write pipeline's
+// afterCommit hook and by the invalidation bus with the effects of other instances' writes).
 
 interface Entry {
   status: number;
@@ -15,7 +23,16 @@ interface Entry {
   body: Buffer;
   /** Which store this is: an alias names the entry it was recorded for, never a later one. */
   serial: number;
+  dependencies: Dependencies;
 }
+
+interface Kept {
+  value: number;
+  dependencies: Dependencies;
+}
+
+/** How many recent effects are remembered to decide whether an answer computed meanwhile is current. */
+const RECENT_EFFECTS = 512;
 
 /**
  * A request's own spelling (raw URL, `Accept`, day, GraphQL body) of an entry's normalised key,
@@ -44,12 +61,18 @@ export interface AnswerMeta {
   version?: string;
   /** The answer depends on the time of day (a phrase such as `now`), not only the date: never stored. */
   clockSensitive?: boolean;
+  /** What a write must meet to make the answer stale; absent: any write does. */
+  dependencies?: Dependencies;
 }
 
 /** Headers an entry never keeps: they belong to one exchange. */
 const EXCHANGE_HEADERS = new Set(['content-length', 'date', 'connection', 'set-cookie', 'x-request-id']);
 
-export type CacheEvent = 'hit' | 'miss' | 'eviction' | 'invalidation';
+/**
+ * `invalidation`: a write's effect applied; `dropped`: one entry it made stale; `shared`: a miss that
+ * waited for the same answer being computed by another request instead of computing it again.
+ */
+export type CacheEvent = 'hit' | 'miss' | 'eviction' | 'invalidation' | 'dropped' | 'shared';
 
 export interface ResponseCacheOptions {
   enabled: boolean;
@@ -79,13 +102,21 @@ export class ResponseCache {
   private readonly now: () => number;
   /** The site-zone day of `now()` and the instants where it starts and ends (recomputed outside). */
   private day = { name: '', from: 0, until: -1 };
-  /** Bumped by every invalidation: an answer computed across one is not stored (read-during-write race). */
-  private generation = 0;
-  private readonly listeners: Array<() => void> = [];
+  /**
+   * The effects applied lately, the last one numbered `applied`: an answer computed while one of them
+   * arrived is stored only if none of those meets its dependencies (read-during-write race).
+   */
+  private readonly recent: WriteEffect[] = [];
+  private applied = 0;
+  /** Bumped when the cache is emptied wholesale (suspend, resume): nothing computed before is stored. */
+  private epoch = 0;
+  private readonly listeners: Array<(effect: WriteEffect) => void> = [];
   /** While the invalidations of other instances cannot reach this one, nothing is served or stored. */
   private suspended = false;
   /** Numbers answers are made of (a list's total), kept under the same invalidation (`keep`). */
-  private readonly kept: LRUCache<string, number> | null;
+  private readonly kept: LRUCache<string, Kept> | null;
+  /** Answers being computed, by key: concurrent misses of one key wait for the first (single flight). */
+  private readonly computing = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: ResponseCacheOptions) {
     this.entries = options.enabled
@@ -106,7 +137,7 @@ export class ResponseCache {
             key.length + alias.key.length + alias.headers.reduce((n, [a, b]) => n + a.length + b.length, 64),
         })
       : null;
-    this.kept = options.enabled ? new LRUCache<string, number>({ max: 1000 }) : null;
+    this.kept = options.enabled ? new LRUCache<string, Kept>({ max: 1000 }) : null;
     this.now = options.now ?? Date.now;
   }
 
@@ -129,16 +160,35 @@ export class ResponseCache {
   }
 
   /**
-   * Every stored answer is stale from now on. `remote`: another instance wrote (told by the
-   * invalidation bus), so the listeners — the bus itself — are not told again.
+   * Drops every stored answer that a write with `effect` can change (`EVERYTHING` drops them all).
+   * `remote`: another instance wrote (told by the invalidation bus), so the listeners — the bus
+   * itself — are not told again.
    */
-  invalidate(origin: 'local' | 'remote' = 'local'): void {
-    this.generation++;
+  invalidate(effect: WriteEffect = EVERYTHING, origin: 'local' | 'remote' = 'local'): void {
+    this.recent.push(effect);
+    if (this.recent.length > RECENT_EFFECTS) this.recent.shift();
+    this.applied++;
+    this.options.onEvent?.('invalidation');
+    if (effect.all) {
+      const count = this.entries?.size ?? 0;
+      this.clear();
+      for (let i = 0; i < count; i++) this.options.onEvent?.('dropped');
+    } else {
+      for (const store of [this.entries, this.kept]) {
+        if (!store) continue;
+        const stale: string[] = [];
+        for (const [key, held] of store.entries()) if (affects(effect, held.dependencies)) stale.push(key);
+        for (const key of stale) store.delete(key);
+        if (store === this.entries) for (const _ of stale) this.options.onEvent?.('dropped');
+      }
+    }
+    if (origin === 'local') for (const listener of this.listeners) listener(effect);
+  }
+
+  private clear(): void {
     this.entries?.clear();
     this.aliases?.clear();
     this.kept?.clear();
-    this.options.onEvent?.('invalidation');
-    if (origin === 'local') for (const listener of this.listeners) listener();
   }
 
   /**
@@ -147,38 +197,48 @@ export class ResponseCache {
    */
   suspend(): void {
     this.suspended = true;
-    this.generation++;
-    this.entries?.clear();
-    this.aliases?.clear();
-    this.kept?.clear();
+    this.epoch++;
+    this.clear();
   }
 
   resume(): void {
-    this.generation++;
-    this.entries?.clear();
-    this.aliases?.clear();
-    this.kept?.clear();
+    this.epoch++;
+    this.clear();
     this.suspended = false;
   }
 
+  /** A mark to compare with `current` once an answer is computed. */
+  private mark(): { epoch: number; applied: number } {
+    return { epoch: this.epoch, applied: this.applied };
+  }
+
+  /** Whether an answer computed since `mark` with these dependencies is still current. */
+  private current(mark: { epoch: number; applied: number }, dependencies: Dependencies): boolean {
+    if (mark.epoch !== this.epoch) return false;
+    const since = this.applied - mark.applied;
+    if (since === 0) return true;
+    if (since > this.recent.length) return false;
+    return !this.recent.slice(-since).some((effect) => affects(effect, dependencies));
+  }
+
   /**
-   * A number answers are made of (a list's total), worked out once and kept under the same
-   * invalidation as the answers, for the answers the cache does not hold (another page or page size,
-   * a viewer's own list). Worked out every time while the cache is off or suspended; one worked out
-   * across an invalidation is not kept.
+   * A number answers are made of (a list's total), worked out once and kept until a write meets its
+   * dependencies, for the answers the cache does not hold (another page or page size, a viewer's own
+   * list). Worked out every time while the cache is off or suspended; one worked out across a write
+   * that meets it is not kept.
    */
-  async keep(key: string, compute: () => Promise<number>): Promise<number> {
+  async keep(key: string, dependencies: Dependencies, compute: () => Promise<number>): Promise<number> {
     if (!this.kept || this.suspended) return compute();
     const kept = this.kept.get(key);
-    if (kept !== undefined) return kept;
-    const generation = this.generation;
+    if (kept !== undefined) return kept.value;
+    const mark = this.mark();
     const value = await compute();
-    if (generation === this.generation) this.kept.set(key, value);
+    if (this.current(mark, dependencies)) this.kept.set(key, { value, dependencies });
     return value;
   }
 
   /** Told about every local invalidation (the bus publishes them to other instances). */
-  onInvalidate(listener: () => void): void {
+  onInvalidate(listener: (effect: WriteEffect) => void): void {
     this.listeners.push(listener);
   }
 
@@ -252,27 +312,53 @@ export class ResponseCache {
   /**
    * Answers from the cache when it holds `key`; otherwise runs `compute` (which sets ctx.status,
    * headers and a string or Buffer body, and returns what the answer depends on) and keeps a 200
-   * answer. `key` null: never cached. Either way, a 200 answer to GET/HEAD gets its validators and
-   * `If-None-Match` is honoured.
+   * answer. Concurrent misses of one key compute it once: the others wait and are answered from the
+   * entry (or compute it themselves when it was not stored: an error is never shared). `key` null:
+   * never cached. Either way, a 200 answer to GET/HEAD gets its validators and `If-None-Match` is
+   * honoured.
    */
   async serve(ctx: KoaContext, key: string | null, compute: () => Promise<AnswerMeta | void>): Promise<void> {
     if (this.suspended) key = null;
-    const entry = key !== null ? this.entries?.get(key) : undefined;
-    if (key !== null && this.entries) this.options.onEvent?.(entry ? 'hit' : 'miss');
-    if (entry) {
-      ctx.state.cacheEntry = {
-        key: key as string,
-        serial: entry.serial,
-        body: entry.body,
-      } satisfies ServedEntry;
-      ctx.status = entry.status;
-      for (const [name, value] of Object.entries(entry.headers)) ctx.set(name, value);
-      ctx.set('X-Cache', 'hit');
-      ctx.body = entry.body;
-      conditional(ctx, true);
-      return;
+    if (key !== null && this.entries) {
+      let entry = this.entries.get(key);
+      if (!entry) {
+        const pending = this.computing.get(key);
+        if (pending) {
+          await pending.catch(() => undefined);
+          entry = this.entries.get(key);
+          if (entry) this.options.onEvent?.('shared');
+        }
+      }
+      this.options.onEvent?.(entry ? 'hit' : 'miss');
+      if (entry) return this.answer(ctx, key, entry);
+      if (!this.computing.has(key)) {
+        const work = this.computeAndStore(ctx, key, compute);
+        this.computing.set(key, work);
+        try {
+          return await work;
+        } finally {
+          if (this.computing.get(key) === work) this.computing.delete(key);
+        }
+      }
     }
-    const generation = this.generation;
+    return this.computeAndStore(ctx, key, compute);
+  }
+
+  private answer(ctx: KoaContext, key: string, entry: Entry): void {
+    ctx.state.cacheEntry = { key, serial: entry.serial, body: entry.body } satisfies ServedEntry;
+    ctx.status = entry.status;
+    for (const [name, value] of Object.entries(entry.headers)) ctx.set(name, value);
+    ctx.set('X-Cache', 'hit');
+    ctx.body = entry.body;
+    conditional(ctx, true);
+  }
+
+  private async computeAndStore(
+    ctx: KoaContext,
+    key: string | null,
+    compute: () => Promise<AnswerMeta | void>,
+  ): Promise<void> {
+    const mark = this.mark();
     const meta = (await compute()) ?? {};
     const body = ctx.body;
     const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.isBuffer(body) ? body : null;
@@ -281,7 +367,8 @@ export class ResponseCache {
     // A single record's tag starts with its version (what `If-Match` compares on a later write).
     ctx.set('ETag', meta.version ? versionedEtag(meta.version, bytesHash(bytes)) : strongEtag(bytes));
     conditional(ctx, key !== null);
-    if (key === null || !this.entries || meta.clockSensitive || generation !== this.generation) return;
+    const dependencies = meta.dependencies ?? ANY_WRITE;
+    if (key === null || !this.entries || meta.clockSensitive || !this.current(mark, dependencies)) return;
     ctx.set('X-Cache', 'miss');
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(ctx.response.headers)) {
@@ -296,7 +383,7 @@ export class ResponseCache {
       headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
     }
     const serial = ++this.serial;
-    this.entries.set(key, { status: 200, headers, body: bytes, serial });
+    this.entries.set(key, { status: 200, headers, body: bytes, serial, dependencies });
     ctx.state.cacheEntry = { key, serial, body: bytes } satisfies ServedEntry;
   }
 }

@@ -1,3 +1,5 @@
+import type { DependencyKind } from '../domain/dependencies.js';
+
 /**
  * The key a single record's answer carries its version under (the start of its entity tag): read and
  * removed by the engine, never sent, never documented.
@@ -55,5 +57,11 @@ export interface RestRoute {
   document?: { contentType: string; bodyKey: string; filenameKey?: string };
   /** The route also answers GET `path` when the query sets `flag` (e.g. the reference's `?ical=1`). */
   alsoAt?: { path: string; flag: string };
+  /**
+   * A read whose cached answers depend only on the records they show, what the services logged while
+   * reading (an event list's window, the records its filters name) and these families (a list of
+   * venues changes with any venue). Absent: any write drops its answers.
+   */
+  dependsOn?: { families: DependencyKind[] };
   description: string;
 }

@@ -5,10 +5,12 @@ import type { Logger } from 'pino';
 import type { Context } from '../context.js';
 import { type AnswerMeta, ResponseCache } from '../cache/response-cache.js';
 import { dependsOnClock } from '../domain/dates.js';
+import { mergeDependencies } from '../domain/dependencies.js';
 import { ANONYMOUS } from '../domain/permissions.js';
 import { API_PREFIX } from '../domain/urls.js';
 import { parseIfMatch } from '../domain/versions.js';
 import { hasNul } from '../http/request-text.js';
+import { ReadLog } from '../services/read-log.js';
 import { allowFor } from './allow.js';
 import {
   createDiscovery,
@@ -20,6 +22,7 @@ import {
 import { sendJson, sendResult } from './envelope.js';
 import { NO_ROUTE, sendError } from './errors.js';
 import { restOperations } from './operations.js';
+import { recordsShown } from './records-shown.js';
 import { type ParamValue, isSet, nulRefused, readArguments, readQuery } from './params.js';
 import type { HttpMethod, RestRoute } from './route-table.js';
 
@@ -27,6 +30,9 @@ import type { HttpMethod, RestRoute } from './route-table.js';
 // segment); each request's parameters are read and checked once (`params.ts`), its route's operation
 // runs through SOFA (`operations.ts`), and the route's declaration shapes the answer (`envelope.ts`)
 // with its `Allow` (`allow.ts`).
+
+/** The discovery documents show no records: no write changes them. */
+const NO_DATA = { records: [], kinds: [], windows: [] };
 
 const LANGUAGE_TAG = /^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$/i;
 
@@ -42,7 +48,7 @@ function isLanguageTag(tag: string): boolean {
 /** The request's context: made once, with the precondition an update or delete names (`If-Match`). */
 export type CreateRestContext = (
   koa: KoaContext,
-  request: { languageSegment: string | undefined; ifMatch: ReturnType<typeof parseIfMatch> },
+  request: { languageSegment: string | undefined; ifMatch: ReturnType<typeof parseIfMatch>; reads?: ReadLog },
 ) => Context;
 
 export function createRestRouter(options: {
@@ -59,11 +65,12 @@ export function createRestRouter(options: {
   const discovery = createDiscovery({ schema: options.schema, routes, sofaDocument: operations.document });
   const router = new Router();
 
-  const contextOf = (ctx: KoaContext, method: HttpMethod) =>
+  const contextOf = (ctx: KoaContext, method: HttpMethod, reads?: ReadLog) =>
     options.createContext(ctx, {
       languageSegment: ctx.params.lang,
       // Updates and deletes apply only to the version the client names (412 otherwise).
       ifMatch: method === 'GET' ? null : parseIfMatch(ctx.get('If-Match')),
+      ...(reads && { reads }),
     });
   const urlsOf = (ctx: KoaContext) => contextOf(ctx, 'GET').urls;
   /** Shared entries only for anonymous reads. */
@@ -115,14 +122,16 @@ export function createRestRouter(options: {
 
   serve('', ['GET'], (ctx, method) => {
     ctx.set(discoveryHeaders(urlsOf(ctx)));
-    return cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () =>
-      sendJson(ctx, discovery.index(urlsOf(ctx)), 'GET'),
-    );
+    return cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () => {
+      sendJson(ctx, discovery.index(urlsOf(ctx)), 'GET');
+      return { dependencies: NO_DATA };
+    });
   });
   serve('/doc', ['GET'], (ctx, method) =>
-    cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () =>
-      sendJson(ctx, discovery.openApi(urlsOf(ctx).api), 'GET'),
-    ),
+    cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () => {
+      sendJson(ctx, discovery.openApi(urlsOf(ctx).api), 'GET');
+      return { dependencies: NO_DATA };
+    }),
   );
   serve('/docs', ['GET'], (ctx) => {
     const page = ctx.path.replace(/\/+$/, '');
@@ -166,7 +175,8 @@ export function createRestRouter(options: {
       if ('error' in read) return sendError(ctx, read.error);
       const { variables } = read;
       const run = async (): Promise<AnswerMeta> => {
-        const context = contextOf(ctx, method);
+        const reads = new ReadLog();
+        const context = contextOf(ctx, method, reads);
         const outcome = await operations.run(route, variables, context);
         if ('error' in outcome) {
           sendError(ctx, outcome.error);
@@ -177,6 +187,13 @@ export function createRestRouter(options: {
         return {
           version: outcome.version,
           clockSensitive: readsClock(variables, cache.siteTimezone),
+          ...(route.dependsOn && {
+            dependencies: mergeDependencies(reads.dependencies(recordsShown(outcome.value)), {
+              records: [],
+              kinds: route.dependsOn.families,
+              windows: [],
+            }),
+          }),
         };
       };
       if (method !== 'GET') return run();

@@ -1,8 +1,10 @@
 import type { Config } from '../config.js';
+import type { Dependencies } from '../domain/dependencies.js';
 import type { Db } from '../db/client.js';
 import type { Viewer } from '../domain/permissions.js';
 import type { SiteUrls } from '../domain/urls.js';
 import type { IfMatch } from '../domain/versions.js';
+import type { ReadLog } from './read-log.js';
 import type { ChangeFeed } from './sync/change-feed.js';
 import type { WritePipeline } from './transactions.js';
 
@@ -26,9 +28,16 @@ export interface Context {
   ifMatch?: IfMatch | null;
   /** Keeps a number (a list's total) under the response cache's invalidation; absent: worked out each time. */
   keep?: Keep;
+  /** Where the services note what an answer's reads depended on (the edge that caches it reads it back). */
+  reads?: ReadLog;
 }
 
-export type Keep = (key: string, compute: () => Promise<number>) => Promise<number>;
+/** A number kept until a write meets `dependencies`; worked out by `compute` when not kept. */
+export type Keep = (
+  key: string,
+  dependencies: Dependencies,
+  compute: () => Promise<number>,
+) => Promise<number>;
 
 /** What services need of a request: who asks, the database, the settings and the write pipeline. */
 export type Scope = Pick<Context, 'db' | 'viewer' | 'config' | 'writes' | 'ifMatch'>;

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { ApiError } from '../domain/errors.js';
+import type { EventSpan } from '../domain/dependencies.js';
 import type { Viewer } from '../domain/permissions.js';
 import { assertVersion, type IfMatch, type VersionedRow } from '../domain/versions.js';
 import { Prisma } from '../generated/sqlite/client.js';
@@ -22,7 +23,17 @@ export interface Change {
   readonly operation: ChangeOperation;
   /** Terms only: `tribe_events_cat` or `post_tag`, when the writer knows it (a deleted term must say). */
   readonly taxonomy?: string;
+  /** Terms only: only the count of its events changed (an event linked or unlinked, published or not). */
+  readonly countOnly?: boolean;
+  /**
+   * Events only: where it was before the write and is after it (null: it did not exist / no longer
+   * does). Absent when the writer did not say: every event list is then assumed to have changed.
+   */
+  readonly spans?: { before: EventSpan | null; after: EventSpan | null };
 }
+
+/** What a writer may say of a change beyond its kind, id and operation. */
+export type ChangeDetails = Pick<Change, 'taxonomy' | 'countOnly' | 'spans'>;
 
 /** Runs inside the transaction, after the write: what it writes commits (or rolls back) with it. */
 export type BeforeCommitListener = (changes: readonly Change[], tx: Tx) => Promise<void>;
@@ -46,8 +57,11 @@ export interface WriteScope {
   readonly tx: Tx;
   readonly viewer: Viewer;
   readonly config: WriteRequest['config'];
-  /** Records a change for the listeners; the same change twice is recorded once. */
-  changed(kind: ChangeKind, id: number, operation: ChangeOperation, taxonomy?: string): void;
+  /**
+   * Records a change for the listeners; the same change twice is recorded once (its details merged:
+   * the first `before`, the last `after`).
+   */
+  changed(kind: ChangeKind, id: number, operation: ChangeOperation, details?: ChangeDetails): void;
   /**
    * Waits for the other transactions holding any of these keys (a slug, a name) to finish, so that
    * what they committed is seen: PostgreSQL advisory transaction locks, taken in key order so that two
@@ -162,9 +176,25 @@ function writeScope(tx: Tx, request: WriteRequest, changes: Change[]): WriteScop
     tx,
     viewer: request.viewer,
     config: request.config,
-    changed(kind, id, operation, taxonomy) {
-      if (!changes.some((c) => c.kind === kind && c.id === id && c.operation === operation))
-        changes.push({ kind, id, operation, ...(taxonomy ? { taxonomy } : {}) });
+    changed(kind, id, operation, details = {}) {
+      const index = changes.findIndex((c) => c.kind === kind && c.id === id && c.operation === operation);
+      const previous = index >= 0 ? changes[index]! : null;
+      const spans =
+        previous?.spans && details.spans
+          ? { before: previous.spans.before, after: details.spans.after }
+          : (previous?.spans ?? details.spans);
+      const change: Change = {
+        kind,
+        id,
+        operation,
+        ...((details.taxonomy ?? previous?.taxonomy)
+          ? { taxonomy: details.taxonomy ?? previous?.taxonomy }
+          : {}),
+        ...(details.countOnly && (previous?.countOnly ?? true) ? { countOnly: true } : {}),
+        ...(spans ? { spans } : {}),
+      };
+      if (index >= 0) changes[index] = change;
+      else changes.push(change);
     },
     async lock(keys) {
       if (!postgres) return;

@@ -202,7 +202,7 @@ export async function recount(w: WriteScope, termIds: number[]): Promise<void> {
   if (!termIds.length) return;
   await w.lockRows('Term', termIds);
   await refreshTermCounts(w.tx, termIds);
-  for (const id of new Set(termIds)) w.changed('term', id, 'updated');
+  for (const id of new Set(termIds)) w.changed('term', id, 'updated', { countOnly: true });
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import type { Scope } from '../scope.js';
+import type { EventSpan } from '../../domain/dependencies.js';
 import { ApiError, invalidParams } from '../../domain/errors.js';
 import { DEFAULT_EVENT_STATUS, keepsReason } from '../../domain/event-status.js';
 import {
@@ -145,6 +146,9 @@ async function findEvent(w: WriteScope, key: EventKey): Promise<EventRow> {
 
 const CONFLICT = { conflictCode: 'event-write-conflict' };
 
+/** Where an event is on the calendar, as the change it makes tells the caches. */
+const spanOf = ({ localStart, localEnd }: EventSpan): EventSpan => ({ localStart, localEnd });
+
 /**
  * Creates an event (201 on REST): validation → permission → writes, in one transaction, and returns it
  * as `load` reads it there.
@@ -197,7 +201,7 @@ export function createEvent<T extends LoadedEvent>(
         },
         select: { id: true },
       });
-      w.changed('event', event.id, 'created');
+      w.changed('event', event.id, 'created', { spans: { before: null, after: spanOf(schedule) } });
       await writeLinks(tx, event.id, links, false);
       await recount(w, [...(links.categories ?? []), ...(links.tags ?? [])]);
       return judged(await load(tx, event.id), viewer);
@@ -273,7 +277,9 @@ export function updateEvent<T extends LoadedEvent>(
         where: { id: existing.id },
         data: { ...data, modifiedAt: nextModified(existing.modifiedAt, now), revision: { increment: 1 } },
       });
-      w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated');
+      w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated', {
+        spans: { before: spanOf(existing), after: spanOf(schedule ?? existing) },
+      });
       await writeLinks(tx, existing.id, links, true);
       if (countsChange) await recount(w, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
       return judged(await load(tx, existing.id), viewer);
@@ -305,7 +311,7 @@ export function deleteEvent<T extends LoadedEvent>(
       if (force) {
         const before = judged(await load(tx, existing.id), viewer);
         await tx.event.delete({ where: { id: existing.id } });
-        w.changed('event', existing.id, 'deleted');
+        w.changed('event', existing.id, 'deleted', { spans: { before: spanOf(existing), after: null } });
         await recount(w, terms);
         return before;
       }
@@ -320,7 +326,9 @@ export function deleteEvent<T extends LoadedEvent>(
           ...(await slugChange(w, existing, 'trash', existing.title)),
         },
       });
-      w.changed('event', existing.id, 'trashed');
+      w.changed('event', existing.id, 'trashed', {
+        spans: { before: spanOf(existing), after: spanOf(existing) },
+      });
       await recount(w, terms);
       return judged(await load(tx, existing.id), viewer);
     },

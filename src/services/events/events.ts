@@ -1,4 +1,5 @@
 import type { Context } from '../scope.js';
+import type { Dependencies, EventWindow } from '../../domain/dependencies.js';
 import { ApiError, invalidParams } from '../../domain/errors.js';
 import { normalizePaging } from '../../domain/paging.js';
 import { type Viewer, canRead } from '../../domain/permissions.js';
@@ -10,6 +11,7 @@ import { nearestEventIds } from './events-geo.js';
 import {
   type EventListFilter,
   type EventListOptions,
+  type EffectiveEventFilter,
   radiusName,
   resolveEventQuery,
 } from './events-query.js';
@@ -27,12 +29,14 @@ export async function eventArchive(
 ) {
   const paging = normalizePaging(page, perPage);
   const query = await resolveEventQuery(ctx, filter, options);
+  const dependencies = listDependencies(query.effective);
+  logList(ctx, dependencies);
   const pageNotFound = () =>
     new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
   const ordered = query.distances ? await nearestEventIds(ctx, query, radiusName(options)) : null;
   const count = ordered
     ? async () => (ordered as number[]).length
-    : (where: Prisma.EventWhereInput) => countEvents(ctx, where, options.password);
+    : (where: Prisma.EventWhereInput) => countEvents(ctx, where, dependencies, options.password);
   const archive = await archivePage(query, paging, count, pageNotFound);
   return {
     ...archive,
@@ -49,9 +53,56 @@ export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
  * The list's total: counted once per filter, then kept under the response cache's invalidation (never
  * a filter holding a password, which nothing keeps).
  */
-function countEvents(ctx: Context, where: Prisma.EventWhereInput, password?: string | null): Promise<number> {
+function countEvents(
+  ctx: Context,
+  where: Prisma.EventWhereInput,
+  dependencies: Dependencies,
+  password?: string | null,
+): Promise<number> {
   const count = () => ctx.db.event.count({ where });
-  return ctx.keep && !password ? ctx.keep(`events ${JSON.stringify(where)}`, count) : count();
+  return ctx.keep && !password ? ctx.keep(`events ${JSON.stringify(where)}`, dependencies, count) : count();
+}
+
+/**
+ * What a list's membership depends on: its date window (an event outside it, before and after a
+ * write, changes nothing in it), the records its filters name and the families its lookups read.
+ */
+export function listDependencies(effective: EffectiveEventFilter): Dependencies {
+  const records: string[] = [];
+  for (const id of effective.venues ?? []) records.push(`venue:${id}`);
+  for (const id of effective.organizers ?? []) records.push(`organizer:${id}`);
+  if (effective.postParent !== null) records.push(`event:${effective.postParent}`);
+  return {
+    records,
+    // Term filters name terms by slug or id; a geo filter reads every venue's coordinates.
+    kinds: [
+      ...(effective.categories || effective.tags ? (['term'] as const) : []),
+      ...(effective.near || effective.geoloc ? (['venue'] as const) : []),
+    ],
+    windows: [windowOf(effective)],
+  };
+}
+
+function windowOf(effective: EffectiveEventFilter): EventWindow {
+  const later = (a: string | null, b: string | null) => (a === null ? b : b === null || a > b ? a : b);
+  const earlier = (a: string | null, b: string | null) => (a === null ? b : b === null || a < b ? a : b);
+  return {
+    startFrom: later(effective.startDate, effective.startsAfter),
+    startTo: effective.startsBefore,
+    endFrom: effective.endsAfter,
+    endTo: earlier(effective.endDate, effective.endsBefore),
+  };
+}
+
+function logList(ctx: Context, dependencies: Dependencies): void {
+  const log = ctx.reads;
+  if (!log) return;
+  log.eventList(dependencies.windows[0]!);
+  for (const kind of dependencies.kinds) log.family(kind);
+  for (const tag of dependencies.records) {
+    const [kind, id] = tag.split(':') as ['event' | 'venue' | 'organizer', string];
+    log.record(kind, Number(id));
+  }
 }
 
 /** The columns the event list orders by (start, or publication with `include`), as cursors carry them. */
@@ -74,6 +125,8 @@ export async function eventConnection<T extends ListedEvent>(
   }) => Promise<T[]>,
 ) {
   const query = await resolveEventQuery(ctx, filter, options);
+  const dependencies = listDependencies(query.effective);
+  logList(ctx, dependencies);
   if (query.distances) throw invalidParams({ near: 'Not with cursors: page a list near a point by number.' });
   const keys = sortKeysOf(query.orderBy, EVENT_SORT_KINDS);
   const window = keysetWindow(keys, args);
@@ -84,7 +137,7 @@ export async function eventConnection<T extends ListedEvent>(
   });
   return {
     ...connectionPage(keys, window, rows, (row) => judged(row, ctx.viewer, options.password)),
-    totalCount: () => countEvents(ctx, query.where, options.password),
+    totalCount: () => countEvents(ctx, query.where, dependencies, options.password),
   };
 }
 

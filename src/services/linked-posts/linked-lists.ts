@@ -1,4 +1,4 @@
-import type { Scope } from '../scope.js';
+import type { Context, Scope } from '../scope.js';
 import type { Db } from '../../db/client.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
 import { ApiError, invalidParams } from '../../domain/errors.js';
@@ -89,7 +89,7 @@ function protectedSearchable(viewer: Viewer): LinkedWhere | null {
  */
 export async function linkedListQuery(
   db: Db,
-  scope: Pick<Scope, 'viewer' | 'config'>,
+  scope: Pick<Context, 'viewer' | 'config' | 'reads'>,
   filter: LinkedListFilter,
   now: Date = new Date(),
 ): Promise<{ where: LinkedWhere; search: SearchText | null; effective: EffectiveLinkedFilter }> {
@@ -125,6 +125,9 @@ export async function linkedListQuery(
       events: { some: { event: { AND: [{ status: { in: statuses }, startsAt: { gte: now } }, open] } } },
     });
   }
+  // Which records pass these filters moves with the events (their links, status and dates).
+  if (filter.event != null || filter.hasEvents != null || filter.onlyWithUpcoming)
+    scope.reads?.family('events');
   const search = filter.search?.trim() || null;
   if (search) {
     const visible = protectedSearchable(viewer);

@@ -1,4 +1,4 @@
-import type { Scope } from '../scope.js';
+import type { Context, Scope } from '../scope.js';
 import type { Db } from '../../db/client.js';
 import type { Organizer, Prisma } from '../../generated/sqlite/client.js';
 import { isUrl } from '../../domain/urls.js';
@@ -95,7 +95,11 @@ export function deleteOrganizer<T>(
 }
 
 /** One page of organizers: `search` looks in the name, description, excerpt, phone, e-mail and website. */
-async function organizerList(db: Db, scope: Pick<Scope, 'viewer' | 'config'>, filter: LinkedListFilter) {
+async function organizerList(
+  db: Db,
+  scope: Pick<Context, 'viewer' | 'config' | 'reads'>,
+  filter: LinkedListFilter,
+) {
   const query = await linkedListQuery(db, scope, filter);
   const where: Prisma.OrganizerWhereInput = withSearch(query, [
     'name',

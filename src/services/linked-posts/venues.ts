@@ -1,4 +1,4 @@
-import type { Scope } from '../scope.js';
+import type { Context, Scope } from '../scope.js';
 import type { Db } from '../../db/client.js';
 import type { Prisma, Venue } from '../../generated/sqlite/client.js';
 import { isUrl } from '../../domain/urls.js';
@@ -146,7 +146,11 @@ export function deleteVenue<T>(
 }
 
 /** One page of venues: `search` looks in the name, description, excerpt and the address fields. */
-async function venueList(db: Db, scope: Pick<Scope, 'viewer' | 'config'>, filter: LinkedListFilter) {
+async function venueList(
+  db: Db,
+  scope: Pick<Context, 'viewer' | 'config' | 'reads'>,
+  filter: LinkedListFilter,
+) {
   const query = await linkedListQuery(db, scope, filter);
   const where: Prisma.VenueWhereInput = withSearch(query, [
     'name',

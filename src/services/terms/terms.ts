@@ -313,7 +313,7 @@ export function deleteTerm<T>(
       const events = await tx.eventTerm.findMany({ where: { termId: id }, select: { eventId: true } });
       await tx.eventTerm.deleteMany({ where: { termId: id } });
       await tx.term.delete({ where: { id } }).catch(deletedMeanwhile);
-      w.changed('term', id, 'deleted', taxonomy);
+      w.changed('term', id, 'deleted', { taxonomy });
       for (const { eventId } of events) w.changed('event', eventId, 'updated');
       return before;
     },

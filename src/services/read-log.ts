@@ -1,0 +1,41 @@
+import {
+  type Dependencies,
+  type DependencyKind,
+  type EventWindow,
+  recordTag,
+} from '../domain/dependencies.js';
+
+// What one answer's reads depended on beyond the records it shows: the event lists it ran (their date
+// window), the families its lookups named (a venue by slug), the records a filter named. The edge that
+// made the request hands a fresh log to the services through the request's context and reads it back
+// with the answer: written only by the services' list and lookup functions, read only by that edge.
+
+export class ReadLog {
+  private readonly records = new Set<string>();
+  private readonly kinds = new Set<DependencyKind>();
+  private readonly windows: EventWindow[] = [];
+
+  /** An event list ran over this window. */
+  eventList(window: EventWindow): void {
+    this.windows.push(window);
+  }
+
+  /** The answer depends on every record of this family (a lookup by slug, a list of the family). */
+  family(kind: DependencyKind): void {
+    this.kinds.add(kind);
+  }
+
+  /** The answer depends on this record (a filter named it) though it may not show it. */
+  record(kind: 'event' | 'venue' | 'organizer' | 'term', id: number): void {
+    this.records.add(recordTag(kind, id));
+  }
+
+  /** What was logged, with the records the answer shows (read off the answer by its edge). */
+  dependencies(shown: Iterable<string> = []): Dependencies {
+    return {
+      records: [...new Set([...this.records, ...shown])],
+      kinds: [...this.kinds],
+      windows: [...this.windows],
+    };
+  }
+}

@@ -1,0 +1,47 @@
+import {
+  type DependencyKind,
+  EVERYTHING,
+  type EventSpan,
+  type WriteEffect,
+  mergeEffects,
+  recordTag,
+} from '../domain/dependencies.js';
+import type { Change } from './transactions.js';
+
+// What a committed write changed, in the terms of the caches (`domain/dependencies.ts`): the records it
+// wrote, the families it touched, and where its events were and are. Decided here, beside the writes,
+// so that the caches never guess what a write means.
+
+/** The effect of one transaction's changes. */
+export function writeEffectOf(changes: readonly Change[]): WriteEffect {
+  return mergeEffects(changes.map(effectOfChange));
+}
+
+function effectOfChange(change: Change): WriteEffect {
+  const records = [recordTag(change.kind, change.id)];
+  switch (change.kind) {
+    case 'event': {
+      const spans = change.spans;
+      // Every event write is an `events` write: answers that cannot say which events they hold drop.
+      const kinds: DependencyKind[] = ['events'];
+      if (!spans) return { records, kinds, spans: 'unknown' };
+      return { records, kinds, spans: [spans.before, spans.after].filter(isSpan) };
+    }
+    case 'term':
+      // A count moves when an event is linked, unlinked, published or trashed: the answers showing the
+      // term and the term lists. Its name, slug or parent change lookups by slug and the lists' order.
+      return {
+        records,
+        kinds: change.countOnly ? ['term-counts'] : ['term', 'term-counts'],
+        spans: [],
+      };
+    case 'venue':
+    case 'organizer':
+      return { records, kinds: [change.kind], spans: [] };
+    case 'user':
+      // Roles, passwords and deletions change what every viewer may see: nothing is kept.
+      return EVERYTHING;
+  }
+}
+
+const isSpan = (span: EventSpan | null): span is EventSpan => span !== null;
