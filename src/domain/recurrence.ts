@@ -565,6 +565,11 @@ function plainFromWall(wall: string): Temporal.PlainDateTime {
   return Temporal.PlainDateTime.from(wall.trim().replace(' ', 'T'));
 }
 
+/** The wall clock of an instant already shifted by its zone's offset (cheaper than reading fields). */
+function shiftedWall(shiftedMs: number): string {
+  return new Date(shiftedMs).toISOString().slice(0, 19).replace('T', ' ');
+}
+
 function wallOf(value: {
   year: number;
   month: number;
@@ -695,12 +700,10 @@ export function expandRecurrence(
 
   const occurrences: Occurrence[] = [];
   for (const instance of instances) {
+    const startsAt = new Date(instance.epochMilliseconds);
     const occurrence = start.allDay
-      ? allDayOccurrence(
-          Temporal.PlainDate.from({ year: instance.year, month: instance.month, day: instance.day }),
-          seriesZone,
-        )
-      : { localStart: wallOf(instance), startsAt: new Date(instance.epochMilliseconds) };
+      ? allDayOccurrence(Temporal.PlainDate.from(startsAt.toISOString().slice(0, 10)), seriesZone)
+      : { localStart: shiftedWall(instance.epochMilliseconds + instance.offsetNanoseconds / 1e6), startsAt };
     if (occurrence.startsAt.getTime() < horizonMs) occurrences.push(occurrence);
   }
   occurrences.sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime());
@@ -712,20 +715,21 @@ export function expandRecurrence(
   return success(occurrences);
 }
 
+/** The rule's parts as the library's options, only those present (an absent key keeps its fast paths). */
 function ruleOptions(rule: RecurrenceRule) {
-  const present = <T>(values: T[]) => (values.length ? values : undefined);
-  return {
-    byHour: present(rule.byHour),
-    byMinute: present(rule.byMinute),
-    bySecond: present(rule.bySecond),
-    byDay: present(rule.byDay.map(formatWeekdayNum)),
-    byMonth: present(rule.byMonth),
-    byMonthDay: present(rule.byMonthDay),
-    byYearDay: present(rule.byYearDay),
-    byWeekNo: present(rule.byWeekNo),
-    bySetPos: present(rule.bySetPos),
-    wkst: rule.weekStart,
+  const lists = {
+    byHour: rule.byHour,
+    byMinute: rule.byMinute,
+    bySecond: rule.bySecond,
+    byDay: rule.byDay.map(formatWeekdayNum),
+    byMonth: rule.byMonth,
+    byMonthDay: rule.byMonthDay,
+    byYearDay: rule.byYearDay,
+    byWeekNo: rule.byWeekNo,
+    bySetPos: rule.bySetPos,
   };
+  const present = Object.fromEntries(Object.entries(lists).filter(([, values]) => values.length > 0));
+  return rule.weekStart === 'MO' ? present : { ...present, wkst: rule.weekStart };
 }
 
 // ---- Edits -------------------------------------------------------------------------------------------
