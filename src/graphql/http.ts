@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { ResponseCache } from '../cache/response-cache.js';
+import { ReadLog } from '../services/read-log.js';
 import { sendGraphqlError } from './errors.js';
 import type { PersistedDocuments } from './persisted.js';
 import { graphqlReadKey } from './read-key.js';
@@ -24,26 +25,33 @@ export function graphqlRoute(options: {
     if ('error' in read) return sendGraphqlError(ctx, read.error);
     if (read.subscription) return stream(yoga, ctx, read.body);
     await cache.serve(ctx, read.key, async () => {
-      const response = await execute(yoga, ctx, read.body);
+      // Only an answer that may be shared logs what it read (`reads.ts`).
+      const reads = read.key !== null ? new ReadLog() : undefined;
+      const response = await execute(yoga, ctx, read.body, reads);
       ctx.status = response.status;
       response.headers.forEach((value, key) => {
         if (key !== 'content-length') ctx.set(key, value);
       });
       ctx.body = Buffer.from(await response.arrayBuffer());
-      return { clockSensitive: read.clockSensitive };
+      return { clockSensitive: read.clockSensitive, ...(reads && { dependencies: reads.dependencies() }) };
     });
   };
 }
 
 /** Runs the request through yoga with the body already read (a stream can be read only once). */
-function execute(yoga: GraphqlYoga, ctx: KoaContext, body: string | undefined): Response | Promise<Response> {
+function execute(
+  yoga: GraphqlYoga,
+  ctx: KoaContext,
+  body: string | undefined,
+  reads?: ReadLog,
+): Response | Promise<Response> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(ctx.headers))
     if (typeof value === 'string') headers.set(name, value);
   return yoga.fetch(
     `http://graphql${ctx.url}`,
     { method: ctx.method, headers, ...(body !== undefined ? { body } : {}) },
-    { koa: ctx },
+    { koa: ctx, ...(reads && { reads }) },
   );
 }
 

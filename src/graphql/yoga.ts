@@ -11,10 +11,18 @@ import { exposeErrorStatusPlugin } from './errors.js';
 import { DEFAULT_GRAPHQL_LIMITS, graphqlLimitsPlugin } from './limits.js';
 import { graphqlParamsPlugin } from './params.js';
 import type { PersistedDocuments } from './persisted.js';
+import { graphqlReadsPlugin } from './reads.js';
+import type { ReadLog } from '../services/read-log.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
-export type GraphqlYoga = YogaServerInstance<{ koa: KoaContext }, Context>;
+/** What the endpoint hands yoga with a request: the Koa context, and where to log a shared read's reads. */
+export interface GraphqlServerContext {
+  koa: KoaContext;
+  reads?: ReadLog;
+}
+
+export type GraphqlYoga = YogaServerInstance<GraphqlServerContext, Context>;
 
 /** The public schema served by yoga: its plugins check parameters, persisted documents and limits. */
 export function createGraphqlYoga(options: {
@@ -25,12 +33,13 @@ export function createGraphqlYoga(options: {
   persisted: PersistedDocuments;
 }): GraphqlYoga {
   const { deps, config, logger, metrics, persisted } = options;
-  return createYoga<{ koa: KoaContext }, Context>({
+  return createYoga<GraphqlServerContext, Context>({
     schema: publicSchema,
     graphqlEndpoint: GRAPHQL_PATH,
     // CORS is the app's one policy (src/http/cors.ts); yoga's own would reflect any origin.
     cors: false,
-    context: ({ koa }) => createContext(deps, { viewer: viewerOf(koa), address: koa.ip }),
+    context: ({ koa, reads }) =>
+      createContext(deps, { viewer: viewerOf(koa), address: koa.ip, ...(reads && { reads }) }),
     // GraphiQL's page carries its whole bundle (~40 MB of memory once loaded): loaded by the first
     // browser that asks for it, never by a server that only answers API calls.
     renderGraphiQL: async (graphiql) =>
@@ -58,6 +67,8 @@ export function createGraphqlYoga(options: {
         timeoutMs: config.graphqlTimeoutMs,
       }),
       exposeErrorStatusPlugin(),
+      // Last: what a shared answer depends on is logged only for a document that passed every check.
+      graphqlReadsPlugin(),
     ],
   });
 }

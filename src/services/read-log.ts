@@ -1,4 +1,5 @@
 import {
+  ANY_WRITE,
   type Dependencies,
   type DependencyKind,
   type EventWindow,
@@ -14,6 +15,12 @@ export class ReadLog {
   private readonly records = new Set<string>();
   private readonly kinds = new Set<DependencyKind>();
   private readonly windows: EventWindow[] = [];
+  private unknown = false;
+
+  /** Something was read that this log cannot describe: any write makes the answer stale. */
+  readUnknown(): void {
+    this.unknown = true;
+  }
 
   /** An event list ran over this window. */
   eventList(window: EventWindow): void {
@@ -25,13 +32,14 @@ export class ReadLog {
     this.kinds.add(kind);
   }
 
-  /** The answer depends on this record (a filter named it) though it may not show it. */
+  /** The answer depends on this record (it shows it, or a filter named it). */
   record(kind: 'event' | 'venue' | 'organizer' | 'term', id: number): void {
     this.records.add(recordTag(kind, id));
   }
 
   /** What was logged, with the records the answer shows (read off the answer by its edge). */
   dependencies(shown: Iterable<string> = []): Dependencies {
+    if (this.unknown) return ANY_WRITE;
     return {
       records: [...new Set([...this.records, ...shown])],
       kinds: [...this.kinds],

@@ -1,0 +1,112 @@
+import { useOnResolve } from '@envelop/on-resolve';
+import {
+  type DocumentNode,
+  type GraphQLNamedType,
+  type GraphQLOutputType,
+  Kind,
+  type OperationDefinitionNode,
+  getNamedType,
+} from 'graphql';
+import type { Plugin, YogaInitialContext } from 'graphql-yoga';
+import type { Context } from '../context.js';
+import type { DependencyKind } from '../domain/dependencies.js';
+
+// What a GraphQL read depended on, logged while it runs (the request's `ReadLog`, handed over by the
+// endpoint when the answer may be shared): each record of a record type that a field returns, the
+// families its root fields list or look up, and whatever the services log (an event list's window).
+// A document with another root field (`changes`, `viewer`, `node`…) or an error depends on any write.
+
+/** Record types and the kind of their records. */
+const RECORD_KINDS: Readonly<Record<string, RecordKind>> = {
+  Event: 'event',
+  Venue: 'venue',
+  Organizer: 'organizer',
+  Category: 'term',
+  Tag: 'term',
+};
+
+/**
+ * The root fields whose reads the log describes, with the families their answers depend on beyond the
+ * records they show: lists hold any record of their family; an event's venues and organizers are
+ * shown only while the viewer may see them (as on REST, `rest-map/routes.ts`).
+ */
+const ROOT_FAMILIES: Readonly<Record<string, readonly DependencyKind[]>> = {
+  events: ['venue', 'organizer'],
+  eventsConnection: ['venue', 'organizer'],
+  event: ['venue', 'organizer'],
+  eventBySlug: ['venue', 'organizer'],
+  venues: ['venue'],
+  venuesConnection: ['venue'],
+  venue: [],
+  venueBySlug: [],
+  organizers: ['organizer'],
+  organizersConnection: ['organizer'],
+  organizer: [],
+  organizerBySlug: [],
+  categories: ['term', 'term-counts'],
+  categoriesConnection: ['term', 'term-counts'],
+  category: [],
+  tags: ['term', 'term-counts'],
+  tagsConnection: ['term', 'term-counts'],
+  tag: [],
+  __typename: [],
+};
+
+/** A single root field that found nothing: any record of its family may later be what it finds. */
+const FAMILY_OF_KIND: Readonly<Record<RecordKind, DependencyKind>> = {
+  event: 'events',
+  venue: 'venue',
+  organizer: 'organizer',
+  term: 'term',
+};
+
+type RecordKind = 'event' | 'venue' | 'organizer' | 'term';
+
+const recordKindOf = (type: GraphQLOutputType): RecordKind | undefined =>
+  RECORD_KINDS[(getNamedType(type) as GraphQLNamedType).name];
+
+export function graphqlReadsPlugin(): Plugin<YogaInitialContext & Context> {
+  return {
+    onPluginInit({ addPlugin }) {
+      addPlugin(
+        useOnResolve<YogaInitialContext & Context>(({ context, info }) => {
+          const reads = context.reads;
+          const kind = reads && recordKindOf(info.returnType);
+          if (!reads || !kind) return;
+          const atRoot = info.parentType === info.schema.getQueryType();
+          return ({ result }) => {
+            if (result === null || result === undefined) {
+              if (atRoot) reads.family(FAMILY_OF_KIND[kind]);
+              return;
+            }
+            for (const record of Array.isArray(result) ? result : [result]) {
+              const id = (record as { id?: unknown } | null)?.id;
+              if (typeof id === 'number') reads.record(kind, id);
+              else reads.readUnknown();
+            }
+          };
+        }),
+      );
+    },
+    onExecute({ args }) {
+      const reads = (args.contextValue as Context).reads;
+      if (!reads) return;
+      const document = args.document as DocumentNode;
+      const operation = document.definitions.find(
+        (definition): definition is OperationDefinitionNode =>
+          definition.kind === Kind.OPERATION_DEFINITION &&
+          (!args.operationName || definition.name?.value === args.operationName),
+      );
+      for (const selection of operation?.selectionSet.selections ?? []) {
+        const families = selection.kind === Kind.FIELD ? ROOT_FAMILIES[selection.name.value] : undefined;
+        if (!families || operation?.operation !== 'query') reads.readUnknown();
+        else for (const family of families) reads.family(family);
+      }
+      return {
+        onExecuteDone({ result }) {
+          if (!('data' in result) || result.errors?.length) reads.readUnknown();
+        },
+      };
+    },
+  };
+}
