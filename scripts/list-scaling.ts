@@ -3,7 +3,8 @@
 // request at a time, response cache off, on databases seeded with each number of events; the table
 // gives each list's median at every size and the ratio of the largest to the smallest. `--explain`
 // prints the plan of every list statement (EXPLAIN QUERY PLAN on SQLite, EXPLAIN ANALYZE on
-// PostgreSQL) at the largest size, as Prisma sent it (its query log). `--reuse` keeps the seeded
+// PostgreSQL) at the largest size, as Prisma sent it (its query log). The sizes are asked in turn in
+// each round, so a busy machine slows them alike. `--reuse` keeps the seeded
 // databases for the next run (pending migrations are applied to them) instead of dropping them.
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -171,7 +172,8 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-async function measure(url: string, runs: number): Promise<Measured> {
+/** The app in-process on one database, response cache off, and a way to ask it for a list. */
+async function startApp(url: string) {
   let capture: Statement[] | null = null;
   const db: Db = await createDb(url, { onQuery: () => undefined });
   (db as unknown as { $on(event: 'query', cb: (e: { query: string; params: string }) => void): void }).$on(
@@ -195,42 +197,66 @@ async function measure(url: string, runs: number): Promise<Measured> {
   const login = `scaling-admin-${Date.now()}`;
   const { password } = await createUser({ db, config, writes }, { login, role: 'administrator' });
   const authorization = `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
-  const result: Measured = { medians: new Map(), statements: new Map(), totals: new Map() };
-  try {
-    for (const list of CASES) {
-      const ask = async () => {
-        const response = await fetch(`${origin}${API}${list.path}`, {
-          headers: list.admin ? { authorization } : {},
-        });
-        const body = await response.arrayBuffer();
-        if (!response.ok)
-          throw new Error(
-            `${list.path}: HTTP ${response.status} ${Buffer.from(body).toString().slice(0, 200)}`,
-          );
-        return response.headers.get('x-tec-total') ?? '?';
-      };
-      // Unmeasured first requests: JIT, statement caches, the database's page cache.
-      for (let i = 0; i < 3; i++) await ask();
-      capture = [];
-      result.totals.set(list.name, await ask());
-      result.statements.set(
-        list.name,
-        capture.filter((s) => /FROM [`"](main|public)[`"]\.[`"]Event[`"]/.test(s.sql)),
-      );
-      capture = null;
-      const times: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const started = performance.now();
-        await ask();
-        times.push(performance.now() - started);
-      }
-      result.medians.set(list.name, median(times));
-    }
-  } finally {
+  /** One request; its X-TEC-Total. */
+  const ask = async (list: ListCase): Promise<string> => {
+    const response = await fetch(`${origin}${API}${list.path}`, {
+      headers: list.admin ? { authorization } : {},
+    });
+    const body = await response.arrayBuffer();
+    if (!response.ok)
+      throw new Error(`${list.path}: HTTP ${response.status} ${Buffer.from(body).toString().slice(0, 200)}`);
+    return response.headers.get('x-tec-total') ?? '?';
+  };
+  /** One request's statements on "Event", and its total. */
+  const record = async (list: ListCase): Promise<{ total: string; statements: Statement[] }> => {
+    capture = [];
+    const total = await ask(list);
+    const statements = capture.filter((s) => /FROM [`"](main|public)[`"]\.[`"]Event[`"]/.test(s.sql));
+    capture = null;
+    return { total, statements };
+  };
+  const close = async () => {
     server.close();
     await db.$disconnect();
+  };
+  return { ask, record, close };
+}
+
+/**
+ * Every size's app is asked in turn within each round, so whatever else loads the machine weighs on
+ * every size alike and the ratios stay comparable even when the absolute times do not.
+ */
+async function measure(urls: string[], runs: number): Promise<Measured[]> {
+  const apps = [];
+  for (const url of urls) apps.push(await startApp(url));
+  const results: Measured[] = urls.map(() => ({
+    medians: new Map(),
+    statements: new Map(),
+    totals: new Map(),
+  }));
+  try {
+    for (const list of CASES) {
+      const times: number[][] = urls.map(() => []);
+      for (const [i, app] of apps.entries()) {
+        // Unmeasured first requests: JIT, statement caches, the database's page cache.
+        for (let n = 0; n < 3; n++) await app.ask(list);
+        const { total, statements } = await app.record(list);
+        results[i]!.totals.set(list.name, total);
+        results[i]!.statements.set(list.name, statements);
+      }
+      for (let run = 0; run < runs; run++) {
+        for (const [i, app] of apps.entries()) {
+          const started = performance.now();
+          await app.ask(list);
+          times[i]!.push(performance.now() - started);
+        }
+      }
+      for (const [i, result] of results.entries()) result.medians.set(list.name, median(times[i]!));
+    }
+  } finally {
+    for (const app of apps) await app.close();
   }
-  return result;
+  return results;
 }
 
 /** A statement as a reader wants it: no schema prefixes, a long column list as `…`. */
@@ -308,18 +334,22 @@ function printTable(kind: Kind, sizes: number[], results: Measured[]): void {
 async function main(): Promise<void> {
   const { kinds, sizes, runs, explain: withPlans, reuse } = options();
   for (const kind of kinds) {
-    const results: Measured[] = [];
-    for (const events of sizes) {
-      const target = await database(kind, events, reuse);
-      try {
+    const targets: Target[] = [];
+    try {
+      for (const events of sizes) {
+        const target = await database(kind, events, reuse);
+        targets.push(target);
         await prepare(kind, target.url, events);
-        results.push(await measure(target.url, runs));
-        if (withPlans && events === sizes.at(-1)) await explain(kind, target.url, results.at(-1)!.statements);
-      } finally {
-        await target.drop();
       }
+      const results = await measure(
+        targets.map((target) => target.url),
+        runs,
+      );
+      if (withPlans) await explain(kind, targets.at(-1)!.url, results.at(-1)!.statements);
+      printTable(kind, sizes, results);
+    } finally {
+      for (const target of targets) await target.drop();
     }
-    printTable(kind, sizes, results);
   }
 }
 
