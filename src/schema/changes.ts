@@ -4,15 +4,16 @@ import { Organizer } from './organizer.js';
 import { Category } from './category.js';
 import { Tag } from './tag.js';
 import { Venue } from './venue.js';
-import { judged } from '../domain/visibility.js';
 import {
   type ChangePage,
   SYNC_PAGE_DEFAULT,
   SYNC_PAGE_MAX,
-  inOrder,
   readChanges,
-  visibleWhere,
 } from '../services/sync/change-log.js';
+import { visibleEvents } from '../services/events/event-access.js';
+import { visibleLinked } from '../services/linked-posts/linked-access.js';
+import { visibleTerms } from '../services/terms/term-reads.js';
+import { CATEGORY, TAG } from '../services/terms/terms.js';
 
 // Incremental sync (`changes(since:)`), the GraphQL form of `GET /calendar/events/v1/changes`: per
 // resource type, the records created or updated since the token as this viewer may read them now, the
@@ -35,59 +36,27 @@ const ChangeSet = builder.objectRef<ChangePage>('ChangeSet').implement({
     events: t.prismaField({
       type: [Event],
       description: 'Events created or updated in this page, as you may read them now',
-      resolve: async (query, page, _a, ctx) =>
-        inOrder(
-          page.changed.event,
-          await ctx.db.event.findMany({
-            ...query,
-            where: visibleWhere('event', page.changed.event, ctx.viewer),
-          }),
-        ).map((event) => judged(event, ctx.viewer)),
+      resolve: (query, page, _a, ctx) => visibleEvents(ctx, page.changed.event, query),
     }),
     venues: t.prismaField({
       type: [Venue],
       description: 'Venues created or updated in this page, as you may read them now',
-      resolve: async (query, page, _a, ctx) =>
-        inOrder(
-          page.changed.venue,
-          await ctx.db.venue.findMany({
-            ...query,
-            where: visibleWhere('venue', page.changed.venue, ctx.viewer),
-          }),
-        ),
+      resolve: (query, page, _a, ctx) => visibleLinked(ctx, 'venue', page.changed.venue, query),
     }),
     organizers: t.prismaField({
       type: [Organizer],
       description: 'Organizers created or updated in this page, as you may read them now',
-      resolve: async (query, page, _a, ctx) =>
-        inOrder(
-          page.changed.organizer,
-          await ctx.db.organizer.findMany({
-            ...query,
-            where: visibleWhere('organizer', page.changed.organizer, ctx.viewer),
-          }),
-        ),
+      resolve: (query, page, _a, ctx) => visibleLinked(ctx, 'organizer', page.changed.organizer, query),
     }),
     categories: t.prismaField({
       type: [Category],
       description: 'Categories created or updated in this page, as you may read them now',
-      resolve: async (query, page, _a, ctx) =>
-        inOrder(
-          page.changed.category,
-          await ctx.db.term.findMany({
-            ...query,
-            where: visibleWhere('category', page.changed.category, ctx.viewer),
-          }),
-        ),
+      resolve: (query, page, _a, ctx) => visibleTerms(ctx, page.changed.category, query, CATEGORY),
     }),
     tags: t.prismaField({
       type: [Tag],
       description: 'Tags created or updated in this page, as you may read them now',
-      resolve: async (query, page, _a, ctx) =>
-        inOrder(
-          page.changed.tag,
-          await ctx.db.term.findMany({ ...query, where: visibleWhere('tag', page.changed.tag, ctx.viewer) }),
-        ),
+      resolve: (query, page, _a, ctx) => visibleTerms(ctx, page.changed.tag, query, TAG),
     }),
     deleted: t.field({
       type: DeletedIds,

@@ -59,6 +59,7 @@ import {
   linkedEvent,
 } from '../services/events/events.js';
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import { writtenEvent } from '../services/events/event-access.js';
 
 export const EventStatus = builder.enumType('EventStatus', {
   description: 'Whether the event takes place as listed (TEC event status; not the post status)',
@@ -485,7 +486,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateEventInput, required: true, description: 'The new event' }) },
     resolve: (query, _root, { input }, ctx) => {
       const { input: event, unreadable } = eventInput(input);
-      return createEvent(ctx, event, (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }), {
+      return createEvent(ctx, event, writtenEvent(query), {
         unreadable,
       });
     },
@@ -502,13 +503,10 @@ builder.mutationFields((t) => ({
     resolve: (query, _root, { id, input, ifMatch }, ctx) =>
       onNamedEvent(ctx, 'edit', () => {
         const { input: event, unreadable } = eventInput(input);
-        return updateEvent(
-          withIfMatch(ctx, ifMatch),
-          { id },
-          event,
-          (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-          { passwordAllowed: true, unreadable },
-        );
+        return updateEvent(withIfMatch(ctx, ifMatch), { id }, event, writtenEvent(query), {
+          passwordAllowed: true,
+          unreadable,
+        });
       }),
   }),
   updateEventBySlug: t.prismaField({
@@ -522,13 +520,10 @@ builder.mutationFields((t) => ({
     resolve: (query, _root, { slug, input, ifMatch }, ctx) =>
       onNamedEvent(ctx, 'edit', () => {
         const { input: event, unreadable } = eventInput(input);
-        return updateEvent(
-          withIfMatch(ctx, ifMatch),
-          { slug },
-          event,
-          (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-          { passwordAllowed: false, unreadable },
-        );
+        return updateEvent(withIfMatch(ctx, ifMatch), { slug }, event, writtenEvent(query), {
+          passwordAllowed: false,
+          unreadable,
+        });
       }),
   }),
   deleteEvent: t.prismaField({
@@ -542,9 +537,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { id, force, ifMatch }, ctx) =>
       onNamedEvent(ctx, 'delete', () =>
-        deleteEvent(withIfMatch(ctx, ifMatch), { id }, force ?? false, (tx, eventId) =>
-          tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        ),
+        deleteEvent(withIfMatch(ctx, ifMatch), { id }, force ?? false, writtenEvent(query)),
       ),
   }),
   deleteEventBySlug: t.prismaField({
@@ -557,9 +550,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { slug, force, ifMatch }, ctx) =>
       onNamedEvent(ctx, 'delete', () =>
-        deleteEvent(withIfMatch(ctx, ifMatch), { slug }, force ?? false, (tx, eventId) =>
-          tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        ),
+        deleteEvent(withIfMatch(ctx, ifMatch), { slug }, force ?? false, writtenEvent(query)),
       ),
   }),
 }));

@@ -10,11 +10,11 @@ import {
   withIfMatch,
 } from './common.js';
 import type { Context } from '../context.js';
-import type { Db } from '../db/client.js';
-import { NOT_FOUND, assertReadable } from '../domain/visibility.js';
+import { NOT_FOUND } from '../domain/visibility.js';
 import { hidingMissing } from '../domain/permissions.js';
 import type { ConnectionPage, CursorArgs } from '../services/keyset.js';
 import type { LinkedKind, LinkedListFilter } from '../services/linked-posts/linked-lists.js';
+import { linkedPageRows, readLinked, writtenLinked } from '../services/linked-posts/linked-access.js';
 import { getRefFromModel, queryFromInfo } from '@pothos/plugin-prisma';
 import {
   type LinkedKey,
@@ -58,8 +58,6 @@ export interface LinkedSchemaResource<Input extends LinkedPostInput, Own extends
   inputFields(t: InputFieldBuilder): Own;
   /** A GraphQL input as the domain input. */
   toInput(input: Record<string, unknown>): Input;
-  find(db: Db | Tx, query: Query, key: LinkedKey): Promise<LinkedRow | null>;
-  findPage(db: Db, query: Query, page: LinkedPage): Promise<LinkedRow[]>;
   archive(
     ctx: Context,
     filter: LinkedListFilter,
@@ -96,7 +94,7 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
       items: t.prismaField({
         type: [type],
         description: `The ${many.toLowerCase()} of this page, newest first`,
-        resolve: (query, page, _args, ctx) => resource.findPage(ctx.db, query, page) as never,
+        resolve: (query, page, _args, ctx) => linkedPageRows(ctx, kind, page, query) as never,
       }),
       pageInfo: pageInfoField(t),
     }),
@@ -156,14 +154,8 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
   /** A write's arguments: TypeScript cannot resolve their shape over the kind's own input fields. */
   type WriteArgs = { id: number; slug: string; input: object; ifMatch?: string | null };
   const writeArgs = (args: object) => args as WriteArgs;
-  const read = async (ctx: Context, query: Query, key: LinkedKey) =>
-    assertReadable(
-      kind,
-      await resource.find(ctx.db, query, key),
-      'id' in key ? key.id : key.slug,
-      ctx.viewer,
-    );
-  const reread = (query: Query) => (tx: Tx, id: number) => resource.find(tx, query, { id }) as Promise<never>;
+  const read = (ctx: Context, query: Query, key: LinkedKey) => readLinked(ctx, kind, key, query);
+  const reread = (query: Query) => writtenLinked(kind, query) as (tx: Tx, id: number) => Promise<never>;
   const lookup = `; null (with an error entry saying why) when it does not exist or you may not read it`;
 
   builder.queryFields((t) => ({

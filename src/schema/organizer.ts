@@ -98,20 +98,8 @@ export const { CreateInput: CreateOrganizerInput } = defineLinkedPostSchema({
     email: t.string({ description: 'Kept as given (not validated, as the reference)' }),
   }),
   toInput: withoutNulls,
-  find: (db, query, key) => db.organizer.findUnique({ ...query, where: key }),
-  findPage: (db, query, page) =>
-    db.organizer.findMany({
-      ...query,
-      where: page.where,
-      orderBy: page.orderBy,
-      skip: page.skip,
-      take: page.take,
-    }),
   archive: (ctx, filter, page, perPage) => organizerArchive(ctx.db, ctx, filter, page, perPage),
-  connection: (ctx, filter, args, query) =>
-    organizerConnection(ctx.db, ctx, filter, args, (window) =>
-      ctx.db.organizer.findMany({ ...query, ...window }),
-    ),
+  connection: (ctx, filter, args, query) => organizerConnection(ctx.db, ctx, filter, args, query),
   create: createOrMatchOrganizer,
   update: updateOrganizer,
   remove: deleteOrganizer,

@@ -5,22 +5,19 @@ import { Category } from './category.js';
 import { Tag } from './tag.js';
 import { Venue } from './venue.js';
 import type { Context } from '../context.js';
-import { ApiError, invalidParams } from '../domain/errors.js';
-import { exceeds, tooManyValues } from '../domain/limits.js';
-import { type PostWhere, readableWhere } from '../domain/permissions.js';
-import { contentOpenWhere, judged } from '../domain/visibility.js';
-import type { Prisma } from '../generated/sqlite/client.js';
+import { ApiError } from '../domain/errors.js';
 import type { FeedKind } from '../services/sync/change-feed.js';
-import { CATEGORY, TAG } from '../services/terms/terms.js';
-import { resolveTerms } from '../services/events/events-query.js';
 import {
-  EVENT_FILTERS,
-  type FilterName,
-  applyLookupFilter,
-  onWithheld,
-  termLookups,
-  termWhere,
-} from '../model/event-filters.js';
+  type ChangeView,
+  eventChangeView,
+  linkedChangeView,
+  termChangeView,
+} from '../services/sync/change-views.js';
+import { visibleEvent } from '../services/events/event-access.js';
+import { visibleLinked } from '../services/linked-posts/linked-access.js';
+import { visibleTerm } from '../services/terms/term-reads.js';
+import { CATEGORY, TAG } from '../services/terms/terms.js';
+import { EVENT_FILTERS } from '../model/event-filters.js';
 import type { Change, ChangeOperation as Operation } from '../services/transactions.js';
 
 // GraphQL subscriptions (served over Server-Sent Events by yoga). The feed carries only
@@ -97,15 +94,13 @@ function inView(change: Change, view: string, probe: () => Promise<boolean>): Pr
 }
 
 /**
- * A subscription of `kind`: `visibleIds` says which of some ids the subscriber sees now (readable and
+ * A subscription of `kind`: its `view` says which of some ids the subscriber sees now (readable and
  * matching its filter); `named` are the ids its filter names, seeded into its view when visible.
  */
 async function watch(
   ctx: Context,
   kind: FeedKind,
-  /** What `visibleIds` depends on besides the ids (its conditions), as a key. */
-  view: string,
-  visibleIds: (ids: number[]) => Promise<number[]>,
+  view: ChangeView,
   named: readonly number[] | null,
   password: string | null,
   /** Records whose disappearance is no secret (terms): tombstones even for records not in the view. */
@@ -113,11 +108,11 @@ async function watch(
 ): Promise<AsyncIterableIterator<Delivery>> {
   const feed = feedOf(ctx);
   const client = ctx.client ?? 'unknown';
-  const seen = new Set<number>(named?.length ? await visibleIds([...new Set(named)]) : []);
+  const seen = new Set<number>(named?.length ? await view.visibleIds([...new Set(named)]) : []);
   return feed.subscribe(kind, client, ctx.viewer.userId, async (change: Change): Promise<Delivery | null> => {
     const visible =
       change.operation !== 'deleted' &&
-      (await inView(change, view, async () => (await visibleIds([change.id])).length > 0));
+      (await inView(change, view.key, async () => (await view.visibleIds([change.id])).length > 0));
     if (visible) {
       seen.delete(change.id);
       seen.add(change.id);
@@ -126,15 +121,6 @@ async function watch(
     return { id: change.id, operation: change.operation, visible, password };
   });
 }
-
-/** Size limits of an id or slug list (the list filters' own), before any query. */
-function checkSizes(lists: Record<string, readonly unknown[] | null | undefined>): void {
-  const reasons: Record<string, string> = {};
-  for (const [name, values] of Object.entries(lists)) if (exceeds(values)) reasons[name] = tooManyValues();
-  if (Object.keys(reasons).length) throw invalidParams(reasons);
-}
-
-const ids = (rows: Array<{ id: number }>) => rows.map((row) => row.id);
 
 const EventChangeFilter = builder.inputType('EventChangeFilter', {
   description:
@@ -150,49 +136,6 @@ const EventChangeFilter = builder.inputType('EventChangeFilter', {
   }),
 });
 
-type EventChangeFilterValue = (typeof EventChangeFilter)['$inferInput'];
-
-/** The event conditions of a filter, validated as the list validates its own (unknown ids → 400). */
-async function eventConditions(
-  ctx: Context,
-  filter: EventChangeFilterValue,
-  password: string | null,
-): Promise<Prisma.EventWhereInput[]> {
-  checkSizes(filter);
-  const viewer = ctx.viewer;
-  const conditions: Prisma.EventWhereInput[] = [readableWhere(viewer) as Prisma.EventWhereInput];
-  // Hidden from listings: readable by id, so delivered only to a subscription naming it.
-  conditions.push(filter.ids?.length ? { id: { in: filter.ids } } : { hideFromListings: false });
-  // Venues and organizers checked and matched as the list does (`model/event-filters.ts`).
-  const [venues, organizers, terms] = await Promise.all([
-    applyLookupFilter('venues', filter.venues, ctx),
-    applyLookupFilter('organizers', filter.organizers, ctx),
-    resolveTerms(ctx, termLookups(filter)),
-  ]);
-  const categories = filter.categories?.length ? [...new Set(terms.ids.categories)] : null;
-  const tags = filter.tags?.length ? [...new Set(terms.ids.tags)] : null;
-  const unknown: Record<string, string> = {};
-  for (const param of terms.unknown) unknown[param] = 'Invalid parameter.';
-  const looked = { venues, organizers };
-  for (const [name, applied] of Object.entries(looked))
-    if (applied && 'reason' in applied) unknown[name] = applied.reason;
-  if (Object.keys(unknown).length) throw invalidParams(unknown);
-  for (const applied of Object.values(looked))
-    if (applied && 'where' in applied && applied.where) conditions.push(applied.where);
-  if (categories) conditions.push(termWhere(categories));
-  if (tags) conditions.push(termWhere(tags));
-  // D21: a filter on what a protected event's listing blanks never matches it for who cannot unlock it.
-  const applied = {
-    venues: venues && 'effective' in venues ? venues.effective : null,
-    organizers: organizers && 'effective' in organizers ? organizers.effective : null,
-    categories,
-    tags,
-  };
-  if (Object.entries(applied).some(([name, value]) => onWithheld(name as FilterName, value)))
-    conditions.push(contentOpenWhere(viewer, password) as Prisma.EventWhereInput);
-  return conditions;
-}
-
 const EventChange = builder.objectRef<Delivery>('EventChange').implement({
   description: 'A committed change to an event you may see',
   fields: (t) => ({
@@ -206,23 +149,11 @@ const EventChange = builder.objectRef<Delivery>('EventChange').implement({
       type: Event,
       nullable: true,
       description: `The event as it is now, as a query would show it to you; ${LEFT_VIEW}`,
-      resolve: async (query, change, _args, ctx) => {
-        if (!change.visible) return null;
-        const event = await ctx.db.event.findFirst({
-          ...query,
-          where: { AND: [{ id: change.id }, readableWhere(ctx.viewer) as Prisma.EventWhereInput] },
-        });
-        return event && judged(event, ctx.viewer, change.password);
-      },
+      resolve: (query, change, _args, ctx) =>
+        change.visible ? visibleEvent(ctx, change.id, query, change.password) : null,
     }),
   }),
 });
-
-/** Venue or organizer subscriptions: readable records, optionally only some ids. */
-function linkedPostConditions(ctx: Context, named: readonly number[] | null | undefined): PostWhere[] {
-  checkSizes({ ids: named });
-  return [readableWhere(ctx.viewer), ...(named?.length ? [{ id: { in: [...named] } }] : [])];
-}
 
 const VenueChange = builder.objectRef<Delivery>('VenueChange').implement({
   description: 'A committed change to a venue you may see',
@@ -237,10 +168,8 @@ const VenueChange = builder.objectRef<Delivery>('VenueChange').implement({
       type: Venue,
       nullable: true,
       description: `The venue as it is now; ${LEFT_VIEW}`,
-      resolve: (query, change, _args, ctx) =>
-        change.visible
-          ? ctx.db.venue.findFirst({ ...query, where: { id: change.id, ...readableWhere(ctx.viewer) } })
-          : null,
+      resolve: async (query, change, _args, ctx) =>
+        change.visible ? ((await visibleLinked(ctx, 'venue', [change.id], query))[0] ?? null) : null,
     }),
   }),
 });
@@ -258,10 +187,8 @@ const OrganizerChange = builder.objectRef<Delivery>('OrganizerChange').implement
       type: Organizer,
       nullable: true,
       description: `The organizer as it is now; ${LEFT_VIEW}`,
-      resolve: (query, change, _args, ctx) =>
-        change.visible
-          ? ctx.db.organizer.findFirst({ ...query, where: { id: change.id, ...readableWhere(ctx.viewer) } })
-          : null,
+      resolve: async (query, change, _args, ctx) =>
+        change.visible ? ((await visibleLinked(ctx, 'organizer', [change.id], query))[0] ?? null) : null,
     }),
   }),
 });
@@ -280,16 +207,14 @@ const TermChange = builder.objectRef<Delivery>('TermChange').implement({
       nullable: true,
       description: `The category as it is now (null for a tag); ${LEFT_VIEW}`,
       resolve: (query, change, _args, ctx) =>
-        change.visible
-          ? ctx.db.term.findFirst({ ...query, where: { id: change.id, taxonomy: CATEGORY } })
-          : null,
+        change.visible ? visibleTerm(ctx, CATEGORY, change.id, query) : null,
     }),
     tag: t.prismaField({
       type: Tag,
       nullable: true,
       description: `The tag as it is now (null for a category); ${LEFT_VIEW}`,
       resolve: (query, change, _args, ctx) =>
-        change.visible ? ctx.db.term.findFirst({ ...query, where: { id: change.id, taxonomy: TAG } }) : null,
+        change.visible ? visibleTerm(ctx, TAG, change.id, query) : null,
     }),
   }),
 });
@@ -307,21 +232,8 @@ builder.subscriptionFields((t) => ({
     },
     subscribe: async (_root, { filter, password }, ctx) => {
       feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
-      const conditions = await eventConditions(ctx, filter ?? {}, password ?? null);
-      return watch(
-        ctx,
-        'event',
-        JSON.stringify(conditions),
-        async (wanted) =>
-          ids(
-            await ctx.db.event.findMany({
-              where: { AND: [{ id: { in: wanted } }, ...conditions] },
-              select: { id: true },
-            }),
-          ),
-        filter?.ids ?? null,
-        password ?? null,
-      );
+      const view = await eventChangeView(ctx, filter ?? {}, password ?? null);
+      return watch(ctx, 'event', view, filter?.ids ?? null, password ?? null);
     },
     resolve: (change) => change,
   }),
@@ -331,21 +243,7 @@ builder.subscriptionFields((t) => ({
     args: { ids: t.arg.intList({ description: 'Only these venues' }) },
     subscribe: async (_root, args, ctx) => {
       feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
-      const conditions = linkedPostConditions(ctx, args.ids);
-      return watch(
-        ctx,
-        'venue',
-        JSON.stringify(conditions),
-        async (wanted) =>
-          ids(
-            await ctx.db.venue.findMany({
-              where: { AND: [{ id: { in: wanted } }, ...(conditions as Prisma.VenueWhereInput[])] },
-              select: { id: true },
-            }),
-          ),
-        args.ids ?? null,
-        null,
-      );
+      return watch(ctx, 'venue', linkedChangeView(ctx, 'venue', args.ids), args.ids ?? null, null);
     },
     resolve: (change) => change,
   }),
@@ -355,21 +253,7 @@ builder.subscriptionFields((t) => ({
     args: { ids: t.arg.intList({ description: 'Only these organizers' }) },
     subscribe: async (_root, args, ctx) => {
       feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
-      const conditions = linkedPostConditions(ctx, args.ids);
-      return watch(
-        ctx,
-        'organizer',
-        JSON.stringify(conditions),
-        async (wanted) =>
-          ids(
-            await ctx.db.organizer.findMany({
-              where: { AND: [{ id: { in: wanted } }, ...(conditions as Prisma.OrganizerWhereInput[])] },
-              select: { id: true },
-            }),
-          ),
-        args.ids ?? null,
-        null,
-      );
+      return watch(ctx, 'organizer', linkedChangeView(ctx, 'organizer', args.ids), args.ids ?? null, null);
     },
     resolve: (change) => change,
   }),
@@ -382,21 +266,11 @@ builder.subscriptionFields((t) => ({
     },
     subscribe: async (_root, args, ctx) => {
       feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
-      checkSizes({ ids: args.ids });
-      const where: Prisma.TermWhereInput[] = [];
-      if (args.kind) where.push({ taxonomy: args.kind === 'category' ? CATEGORY : TAG });
-      if (args.ids?.length) where.push({ id: { in: args.ids } });
+      const taxonomy = args.kind ? (args.kind === 'category' ? CATEGORY : TAG) : null;
       return watch(
         ctx,
         'term',
-        JSON.stringify(where),
-        async (wanted) =>
-          ids(
-            await ctx.db.term.findMany({
-              where: { AND: [{ id: { in: wanted } }, ...where] },
-              select: { id: true },
-            }),
-          ),
+        termChangeView(ctx, taxonomy, args.ids),
         args.ids ?? null,
         null,
         // Terms are public: a deletion is told to all, unless the filter may not have covered the term.

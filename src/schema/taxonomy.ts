@@ -23,7 +23,7 @@ import {
   isHierarchical,
   updateTerm,
 } from '../services/terms/terms.js';
-import type { Tx } from '../services/transactions.js';
+import { categoryTree, writtenTerm } from '../services/terms/term-reads.js';
 import type { Context } from '../context.js';
 
 // Categories and tags are one table (WordPress terms) exposed as two GraphQL types, declared once here:
@@ -33,14 +33,9 @@ type CategoryTree = Map<number, { slug: string; parentId: number | null }>;
 const categoryTrees = new WeakMap<Context, Promise<CategoryTree>>();
 
 /** Every category's slug and parent, read once per request (only when a child category needs them). */
-function categoryTree(ctx: Context): Promise<CategoryTree> {
+function requestCategoryTree(ctx: Context): Promise<CategoryTree> {
   let tree = categoryTrees.get(ctx);
-  if (!tree) {
-    tree = ctx.db.term
-      .findMany({ where: { taxonomy: CATEGORY }, select: { id: true, slug: true, parentId: true } })
-      .then((rows) => new Map(rows.map((row) => [row.id, { slug: row.slug, parentId: row.parentId }])));
-    categoryTrees.set(ctx, tree);
-  }
+  if (!tree) categoryTrees.set(ctx, (tree = categoryTree(ctx)));
   return tree;
 }
 
@@ -54,7 +49,7 @@ export async function termUrl(
 ): Promise<string> {
   const slugs = [term.slug];
   if (term.taxonomy === CATEGORY && term.parentId !== null) {
-    const tree = await categoryTree(ctx);
+    const tree = await requestCategoryTree(ctx);
     const seen = new Set<number>();
     // Up to the root; a cycle in bad data ends the walk.
     for (let parentId: number | null = term.parentId; parentId !== null && !seen.has(parentId);) {
@@ -158,8 +153,7 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
       items: t.prismaField({
         type: [Term],
         description: `The ${plural} of this page, in the order asked for`,
-        resolve: (query, page, _args, ctx) =>
-          termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
+        resolve: (query, page, _args, ctx) => termsOfPage(ctx, page, query),
       }),
       pageInfo: pageInfoField(t),
     }),
@@ -209,11 +203,6 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
     }),
   });
 
-  const reread =
-    <Q extends object>(query: Q) =>
-    (tx: Tx, id: number) =>
-      tx.term.findUniqueOrThrow({ ...query, where: { id } });
-
   builder.queryFields((t) => ({
     [label]: t.prismaField({
       type: Term,
@@ -252,9 +241,7 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
         },
         resolve: (_root, { filter, orderBy, order, ...cursorArgs }, ctx, info) => {
           const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'], typeName: one });
-          return termConnection(ctx, taxonomy, { ...filter, orderby: orderBy, order }, cursorArgs, (ids) =>
-            ctx.db.term.findMany({ ...query, where: { id: { in: ids } } }),
-          );
+          return termConnection(ctx, taxonomy, { ...filter, orderby: orderBy, order }, cursorArgs, query);
         },
       },
       { name: `${one}Connection`, description: `A page of ${plural} with cursors` },
@@ -267,7 +254,8 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
       type: Term,
       description: `Creates a ${label} (editors and administrators). Errors: rest_forbidden (401/403), rest_invalid_param or rest_missing_callback_param (400), term_exists (400) for a name in use, duplicate_term_slug (400)`,
       args: { input: t.arg({ type: CreateInput, required: true, description: `The new ${label}` }) },
-      resolve: (query, _root, { input }, ctx) => createTerm(ctx, taxonomy, termInput(input), reread(query)),
+      resolve: (query, _root, { input }, ctx) =>
+        createTerm(ctx, taxonomy, termInput(input), writtenTerm(query)),
     }),
     [`update${one}`]: t.prismaField({
       type: Term,
@@ -278,7 +266,7 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
         ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
       },
       resolve: (query, _root, { id, input, ifMatch }, ctx) =>
-        updateTerm(withIfMatch(ctx, ifMatch), taxonomy, id, termInput(input), reread(query)),
+        updateTerm(withIfMatch(ctx, ifMatch), taxonomy, id, termInput(input), writtenTerm(query)),
     }),
     [`delete${one}`]: t.prismaField({
       type: Term,
@@ -288,7 +276,7 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
         ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
       },
       resolve: (query, _root, { id, ifMatch }, ctx) =>
-        deleteTerm(withIfMatch(ctx, ifMatch), taxonomy, id, reread(query)),
+        deleteTerm(withIfMatch(ctx, ifMatch), taxonomy, id, writtenTerm(query)),
     }),
   }));
 

@@ -148,18 +148,8 @@ export const { CreateInput: CreateVenueInput } = defineLinkedPostSchema({
     geoLng: t.float({ description: 'Longitude, -180 to 180; null clears it' }),
   }),
   toInput: venueInput,
-  find: (db, query, key) => db.venue.findUnique({ ...query, where: key }),
-  findPage: (db, query, page) =>
-    db.venue.findMany({
-      ...query,
-      where: page.where,
-      orderBy: page.orderBy,
-      skip: page.skip,
-      take: page.take,
-    }),
   archive: (ctx, filter, page, perPage) => venueArchive(ctx.db, ctx, filter, page, perPage),
-  connection: (ctx, filter, args, query) =>
-    venueConnection(ctx.db, ctx, filter, args, (window) => ctx.db.venue.findMany({ ...query, ...window })),
+  connection: (ctx, filter, args, query) => venueConnection(ctx.db, ctx, filter, args, query),
   create: createOrMatchVenue,
   update: updateVenue,
   remove: deleteVenue,

@@ -3,15 +3,16 @@ import { TecEvent } from './event.js';
 import { presentOrganizer, presentVenue } from './present.js';
 import { TecCategory, TecTag } from './term.js';
 import { SHAPES, jsonShape } from '../../rest/tec-schemas.js';
-import { judged } from '../../domain/visibility.js';
 import {
   type ChangePage,
   SYNC_PAGE_DEFAULT,
   SYNC_PAGE_MAX,
-  inOrder,
   readChanges,
-  visibleWhere,
 } from '../../services/sync/change-log.js';
+import { visibleEvents } from '../../services/events/event-access.js';
+import { WITH_IMAGE, type WithImage, visibleLinked } from '../../services/linked-posts/linked-access.js';
+import { visibleTerms } from '../../services/terms/term-reads.js';
+import { CATEGORY, TAG } from '../../services/terms/terms.js';
 
 // `GET /changes?since=<token>`: the REST form of GraphQL `changes(since:)`, each record in the
 // representation its own list route gives it.
@@ -23,59 +24,38 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
   fields: (t) => ({
     events: t.prismaField({
       type: [TecEvent],
-      resolve: async (query, page, _a, ctx) =>
-        inOrder(
-          page.changed.event,
-          await ctx.db.event.findMany({
-            ...query,
-            where: visibleWhere('event', page.changed.event, ctx.viewer),
-          }),
-        ).map((event) => judged(event, ctx.viewer)),
+      resolve: (query, page, _a, ctx) => visibleEvents(ctx, page.changed.event, query),
     }),
     venues: t.field({
       type: ['JSON'],
       extensions: jsonShape('TecVenue'),
       resolve: async (page, _a, ctx) =>
-        inOrder(
-          page.changed.venue,
-          await ctx.db.venue.findMany({
-            where: visibleWhere('venue', page.changed.venue, ctx.viewer),
-            include: { image: true },
-          }),
-        ).map((venue) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, 'list', ctx.viewer)),
+        (await visibleLinked<'venue', WithImage<'venue'>>(ctx, 'venue', page.changed.venue, WITH_IMAGE)).map(
+          (venue) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, 'list', ctx.viewer),
+        ),
     }),
     organizers: t.field({
       type: ['JSON'],
       extensions: jsonShape('TecOrganizer'),
       resolve: async (page, _a, ctx) =>
-        inOrder(
-          page.changed.organizer,
-          await ctx.db.organizer.findMany({
-            where: visibleWhere('organizer', page.changed.organizer, ctx.viewer),
-            include: { image: true },
-          }),
+        (
+          await visibleLinked<'organizer', WithImage<'organizer'>>(
+            ctx,
+            'organizer',
+            page.changed.organizer,
+            WITH_IMAGE,
+          )
         ).map((organizer) =>
           presentOrganizer(organizer, ctx.urls, ctx.config.siteTimezone, 'list', ctx.viewer),
         ),
     }),
     categories: t.prismaField({
       type: [TecCategory],
-      resolve: async (query, page, _a, ctx) =>
-        inOrder(
-          page.changed.category,
-          await ctx.db.term.findMany({
-            ...query,
-            where: visibleWhere('category', page.changed.category, ctx.viewer),
-          }),
-        ),
+      resolve: (query, page, _a, ctx) => visibleTerms(ctx, page.changed.category, query, CATEGORY),
     }),
     tags: t.prismaField({
       type: [TecTag],
-      resolve: async (query, page, _a, ctx) =>
-        inOrder(
-          page.changed.tag,
-          await ctx.db.term.findMany({ ...query, where: visibleWhere('tag', page.changed.tag, ctx.viewer) }),
-        ),
+      resolve: (query, page, _a, ctx) => visibleTerms(ctx, page.changed.tag, query, TAG),
     }),
     deleted: t.field({
       type: 'JSON',

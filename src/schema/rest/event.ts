@@ -43,6 +43,7 @@ import {
 } from '../../model/event-fields.js';
 import type { Term } from '../../generated/sqlite/client.js';
 import type { Context } from '../../context.js';
+import { writtenEvent } from '../../services/events/event-access.js';
 
 /** An event write, its errors under REST names (those of an inline venue or organizer too). */
 const namingEventParams = <T>(run: () => Promise<T>) => namingParams(EVENT_PARAMS, run, EVENT_LINK_PARAMS);
@@ -508,7 +509,7 @@ builder.mutationFields((t) => ({
     resolve: (query, _root, { input }, ctx) => {
       const { input: event, unreadable } = readEventBody(input);
       return namingEventParams(() =>
-        createEvent(ctx, event, (tx, id) => tx.event.findUniqueOrThrow({ ...query, where: { id } }), {
+        createEvent(ctx, event, writtenEvent(query), {
           passwordAllowed: true,
           unreadable,
         }),
@@ -526,13 +527,7 @@ builder.mutationFields((t) => ({
       onNamedEvent(ctx, 'edit', { id }, () =>
         namingEventParams(() => {
           const { input: event, unreadable } = readEventBody(input);
-          return updateEvent(
-            ctx,
-            { id },
-            event,
-            (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-            { passwordAllowed: true, unreadable },
-          );
+          return updateEvent(ctx, { id }, event, writtenEvent(query), { passwordAllowed: true, unreadable });
         }),
       ),
   }),
@@ -547,13 +542,10 @@ builder.mutationFields((t) => ({
       onNamedEvent(ctx, 'edit', { slug }, () =>
         namingEventParams(() => {
           const { input: event, unreadable } = readEventBody(input);
-          return updateEvent(
-            ctx,
-            { slug },
-            event,
-            (tx, eventId) => tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-            { passwordAllowed: false, unreadable },
-          );
+          return updateEvent(ctx, { slug }, event, writtenEvent(query), {
+            passwordAllowed: false,
+            unreadable,
+          });
         }),
       ),
   }),
@@ -569,9 +561,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { id, force }, ctx) =>
       onNamedEvent(ctx, 'delete', { id }, () =>
-        deleteEvent(ctx, { id }, force ?? false, (tx, eventId) =>
-          tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        ),
+        deleteEvent(ctx, { id }, force ?? false, writtenEvent(query)),
       ),
   }),
   tecDeleteEventBySlug: t.prismaField({
@@ -585,9 +575,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { slug, force }, ctx) =>
       onNamedEvent(ctx, 'delete', { slug }, () =>
-        deleteEvent(ctx, { slug }, force ?? false, (tx, eventId) =>
-          tx.event.findUniqueOrThrow({ ...query, where: { id: eventId } }),
-        ),
+        deleteEvent(ctx, { slug }, force ?? false, writtenEvent(query)),
       ),
   }),
 }));

@@ -1,10 +1,9 @@
 import { type SubGraph, builder } from '../builder.js';
 import type { Representation } from './present.js';
 import { archiveLinks } from '../../domain/paging.js';
-import { NOT_FOUND, assertReadable } from '../../domain/visibility.js';
+import { NOT_FOUND } from '../../domain/visibility.js';
 import { hidingMissing } from '../../domain/permissions.js';
 import type { Context } from '../../context.js';
-import type { Db } from '../../db/client.js';
 import type { Media } from '../../generated/sqlite/client.js';
 import type { ArchivePage } from '../../services/archive.js';
 import {
@@ -13,6 +12,12 @@ import {
   type LinkedListFilter,
   linkedArchiveParams,
 } from '../../services/linked-posts/linked-lists.js';
+import {
+  WITH_IMAGE,
+  linkedPageRows,
+  readLinked,
+  writtenLinked,
+} from '../../services/linked-posts/linked-access.js';
 import {
   type LinkedKey,
   type LinkedPostInput,
@@ -40,8 +45,11 @@ const SHAPE: Record<LinkedKind, TecSchemaName> = { venue: 'TecVenue', organizer:
 
 type WithImage<Row> = Row & { image: Media | null };
 
-/** What the envelope needs of a page; each kind's page also carries its typed query. */
-type Archive = Pick<ArchivePage<unknown, unknown>, 'paging' | 'total' | 'totalPages'> & {
+/** A page: its query (the services load its rows) and what the envelope needs. */
+type Archive = Pick<
+  ArchivePage<object, object>,
+  'where' | 'orderBy' | 'skip' | 'take' | 'paging' | 'total' | 'totalPages'
+> & {
   effective: EffectiveLinkedFilter;
 };
 
@@ -58,14 +66,12 @@ export interface LinkedRestResource<
   one: string;
   many: string;
   path: string;
-  find(db: Db | Tx, key: LinkedKey): Promise<WithImage<Row> | null>;
   archive(
     ctx: Context,
     filter: LinkedListFilter,
     page: number | null | undefined,
     perPage: number | null | undefined,
   ): Promise<Page>;
-  rows(db: Db, page: Page): Promise<Array<WithImage<Row>>>;
   present(row: WithImage<Row>, ctx: Context, as: Representation): Record<string, unknown>;
   /** The REST body of a create or update. */
   body: BodyTable<Input>;
@@ -129,18 +135,11 @@ export function defineLinkedRestFields<
   });
 
   /** The record as create, update and delete answer (no `json_ld`), read inside the transaction. */
-  const presented = (ctx: Context) => async (tx: Tx, id: number) => {
-    const row = await resource.find(tx, { id });
-    return resource.present(row!, ctx, 'list');
-  };
+  const presented = (ctx: Context) => async (tx: Tx, id: number) =>
+    resource.present(await writtenLinked<LinkedKind, WithImage<Row>>(kind, WITH_IMAGE)(tx, id), ctx, 'list');
 
   const read = async (ctx: Context, key: LinkedKey) => {
-    const row = assertReadable(
-      kind,
-      await resource.find(ctx.db, key),
-      'id' in key ? key.id : key.slug,
-      ctx.viewer,
-    );
+    const row = await readLinked<LinkedKind, WithImage<Row>>(ctx, kind, key, WITH_IMAGE);
     return { ...resource.present(row, ctx, 'single'), [RECORD_VERSION_KEY]: recordVersion(row) };
   };
 
@@ -186,7 +185,9 @@ export function defineLinkedRestFields<
         };
         const page = await resource.archive(ctx, filter, args.page, args.per_page);
         const items = async () =>
-          (await resource.rows(ctx.db, page)).map((row) => resource.present(row, ctx, 'list'));
+          (await linkedPageRows<LinkedKind, WithImage<Row>>(ctx, kind, page, WITH_IMAGE)).map((row) =>
+            resource.present(row, ctx, 'list'),
+          );
         return { ...page, items };
       },
     }),

@@ -16,16 +16,7 @@ defineLinkedRestFields({
   one: 'Organizer',
   many: 'Organizers',
   path: 'organizers',
-  find: (db, key) => db.organizer.findUnique({ where: key, include: { image: true } }),
   archive: (ctx, filter, page, perPage) => organizerArchive(ctx.db, ctx, filter, page, perPage),
-  rows: (db, page) =>
-    db.organizer.findMany({
-      where: page.where,
-      orderBy: page.orderBy,
-      skip: page.skip,
-      take: page.take,
-      include: { image: true },
-    }),
   present: (organizer, ctx, as) =>
     presentOrganizer(organizer, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
   body: ORGANIZER_BODY,

@@ -25,7 +25,7 @@ import {
   findTerm,
   updateTerm,
 } from '../../services/terms/terms.js';
-import type { Tx } from '../../services/transactions.js';
+import { writtenTerm } from '../../services/terms/term-reads.js';
 import type { Context } from '../../context.js';
 
 // Categories and tags as The Events Calendar's term endpoints return them (docs/reference.md §1.4(b)): the
@@ -178,8 +178,7 @@ const TecCategoryList = builder.objectRef<TermArchive>('TecCategoryList').implem
     total_pages: t.int({ resolve: (page) => page.totalPages }),
     categories: t.prismaField({
       type: [TecCategory],
-      resolve: (query, page, _a, ctx) =>
-        termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
+      resolve: (query, page, _a, ctx) => termsOfPage(ctx, page, query),
     }),
     next_rest_url: t.string({
       nullable: true,
@@ -200,8 +199,7 @@ const TecTagList = builder.objectRef<TermArchive>('TecTagList').implement({
     total_pages: t.int({ resolve: (page) => page.totalPages }),
     tags: t.prismaField({
       type: [TecTag],
-      resolve: (query, page, _a, ctx) =>
-        termsOfPage(page, (ids) => ctx.db.term.findMany({ ...query, where: { id: { in: ids } } })),
+      resolve: (query, page, _a, ctx) => termsOfPage(ctx, page, query),
     }),
     next_rest_url: t.string({
       nullable: true,
@@ -308,11 +306,6 @@ function writeTerm<T>(
   return namingParams(paramNames(table), () => run(input, unreadable));
 }
 
-const reread =
-  <Q extends object>(query: Q) =>
-  (tx: Tx, id: number) =>
-    tx.term.findUniqueOrThrow({ ...query, where: { id } });
-
 builder.mutationFields((t) => ({
   tecCreateCategory: t.prismaField({
     ...REST,
@@ -320,7 +313,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { input }, ctx) =>
       writeTerm(CATEGORY, input, (fields, unreadable) =>
-        createTerm(ctx, CATEGORY, fields, reread(query), unreadable),
+        createTerm(ctx, CATEGORY, fields, writtenTerm(query), unreadable),
       ),
   }),
   tecUpdateCategory: t.prismaField({
@@ -329,21 +322,23 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.int({ required: true, description: 'the term ID' }), input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { id, input }, ctx) =>
       writeTerm(CATEGORY, input, (fields, unreadable) =>
-        updateTerm(ctx, CATEGORY, id, fields, reread(query), unreadable),
+        updateTerm(ctx, CATEGORY, id, fields, writtenTerm(query), unreadable),
       ),
   }),
   tecDeleteCategory: t.prismaField({
     ...REST,
     type: TecCategory,
     args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-    resolve: (query, _root, { id }, ctx) => deleteTerm(ctx, CATEGORY, id, reread(query)),
+    resolve: (query, _root, { id }, ctx) => deleteTerm(ctx, CATEGORY, id, writtenTerm(query)),
   }),
   tecCreateTag: t.prismaField({
     ...REST,
     type: TecSingleTag,
     args: { input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { input }, ctx) =>
-      writeTerm(TAG, input, (fields, unreadable) => createTerm(ctx, TAG, fields, reread(query), unreadable)),
+      writeTerm(TAG, input, (fields, unreadable) =>
+        createTerm(ctx, TAG, fields, writtenTerm(query), unreadable),
+      ),
   }),
   tecUpdateTag: t.prismaField({
     ...REST,
@@ -351,13 +346,13 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.int({ required: true, description: 'the term ID' }), input: t.arg({ type: 'JSON' }) },
     resolve: (query, _root, { id, input }, ctx) =>
       writeTerm(TAG, input, (fields, unreadable) =>
-        updateTerm(ctx, TAG, id, fields, reread(query), unreadable),
+        updateTerm(ctx, TAG, id, fields, writtenTerm(query), unreadable),
       ),
   }),
   tecDeleteTag: t.prismaField({
     ...REST,
     type: TecTag,
     args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-    resolve: (query, _root, { id }, ctx) => deleteTerm(ctx, TAG, id, reread(query)),
+    resolve: (query, _root, { id }, ctx) => deleteTerm(ctx, TAG, id, writtenTerm(query)),
   }),
 }));

@@ -16,16 +16,7 @@ defineLinkedRestFields({
   one: 'Venue',
   many: 'Venues',
   path: 'venues',
-  find: (db, key) => db.venue.findUnique({ where: key, include: { image: true } }),
   archive: (ctx, filter, page, perPage) => venueArchive(ctx.db, ctx, filter, page, perPage),
-  rows: (db, page) =>
-    db.venue.findMany({
-      where: page.where,
-      orderBy: page.orderBy,
-      skip: page.skip,
-      take: page.take,
-      include: { image: true },
-    }),
   present: (venue, ctx, as) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
   body: VENUE_BODY,
   create: createOrMatchVenue,

@@ -10,6 +10,7 @@ import {
   linkedListQuery,
   withSearch,
 } from './linked-lists.js';
+import type { LinkedSelection } from './linked-access.js';
 import {
   type LinkedKey,
   type LinkedPostInput,
@@ -126,14 +127,19 @@ export async function organizerArchive(
   return { ...archive, effective };
 }
 
-/** One cursor page of organizers: the list's filters and order, bounded by the cursor. */
-export async function organizerConnection<Row extends object>(
+/**
+ * One cursor page of organizers: the list's filters and order (its visibility included), bounded by the
+ * cursor; the rows loaded with the API's `selection`.
+ */
+export async function organizerConnection<Row extends object = Organizer>(
   db: Db,
   scope: Pick<Scope, 'viewer' | 'config'>,
   filter: LinkedListFilter,
   args: CursorArgs,
-  find: (args: { where: Prisma.OrganizerWhereInput; orderBy: object[]; take: number }) => Promise<Row[]>,
+  selection: LinkedSelection = {},
 ) {
   const { where } = await organizerList(db, scope, filter);
+  const find = async (window: { where: Prisma.OrganizerWhereInput; orderBy: object[]; take: number }) =>
+    (await db.organizer.findMany({ ...selection, ...window } as Prisma.OrganizerFindManyArgs)) as Row[];
   return linkedConnection(where, args, find, (w) => db.organizer.count({ where: w }));
 }

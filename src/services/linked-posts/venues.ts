@@ -10,6 +10,7 @@ import {
   linkedListQuery,
   withSearch,
 } from './linked-lists.js';
+import type { LinkedSelection } from './linked-access.js';
 import {
   type LinkedKey,
   type LinkedPostInput,
@@ -179,14 +180,19 @@ export async function venueArchive(
   return { ...archive, effective };
 }
 
-/** One cursor page of venues: the list's filters and order, bounded by the cursor. */
-export async function venueConnection<Row extends object>(
+/**
+ * One cursor page of venues: the list's filters and order (its visibility included), bounded by the
+ * cursor; the rows loaded with the API's `selection`.
+ */
+export async function venueConnection<Row extends object = Venue>(
   db: Db,
   scope: Pick<Scope, 'viewer' | 'config'>,
   filter: LinkedListFilter,
   args: CursorArgs,
-  find: (args: { where: Prisma.VenueWhereInput; orderBy: object[]; take: number }) => Promise<Row[]>,
+  selection: LinkedSelection = {},
 ) {
   const { where } = await venueList(db, scope, filter);
+  const find = async (window: { where: Prisma.VenueWhereInput; orderBy: object[]; take: number }) =>
+    (await db.venue.findMany({ ...selection, ...window } as Prisma.VenueFindManyArgs)) as Row[];
   return linkedConnection(where, args, find, (w) => db.venue.count({ where: w }));
 }

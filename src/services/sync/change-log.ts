@@ -1,9 +1,13 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { ApiError, invalidParams } from '../../domain/errors.js';
-import { type PostWhere, type Viewer, readableWhere } from '../../domain/permissions.js';
+import type { Viewer } from '../../domain/permissions.js';
 import { Prisma } from '../../generated/sqlite/client.js';
 import type { Change, Tx, WritePipeline } from '../transactions.js';
+import { eventsVisibleTo } from '../events/event-access.js';
+import { linkedVisibleTo } from '../linked-posts/linked-access.js';
+import { termsVisibleTo } from '../terms/term-reads.js';
+import { CATEGORY, TAG } from '../terms/terms.js';
 
 // The change stream. Every committed write appends one row per change to `ChangeLog` inside its own
 // transaction (a `beforeCommit` listener of the write pipeline, the same change list the response
@@ -145,12 +149,12 @@ const emptyIds = (): Record<SyncType, number[]> => ({
   tag: [],
 });
 
-/** The condition for the records of `ids` this viewer may read now. */
-export function visibleWhere(type: SyncType, ids: number[], viewer: Viewer) {
+/** The condition for the records of `ids` this viewer may read now, by each aggregate's own rule. */
+function visibleWhere(type: SyncType, ids: number[], viewer: Viewer) {
   const id = { in: ids };
-  if (type === 'category') return { id, taxonomy: 'tribe_events_cat' };
-  if (type === 'tag') return { id, taxonomy: 'post_tag' };
-  return { id, AND: [readableWhere(viewer) as PostWhere] };
+  if (type === 'category') return { id, ...termsVisibleTo(CATEGORY) };
+  if (type === 'tag') return { id, ...termsVisibleTo(TAG) };
+  return { id, AND: [type === 'event' ? eventsVisibleTo(viewer) : linkedVisibleTo(viewer)] };
 }
 
 async function visibleIds(db: Tx, type: SyncType, ids: number[], viewer: Viewer): Promise<Set<number>> {
@@ -245,13 +249,4 @@ export function readCommittedAfter(db: Db, sequence: number, limit: number): Pro
     (tx) => tx.changeLog.findMany({ where: { id: { gt: sequence } }, orderBy: { id: 'asc' }, take: limit }),
     { maxWait: 15_000, timeout: 30_000 },
   );
-}
-
-/** `rows` in the order of `ids` (a record that vanished meanwhile is left out). */
-export function inOrder<T extends { id: number }>(ids: readonly number[], rows: readonly T[]): T[] {
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [row] : [];
-  });
 }

@@ -1,5 +1,5 @@
 import type { Scope } from '../scope.js';
-import { Prisma } from '../../generated/sqlite/client.js';
+import { Prisma, type Term } from '../../generated/sqlite/client.js';
 import { invalidParams } from '../../domain/errors.js';
 import { type Paging, normalizePaging, skipTake, totalPages } from '../../domain/paging.js';
 import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../../domain/limits.js';
@@ -15,6 +15,7 @@ import {
   keysetWindow,
 } from '../keyset.js';
 import { isHierarchical } from './terms.js';
+import { type TermSelection, visibleTerms } from './term-reads.js';
 
 // Category and tag lists (docs/reference.md §2.4, §S4.5) for both APIs: the filters, checked all at once
 // as WordPress does, one SQL statement for the count and one for the page's ids, and the parameters that
@@ -260,12 +261,12 @@ function beyondSql(columns: Prisma.Sql[], keys: SortKey[], key: Value[], forward
  * One cursor page of categories or tags (GraphQL `categoriesConnection`, `tagsConnection`): the list's
  * filters and order, bounded by the cursor; nodes loaded with the selection the API asks for.
  */
-export async function termConnection<T extends { id: number }>(
+export async function termConnection<T extends { id: number } = Term>(
   reader: Reader,
   taxonomy: Taxonomy,
   filter: TermListFilter,
   args: CursorArgs,
-  load: (ids: number[]) => Promise<T[]>,
+  selection: TermSelection = {},
 ): Promise<ConnectionPage<T> & { totalCount: () => Promise<number> }> {
   const effective = await resolveListFilter(reader, taxonomy, filter);
   const orderColumn = ORDER_COLUMN[effective.orderby];
@@ -299,7 +300,12 @@ export async function termConnection<T extends { id: number }>(
     sortKey: typeof row.sortKey === 'bigint' ? Number(row.sortKey) : row.sortKey,
   }));
   const page = connectionPage(keys, window, keyed, (row) => row.id);
-  const byId = new Map((await load(page.edges.map((edge) => edge.node))).map((term) => [term.id, term]));
+  const terms = await visibleTerms<T>(
+    reader,
+    page.edges.map((edge) => edge.node),
+    selection,
+  );
+  const byId = new Map(terms.map((term) => [term.id, term]));
   return {
     ...page,
     edges: page.edges.flatMap((edge) => {
@@ -341,11 +347,10 @@ export function termArchive(
 }
 
 /** The page's terms in list order, loaded with the selection the API asks for. */
-export async function termsOfPage<T extends { id: number }>(
+export function termsOfPage<T = Term>(
+  reader: Reader,
   archive: TermArchive,
-  load: (ids: number[]) => Promise<T[]>,
+  selection: TermSelection = {},
 ): Promise<T[]> {
-  if (!archive.ids.length) return [];
-  const byId = new Map((await load(archive.ids)).map((term) => [term.id, term]));
-  return archive.ids.flatMap((id) => byId.get(id) ?? []);
+  return visibleTerms<T>(reader, archive.ids, selection);
 }

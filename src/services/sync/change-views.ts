@@ -1,0 +1,142 @@
+import type { Context } from '../scope.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
+import { invalidParams } from '../../domain/errors.js';
+import { exceeds, tooManyValues } from '../../domain/limits.js';
+import type { PostWhere } from '../../domain/permissions.js';
+import { contentOpenWhere } from '../../domain/visibility.js';
+import type { Taxonomy } from '../../domain/urls.js';
+import {
+  type FilterName,
+  applyLookupFilter,
+  onWithheld,
+  termLookups,
+  termWhere,
+} from '../../model/event-filters.js';
+import { eventsVisibleTo } from '../events/event-access.js';
+import { resolveTerms } from '../events/events-query.js';
+import type { LinkedKind } from '../linked-posts/linked-lists.js';
+import { linkedVisibleTo } from '../linked-posts/linked-access.js';
+import { termsVisibleTo, visibleTermIds } from '../terms/term-reads.js';
+
+// What a GraphQL subscription sees of the change feed: its view, the records it may be told about.
+// A view answers which of some ids the subscriber sees now (readable by its viewer and matching its
+// filter); its key names everything that answer depends on besides the ids, the viewer's visibility
+// included, so that subscribers with the same key share one query per change.
+
+export interface ChangeView {
+  key: string;
+  visibleIds(ids: number[]): Promise<number[]>;
+}
+
+/** The event subscription's filter: the list's own filters, by their domain names. */
+export interface EventChangeFilter {
+  ids?: number[] | null;
+  venues?: number[] | null;
+  organizers?: number[] | null;
+  categories?: string[] | null;
+  tags?: string[] | null;
+}
+
+/** Size limits of an id or slug list (the list filters' own), before any query. */
+export function checkSizes(lists: Record<string, readonly unknown[] | null | undefined>): void {
+  const reasons: Record<string, string> = {};
+  for (const [name, values] of Object.entries(lists)) if (exceeds(values)) reasons[name] = tooManyValues();
+  if (Object.keys(reasons).length) throw invalidParams(reasons);
+}
+
+/**
+ * The events a subscription sees: readable by its viewer and matching its filter, validated as the
+ * list validates its own (unknown ids → 400). Filters on what a protected event's listing blanks never
+ * match it for who cannot unlock it (D21).
+ */
+export async function eventChangeView(
+  ctx: Context,
+  filter: EventChangeFilter,
+  password: string | null,
+): Promise<ChangeView> {
+  checkSizes({ ...filter });
+  const viewer = ctx.viewer;
+  const conditions: Prisma.EventWhereInput[] = [eventsVisibleTo(viewer)];
+  // Hidden from listings: readable by id, so delivered only to a subscription naming it.
+  conditions.push(filter.ids?.length ? { id: { in: filter.ids } } : { hideFromListings: false });
+  // Venues and organizers checked and matched as the list does (`model/event-filters.ts`).
+  const [venues, organizers, terms] = await Promise.all([
+    applyLookupFilter('venues', filter.venues, ctx),
+    applyLookupFilter('organizers', filter.organizers, ctx),
+    resolveTerms(ctx, termLookups(filter)),
+  ]);
+  const categories = filter.categories?.length ? [...new Set(terms.ids.categories)] : null;
+  const tags = filter.tags?.length ? [...new Set(terms.ids.tags)] : null;
+  const unknown: Record<string, string> = {};
+  for (const param of terms.unknown) unknown[param] = 'Invalid parameter.';
+  const looked = { venues, organizers };
+  for (const [name, applied] of Object.entries(looked))
+    if (applied && 'reason' in applied) unknown[name] = applied.reason;
+  if (Object.keys(unknown).length) throw invalidParams(unknown);
+  for (const applied of Object.values(looked))
+    if (applied && 'where' in applied && applied.where) conditions.push(applied.where);
+  if (categories) conditions.push(termWhere(categories));
+  if (tags) conditions.push(termWhere(tags));
+  const applied = {
+    venues: venues && 'effective' in venues ? venues.effective : null,
+    organizers: organizers && 'effective' in organizers ? organizers.effective : null,
+    categories,
+    tags,
+  };
+  if (Object.entries(applied).some(([name, value]) => onWithheld(name as FilterName, value)))
+    conditions.push(contentOpenWhere(viewer, password) as Prisma.EventWhereInput);
+  return {
+    key: JSON.stringify(conditions),
+    visibleIds: async (wanted) =>
+      (
+        await ctx.db.event.findMany({
+          where: { AND: [{ id: { in: wanted } }, ...conditions] },
+          select: { id: true },
+        })
+      ).map((row) => row.id),
+  };
+}
+
+/** The venues or organizers a subscription sees: readable by its viewer, only `named` when given. */
+export function linkedChangeView(
+  ctx: Context,
+  kind: LinkedKind,
+  named: readonly number[] | null | undefined,
+): ChangeView {
+  checkSizes({ ids: named });
+  const conditions: PostWhere[] = [
+    linkedVisibleTo(ctx.viewer),
+    ...(named?.length ? [{ id: { in: [...named] } }] : []),
+  ];
+  const where = (wanted: number[]) => ({ AND: [{ id: { in: wanted } }, ...conditions] });
+  return {
+    key: JSON.stringify(conditions),
+    visibleIds: async (wanted) =>
+      (kind === 'venue'
+        ? await ctx.db.venue.findMany({
+            where: where(wanted) as Prisma.VenueWhereInput,
+            select: { id: true },
+          })
+        : await ctx.db.organizer.findMany({
+            where: where(wanted) as Prisma.OrganizerWhereInput,
+            select: { id: true },
+          })
+      ).map((row) => row.id),
+  };
+}
+
+/** The categories and tags a subscription sees: all of them, of one taxonomy or only `named` when given. */
+export function termChangeView(
+  ctx: Context,
+  taxonomy: Taxonomy | null,
+  named: readonly number[] | null | undefined,
+): ChangeView {
+  checkSizes({ ids: named });
+  const conditions: Prisma.TermWhereInput[] = [];
+  if (taxonomy) conditions.push(termsVisibleTo(taxonomy));
+  if (named?.length) conditions.push({ id: { in: [...named] } });
+  return {
+    key: JSON.stringify(conditions),
+    visibleIds: (wanted) => visibleTermIds(ctx, wanted, conditions),
+  };
+}
