@@ -389,6 +389,12 @@ function checkRuleConstraints(rule: RecurrenceRule, parts: Map<RulePart, string>
     if (frequency === 'MONTHLY' && rule.byDay.some((day) => Math.abs(day.ordinal ?? 0) > 5))
       throw malformed('In a monthly rule a BYDAY ordinal is within ±1…±5.');
   }
+  const months = rule.byMonth.length ? rule.byMonth : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+  const longest = Math.max(
+    ...months.map((month) => [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!),
+  );
+  if (rule.byMonthDay.length && rule.byMonthDay.every((day) => Math.abs(day) > longest))
+    throw malformed(`BYMONTHDAY=${parts.get('BYMONTHDAY')} never falls in BYMONTH=${parts.get('BYMONTH')}.`);
   const others = [...parts.keys()].filter((part) => part.startsWith('BY') && part !== 'BYSETPOS');
   if (rule.bySetPos.length && others.length === 0) throw malformed('BYSETPOS needs another BYxxx part.');
   if (kind.allDay) {
@@ -615,6 +621,13 @@ function allDayOccurrence(date: Temporal.PlainDate, zone: string): Occurrence {
 }
 
 const DAY_MS = 86_400_000;
+const FREQUENCY_UNITS: Record<Frequency, string> = {
+  YEARLY: 'years',
+  MONTHLY: 'months',
+  WEEKLY: 'weeks',
+  DAILY: 'days',
+  HOURLY: 'hours',
+};
 const PERIODS_PER_DAY: Record<Frequency, number> = {
   YEARLY: 1 / 365,
   MONTHLY: 1 / 28,
@@ -622,8 +635,11 @@ const PERIODS_PER_DAY: Record<Frequency, number> = {
   DAILY: 1,
   HOURLY: 25,
 };
-/** The library's guard on periods walked: enough to reach any horizon, bounded for rules that never match. */
-const MAX_PERIODS = 200_000;
+/**
+ * Periods the engine may walk (days of a daily rule: 137 years): enough for any series of events, and
+ * a bound on the work a sparse rule started long ago costs (about a second here at the worst).
+ */
+export const MAX_RECURRENCE_PERIODS = 50_000;
 
 export interface ExpandOptions {
   /** Occurrences starting before this instant are returned (the series' materialisation horizon). */
@@ -684,17 +700,16 @@ export function expandRecurrence(
       tzid: zone,
       includeDtstart: true,
       cache: false,
-      maxIterations: Math.min(Math.max(periods, 10_000), MAX_PERIODS),
+      maxIterations: Math.min(Math.max(periods, 10_000), MAX_RECURRENCE_PERIODS),
       ...(rule ? ruleOptions(rule) : {}),
       ...(rdates.length ? { rDate: rdates } : {}),
       ...(exdates.length ? { exDate: exdates } : {}),
     });
     instances = engine.all();
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+  } catch {
     return failure(
       'too-complex',
-      `recurrence: the rule could not be expanded before the horizon (${reason}).`,
+      `recurrence: the rule needs more than ${MAX_RECURRENCE_PERIODS.toLocaleString('en-US')} ${FREQUENCY_UNITS[rule?.frequency ?? 'DAILY']} to reach the horizon; start the series later or make the rule simpler.`,
     );
   }
 

@@ -733,6 +733,11 @@ describe('refusals', () => {
     { lines: ['RRULE:FREQ=MONTHLY;BYMONTHDAY=0'], code: 'malformed', says: /BYMONTHDAY=0/ },
     { lines: ['RRULE:FREQ=MONTHLY;BYMONTHDAY=32'], code: 'malformed', says: /outside/ },
     { lines: ['RRULE:FREQ=WEEKLY;BYMONTHDAY=3'], code: 'malformed', says: /WEEKLY/ },
+    {
+      lines: ['RRULE:FREQ=YEARLY;BYMONTH=2,4;BYMONTHDAY=-31,31'],
+      code: 'malformed',
+      says: /BYMONTHDAY=-31,31 never falls in BYMONTH=2,4/,
+    },
     { lines: ['RRULE:FREQ=MONTHLY;BYWEEKNO=3'], code: 'malformed', says: /BYWEEKNO goes with FREQ=YEARLY/ },
     { lines: ['RRULE:FREQ=MONTHLY;BYSETPOS=1'], code: 'malformed', says: /another BYxxx/ },
     {
@@ -861,6 +866,18 @@ describe('the cap', () => {
     expect(expand(['RRULE:FREQ=DAILY;COUNT=5', 'RDATE:20260102T230000Z'])).toMatchObject({
       ok: false,
       problem: { code: 'too-many-occurrences' },
+    });
+  });
+
+  it('a sparse rule started long ago is refused once it has walked the periods allowed', () => {
+    const result = expandRecurrence(
+      parsed(['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29']),
+      { ...TIMED, localStart: '1804-02-29 19:00:00' },
+      { horizon: new Date('2031-01-01T00:00:00Z') },
+    );
+    expect(result).toMatchObject({
+      ok: false,
+      problem: { code: 'too-complex', message: /more than 50,000 days/ },
     });
   });
 
