@@ -1,10 +1,11 @@
-// npm run bench -- [--db sqlite|postgres] [--duration 10] [--connections 10] [--events 10000] [--warmup 2]
+// npm run bench -- [--db sqlite|postgres] [--duration 10] [--connections 10] [--events 10000] [--warmup 2] [--mix]
 // Seeds a throwaway database, serves it with the real app twice (response cache on, and
 // CALENDAR_CACHE=off) in child processes running the compiled app (scripts/bench-server.mjs), next
 // to two floors in this process: node:http sending the very bytes of the REST list from memory, and
 // node:http + one prepared list query. Load comes from wrk (one thread; a Lua script sets POST bodies
 // and reports), so no Node load generator competes with the servers for the second core. One run,
-// one table: ratios are only meaningful within it.
+// one table: ratios are only meaningful within it. `--mix` adds the traffic mix (scripts/bench-mix.ts):
+// thousands of distinct reads by popularity, with and without writes, beside the rows above.
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,10 +22,13 @@ import { migrateDatabase } from '../src/db/migrate.js';
 import { endOfDayWall, startOfDayWall } from '../src/domain/dates.js';
 import { defaultCounts } from './sample-data/generate.js';
 import { seedDatabase } from './sample-data/seed.js';
+import { createAdministrator, printMix, runMix } from './bench-mix.js';
 
 const run = promisify(execFile);
 const SERVER_CHILD = new URL('./bench-server.mjs', import.meta.url).pathname;
 const API = '/calendar/events/v1';
+/** The servers serve /metrics (as a deployment that scrapes them does): the mix reads its cache counters. */
+const METRICS_TOKEN = 'bench-metrics-token';
 
 interface LoadResult {
   requests: number;
@@ -102,6 +106,7 @@ function options() {
       connections: { type: 'string', default: '10' },
       events: { type: 'string', default: '10000' },
       warmup: { type: 'string', default: '2' },
+      mix: { type: 'boolean', default: false },
     },
   });
   if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
@@ -110,7 +115,7 @@ function options() {
   ) as Record<'duration' | 'connections' | 'events' | 'warmup', number>;
   for (const [key, value] of Object.entries(numbers))
     if (!Number.isInteger(value) || value < 0) throw new Error(`--${key} must be a non-negative integer`);
-  return { ...numbers, db: values.db };
+  return { ...numbers, db: values.db, mix: values.mix };
 }
 
 async function wrk(
@@ -145,10 +150,20 @@ class ServerChild {
   static async start(url: string, cache: 'on' | 'off'): Promise<ServerChild> {
     const child = fork(SERVER_CHILD, [], {
       execArgv: [],
-      env: { ...process.env, DATABASE_URL: url, CALENDAR_CACHE: cache, LOG_LEVEL: 'silent' },
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        CALENDAR_CACHE: cache,
+        CALENDAR_METRICS_TOKEN: METRICS_TOKEN,
+        LOG_LEVEL: 'silent',
+      },
       stdio: 'inherit',
     });
-    const [port] = (await once(child, 'message')) as [number];
+    // A child that fails to start exits instead of sending its port.
+    const [port] = (await Promise.race([
+      once(child, 'message'),
+      once(child, 'exit').then(([code]) => Promise.reject(new Error(`the server child exited (${code})`))),
+    ])) as [number];
     return new ServerChild(child, `http://127.0.0.1:${port}`);
   }
 
@@ -189,7 +204,7 @@ async function sqlPerRequest(target: Target): Promise<number | undefined> {
 }
 
 async function main(): Promise<void> {
-  const { duration, connections, events, warmup, db: kind } = options();
+  const { duration, connections, events, warmup, db: kind, mix } = options();
   const postgres = kind === 'postgres';
   // The servers run the compiled app, as `npm start` does: build it first unless dist/ is current.
   await run(process.execPath, [new URL('./build-if-stale.mjs', import.meta.url).pathname]);
@@ -226,6 +241,8 @@ async function main(): Promise<void> {
       `seeded ${events} events (${kind}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
     const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' });
+    // The mix's writer: an administrator made before any server caches an answer.
+    const authorization = mix ? await createAdministrator(url, config) : undefined;
 
     const cached = await ServerChild.start(url, 'on');
     const uncached = await ServerChild.start(url, 'off');
@@ -315,6 +332,22 @@ async function main(): Promise<void> {
       console.log(`measured ${target.name}`);
     }
     const rss = await Promise.all(children.map((child) => child.peakRssMb()));
+    // Its own cache-on server, so the rows above and the cache fill below do not share its memory.
+    const mixServer = mix ? await ServerChild.start(url, 'on') : undefined;
+    if (mixServer) children.push(mixServer);
+    const mixed =
+      mixServer &&
+      (await runMix({
+        url,
+        dir,
+        cached: mixServer,
+        uncached,
+        metricsToken: METRICS_TOKEN,
+        authorization: authorization as string,
+        connections,
+        duration,
+        warmup,
+      }));
     const full = await fillCache(cached, config.cache.maxBytes, events, connections);
     const listTarget = targets.find((target) => target.server === cached)!;
     await wrk(listTarget.url, listTarget.body, connections, duration, script);
@@ -326,6 +359,14 @@ async function main(): Promise<void> {
         `cached server with its cache full (${(full / 2 ** 20).toFixed(0)} of ` +
         `${(config.cache.maxBytes / 2 ** 20).toFixed(0)} MB) under the cached list: RSS ${fullRss.toFixed(0)} MB`,
     );
+    if (mixed)
+      printMix(
+        mixed.rows,
+        rows.find((row) => row.target.server === cached)?.result,
+        `Traffic mix: ${mixed.urls} distinct anonymous reads (REST and GraphQL GET), Zipf s = 1, ` +
+          `wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up, writes running), ${events} events on ${kind}; ` +
+          `SQL and CPU per read include the writes'; RSS at the row's end`,
+      );
   } finally {
     for (const child of children) child.stop();
     for (const server of servers) server.close();
