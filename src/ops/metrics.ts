@@ -36,10 +36,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Response cache outcomes: `hit`, `miss`, `eviction`, `invalidation`. */
+  /**
+   * Response cache outcomes: `hit`, `miss`, `eviction`, `invalidation` (a write's effect applied),
+   * `dropped` (an entry it made stale), `shared` (a miss answered by another request's computation).
+   */
   readonly cacheEvents = new Counter({
     name: 'calendar_response_cache_events_total',
-    help: 'Response cache hits, misses, evictions and invalidations.',
+    help: 'Response cache hits, misses, evictions, invalidations, entries dropped and shared computations.',
     labelNames: ['event'] as const,
     registers: [this.registry],
   });
