@@ -1,0 +1,524 @@
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { addApplicationPassword, deleteUser } from '../../src/auth/users.js';
+import { type CacheEvent, ResponseCache } from '../../src/cache/response-cache.js';
+import { ANONYMOUS } from '../../src/domain/permissions.js';
+import { createLogger } from '../../src/logger.js';
+import { WritePipeline } from '../../src/services/transactions.js';
+import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
+import { type Credentials, type Users, createUser, withRoles } from '../helpers/users.js';
+
+// Selective invalidation (src/domain/dependencies.ts): for each kind of write, through each API that
+// offers it, a named set of anonymous cached answers is warmed, the write is made, and each answer is
+// read again. The table says which answers went stale (read again from the database) and which stayed
+// (`X-Cache: hit`); every answer read again, stale or not, is what an app without a cache answers.
+
+let h: Harness;
+let app: ReturnType<typeof supertest>;
+let fresh: ReturnType<typeof supertest>;
+let cache: ResponseCache;
+let writes: WritePipeline;
+let users: Users;
+const events: CacheEvent[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+  // The app under test holds a cache this file can empty and listen to, and its own write pipeline
+  // (the user administration below writes through it, as the CLI does through a server's).
+  const config = { ...h.config, cache: { enabled: true, maxBytes: 16 * 1024 * 1024 } };
+  cache = new ResponseCache({
+    ...config.cache,
+    siteTimezone: config.siteTimezone,
+    onEvent: (event) => events.push(event),
+  });
+  writes = new WritePipeline();
+  app = supertest(buildApp({ db: h.db, config, writes, cache, logger: createLogger('silent') }).callback());
+  fresh = supertest(buildApp({ db: h.db, config: h.config, logger: createLogger('silent') }).callback());
+  users = await withRoles(h);
+});
+afterAll(() => h.close());
+
+/**
+ * One calendar year of its own per case, so that no case sees another's events: event A in March
+ * (venue V1, organizer O1, category C1, tag T1), event B in May (V2, O2, C2); July is empty.
+ */
+interface World {
+  year: number;
+  a: { id: number; slug: string };
+  b: { id: number; slug: string };
+  venue1: number;
+  venue2: number;
+  organizer1: number;
+  category1: number;
+  category2: number;
+  /** The user event A is written by (the user-deletion case deletes them). */
+  author: Credentials;
+  /** A second application password of theirs (the revocation case revokes it). */
+  authorSecondPassword: number;
+}
+
+let years = 2031;
+
+async function makeWorld(): Promise<World> {
+  const year = years++;
+  const admin = { db: h.db, config: h.config, writes };
+  const author = await createUser(admin, 'author');
+  const second = await addApplicationPassword(admin, author.id, 'second');
+  const [venue1, venue2] = [
+    await createVenue(h.db, { name: `Hall ${year}` }),
+    await createVenue(h.db, { name: `Club ${year}` }),
+  ];
+  const [organizer1, organizer2] = [await createOrganizer(h.db), await createOrganizer(h.db)];
+  const category1 = await createTerm(h.db, 'tribe_events_cat', `Music ${year}`);
+  const category2 = await createTerm(h.db, 'tribe_events_cat', `Art ${year}`);
+  const tag1 = await createTerm(h.db, 'post_tag', `Outdoor ${year}`);
+  const a = await createEvent(h.db, {
+    title: `Concert ${year}`,
+    start: `${year}-03-10 10:00:00`,
+    venueIds: [venue1.id],
+    organizerIds: [organizer1.id],
+    termIds: [category1.id, tag1.id],
+    fields: { authorId: author.id },
+  });
+  const b = await createEvent(h.db, {
+    title: `Exhibition ${year}`,
+    start: `${year}-05-12 10:00:00`,
+    venueIds: [venue2.id],
+    organizerIds: [organizer2.id],
+    termIds: [category2.id],
+  });
+  return {
+    year,
+    a: { id: a.id, slug: a.slug! },
+    b: { id: b.id, slug: b.slug! },
+    venue1: venue1.id,
+    venue2: venue2.id,
+    organizer1: organizer1.id,
+    category1: category1.id,
+    category2: category2.id,
+    author,
+    authorSecondPassword: second.id,
+  };
+}
+
+/** A cached read: a REST path, or a GraphQL query (POST). */
+type Read = { path: string } | { graphql: string };
+
+const month = (year: number, m: string, last: number) =>
+  `start_date=${year}-${m}-01&end_date=${year}-${m}-${last}`;
+
+const NAMES = [
+  'eventA',
+  'eventABySlug',
+  'eventB',
+  'march',
+  'may',
+  'july',
+  'inCategory',
+  'atVenue',
+  'venue',
+  'venues',
+  'organizer',
+  'category',
+  'categories',
+  'doc',
+  'gqlEventB',
+  'gqlMarch',
+] as const;
+type Name = (typeof NAMES)[number];
+
+/** The named answers each case warms, anonymous. */
+function warmed(w: World): Record<Name, Read> {
+  const y = w.year;
+  const wholeYear = `start_date=${y}-01-01&end_date=${y}-12-31`;
+  return {
+    eventA: { path: `${API}/events/${w.a.id}` },
+    eventABySlug: { path: `${API}/events/by-slug/${w.a.slug}` },
+    eventB: { path: `${API}/events/${w.b.id}` },
+    march: { path: `${API}/events?${month(y, '03', 31)}` },
+    may: { path: `${API}/events?${month(y, '05', 31)}` },
+    july: { path: `${API}/events?${month(y, '07', 31)}` },
+    inCategory: { path: `${API}/events?categories=${w.category1}&${wholeYear}` },
+    atVenue: { path: `${API}/events?venue=${w.venue1}&${wholeYear}` },
+    venue: { path: `${API}/venues/${w.venue1}` },
+    venues: { path: `${API}/venues?search=${y}` },
+    organizer: { path: `${API}/organizers/${w.organizer1}` },
+    category: { path: `${API}/categories/${w.category1}` },
+    categories: { path: `${API}/categories?search=${y}` },
+    doc: { path: `${API}/doc` },
+    gqlEventB: { graphql: `{ event(id: ${w.b.id}) { id title startDate categories { name count } } }` },
+    gqlMarch: {
+      graphql: `{ events(filter: { startDate: "${y}-03-01", endDate: "${y}-03-31" }) {
+        pageInfo { total } items { id title venues { name } categories { name count } } } }`,
+    },
+  };
+}
+
+function read(http: ReturnType<typeof supertest>, target: Read) {
+  // One request id for both apps: error bodies name it, and the answers are compared byte for byte.
+  return 'path' in target
+    ? http.get(target.path).set('X-Request-Id', 'selective')
+    : http.post('/graphql').set('X-Request-Id', 'selective').send({ query: target.graphql });
+}
+
+type Api = 'REST' | 'GraphQL' | 'user administration';
+
+interface Row {
+  write: string;
+  api: Api;
+  /** Makes the write; `as` is the administrator. */
+  run: (w: World, as: Credentials) => Promise<void>;
+  /** The answers that must go stale; every other one stays cached. */
+  stale: Name[];
+}
+
+async function rest(
+  method: 'post' | 'delete',
+  path: string,
+  body: object | undefined,
+  as: Credentials,
+): Promise<void> {
+  const request = app[method](`${API}${path}`).auth(as.login, as.password);
+  const res = await (body ? request.send(body) : request);
+  expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
+}
+
+async function graphql(query: string, as: Credentials, variables: object = {}): Promise<void> {
+  const res = await app.post('/graphql').auth(as.login, as.password).send({ query, variables });
+  expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+}
+
+/** The same event write through both APIs: a REST body, and the GraphQL `UpdateEventInput`. */
+function eventUpdate(
+  write: string,
+  stale: Name[],
+  restBody: (w: World) => object,
+  input: (w: World) => object,
+): Row[] {
+  return [
+    {
+      write,
+      api: 'REST',
+      run: (w, as) => rest('post', `/events/${w.a.id}`, restBody(w), as),
+      stale,
+    },
+    {
+      write,
+      api: 'GraphQL',
+      run: (w, as) =>
+        graphql(
+          `mutation($input: UpdateEventInput!) { updateEvent(id: ${w.a.id}, input: $input) { id } }`,
+          as,
+          {
+            input: input(w),
+          },
+        ),
+      stale,
+    },
+  ];
+}
+
+// What each kind of write must drop. Event A's own answers and the lists that show it always; the
+// lists of another month, event B and the venue, organizer and term answers only when the write
+// changes what they show (a term's count is shown wherever the term is). By design, coarser in three
+// places: a venue or organizer write drops every event answer (one turning private changes events
+// that did not show it, rest-map/routes.ts); a term deletion reports its events without their dates,
+// so every event list goes; and any user write drops everything.
+const A_SHOWN: Name[] = ['eventA', 'eventABySlug', 'march', 'gqlMarch', 'inCategory', 'atVenue'];
+const A_AND_COUNTS: Name[] = [...A_SHOWN, 'category', 'categories'];
+const B_SHOWN: Name[] = ['eventB', 'gqlEventB', 'may'];
+const EVENT_ANSWERS: Name[] = [...A_SHOWN, ...B_SHOWN, 'july'];
+
+const ROWS: Row[] = [
+  ...eventUpdate(
+    'text update',
+    A_SHOWN,
+    () => ({ title: 'Renamed concert' }),
+    () => ({ title: 'Renamed concert' }),
+  ),
+  {
+    write: 'text update by slug',
+    api: 'REST',
+    run: (w, as) => rest('post', `/events/by-slug/${w.a.slug}`, { description: 'New words' }, as),
+    stale: A_SHOWN,
+  },
+  {
+    write: 'text update by slug',
+    api: 'GraphQL',
+    run: (w, as) =>
+      graphql(
+        `mutation { updateEventBySlug(slug: "${w.a.slug}", input: { description: "New words" }) { id } }`,
+        as,
+      ),
+    stale: A_SHOWN,
+  },
+  ...eventUpdate(
+    'date move from March to May',
+    [...A_SHOWN, 'may'],
+    (w) => ({ start_date: `${w.year}-05-20 18:00:00`, end_date: `${w.year}-05-20 20:00:00` }),
+    (w) => ({ startDate: `${w.year}-05-20 18:00:00`, endDate: `${w.year}-05-20 20:00:00` }),
+  ),
+  // C1 loses event A and C2 gains it: both counts move, and event B shows C2 (with its count).
+  ...eventUpdate(
+    'term change',
+    [...A_AND_COUNTS, ...B_SHOWN],
+    (w) => ({ categories: [w.category2] }),
+    (w) => ({ categories: [{ id: w.category2 }] }),
+  ),
+  ...eventUpdate(
+    'venue change',
+    A_SHOWN,
+    (w) => ({ venue: w.venue2 }),
+    (w) => ({ venues: [{ id: w.venue2 }] }),
+  ),
+  // A July event in C1 at V1: C1's count moves, which event A shows.
+  {
+    write: 'event create',
+    api: 'REST',
+    run: (w, as) =>
+      rest(
+        'post',
+        '/events',
+        {
+          title: 'Open air',
+          start_date: `${w.year}-07-04 20:00:00`,
+          end_date: `${w.year}-07-04 23:00:00`,
+          categories: [w.category1],
+          venue: w.venue1,
+        },
+        as,
+      ),
+    stale: [...A_AND_COUNTS, 'july'],
+  },
+  {
+    write: 'event create',
+    api: 'GraphQL',
+    run: (w, as) =>
+      graphql(
+        `
+          mutation ($input: CreateEventInput!) {
+            createEvent(input: $input) {
+              id
+            }
+          }
+        `,
+        as,
+        {
+          input: {
+            title: 'Open air',
+            startDate: `${w.year}-07-04 20:00:00`,
+            endDate: `${w.year}-07-04 23:00:00`,
+            categories: [{ id: w.category1 }],
+            venues: [{ id: w.venue1 }],
+          },
+        },
+      ),
+    stale: [...A_AND_COUNTS, 'july'],
+  },
+  ...(['trash', 'force delete'] as const).flatMap((kind): Row[] => {
+    const force = kind === 'force delete';
+    return [
+      {
+        write: kind,
+        api: 'REST',
+        run: (w, as) => rest('delete', `/events/${w.a.id}${force ? '?force=true' : ''}`, undefined, as),
+        stale: A_AND_COUNTS,
+      },
+      {
+        write: `${kind} by slug`,
+        api: 'REST',
+        run: (w, as) =>
+          rest('delete', `/events/by-slug/${w.a.slug}${force ? '?force=true' : ''}`, undefined, as),
+        stale: A_AND_COUNTS,
+      },
+      {
+        write: kind,
+        api: 'GraphQL',
+        run: (w, as) => graphql(`mutation { deleteEvent(id: ${w.a.id}, force: ${force}) { id } }`, as),
+        stale: A_AND_COUNTS,
+      },
+      {
+        write: `${kind} by slug`,
+        api: 'GraphQL',
+        run: (w, as) =>
+          graphql(`mutation { deleteEventBySlug(slug: "${w.a.slug}", force: ${force}) { id } }`, as),
+        stale: A_AND_COUNTS,
+      },
+    ];
+  }),
+  ...eventUpdate(
+    'password set',
+    A_SHOWN,
+    () => ({ password: 'open sesame' }),
+    () => ({ password: 'open sesame' }),
+  ),
+  // Only published events are counted.
+  ...eventUpdate(
+    'status publish → draft',
+    A_AND_COUNTS,
+    () => ({ status: 'draft' }),
+    () => ({ status: 'draft' }),
+  ),
+  {
+    write: 'venue update',
+    api: 'REST',
+    run: (w, as) => rest('post', `/venues/${w.venue1}`, { venue: `Great Hall ${w.year}` }, as),
+    stale: [...EVENT_ANSWERS, 'venue', 'venues'],
+  },
+  {
+    write: 'venue update',
+    api: 'GraphQL',
+    run: (w, as) =>
+      graphql(
+        `mutation { updateVenue(id: ${w.venue1}, input: { name: "Great Hall ${w.year}" }) { id } }`,
+        as,
+      ),
+    stale: [...EVENT_ANSWERS, 'venue', 'venues'],
+  },
+  {
+    write: 'organizer update',
+    api: 'REST',
+    run: (w, as) => rest('post', `/organizers/${w.organizer1}`, { organizer: 'Promoter' }, as),
+    stale: [...EVENT_ANSWERS, 'organizer'],
+  },
+  {
+    write: 'organizer update',
+    api: 'GraphQL',
+    run: (w, as) =>
+      graphql(`mutation { updateOrganizer(id: ${w.organizer1}, input: { name: "Promoter" }) { id } }`, as),
+    stale: [...EVENT_ANSWERS, 'organizer'],
+  },
+  {
+    write: 'term rename',
+    api: 'REST',
+    run: (w, as) => rest('post', `/categories/${w.category1}`, { name: `Jazz ${w.year}` }, as),
+    stale: A_AND_COUNTS,
+  },
+  {
+    write: 'term rename',
+    api: 'GraphQL',
+    run: (w, as) =>
+      graphql(
+        `mutation { updateCategory(id: ${w.category1}, input: { name: "Jazz ${w.year}" }) { id } }`,
+        as,
+      ),
+    stale: A_AND_COUNTS,
+  },
+  {
+    write: 'term delete',
+    api: 'REST',
+    run: (w, as) => rest('delete', `/categories/${w.category1}`, undefined, as),
+    stale: [...A_AND_COUNTS, 'may', 'july'],
+  },
+  {
+    write: 'term delete',
+    api: 'GraphQL',
+    run: (w, as) => graphql(`mutation { deleteCategory(id: ${w.category1}) { id } }`, as),
+    stale: [...A_AND_COUNTS, 'may', 'july'],
+  },
+  // Users are administered by the `calendar` CLI (src/auth/users.ts) and not by either API, except
+  // revoking one's own application password (GraphQL). No command changes a role yet: the write below
+  // is the pipeline write any role change makes.
+  {
+    write: 'user role change',
+    api: 'user administration',
+    run: (w) =>
+      writes.run({ db: h.db, config: h.config, viewer: ANONYMOUS }, async (s) => {
+        await s.tx.user.update({ where: { id: w.author.id }, data: { role: 'subscriber' } });
+        s.changed('user', w.author.id, 'updated');
+      }),
+    stale: [...NAMES],
+  },
+  {
+    write: 'user deletion (their events reassigned)',
+    api: 'user administration',
+    run: async (w, as) => {
+      await deleteUser({ db: h.db, config: h.config, writes }, w.author.login, as.login);
+    },
+    stale: [...NAMES],
+  },
+  {
+    write: 'application password revoked',
+    api: 'GraphQL',
+    run: (w) =>
+      graphql(`mutation { revokeApplicationPassword(id: ${w.authorSecondPassword}) { id } }`, w.author),
+    stale: [...NAMES],
+  },
+];
+
+/** What the app answers, as compared with the app without a cache. */
+const answer = (res: supertest.Response) => ({
+  status: res.status,
+  body: res.text,
+  total: res.headers['x-tec-total'],
+});
+
+describe('a write drops the cached answers it can change, and only those', () => {
+  it.each(ROWS)('$api: $write', async ({ run, stale }) => {
+    const w = await makeWorld();
+    // The fixtures were written past the pipeline: start from an empty cache.
+    cache.invalidate();
+    const targets = warmed(w);
+    for (const name of NAMES) {
+      const res = await read(app, targets[name]);
+      expect(res.headers['x-cache'], `${name} warmed: ${res.status} ${res.text}`).toBe('miss');
+    }
+    events.length = 0;
+
+    await run(w, users.administrator);
+
+    const observed: Partial<Record<Name, 'stayed' | 'stale'>> = {};
+    for (const name of NAMES) {
+      const again = await read(app, targets[name]);
+      observed[name] = again.headers['x-cache'] === 'hit' ? 'stayed' : 'stale';
+      expect.soft(answer(again), `${name} read again`).toEqual(answer(await read(fresh, targets[name])));
+    }
+    const expected = Object.fromEntries(
+      NAMES.map((name) => [name, stale.includes(name) ? 'stale' : 'stayed']),
+    );
+    expect(observed).toEqual(expected);
+    // The cache's own account: the write dropped exactly the answers that went stale.
+    expect(events.filter((event) => event === 'dropped')).toHaveLength(stale.length);
+  });
+});
+
+describe('the filters of a list decide, beside its dates', () => {
+  // The issue's rule: an event write leaves in place the lists whose window and filters could not
+  // contain the event before or after. Both lists cover the event's dates, but not its category or
+  // venue.
+  const cases: Array<{ api: Api; write: string; run: (w: World, as: Credentials) => Promise<void> }> = [
+    {
+      api: 'REST',
+      write: 'text update of an event of another category and venue',
+      run: (w, as) => rest('post', `/events/${w.b.id}`, { title: 'Renamed exhibition' }, as),
+    },
+    {
+      api: 'GraphQL',
+      write: 'create of an event without category or venue',
+      run: (w, as) =>
+        graphql(
+          `mutation { createEvent(input: { title: "Talk", startDate: "${w.year}-06-01 12:00:00", endDate: "${w.year}-06-01 13:00:00" }) { id } }`,
+          as,
+        ),
+    },
+  ];
+  it.each(cases)('$api: $write leaves the category- and venue-filtered lists cached', async ({ run }) => {
+    const w = await makeWorld();
+    cache.invalidate();
+    const targets = warmed(w);
+    const lists = ['inCategory', 'atVenue'] as const;
+    for (const name of lists) expect((await read(app, targets[name])).headers['x-cache']).toBe('miss');
+
+    await run(w, users.administrator);
+
+    const observed: Record<string, string | undefined> = {};
+    for (const name of lists) {
+      const again = await read(app, targets[name]);
+      observed[name] = again.headers['x-cache'];
+      expect.soft(answer(again)).toEqual(answer(await read(fresh, targets[name])));
+    }
+    expect(observed).toEqual({ inCategory: 'hit', atVenue: 'hit' });
+  });
+});
