@@ -22,7 +22,7 @@ import { CreateOrganizerInput } from './organizer.js';
 import { CreateVenueInput, venueInput } from './venue.js';
 import { EVENT_STATUSES, type EventStatusValue } from '../domain/event-status.js';
 import { permalink } from '../domain/urls.js';
-import { NOT_FOUND, assertReadable } from '../domain/visibility.js';
+import { NOT_FOUND } from '../domain/visibility.js';
 import { hidingMissing } from '../domain/permissions.js';
 import type { Context } from '../context.js';
 import type {
@@ -50,7 +50,7 @@ import {
 } from './event-fields.js';
 import { REQUEST_PASSWORD_DEPRECATION, withheldEventFields } from './event-content.js';
 import { createEvent, deleteEvent, updateEvent } from '../services/events/event-writes.js';
-import { findEvent, findEvents } from '../services/events/event-reads.js';
+import { findEvents } from '../services/events/event-reads.js';
 import {
   type EventArchive,
   eventArchive,
@@ -59,7 +59,7 @@ import {
   linkedEvent,
 } from '../services/events/events.js';
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { writtenEvent } from '../services/events/event-access.js';
+import { readEvent, writtenEvent } from '../services/events/event-access.js';
 
 export const EventStatus = builder.enumType('EventStatus', {
   description: 'Whether the event takes place as listed (TEC event status; not the post status)',
@@ -235,8 +235,7 @@ builder.queryFields((t) => ({
       id: t.arg.int({ required: true, description: 'The event id' }),
       password: t.arg.string({ description: 'The password of a password-protected event' }),
     },
-    resolve: async (query, _root, { id, password }, ctx) =>
-      assertReadable('event', await findEvent(ctx, query, { id }), id, ctx.viewer, password),
+    resolve: async (query, _root, { id, password }, ctx) => readEvent(ctx, query, { id }, password),
   }),
   eventBySlug: t.prismaField({
     type: Event,
@@ -247,8 +246,7 @@ builder.queryFields((t) => ({
       slug: t.arg.string({ required: true, description: 'The event slug' }),
       password: t.arg.string({ description: 'The password of a password-protected event' }),
     },
-    resolve: async (query, _root, { slug, password }, ctx) =>
-      assertReadable('event', await findEvent(ctx, query, { slug }), slug, ctx.viewer, password),
+    resolve: async (query, _root, { slug, password }, ctx) => readEvent(ctx, query, { slug }, password),
   }),
   events: t.field({
     type: EventPage,

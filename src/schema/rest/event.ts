@@ -13,7 +13,7 @@ import { dateDetails, postDateOf, wallClock, zoneAbbreviation } from '../../doma
 import { costValues, formatCost } from '../../domain/cost.js';
 import { archiveLinks } from '../../domain/paging.js';
 import { type EventArchive, eventArchive, eventPageItems } from '../../services/events/events.js';
-import { findEvent, findEvents } from '../../services/events/event-reads.js';
+import { findEvents } from '../../services/events/event-reads.js';
 import type { EventListFilter } from '../../services/events/events-query.js';
 import { ECHO_ORDER, FILTER_NAMES, REST_PARAMS, filterDeclaration } from '../../model/event-filters.js';
 import {
@@ -31,10 +31,9 @@ import { RECORD_VERSION_KEY } from '../../rest/route-table.js';
 import { recordVersion } from '../../domain/versions.js';
 import { type ParamNames, namingParams } from '../../rest/param-names.js';
 import { globalId, permalink } from '../../domain/urls.js';
-import { NOT_FOUND, assertReadable, contentWithheld, readableLinks } from '../../domain/visibility.js';
-import { canRead, hidingMissing } from '../../domain/permissions.js';
+import { NOT_FOUND, contentWithheld, readableLinks } from '../../domain/visibility.js';
+import { hidingMissing } from '../../domain/permissions.js';
 import { invalidParams } from '../../domain/errors.js';
-import { SLUGLESS } from '../../services/events/event-slugs.js';
 import {
   type DeclaredName,
   type FieldDeclaration,
@@ -43,7 +42,7 @@ import {
 } from '../../model/event-fields.js';
 import type { Term } from '../../generated/sqlite/client.js';
 import type { Context } from '../../context.js';
-import { writtenEvent } from '../../services/events/event-access.js';
+import { readEvent, writtenEvent } from '../../services/events/event-access.js';
 
 /** An event write, its errors under REST names (those of an inline venue or organizer too). */
 const namingEventParams = <T>(run: () => Promise<T>) => namingParams(EVENT_PARAMS, run, EVENT_LINK_PARAMS);
@@ -444,8 +443,7 @@ builder.queryFields((t) => {
         id: t.arg.int({ required: true, description: 'the event post ID' }),
         password: t.arg.string({ description: 'The event password' }),
       },
-      resolve: async (query, _root, { id, password }, ctx) =>
-        assertReadable('event', await findEvent(ctx, query, { id }), id, ctx.viewer, password),
+      resolve: (query, _root, { id, password }, ctx) => readEvent(ctx, query, { id }, password),
     }),
     tecEventBySlug: t.prismaField({
       ...REST,
@@ -454,13 +452,9 @@ builder.queryFields((t) => {
         slug: t.arg.string({ required: true, description: 'the event post name' }),
         password: t.arg.string({ description: 'The event password' }),
       },
-      resolve: async (query, _root, { slug, password }, ctx) => {
-        const event = await findEvent(ctx, query, { slug });
-        // A slug must name an event (docs/reference.md §3.2); WordPress gives drafts and pending events
-        // no slug, so one the viewer may not read is no event to it either (its readers still get it).
-        if (!event || (SLUGLESS.has(event.status) && !canRead(ctx.viewer, event))) throw invalidSlug();
-        return assertReadable('event', event, slug, ctx.viewer, password);
-      },
+      // A slug must name an event (docs/reference.md §3.2): an unknown one is an invalid parameter.
+      resolve: (query, _root, { slug, password }, ctx) =>
+        readEvent(ctx, query, { slug }, password, invalidSlug),
     }),
     tecEventsFeed: t.field({
       ...REST,

@@ -1,13 +1,15 @@
 import type { Context } from '../scope.js';
 import type { Event, Prisma } from '../../generated/sqlite/client.js';
-import { type Viewer, readableWhere } from '../../domain/permissions.js';
-import { type Judged, judged } from '../../domain/visibility.js';
-import { type EventSelection, findEvents } from './event-reads.js';
+import { type Viewer, canRead, readableWhere } from '../../domain/permissions.js';
+import { type Judged, assertReadable, judged } from '../../domain/visibility.js';
+import { type EventSelection, findEvent, findEvents } from './event-reads.js';
+import { SLUGLESS } from './event-slugs.js';
 import type { Tx } from '../transactions.js';
 
-// What an event read outside the lists may show, decided here: the change stream, the subscriptions'
-// re-reads and the writes' answers take their events from these functions, so none of their callers
-// spells the visibility rule (`readableWhere`) or the content verdict (`judged`) itself.
+// What an event read outside the lists may show, decided here: single reads, the change stream, the
+// subscriptions' re-reads and the writes' answers take their events from these functions, so none of
+// their callers spells the visibility rule (`readableWhere`, `assertReadable`) or the content verdict
+// (`judged`) itself. A list page is read with the conditions its query built (`events-query.ts`).
 
 /** The events `viewer` may read (published, and the private and unpublished ones their role opens). */
 export function eventsVisibleTo(viewer: Viewer): Prisma.EventWhereInput {
@@ -33,6 +35,25 @@ export async function visibleEvents(
     const row = byId.get(id);
     return row ? [judged(row, ctx.viewer, password)] : [];
   });
+}
+
+/**
+ * An event by id or slug as a single read shows it: missing → 404, trashed or not readable → 403, a
+ * protected one without its `password` → 403 (the reference's checks, `assertReadable`).
+ * `unknownSlug`: the refusal of a slug that names no event to this viewer. WordPress gives drafts and
+ * pending events no slug, so one the viewer may not read is no event to it (its readers still get it).
+ */
+export async function readEvent(
+  ctx: Context,
+  selection: EventSelection,
+  key: { id: number } | { slug: string },
+  password?: string | null,
+  unknownSlug?: () => Error,
+): Promise<Judged<Event>> {
+  const event = await findEvent(ctx, selection, key);
+  if ('slug' in key && unknownSlug && (!event || (SLUGLESS.has(event.status) && !canRead(ctx.viewer, event))))
+    throw unknownSlug();
+  return assertReadable('event', event, 'id' in key ? key.id : key.slug, ctx.viewer, password);
 }
 
 /** One event as the viewer may read it now, or null. */
