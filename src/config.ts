@@ -42,6 +42,9 @@ const EnvSchema = z.object({
   CALENDAR_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
   CALENDAR_WEBHOOK_MAX_BACKOFF_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
   CALENDAR_WEBHOOK_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(20),
+  CALENDAR_SERIES_HORIZON_MONTHS: z.coerce.number().int().min(1).max(600).default(60),
+  CALENDAR_SERIES_MAX_OCCURRENCES: z.coerce.number().int().min(1).max(100_000).default(10_000),
+  CALENDAR_SERIES_EXTEND_MS: z.coerce.number().int().min(0).max(86_400_000).default(3_600_000),
   CALENDAR_CORS_ORIGINS: z
     .string()
     .default('')
@@ -107,6 +110,15 @@ export interface Config {
     maxBackoffMs: number;
     maxFailures: number;
   };
+  /** Recurring events (`services/events/event-series.ts`, docs/reference/recurrence.md). */
+  series: {
+    /** Occurrences are materialised this many months ahead of now (TEC's default: 60). */
+    horizonMonths: number;
+    /** A series with more occurrences before its horizon is refused (400 naming `recurrence`). */
+    maxOccurrences: number;
+    /** How often an instance tries to extend every series to the moving horizon; 0: never. */
+    extendEveryMs: number;
+  };
 }
 
 export function databaseProviderOf(url: string): DatabaseProvider {
@@ -167,6 +179,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       backoffMs: e.CALENDAR_WEBHOOK_BACKOFF_MS,
       maxBackoffMs: e.CALENDAR_WEBHOOK_MAX_BACKOFF_MS,
       maxFailures: e.CALENDAR_WEBHOOK_MAX_FAILURES,
+    },
+    series: {
+      horizonMonths: e.CALENDAR_SERIES_HORIZON_MONTHS,
+      maxOccurrences: e.CALENDAR_SERIES_MAX_OCCURRENCES,
+      extendEveryMs: e.CALENDAR_SERIES_EXTEND_MS,
     },
   };
 }
