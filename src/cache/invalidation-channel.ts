@@ -31,10 +31,10 @@ const MAX_MESSAGE = 6000;
 /** A published effect as received; anything else (null from the CLI, a malformed one) is everything. */
 function effectOf(payload: unknown): WriteEffect {
   if (typeof payload !== 'object' || payload === null) return EVERYTHING;
-  const { all, records, kinds, spans } = payload as Partial<WriteEffect>;
+  const { all, records, kinds, events } = payload as Partial<WriteEffect>;
   if (all || !Array.isArray(records) || !Array.isArray(kinds)) return EVERYTHING;
-  if (spans !== 'unknown' && !Array.isArray(spans)) return EVERYTHING;
-  return { records, kinds, spans };
+  if (events !== 'unknown' && !Array.isArray(events)) return EVERYTHING;
+  return { records, kinds, events };
 }
 
 /**

@@ -3,21 +3,71 @@
 // Both are plain data, so that an answer carries its dependencies back to the edge with its value and a
 // write's effect travels to the other instances as one small JSON message.
 
-/** An event's place on the calendar: its local wall-clock start and end, as the lists compare them. */
+/**
+ * An event as the lists see it: its local wall-clock start and end, and where its writer knows them,
+ * its status and the ids of its terms, venues and organizers (absent: any, for the comparison).
+ */
 export interface EventSpan {
   localStart: string;
   localEnd: string;
+  status?: string;
+  terms?: readonly number[];
+  venues?: readonly number[];
+  organizers?: readonly number[];
 }
 
 /**
- * The wall-clock bounds an event list applies to its events' local start and end (`null`: unbounded),
- * taken inclusively: an event outside them is no member of the list, before or after any write.
+ * What of an event decides whether (and where) a list holds it: its place on the calendar (`span`), its
+ * publication date (`order` of `include` lists), status and author (`status`), `hidden` from listings,
+ * `password`, and what filters read (`text` for search, `terms`, `venues`, `organizers`, `featured`,
+ * `eventStatus`, `attendanceMode`, `parent`).
+ */
+export type EventFact =
+  | 'span'
+  | 'order'
+  | 'status'
+  | 'hidden'
+  | 'password'
+  | 'text'
+  | 'terms'
+  | 'venues'
+  | 'organizers'
+  | 'featured'
+  | 'eventStatus'
+  | 'attendanceMode'
+  | 'parent';
+
+/** What every event list's membership and order read, whatever its filters. */
+export const LIST_FACTS: readonly EventFact[] = ['span', 'order', 'status', 'hidden'];
+
+/**
+ * An event list: the wall-clock bounds it applies to its events' local start and end (`null`:
+ * unbounded, taken inclusively: an event outside them is no member, before or after any write), and
+ * the facts its membership and order read.
  */
 export interface EventWindow {
   startFrom: string | null;
   startTo: string | null;
   endFrom: string | null;
   endTo: string | null;
+  facts: readonly EventFact[];
+  /** The statuses it lists. */
+  statuses: readonly string[] | null;
+  /** Term filters: a member has one term of each set. */
+  terms: ReadonlyArray<readonly number[]>;
+  /** Venue and organizer filters: a member has one of them. */
+  venues: readonly number[] | null;
+  organizers: readonly number[] | null;
+}
+
+/**
+ * An event written: where it was and is (null: it did not exist, or no longer does), and which of its
+ * facts the write may have changed (`all`: any, as a creation or a deletion does).
+ */
+export interface EventMove {
+  before: EventSpan | null;
+  after: EventSpan | null;
+  facts: readonly EventFact[] | 'all';
 }
 
 /** Families of records whose any write an answer depends on (a lookup by slug, a list of them). */
@@ -40,11 +90,11 @@ export interface WriteEffect {
   records: string[];
   /** Families touched beyond those records: a write to a venue is a write to the `venue` family. */
   kinds: DependencyKind[];
-  /** Where the written events were and are now; `unknown` when a writer did not say. */
-  spans: EventSpan[] | 'unknown';
+  /** The events written, as the lists see them; `unknown` when a writer did not say. */
+  events: EventMove[] | 'unknown';
 }
 
-export const EVERYTHING: WriteEffect = { all: true, records: [], kinds: [], spans: 'unknown' };
+export const EVERYTHING: WriteEffect = { all: true, records: [], kinds: [], events: 'unknown' };
 
 /** An answer that depends on everything: dropped by every write (GraphQL documents, feeds). */
 export const ANY_WRITE: Dependencies = {
@@ -56,14 +106,23 @@ export const ANY_WRITE: Dependencies = {
 export const recordTag = (kind: string, id: number | string): string => `${kind}:${id}`;
 
 /** Whether the list of `window` could hold an event at `span`. */
-export function windowAdmits(window: EventWindow, span: EventSpan): boolean {
+export function windowAdmits(window: EventWindow, span: EventSpan | null): boolean {
   return (
+    span !== null &&
     (window.startFrom === null || span.localStart >= window.startFrom) &&
     (window.startTo === null || span.localStart <= window.startTo) &&
     (window.endFrom === null || span.localEnd >= window.endFrom) &&
-    (window.endTo === null || span.localEnd <= window.endTo)
+    (window.endTo === null || span.localEnd <= window.endTo) &&
+    (window.statuses === null || span.status === undefined || window.statuses.includes(span.status)) &&
+    window.terms.every((set) => meets(set, span.terms)) &&
+    meets(window.venues, span.venues) &&
+    meets(window.organizers, span.organizers)
   );
 }
+
+/** A filter of ids (null: none) against an event's ids (undefined: unknown, so possibly any). */
+const meets = (filter: readonly number[] | null, ids: readonly number[] | undefined) =>
+  filter === null || ids === undefined || filter.some((id) => ids.includes(id));
 
 /** Whether a write with `effect` can change an answer with `dependencies`. */
 export function affects(effect: WriteEffect, dependencies: Dependencies): boolean {
@@ -71,9 +130,19 @@ export function affects(effect: WriteEffect, dependencies: Dependencies): boolea
   if (effect.records.length && dependencies.records.some((tag) => effect.records.includes(tag))) return true;
   if (effect.kinds.some((kind) => dependencies.kinds.includes(kind))) return true;
   if (!dependencies.windows.length) return false;
-  const spans = effect.spans;
-  if (spans === 'unknown') return effect.kinds.includes('events');
-  return dependencies.windows.some((window) => spans.some((span) => windowAdmits(window, span)));
+  const moves = effect.events;
+  if (moves === 'unknown') return effect.kinds.includes('events');
+  return dependencies.windows.some((window) => moves.some((move) => moveMeets(move, window)));
+}
+
+/** Whether an event written can join, leave or move within the list of `window`. */
+function moveMeets(move: EventMove, window: EventWindow): boolean {
+  const relevant =
+    move.facts === 'all' ||
+    move.before === null ||
+    move.after === null ||
+    move.facts.some((fact) => window.facts.includes(fact));
+  return relevant && (windowAdmits(window, move.before) || windowAdmits(window, move.after));
 }
 
 /** The union of several answers' dependencies (a GraphQL document of several fields, a merged list). */
@@ -88,12 +157,12 @@ export function mergeDependencies(...parts: Dependencies[]): Dependencies {
 /** The union of several writes' effects (one transaction's changes). */
 export function mergeEffects(effects: WriteEffect[]): WriteEffect {
   if (effects.some((effect) => effect.all)) return EVERYTHING;
-  const spans: EventSpan[] = [];
+  const events: EventMove[] = [];
   for (const effect of effects) {
-    if (effect.spans === 'unknown') return { ...union(effects), spans: 'unknown' };
-    spans.push(...effect.spans);
+    if (effect.events === 'unknown') return { ...union(effects), events: 'unknown' };
+    events.push(...effect.events);
   }
-  return { ...union(effects), spans };
+  return { ...union(effects), events };
 }
 
 function union(effects: WriteEffect[]) {

@@ -1,5 +1,6 @@
 import { EVENT_STATUSES, INVALID_EVENT_STATUS } from '../domain/event-status.js';
 import type { Config } from '../config.js';
+import type { EventFact } from '../domain/dependencies.js';
 import { ApiError } from '../domain/errors.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { readableWhere } from '../domain/permissions.js';
@@ -43,6 +44,11 @@ interface FilterCommon<K extends FilterKind> {
   onWithheld?: true | 'whenTrue';
   /** REST default (documented, and given by GraphQL when absent: `strict_dates`). */
   restDefault?: boolean;
+  /**
+   * What of an event the filter reads: a write changing none of these (nor the event's place, status
+   * or visibility) leaves the lists it filters as they were (the response cache's dependencies).
+   */
+  facts: readonly EventFact[];
 }
 
 /** A filter whose value is a list of words, checked against a closed set, matching a column. */
@@ -119,6 +125,7 @@ const dates = (what: string) =>
 /** The REST arguments' order (the namespace index and `/doc` list them so). */
 export const EVENT_FILTERS = {
   startDate: {
+    facts: ['span'],
     kind: 'string',
     rest: 'start_date',
     restDescription:
@@ -126,6 +133,7 @@ export const EVENT_FILTERS = {
     description: dates('Events starting at or after'),
   },
   endDate: {
+    facts: ['span'],
     kind: 'string',
     rest: 'end_date',
     restDescription:
@@ -133,30 +141,35 @@ export const EVENT_FILTERS = {
     description: dates('Events ending at or before'),
   },
   startsBefore: {
+    facts: ['span'],
     kind: 'string',
     rest: 'starts_before',
     restDescription: 'Events that start before the specified date',
     description: dates('Events starting before'),
   },
   startsAfter: {
+    facts: ['span'],
     kind: 'string',
     rest: 'starts_after',
     restDescription: 'Events that start after the specified date',
     description: dates('Events starting after'),
   },
   endsBefore: {
+    facts: ['span'],
     kind: 'string',
     rest: 'ends_before',
     restDescription: 'Events that end before the specified date',
     description: dates('Events ending before'),
   },
   endsAfter: {
+    facts: ['span'],
     kind: 'string',
     rest: 'ends_after',
     restDescription: 'Events that end after the specified date',
     description: dates('Events ending after'),
   },
   strictDates: {
+    facts: [],
     kind: 'boolean',
     rest: 'strict_dates',
     restDescription: 'Dates are compared at the given times; by default whole days are included',
@@ -165,6 +178,7 @@ export const EVENT_FILTERS = {
     restDefault: false,
   },
   search: {
+    facts: ['text'],
     kind: 'string',
     rest: 'search',
     restDescription: 'Events whose title, excerpt or description contain every word',
@@ -181,6 +195,7 @@ export const EVENT_FILTERS = {
     },
   },
   categories: {
+    facts: ['terms'],
     kind: 'stringList',
     rest: 'categories',
     restDescription: 'Events should be assigned one of the specified categories slugs or IDs',
@@ -189,6 +204,7 @@ export const EVENT_FILTERS = {
     term: { taxonomy: 'tribe_events_cat' },
   },
   tags: {
+    facts: ['terms'],
     kind: 'stringList',
     rest: 'tags',
     restDescription: 'Events should be assigned one of the specified tags slugs or IDs',
@@ -197,6 +213,7 @@ export const EVENT_FILTERS = {
     term: { taxonomy: 'post_tag' },
   },
   venues: {
+    facts: ['venues'],
     kind: 'intList',
     rest: 'venue',
     restDescription: 'Events should be assigned one of the specified venue IDs',
@@ -210,6 +227,7 @@ export const EVENT_FILTERS = {
     },
   },
   organizers: {
+    facts: ['organizers'],
     kind: 'intList',
     rest: 'organizer',
     restDescription: 'Events should be assigned one of the specified organizer IDs',
@@ -223,6 +241,7 @@ export const EVENT_FILTERS = {
     },
   },
   featured: {
+    facts: ['featured'],
     kind: 'boolean',
     rest: 'featured',
     restDescription: 'Events should be filtered by their featured status',
@@ -231,6 +250,7 @@ export const EVENT_FILTERS = {
     flag: { where: (featured) => ({ featured }) },
   },
   eventStatus: {
+    facts: ['eventStatus'],
     kind: 'stringList',
     rest: 'event_status',
     enum: 'EventStatus',
@@ -243,6 +263,7 @@ export const EVENT_FILTERS = {
     },
   },
   attendanceMode: {
+    facts: ['attendanceMode'],
     kind: 'stringList',
     rest: 'attendance_mode',
     enum: 'AttendanceMode',
@@ -255,6 +276,7 @@ export const EVENT_FILTERS = {
     },
   },
   status: {
+    facts: ['status'],
     kind: 'stringList',
     rest: 'status',
     enum: 'PostStatus',
@@ -262,6 +284,7 @@ export const EVENT_FILTERS = {
     description: 'Statuses other than publish need an account that may edit events',
   },
   geoloc: {
+    facts: ['venues'],
     kind: 'boolean',
     rest: 'geoloc',
     restDescription: 'Events should be filtered by whether their venue has geolocation data',
@@ -270,6 +293,7 @@ export const EVENT_FILTERS = {
     onWithheld: 'whenTrue',
   },
   near: {
+    facts: ['venues'],
     kind: 'near',
     rest: { lat: 'geoloc_lat', lng: 'geoloc_lng', radius: 'geoloc_radius' },
     restDescription: {
@@ -283,6 +307,7 @@ export const EVENT_FILTERS = {
     onWithheld: true,
   },
   include: {
+    facts: ['order'],
     kind: 'intList',
     rest: 'include',
     restDescription:
@@ -290,6 +315,7 @@ export const EVENT_FILTERS = {
     description: 'Only these events, ordered by publication date; date filters are ignored',
   },
   postParent: {
+    facts: ['parent'],
     kind: 'int',
     rest: 'post_parent',
     restDescription: 'Events should be filtered by their post_parent being the specified one',
@@ -308,6 +334,7 @@ export const EVENT_FILTERS = {
     },
   },
   ticketed: {
+    facts: [],
     kind: 'boolean',
     rest: 'ticketed',
     restDescription: 'Filter events with or without tickets',

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { ApiError } from '../domain/errors.js';
-import type { EventSpan } from '../domain/dependencies.js';
+import type { EventMove } from '../domain/dependencies.js';
 import type { Viewer } from '../domain/permissions.js';
 import { assertVersion, type IfMatch, type VersionedRow } from '../domain/versions.js';
 import { Prisma } from '../generated/sqlite/client.js';
@@ -27,13 +27,14 @@ export interface Change {
   readonly countOnly?: boolean;
   /**
    * Events only: where it was before the write and is after it (null: it did not exist / no longer
-   * does). Absent when the writer did not say: every event list is then assumed to have changed.
+   * does), and which of its facts the write touched. Absent when the writer did not say: every event
+   * list is then assumed to have changed.
    */
-  readonly spans?: { before: EventSpan | null; after: EventSpan | null };
+  readonly move?: EventMove;
 }
 
 /** What a writer may say of a change beyond its kind, id and operation. */
-export type ChangeDetails = Pick<Change, 'taxonomy' | 'countOnly' | 'spans'>;
+export type ChangeDetails = Pick<Change, 'taxonomy' | 'countOnly' | 'move'>;
 
 /** Runs inside the transaction, after the write: what it writes commits (or rolls back) with it. */
 export type BeforeCommitListener = (changes: readonly Change[], tx: Tx) => Promise<void>;
@@ -162,6 +163,14 @@ export class WritePipeline {
   }
 }
 
+/** The same event written twice in one transaction: where it was first, where it ended, all it touched. */
+function mergeMoves(first: EventMove | undefined, then: EventMove | undefined): EventMove | undefined {
+  if (!first || !then) return first ?? then;
+  const facts =
+    first.facts === 'all' || then.facts === 'all' ? 'all' : [...new Set([...first.facts, ...then.facts])];
+  return { before: first.before, after: then.after, facts };
+}
+
 function register<L>(listeners: L[], listener: L): () => void {
   listeners.push(listener);
   return () => {
@@ -179,10 +188,7 @@ function writeScope(tx: Tx, request: WriteRequest, changes: Change[]): WriteScop
     changed(kind, id, operation, details = {}) {
       const index = changes.findIndex((c) => c.kind === kind && c.id === id && c.operation === operation);
       const previous = index >= 0 ? changes[index]! : null;
-      const spans =
-        previous?.spans && details.spans
-          ? { before: previous.spans.before, after: details.spans.after }
-          : (previous?.spans ?? details.spans);
+      const move = mergeMoves(previous?.move, details.move);
       const change: Change = {
         kind,
         id,
@@ -191,7 +197,7 @@ function writeScope(tx: Tx, request: WriteRequest, changes: Change[]): WriteScop
           ? { taxonomy: details.taxonomy ?? previous?.taxonomy }
           : {}),
         ...(details.countOnly && (previous?.countOnly ?? true) ? { countOnly: true } : {}),
-        ...(spans ? { spans } : {}),
+        ...(move ? { move } : {}),
       };
       if (index >= 0) changes[index] = change;
       else changes.push(change);

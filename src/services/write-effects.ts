@@ -1,11 +1,4 @@
-import {
-  type DependencyKind,
-  EVERYTHING,
-  type EventSpan,
-  type WriteEffect,
-  mergeEffects,
-  recordTag,
-} from '../domain/dependencies.js';
+import { EVERYTHING, type WriteEffect, mergeEffects, recordTag } from '../domain/dependencies.js';
 import type { Change } from './transactions.js';
 
 // What a committed write changed, in the terms of the caches (`domain/dependencies.ts`): the records it
@@ -20,28 +13,22 @@ export function writeEffectOf(changes: readonly Change[]): WriteEffect {
 function effectOfChange(change: Change): WriteEffect {
   const records = [recordTag(change.kind, change.id)];
   switch (change.kind) {
-    case 'event': {
-      const spans = change.spans;
+    case 'event':
       // Every event write is an `events` write: answers that cannot say which events they hold drop.
-      const kinds: DependencyKind[] = ['events'];
-      if (!spans) return { records, kinds, spans: 'unknown' };
-      return { records, kinds, spans: [spans.before, spans.after].filter(isSpan) };
-    }
+      return { records, kinds: ['events'], events: change.move ? [change.move] : 'unknown' };
     case 'term':
       // A count moves when an event is linked, unlinked, published or trashed: the answers showing the
       // term and the term lists. Its name, slug or parent change lookups by slug and the lists' order.
       return {
         records,
         kinds: change.countOnly ? ['term-counts'] : ['term', 'term-counts'],
-        spans: [],
+        events: [],
       };
     case 'venue':
     case 'organizer':
-      return { records, kinds: [change.kind], spans: [] };
+      return { records, kinds: [change.kind], events: [] };
     case 'user':
       // Roles, passwords and deletions change what every viewer may see: nothing is kept.
       return EVERYTHING;
   }
 }
-
-const isSpan = (span: EventSpan | null): span is EventSpan => span !== null;

@@ -24,6 +24,7 @@ import {
 } from './event-input.js';
 import { declaredColumns } from '../../model/event-fields.js';
 import { checkReferences, linkedTermIds, recount, resolveLinks, writeLinks } from './event-links.js';
+import { factsWritten } from './event-facts.js';
 import { publicationStatus, scheduleOf } from './event-schedule.js';
 import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
 import { recordImage } from '../media.js';
@@ -201,7 +202,19 @@ export function createEvent<T extends LoadedEvent>(
         },
         select: { id: true },
       });
-      w.changed('event', event.id, 'created', { spans: { before: null, after: spanOf(schedule) } });
+      w.changed('event', event.id, 'created', {
+        move: {
+          before: null,
+          after: {
+            ...spanOf(schedule),
+            status,
+            terms: [...(links.categories ?? []), ...(links.tags ?? [])],
+            venues: links.venues ?? [],
+            organizers: links.organizers ?? [],
+          },
+          facts: 'all',
+        },
+      });
       await writeLinks(tx, event.id, links, false);
       await recount(w, [...(links.categories ?? []), ...(links.tags ?? [])]);
       return judged(await load(tx, event.id), viewer);
@@ -278,7 +291,18 @@ export function updateEvent<T extends LoadedEvent>(
         data: { ...data, modifiedAt: nextModified(existing.modifiedAt, now), revision: { increment: 1 } },
       });
       w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated', {
-        spans: { before: spanOf(existing), after: spanOf(schedule ?? existing) },
+        move: {
+          before: {
+            ...spanOf(existing),
+            status: existing.status,
+            ...(countsChange && { terms: termsBefore }),
+          },
+          after: {
+            ...spanOf(schedule ?? existing),
+            status: (data.status as string | undefined) ?? existing.status,
+          },
+          facts: factsWritten(Object.keys(data), Object.keys(links)),
+        },
       });
       await writeLinks(tx, existing.id, links, true);
       if (countsChange) await recount(w, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
@@ -311,7 +335,13 @@ export function deleteEvent<T extends LoadedEvent>(
       if (force) {
         const before = judged(await load(tx, existing.id), viewer);
         await tx.event.delete({ where: { id: existing.id } });
-        w.changed('event', existing.id, 'deleted', { spans: { before: spanOf(existing), after: null } });
+        w.changed('event', existing.id, 'deleted', {
+          move: {
+            before: { ...spanOf(existing), status: existing.status, terms },
+            after: null,
+            facts: 'all',
+          },
+        });
         await recount(w, terms);
         return before;
       }
@@ -327,7 +357,11 @@ export function deleteEvent<T extends LoadedEvent>(
         },
       });
       w.changed('event', existing.id, 'trashed', {
-        spans: { before: spanOf(existing), after: spanOf(existing) },
+        move: {
+          before: { ...spanOf(existing), status: existing.status, terms },
+          after: { ...spanOf(existing), status: 'trash', terms },
+          facts: 'all',
+        },
       });
       await recount(w, terms);
       return judged(await load(tx, existing.id), viewer);

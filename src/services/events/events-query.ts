@@ -95,6 +95,8 @@ export interface EventQuery {
    * `nearestEventIds` keeps those inside the circle, nearest first.
    */
   distances: Map<number, number> | null;
+  /** The ids each term filter matches (an event must have one of each): what decides its membership. */
+  termIds: number[][];
 }
 
 class ParamErrors {
@@ -329,6 +331,7 @@ export async function resolveEventQuery(
     where: { AND: and },
     orderBy: include ? [{ publishedAt: 'asc' }, { id: 'asc' }] : [{ localStart: 'asc' }, { id: 'asc' }],
     distances: inRange,
+    termIds: TERM_FILTERS.flatMap((name) => (termTokens[name] ? [terms[name]] : [])),
     effective,
   };
 }

@@ -1,5 +1,11 @@
 import type { Context } from '../scope.js';
-import type { Dependencies, EventWindow } from '../../domain/dependencies.js';
+import {
+  type Dependencies,
+  type EventFact,
+  type EventWindow,
+  LIST_FACTS,
+} from '../../domain/dependencies.js';
+import { FILTER_NAMES, filterDeclaration } from '../../model/event-filters.js';
 import { ApiError, invalidParams } from '../../domain/errors.js';
 import { normalizePaging } from '../../domain/paging.js';
 import { type Viewer, canRead } from '../../domain/permissions.js';
@@ -12,6 +18,7 @@ import {
   type EventListFilter,
   type EventListOptions,
   type EffectiveEventFilter,
+  type EventQuery,
   radiusName,
   resolveEventQuery,
 } from './events-query.js';
@@ -29,7 +36,7 @@ export async function eventArchive(
 ) {
   const paging = normalizePaging(page, perPage);
   const query = await resolveEventQuery(ctx, filter, options);
-  const dependencies = listDependencies(query.effective);
+  const dependencies = listDependencies(query);
   logList(ctx, dependencies);
   const pageNotFound = () =>
     new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
@@ -67,7 +74,7 @@ function countEvents(
  * What a list's membership depends on: its date window (an event outside it, before and after a
  * write, changes nothing in it), the records its filters name and the families its lookups read.
  */
-export function listDependencies(effective: EffectiveEventFilter): Dependencies {
+export function listDependencies({ effective, termIds }: EventQuery): Dependencies {
   const records: string[] = [];
   for (const id of effective.venues ?? []) records.push(`venue:${id}`);
   for (const id of effective.organizers ?? []) records.push(`organizer:${id}`);
@@ -79,11 +86,26 @@ export function listDependencies(effective: EffectiveEventFilter): Dependencies 
       ...(effective.categories || effective.tags ? (['term'] as const) : []),
       ...(effective.near || effective.geoloc ? (['venue'] as const) : []),
     ],
-    windows: [windowOf(effective)],
+    windows: [windowOf(effective, termIds)],
   };
 }
 
-function windowOf(effective: EffectiveEventFilter): EventWindow {
+/** What the list's membership and order read: every list's facts, its filters', and D21's `password`. */
+function factsOf(effective: EffectiveEventFilter): EventFact[] {
+  const facts = new Set<EventFact>(LIST_FACTS);
+  for (const name of FILTER_NAMES) {
+    if (!isApplied(effective[name])) continue;
+    const declaration = filterDeclaration(name);
+    for (const fact of declaration.facts) facts.add(fact);
+    if (declaration.onWithheld) facts.add('password');
+  }
+  return [...facts];
+}
+
+const isApplied = (value: unknown) =>
+  value !== null && value !== undefined && value !== false && !(Array.isArray(value) && !value.length);
+
+function windowOf(effective: EffectiveEventFilter, termIds: number[][]): EventWindow {
   const later = (a: string | null, b: string | null) => (a === null ? b : b === null || a > b ? a : b);
   const earlier = (a: string | null, b: string | null) => (a === null ? b : b === null || a < b ? a : b);
   return {
@@ -91,6 +113,11 @@ function windowOf(effective: EffectiveEventFilter): EventWindow {
     startTo: effective.startsBefore,
     endFrom: effective.endsAfter,
     endTo: earlier(effective.endDate, effective.endsBefore),
+    facts: factsOf(effective),
+    statuses: effective.status,
+    terms: termIds,
+    venues: effective.venues,
+    organizers: effective.organizers,
   };
 }
 
@@ -125,7 +152,7 @@ export async function eventConnection<T extends ListedEvent>(
   }) => Promise<T[]>,
 ) {
   const query = await resolveEventQuery(ctx, filter, options);
-  const dependencies = listDependencies(query.effective);
+  const dependencies = listDependencies(query);
   logList(ctx, dependencies);
   if (query.distances) throw invalidParams({ near: 'Not with cursors: page a list near a point by number.' });
   const keys = sortKeysOf(query.orderBy, EVENT_SORT_KINDS);
