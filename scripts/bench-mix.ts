@@ -45,6 +45,8 @@ export interface MixRow {
   errors: number;
   /** Hits / (hits + misses) of the response cache over the measured run; undefined with it off. */
   hitRatio?: number;
+  /** Answers dropped to stay within CALENDAR_CACHE_MB during the measured run. */
+  evictions?: number;
   sqlPerRequest: number;
   cpuPerRequest: number;
   rssMb: number;
@@ -225,13 +227,14 @@ function readUrls(c: Catalogue, next: () => number): string[] {
 
 /**
  * Reads every candidate once (a 200 without GraphQL errors is kept; a page past a filter's end is
- * not), which also warms the cache as a long-running server's would be.
+ * not), which also warms the cache as a long-running server's would be: least popular first, so
+ * that when the answers outgrow CALENDAR_CACHE_MB the evicted ones are the least read, as under LRU.
  */
 async function keepAnswered(origin: string, urls: string[]): Promise<string[]> {
   const ok = new Array<boolean>(urls.length).fill(false);
-  let cursor = 0;
+  let cursor = urls.length - 1;
   const worker = async () => {
-    for (let i = cursor++; i < urls.length; i = cursor++) {
+    for (let i = cursor--; i >= 0; i = cursor--) {
       const url = urls[i] as string;
       const response = await fetch(`${origin}${url}`, { headers: { accept: READ_ACCEPT } });
       const text = await response.text();
@@ -481,7 +484,7 @@ class Writer {
 async function cacheCounters(
   server: MixServer,
   metricsToken: string,
-): Promise<{ hit: number; miss: number }> {
+): Promise<{ hit: number; miss: number; eviction: number }> {
   const response = await fetch(`${server.origin}/metrics`, {
     headers: { authorization: `Bearer ${metricsToken}` },
   });
@@ -493,7 +496,7 @@ async function cacheCounters(
         text,
       )?.[1] ?? 0,
     );
-  return { hit: counter('hit'), miss: counter('miss') };
+  return { hit: counter('hit'), miss: counter('miss'), eviction: counter('eviction') };
 }
 
 async function wrkMix(origin: string, table: string, connections: number, duration: number) {
@@ -555,7 +558,12 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
     rows.push({
       name,
       ...result,
-      ...(cacheAfter ? { hitRatio: lookups ? hits / lookups : Number.NaN } : {}),
+      ...(cacheAfter && cacheBefore
+        ? {
+            hitRatio: lookups ? hits / lookups : Number.NaN,
+            evictions: cacheAfter.eviction - cacheBefore.eviction,
+          }
+        : {}),
       sqlPerRequest: statements / result.requests,
       cpuPerRequest: cpu / 1000 / result.requests,
       rssMb: await server.rssMb(),
@@ -590,6 +598,7 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       'p50 ms',
       'p99 ms',
       'cache hits',
+      'evictions',
       'SQL/req',
       'CPU ms/req',
       'RSS MB',
@@ -601,6 +610,7 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       answered(row, row.p50.toFixed(2)),
       answered(row, row.p99.toFixed(2)),
       row.hitRatio === undefined ? '-' : `${(row.hitRatio * 100).toFixed(1)} %`,
+      row.evictions === undefined ? '-' : String(row.evictions),
       answered(row, row.sqlPerRequest.toFixed(2)),
       answered(row, row.cpuPerRequest.toFixed(3)),
       row.rssMb.toFixed(0),
