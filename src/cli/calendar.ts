@@ -18,6 +18,7 @@ import { createLogger } from '../logger.js';
 import { migrateDatabase } from '../db/migrate.js';
 import { ROLES } from '../domain/permissions.js';
 import { isApiError } from '../domain/errors.js';
+import { registerImportCommands } from './import.js';
 import {
   type UserAdmin,
   UserAdminError,
@@ -207,6 +208,9 @@ for (const [command, enabled] of [
       console.log(`Webhook endpoint ${endpoint.id} ${endpoint.enabled ? 'enabled' : 'disabled'}.`);
     });
 }
+
+// `calendar import ...`: the same writes as the APIs', as an administrator.
+registerImportCommands(program, (work) => withDb((admin) => work(asAdministrator(admin))));
 
 try {
   await program.parseAsync(process.argv);

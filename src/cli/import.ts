@@ -1,0 +1,224 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { Scope } from '../services/scope.js';
+import {
+  CONFLICT_POLICIES,
+  type ConflictPolicy,
+  type ImportSummary,
+  type Progress,
+  runImport,
+} from '../services/import/engine.js';
+import { CSV_TYPES, type CsvType } from '../services/import/csv.js';
+import { type SourceSpec, loadText, readerFor } from '../services/import/sources.js';
+import {
+  addImportSource,
+  importRuns,
+  listImportSources,
+  parseInterval,
+  removeImportSource,
+  runImportSource,
+} from '../services/import/subscriptions.js';
+
+// `calendar import tec|ics|csv …` and `calendar import sources …`: a one-off import, or a subscription
+// the server reads again (`--subscribe --every 1h`). On a terminal a progress bar runs on stderr and
+// the summary is printed for people; otherwise stdout gets one JSON line, the summary.
+
+/** Runs `work` as an administrator against DATABASE_URL (calendar.ts owns the connection). */
+export type AsAdministrator = <T>(work: (scope: Scope) => Promise<T>) => Promise<T>;
+
+interface CommonOptions {
+  dryRun?: boolean;
+  conflict: ConflictPolicy;
+  resume?: boolean;
+  subscribe?: boolean;
+  every?: number;
+}
+
+const BAR_WIDTH = 30;
+
+function progressBar(): ((progress: Progress) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let last = 0;
+  return ({ done, total, checkpoint }) => {
+    const now = Date.now();
+    if (now - last < 100) return;
+    last = now;
+    const share = total ? Math.min(1, done / total) : 0;
+    const filled = Math.round(share * BAR_WIDTH);
+    const bar = total ? `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ` : '';
+    process.stderr.write(`\r${bar}${done}${total ? `/${total}` : ''} records (${checkpoint})   `);
+  };
+}
+
+function report(summary: ImportSummary): void {
+  if (!process.stdout.isTTY) {
+    console.log(JSON.stringify(summary));
+    return;
+  }
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  const { created, updated, unchanged, conflicts, retained, failed } = summary;
+  console.log(
+    `${summary.dryRun ? 'Dry run (nothing written) of' : 'Imported'} ${summary.source} in ${summary.seconds}s: ` +
+      `${created} created, ${updated} updated, ${unchanged} unchanged, ${conflicts} conflicts, ` +
+      `${retained} retained, ${failed} failed.`,
+  );
+  for (const difference of summary.differences)
+    console.log(
+      `  ~ ${difference.kind} ${difference.key} ${difference.field}: ${JSON.stringify(difference.before)} → ${JSON.stringify(difference.after)}`,
+    );
+  for (const conflict of summary.conflictList)
+    console.log(`  ! edited here: ${conflict.kind} ${conflict.localId} (${conflict.where}, ${conflict.key})`);
+  for (const problem of summary.problems)
+    console.log(`  ${problem.warning ? '?' : '✗'} ${problem.where}: ${problem.message}`);
+}
+
+function interval(value: string): number {
+  const seconds = parseInterval(value);
+  if (seconds === null) throw new InvalidArgumentError('an interval such as 30m, 1h or 1d');
+  return seconds;
+}
+
+function withCommonOptions(command: Command): Command {
+  return command
+    .option('--dry-run', 'read and compare only: counts and the first differences, nothing written')
+    .addOption(
+      new Option(
+        '--conflict <policy>',
+        'a record edited here since its import: overwrite it, retain every imported record, or preserve the edit',
+      )
+        .choices(CONFLICT_POLICIES)
+        .default('overwrite'),
+    )
+    .option('--resume', "go on after the last batch the source's unfinished run wrote")
+    .option('--subscribe', 'record the source: the server reads it again --every interval')
+    .option('--every <interval>', 'with --subscribe: 30m, 1h, 1d …', interval);
+}
+
+async function importOnce(asAdministrator: AsAdministrator, spec: SourceSpec, options: CommonOptions) {
+  if (options.subscribe) {
+    if (!options.every) throw new InvalidArgumentError('--subscribe needs --every');
+    const source = await asAdministrator((scope) =>
+      addImportSource(scope, {
+        type: spec.type,
+        location: spec.location,
+        everySeconds: options.every!,
+        conflict: options.conflict,
+        user: spec.user,
+        appPassword: spec.appPassword,
+        csvType: spec.csvType,
+      }),
+    );
+    console.log(
+      `Subscribed to ${source.type} ${source.location} (source ${source.id}), read every ${source.everySeconds}s by the server.`,
+    );
+    return;
+  }
+  const loaded = spec.type === 'tec' ? null : await loadText(spec.location);
+  const text = loaded?.changed ? loaded.text : '';
+  const summary = await asAdministrator((scope) =>
+    runImport(scope, readerFor(spec, scope.config, text), {
+      dryRun: options.dryRun,
+      conflict: options.conflict,
+      resume: options.resume,
+      onProgress: progressBar(),
+    }),
+  );
+  report(summary);
+  if (summary.failed) process.exitCode = 3;
+}
+
+export function registerImportCommands(program: Command, asAdministrator: AsAdministrator): void {
+  const command = program
+    .command('import')
+    .description('Import a The Events Calendar site, an iCalendar feed or a CSV file (docs/guide/import.md)');
+
+  withCommonOptions(
+    command
+      .command('tec <api-root>')
+      .description(
+        'Every category, tag, venue, organizer and event of a TEC REST API v1 site (…/wp-json/tribe/events/v1)',
+      )
+      .option('--user <login>', 'an account of the source site: drafts, pending and private records too')
+      .option('--app-password <password>', "that account's application password"),
+  ).action((apiRoot: string, options: CommonOptions & { user?: string; appPassword?: string }) =>
+    importOnce(
+      asAdministrator,
+      { type: 'tec', location: apiRoot, user: options.user, appPassword: options.appPassword },
+      options,
+    ),
+  );
+
+  withCommonOptions(
+    command
+      .command('ics <source>')
+      .description('An iCalendar (RFC 5545) feed: a URL (http, https, webcal) or a file'),
+  ).action((source: string, options: CommonOptions) =>
+    importOnce(asAdministrator, { type: 'ics', location: source }, options),
+  );
+
+  withCommonOptions(
+    command
+      .command('csv <file>')
+      .description("A CSV file with The Events Calendar importer's columns")
+      .addOption(new Option('--type <type>', 'what the rows are').choices(CSV_TYPES).makeOptionMandatory()),
+  ).action((file: string, options: CommonOptions & { type: CsvType }) =>
+    importOnce(asAdministrator, { type: 'csv', location: file, csvType: options.type }, options),
+  );
+
+  const sources = command.command('sources').description('Subscribed sources, read again by the server');
+  sources
+    .command('list')
+    .description('The subscribed sources and when each is read next')
+    .action(async () => {
+      const rows = await asAdministrator((scope) => listImportSources(scope));
+      if (rows.length === 0) return console.log('No import sources.');
+      console.table(
+        rows.map((row) => ({
+          id: row.id,
+          type: row.type,
+          location: row.location,
+          every: `${row.everySeconds}s`,
+          next: row.nextRunAt.toISOString(),
+        })),
+      );
+    });
+  sources
+    .command('run <id>')
+    .description('Read a subscribed source now')
+    .action(async (id: string) => {
+      const summary = await asAdministrator(async (scope) => {
+        const source = await scope.db.importSource.findUnique({ where: { id: Number(id) } });
+        if (!source) throw new InvalidArgumentError(`no import source ${id}`);
+        return runImportSource(scope, source);
+      });
+      if (summary) report(summary);
+      else console.log('The source has not changed since it was last read.');
+    });
+  sources
+    .command('remove <id>')
+    .description('Stop reading a source (what it imported stays)')
+    .action(async (id: string) => {
+      const removed = await asAdministrator((scope) => removeImportSource(scope, Number(id)));
+      console.log(`Removed import source ${removed.id} (${removed.location}).`);
+    });
+  sources
+    .command('runs [id]')
+    .description("The latest runs' summaries (of one source, or of all imports)")
+    .option('--limit <n>', 'how many', (value) => Number.parseInt(value, 10), 10)
+    .action(async (id: string | undefined, options: { limit: number }) => {
+      const runs = await asAdministrator((scope) => importRuns(scope, id ? Number(id) : null, options.limit));
+      if (runs.length === 0) return console.log('No import runs.');
+      console.table(
+        runs.map((run) => ({
+          id: run.id,
+          source: run.source,
+          state: run.state,
+          started: run.startedAt.toISOString(),
+          created: run.summary.created ?? 0,
+          updated: run.summary.updated ?? 0,
+          unchanged: run.summary.unchanged ?? 0,
+          conflicts: run.summary.conflicts ?? 0,
+          failed: run.summary.failed ?? 0,
+        })),
+      );
+    });
+}

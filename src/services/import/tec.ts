@@ -1,0 +1,280 @@
+import type { Batch, EventFields, LinkSpec, Problem, Reader, SourceRecord } from './records.js';
+
+// A The Events Calendar REST API v1 site (or another instance of this service) read through its API:
+// categories (parents before children), tags, venues, organizers, then events, each paged at the API's
+// maximum of 50 with `X-TEC-TotalPages`. Events are asked for over the whole calendar (the API's window
+// otherwise starts yesterday) and, with credentials, in every status they may read. Records are keyed
+// by `global_id` (terms, which have none, by their id), and events link to them by those keys.
+
+export interface TecOptions {
+  user?: string;
+  appPassword?: string;
+  /** Per request, in milliseconds. */
+  timeoutMs?: number;
+}
+
+export const TEC_PER_PAGE = 50;
+const PHASES = ['categories', 'tags', 'venues', 'organizers', 'events'] as const;
+type Phase = (typeof PHASES)[number];
+const EARLIEST = '1000-01-01 00:00:00';
+const LATEST = '9999-12-31 23:59:59';
+/** The statuses an account that may edit events reads (trash is never imported). */
+const STATUSES = 'publish,future,draft,pending,private';
+
+type Json = Record<string, unknown>;
+
+/** `https://site/wp-json/tribe/events/v1` however it was typed (a trailing slash, `/events` at the end). */
+export function normaliseApiRoot(root: string): string {
+  return root
+    .trim()
+    .replace(/\/+$/, '')
+    .replace(/\/events$/, '');
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : value == null ? '' : String(value));
+const flag = (value: unknown) => value === true || value === 'yes' || value === '1' || value === 1;
+const imageUrl = (image: unknown) =>
+  image && typeof image === 'object' ? text((image as Json).url) : typeof image === 'string' ? image : '';
+const number = (value: unknown) => {
+  const parsed = typeof value === 'number' ? value : Number.parseFloat(text(value));
+  return Number.isFinite(parsed) ? parsed : null;
+};
+/** WordPress gives some text HTML-escaped (`&amp;`): the services store it as written. */
+const decoded = (value: unknown) =>
+  text(value)
+    .replace(/&#0?38;|&amp;/g, '&')
+    .replace(/&#0?39;|&#8217;/g, "'")
+    .replace(/&quot;|&#0?34;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
+
+function keyOf(item: Json): string {
+  return text(item.global_id) || text(item.id);
+}
+
+function venueRecord(item: Json, where: string): SourceRecord {
+  return {
+    kind: 'venue',
+    key: keyOf(item),
+    where,
+    fields: {
+      name: decoded(item.venue),
+      description: text(item.description),
+      status: text(item.status) || undefined,
+      address: text(item.address),
+      city: text(item.city),
+      country: text(item.country),
+      province: text(item.province),
+      state: text(item.state),
+      stateProvince: text(item.stateprovince),
+      zip: text(item.zip),
+      phone: text(item.phone),
+      website: text(item.website),
+      showMap: item.show_map === undefined ? undefined : flag(item.show_map),
+      showMapLink: item.show_map_link === undefined ? undefined : flag(item.show_map_link),
+      geoLat: number(item.geo_lat),
+      geoLng: number(item.geo_lng),
+      image: imageUrl(item.image),
+    },
+  };
+}
+
+function organizerRecord(item: Json, where: string): SourceRecord {
+  return {
+    kind: 'organizer',
+    key: keyOf(item),
+    where,
+    fields: {
+      name: decoded(item.organizer),
+      description: text(item.description),
+      status: text(item.status) || undefined,
+      phone: text(item.phone),
+      website: text(item.website),
+      email: text(item.email),
+      image: imageUrl(item.image),
+    },
+  };
+}
+
+const asList = (value: unknown): Json[] =>
+  Array.isArray(value) ? (value as Json[]) : value && typeof value === 'object' ? [value as Json] : [];
+
+/** A linked venue or organizer: its key, and its name should it not have been imported itself. */
+function linkTo(item: Json, nameField: 'venue' | 'organizer'): LinkSpec {
+  return { key: keyOf(item), name: decoded(item[nameField]) || undefined };
+}
+
+/** The global id of the post `id` on the site that gave `sibling` (`host?id=6`). */
+function globalIdOf(sibling: string, id: number): string {
+  return sibling.includes('?id=') ? sibling.replace(/\?id=\d+$/, `?id=${id}`) : String(id);
+}
+
+function eventRecord(item: Json, where: string): SourceRecord {
+  const key = keyOf(item);
+  const costDetails = (item.cost_details ?? {}) as Json;
+  const values = Array.isArray(costDetails.values) ? (costDetails.values as unknown[]).map(text) : [];
+  const parent = number(item.post_parent);
+  const fields: EventFields = {
+    title: decoded(item.title),
+    description: text(item.description),
+    excerpt: text(item.excerpt),
+    status: text(item.status) || undefined,
+    start: text(item.start_date),
+    end: text(item.end_date),
+    timezone: text(item.timezone),
+    allDay: flag(item.all_day),
+    cost: values.length ? values.join(' - ') : decoded(item.cost),
+    website: text(item.website),
+    showMap: flag(item.show_map),
+    showMapLink: flag(item.show_map_link),
+    hideFromListings: flag(item.hide_from_listings),
+    sticky: flag(item.sticky),
+    featured: flag(item.featured),
+    eventStatus: text(item.event_status) || undefined,
+    image: imageUrl(item.image),
+    venues: asList(item.venue).map((venue) => linkTo(venue, 'venue')),
+    organizers: asList(item.organizer).map((organizer) => linkTo(organizer, 'organizer')),
+    categories: asList(item.categories).map((term) => ({ key: text(term.id), name: decoded(term.name) })),
+    tags: asList(item.tags).map((term) => ({ key: text(term.id), name: decoded(term.name) })),
+    parent: parent ? globalIdOf(key, parent) : null,
+  };
+  return { kind: 'event', key, where, fields };
+}
+
+function termRecord(kind: 'category' | 'tag', item: Json, where: string): SourceRecord {
+  const parent = number(item.parent);
+  return {
+    kind,
+    key: text(item.id),
+    where,
+    fields: {
+      name: decoded(item.name),
+      description: text(item.description),
+      slug: text(item.slug) || undefined,
+      parent: kind === 'category' && parent ? String(parent) : null,
+    },
+  };
+}
+
+/** Categories ordered so that every parent comes before its children. */
+function parentsFirst(records: SourceRecord[]): SourceRecord[] {
+  const byKey = new Map(records.map((record) => [record.key, record]));
+  const ordered: SourceRecord[] = [];
+  const placed = new Set<string>();
+  const place = (record: SourceRecord, path: Set<string>) => {
+    if (placed.has(record.key) || path.has(record.key)) return;
+    path.add(record.key);
+    const parentKey = record.kind === 'category' ? record.fields.parent : null;
+    const parent = parentKey ? byKey.get(parentKey) : undefined;
+    if (parent) place(parent, path);
+    placed.add(record.key);
+    ordered.push(record);
+  };
+  for (const record of records) place(record, new Set());
+  return ordered;
+}
+
+export class TecReader implements Reader {
+  readonly source: string;
+  private readonly root: string;
+
+  constructor(
+    apiRoot: string,
+    private readonly options: TecOptions = {},
+  ) {
+    this.root = normaliseApiRoot(apiRoot);
+    this.source = `tec:${this.root}`;
+  }
+
+  private get authorised(): boolean {
+    return Boolean(this.options.user && this.options.appPassword);
+  }
+
+  private async page(phase: Phase, page: number): Promise<{ items: Json[]; pages: number; total: number }> {
+    const url = new URL(`${this.root}/${phase}`);
+    url.searchParams.set('page', String(page));
+    url.searchParams.set('per_page', String(TEC_PER_PAGE));
+    if (phase === 'events') {
+      url.searchParams.set('start_date', EARLIEST);
+      url.searchParams.set('end_date', LATEST);
+    }
+    if (phase !== 'categories' && phase !== 'tags' && this.authorised)
+      url.searchParams.set('status', STATUSES);
+    if (phase === 'categories' || phase === 'tags') url.searchParams.set('hide_empty', 'false');
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.authorised) {
+      const pair = `${this.options.user}:${this.options.appPassword}`;
+      headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+    }
+    const response = await fetch(url, {
+      headers,
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
+    });
+    const body = (await response.json().catch(() => null)) as Json | null;
+    // Past the last page the API answers 400 (`rest_invalid_param` on page) or an empty list.
+    if (response.status === 400 && page > 1) return { items: [], pages: page - 1, total: 0 };
+    if (!response.ok || !body)
+      throw new Error(
+        `${url.toString()} answered ${response.status}${body?.message ? `: ${text(body.message)}` : ''}`,
+      );
+    const pages = Number(response.headers.get('x-tec-totalpages') ?? body.total_pages ?? 1) || 1;
+    const total = Number(response.headers.get('x-tec-total') ?? body.total ?? 0) || 0;
+    const items = Array.isArray(body[phase]) ? (body[phase] as Json[]) : [];
+    return { items, pages, total };
+  }
+
+  private record(phase: Phase, item: Json, where: string): SourceRecord {
+    switch (phase) {
+      case 'categories':
+        return termRecord('category', item, where);
+      case 'tags':
+        return termRecord('tag', item, where);
+      case 'venues':
+        return venueRecord(item, where);
+      case 'organizers':
+        return organizerRecord(item, where);
+      case 'events':
+        return eventRecord(item, where);
+    }
+  }
+
+  private toBatch(phase: Phase, page: number, items: Json[], total: number): Batch {
+    const records: SourceRecord[] = [];
+    const problems: Problem[] = [];
+    items.forEach((item, index) => {
+      const where = `${phase} page ${page}, item ${index + 1}${item.id !== undefined ? ` (id ${text(item.id)})` : ''}`;
+      const record = this.record(phase, item, where);
+      if (!record.key) problems.push({ where, message: 'no global_id or id' });
+      else records.push(record);
+    });
+    return { checkpoint: `${phase}:${page}`, records, problems, total };
+  }
+
+  async *read(after: string | null): AsyncIterable<Batch> {
+    const [afterPhase = '', afterPage = '0'] = (after ?? '').split(':');
+    const from = Math.max(0, PHASES.indexOf(afterPhase as Phase));
+    for (const phase of PHASES.slice(after ? from : 0)) {
+      let page = phase === afterPhase ? Number(afterPage) + 1 : 1;
+      if (phase === 'categories') {
+        if (phase === afterPhase) continue;
+        // Every page first: a child may be listed before its parent.
+        const all: Json[] = [];
+        let pages = 1;
+        for (page = 1; page <= pages; page++) {
+          const answer = await this.page(phase, page);
+          all.push(...answer.items);
+          pages = answer.pages;
+        }
+        const batch = this.toBatch(phase, 1, all, all.length);
+        yield { ...batch, records: parentsFirst(batch.records) };
+        continue;
+      }
+      for (let pages = page; page <= pages; page++) {
+        const answer = await this.page(phase, page);
+        pages = answer.pages;
+        if (!answer.items.length) break;
+        yield this.toBatch(phase, page, answer.items, answer.total);
+      }
+    }
+  }
+}
