@@ -1,8 +1,9 @@
 import pg from 'pg';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, createResponseCache } from '../../src/app.js';
+import { buildApp } from '../../src/app.js';
 import { announceInvalidation, shareInvalidations } from '../../src/cache/invalidation-channel.js';
+import { type CacheEvent, ResponseCache } from '../../src/cache/response-cache.js';
 import { loadConfig } from '../../src/config.js';
 import { type Db, createDb } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
@@ -12,6 +13,7 @@ import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
 import { API, SITE_URL } from '../helpers/harness.js';
 import { testPostgresUrl, testRedisUrl } from '../helpers/services.js';
+import { createEvent, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
 // Two instances on one database, each with its own response cache: a write on one is seen by the
@@ -47,7 +49,12 @@ async function instance(channel: 'redis' | 'postgres' | 'redis-down') {
   });
   const db = await createDb(database.url);
   const logger = createLogger('silent');
-  const cache = createResponseCache(config);
+  const events: CacheEvent[] = [];
+  const cache = new ResponseCache({
+    ...config.cache,
+    siteTimezone: config.siteTimezone,
+    onEvent: (event) => events.push(event),
+  });
   const bus =
     channel === 'postgres'
       ? postgresBus(POSTGRES_URL, logger)
@@ -56,7 +63,7 @@ async function instance(channel: 'redis' | 'postgres' | 'redis-down') {
   opened.push({ db, bus });
   const writes = new WritePipeline();
   const app = buildApp({ db, config, logger, writes, cache });
-  return { http: supertest(app.callback()), db, config, writes, bus };
+  return { http: supertest(app.callback()), db, config, writes, bus, events };
 }
 
 const titles = (body: { events: Array<{ title: string }> }) => body.events.map((event) => event.title);
@@ -90,6 +97,68 @@ describe.each(['redis', 'postgres'] as const)('over %s', (channel) => {
       expect(seen, `round ${round}`).toContain(title);
       expect(seen.length).toBe(before.length + round);
     }
+  });
+});
+
+describe.each([
+  ['redis', 2033],
+  ['postgres', 2034],
+] as const)('selectively, over %s', (channel, year) => {
+  it('a write on one instance drops on the other exactly the answers it meets, within 100 ms', async () => {
+    const a = await instance(channel);
+    const b = await instance(channel);
+    await Promise.all([a.bus.ready(), b.bus.ready()]);
+    const admin = await createUser(a, 'administrator', `admin-selective-${channel}`);
+    const venue = await createVenue(a.db);
+    const moved = await createEvent(a.db, { title: `Moved ${year}`, start: `${year}-07-15 10:00:00` });
+    const other = await createEvent(a.db, {
+      title: `Stays ${year}`,
+      start: `${year}-08-15 10:00:00`,
+      venueIds: [venue.id],
+    });
+    // The user's invalidation travels too: let it arrive before B fills its cache.
+    await new Promise((done) => setTimeout(done, 50));
+    const month = (m: string) => `${API}/events?start_date=${year}-${m}-01&end_date=${year}-${m}-30`;
+    const onB = {
+      june: month('06'),
+      july: month('07'),
+      august: month('08'),
+      moved: `${API}/events/${moved.id}`,
+      other: `${API}/events/${other.id}`,
+      venue: `${API}/venues/${venue.id}`,
+      doc: `${API}/doc`,
+    };
+    for (const path of Object.values(onB))
+      expect((await b.http.get(path).expect(200)).headers['x-cache']).toBe('miss');
+    b.events.length = 0;
+
+    // A moves the July event to June: B's June and July lists and the event's single go, nothing else.
+    await a.http
+      .post(`${API}/events/${moved.id}`)
+      .auth(admin.login, admin.password)
+      .send({ start_date: `${year}-06-20 10:00:00`, end_date: `${year}-06-20 11:00:00` })
+      .expect(200);
+    const written = performance.now();
+    let june: string[] = [];
+    while (performance.now() - written < 100) {
+      june = titles((await b.http.get(onB.june).expect(200)).body);
+      if (june.includes(`Moved ${year}`)) break;
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    expect(june).toContain(`Moved ${year}`);
+    const dropped = b.events.filter((event) => event === 'dropped').length;
+    const cached: Record<string, string | undefined> = {};
+    for (const [name, path] of Object.entries(onB))
+      if (name !== 'june') cached[name] = (await b.http.get(path).expect(200)).headers['x-cache'];
+    expect(cached).toEqual({
+      july: 'miss',
+      august: 'hit',
+      moved: 'miss',
+      other: 'hit',
+      venue: 'hit',
+      doc: 'hit',
+    });
+    expect(dropped).toBe(3);
   });
 });
 
