@@ -26,6 +26,36 @@ function addField(block: string, field: string, value: string): string {
   return block.replace(/\n\}(\s*)$/, `\n  ${field} = ${value}\n}$1`);
 }
 
+/** Adds index lines at the end of a model block (before its closing brace). */
+function addIndexes(block: string, indexes: readonly string[]): string {
+  return block.replace(/\n\}(\s*)$/, `\n${indexes.map((line) => `  ${line}\n`).join('')}}$1`);
+}
+
+/**
+ * The `pg_trgm` GIN index of each column `search` reads (WordPress's `LIKE '%term%'`, Prisma's
+ * case-insensitive `contains`: ILIKE), so a search reads the rows holding its terms' trigrams instead
+ * of every row. SQLite's equivalent is the `EventSearch` FTS5 table; its schema cannot declare these.
+ */
+const TRIGRAM_INDEXED: Record<string, readonly string[]> = {
+  Event: ['title', 'excerpt', 'description'],
+  Venue: [
+    'name',
+    'description',
+    'excerpt',
+    'address',
+    'city',
+    'province',
+    'state',
+    'stateprovince',
+    'zip',
+    'phone',
+  ],
+  Organizer: ['name', 'description', 'excerpt', 'phone', 'email', 'website'],
+};
+
+const trigramIndex = (model: string, column: string) =>
+  `@@index([${column}(ops: raw("gin_trgm_ops"))], type: Gin, map: "${model}_${column}_trgm_idx")`;
+
 /** Pure text transformation: same input, same output. */
 export function derivePostgresSchema(source: string): string {
   let schema = source.replace(/\r\n/g, '\n');
@@ -38,6 +68,19 @@ export function derivePostgresSchema(source: string): string {
     addField(setField(block, 'output', postgresClientOutput), 'previewFeatures', '["relationJoins"]'),
   );
   schema = editBlock(schema, 'datasource', 'db', (block) => setField(block, 'provider', 'postgresql'));
+  // SQLite's FTS5 index of the event texts, and the event's relation to it, have no PostgreSQL twin.
+  schema = editBlock(schema, 'model', 'EventSearch', () => '');
+  schema = schema.replace(/^[ \t]*\/\/\/[^\n]*\n[ \t]*search[ \t]+EventSearch\?\n/m, '');
+  if (schema.includes('EventSearch'))
+    throw new Error('schema.prisma: Event names EventSearch in an unexpected way');
+  for (const [model, columns] of Object.entries(TRIGRAM_INDEXED)) {
+    schema = editBlock(schema, 'model', model, (block) =>
+      addIndexes(
+        block,
+        columns.map((column) => trigramIndex(model, column)),
+      ),
+    );
+  }
   return `// generated from ../../schema.prisma, do not edit\n\n${schema}`;
 }
 

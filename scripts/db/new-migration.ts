@@ -5,7 +5,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { DatabaseProvider } from '../../src/config.js';
-import { type DiffTarget, migrationsDir, noFilter, withSchemaEngine } from '../../src/db/schema-engine.js';
+import {
+  type DiffTarget,
+  migrationsDir,
+  schemaFilter,
+  withSchemaEngine,
+} from '../../src/db/schema-engine.js';
 import { readSchema, root } from './derive.js';
 
 const providers: DatabaseProvider[] = ['sqlite', 'postgresql'];
@@ -41,7 +46,7 @@ async function diffSince(
   const from: DiffTarget = { tag: 'schemaDatamodel', files: [{ path: SNAPSHOT, content: start }] };
   const to: DiffTarget = { tag: 'schemaDatamodel', files: [{ path: SNAPSHOT, content: current }] };
   const result = await withSchemaEngine({ provider }, (engine) =>
-    engine.diff({ from, to, script: true, exitCode: true, filters: noFilter }),
+    engine.diff({ from, to, script: true, exitCode: true, filters: schemaFilter(provider) }),
   );
   // exitCode 2 means "the diff is not empty"; otherwise stdout is only a "-- This is an empty migration." comment.
   return result.exitCode === 2 ? (result.stdout ?? '') : null;

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { databaseProviderOf } from '../config.js';
 import { sqliteFilePath } from './client.js';
-import { type EngineTarget, noFilter, readMigrationList, withSchemaEngine } from './schema-engine.js';
+import { type EngineTarget, schemaFilter, readMigrationList, withSchemaEngine } from './schema-engine.js';
 
 // The engine takes pg_advisory_lock(72707369) itself but gives up after 10 s, so an instance starting
 // while another applies a long migration would fail. This lock waits as long as it takes; its key
@@ -12,7 +12,7 @@ const MIGRATION_LOCK_KEY = 4_242_001;
 async function applyPending(target: EngineTarget): Promise<{ applied: string[] }> {
   const migrationsList = readMigrationList(target.provider);
   const { appliedMigrationNames } = await withSchemaEngine(target, (engine) =>
-    engine.applyMigrations({ migrationsList, filters: noFilter }),
+    engine.applyMigrations({ migrationsList, filters: schemaFilter(target.provider) }),
   );
   return { applied: appliedMigrationNames };
 }

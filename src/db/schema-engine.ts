@@ -25,7 +25,16 @@ export function migrationsDir(provider: DatabaseProvider): string {
   return join(migrationsRoot, provider === 'postgresql' ? 'postgres' : 'sqlite');
 }
 
-export const noFilter: SchemaFilter = { externalTables: [], externalEnums: [] };
+/**
+ * What Prisma Migrate leaves alone: SQLite's FTS5 trigram index of the event texts (the `EventSearch`
+ * model, a virtual table its schema language cannot declare, created by migration `event_search`) and
+ * the shadow tables FTS5 keeps its index in. Without them, a diff would drop them as unknown tables.
+ * PostgreSQL has no such table (its trigram indexes are ordinary indexes the schema declares).
+ */
+export function schemaFilter(provider: DatabaseProvider): SchemaFilter {
+  const searchIndex = ['data', 'idx', 'docsize', 'config'].map((shadow) => `EventSearch_${shadow}`);
+  return { externalTables: provider === 'sqlite' ? ['EventSearch', ...searchIndex] : [], externalEnums: [] };
+}
 
 let glue: Promise<Glue> | undefined;
 

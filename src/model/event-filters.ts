@@ -6,7 +6,7 @@ import type { Prisma } from '../generated/sqlite/client.js';
 import { readableWhere } from '../domain/permissions.js';
 import type { Taxonomy } from '../domain/urls.js';
 import type { Context } from '../services/scope.js';
-import { searchWhere } from '../services/text-search.js';
+import { eventSearchWhere } from '../services/text-search.js';
 import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
 
 // The event list filters declared once: the REST parameter and the GraphQL argument (the domain name is
@@ -190,7 +190,7 @@ export const EVENT_FILTERS = {
     rule: (given: string, env: FilterEnv): FilterOutcome<string | null> => {
       const search = given.trim() || null;
       if (!search) return { effective: null };
-      const where = searchWhere(search, ['title', 'excerpt', 'description'] as const, env.databaseProvider);
+      const where = eventSearchWhere(search, env.databaseProvider);
       return { effective: search, where };
     },
   },
