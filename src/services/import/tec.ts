@@ -16,6 +16,8 @@ export interface TecOptions {
 export const TEC_PER_PAGE = 50;
 const PHASES = ['categories', 'tags', 'venues', 'organizers', 'events'] as const;
 type Phase = (typeof PHASES)[number];
+/** Tries of one page before the run stops (it can be resumed). */
+const ATTEMPTS = 4;
 const EARLIEST = '1000-01-01 00:00:00';
 const LATEST = '9999-12-31 23:59:59';
 /** The statuses an account that may edit events reads (trash is never imported). */
@@ -206,10 +208,7 @@ export class TecReader implements Reader {
       const pair = `${this.options.user}:${this.options.appPassword}`;
       headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
     }
-    const response = await fetch(url, {
-      headers,
-      signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
-    });
+    const response = await this.fetchWithRetries(url, headers);
     const body = (await response.json().catch(() => null)) as Json | null;
     // Past the last page the API answers 400 (`rest_invalid_param` on page) or an empty list.
     if (response.status === 400 && page > 1) return { items: [], pages: page - 1, total: 0 };
@@ -221,6 +220,22 @@ export class TecReader implements Reader {
     const total = Number(response.headers.get('x-tec-total') ?? body.total ?? 0) || 0;
     const items = Array.isArray(body[phase]) ? (body[phase] as Json[]) : [];
     return { items, pages, total };
+  }
+
+  /** A dropped connection, a 429 or a 5xx is asked again (a run is long; one hiccup must not end it). */
+  private async fetchWithRetries(url: URL, headers: Record<string, string>): Promise<Response> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const response = await fetch(url, {
+          headers,
+          signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
+        });
+        if ((response.status !== 429 && response.status < 500) || attempt >= ATTEMPTS) return response;
+      } catch (error) {
+        if (attempt >= ATTEMPTS) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+    }
   }
 
   private record(phase: Phase, item: Json, where: string): SourceRecord {
