@@ -377,6 +377,10 @@ function eventInputFields(t: InputFieldBuilder, create: boolean) {
       description: 'Replaces the organizers, in order; [] removes them',
     }),
     postParentId: t.int({ description: 'The parent event; 0 removes it' }),
+    recurrence: t.stringList({
+      description:
+        "RFC 5545 lines (RRULE, RDATE, EXDATE) making the event the first of a series, or its series' new set; [] or null ends the series (docs/reference/recurrence.md)",
+    }),
   };
   // The declared fields among them, by their anchors; typed as the declaration says (`$inferInput`).
   return placed<unknown>(fields, declaredInputFields(t)) as typeof fields & DeclaredInputRefs;
@@ -452,12 +456,14 @@ void everyField;
  * be read is returned as `unreadable`, for the write to report after its caller check (D22).
  */
 function eventInput(fields: EventInputFields): { input: EventInput; unreadable: FieldErrors } {
-  const { categories, tags, venues, organizers, postParentId, ...plain } = fields;
+  const { categories, tags, venues, organizers, postParentId, recurrence, ...plain } = fields;
   const input: EventInput = Object.fromEntries(
     Object.entries(plain).filter(([, value]) => value !== null && value !== undefined),
   );
   const unreadable: FieldErrors = {};
   if (postParentId !== null && postParentId !== undefined) input.postParentId = postParentId || null;
+  // Unlike the other fields, an explicit null ends the series, as [] does.
+  if (recurrence !== undefined) input.recurrence = recurrence;
   if (categories) input.categories = termRefs(categories);
   if (tags) input.tags = termRefs(tags);
   const venueRefs = linkRefs('venues', venues, venueInput, unreadable);
@@ -468,6 +474,18 @@ function eventInput(fields: EventInputFields): { input: EventInput; unreadable: 
 }
 
 const MISSING_EVENT = NOT_FOUND.event(0).code;
+
+export const RecurrenceScopeEnum = builder.enumType('RecurrenceScope', {
+  description: 'Which events of a series a write to one of its occurrences changes',
+  values: {
+    THIS: { value: 'this', description: 'That occurrence only (it becomes an exception)' },
+    THIS_AND_FOLLOWING: {
+      value: 'following',
+      description: 'It and the later ones: the series ends before it and a new series starts there',
+    },
+    ALL: { value: 'all', description: 'The whole series (its exceptions keep their own values)' },
+  } as const,
+});
 
 /**
  * A write on the event an id or slug names (D22): an unknown one is told (404) only to a caller who
@@ -497,13 +515,19 @@ builder.mutationFields((t) => ({
       id: t.arg.int({ required: true, description: 'The event id' }),
       input: t.arg({ type: UpdateEventInput, required: true, description: 'The fields to change' }),
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+      scope: t.arg({
+        type: RecurrenceScopeEnum,
+        defaultValue: 'this',
+        description: 'On an occurrence of a series: that one, it and the later ones, or all',
+      }),
     },
-    resolve: (query, _root, { id, input, ifMatch }, ctx) =>
+    resolve: (query, _root, { id, input, ifMatch, scope }, ctx) =>
       onNamedEvent(ctx, 'edit', () => {
         const { input: event, unreadable } = eventInput(input);
         return updateEvent(withIfMatch(ctx, ifMatch), { id }, event, writtenEvent(query), {
           passwordAllowed: true,
           unreadable,
+          scope: scope ?? 'this',
         });
       }),
   }),
@@ -514,13 +538,19 @@ builder.mutationFields((t) => ({
       slug: t.arg.string({ required: true, description: 'The event slug' }),
       input: t.arg({ type: UpdateEventBySlugInput, required: true, description: 'The fields to change' }),
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+      scope: t.arg({
+        type: RecurrenceScopeEnum,
+        defaultValue: 'this',
+        description: 'On an occurrence of a series: that one, it and the later ones, or all',
+      }),
     },
-    resolve: (query, _root, { slug, input, ifMatch }, ctx) =>
+    resolve: (query, _root, { slug, input, ifMatch, scope }, ctx) =>
       onNamedEvent(ctx, 'edit', () => {
         const { input: event, unreadable } = eventInput(input);
         return updateEvent(withIfMatch(ctx, ifMatch), { slug }, event, writtenEvent(query), {
           passwordAllowed: false,
           unreadable,
+          scope: scope ?? 'this',
         });
       }),
   }),
@@ -532,10 +562,17 @@ builder.mutationFields((t) => ({
       id: t.arg.int({ required: true, description: 'The event id' }),
       force: t.arg.boolean({ defaultValue: false, description: 'true: delete for good instead of trashing' }),
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+      scope: t.arg({
+        type: RecurrenceScopeEnum,
+        defaultValue: 'this',
+        description: 'On an occurrence of a series: that one, it and the later ones, or all',
+      }),
     },
-    resolve: (query, _root, { id, force, ifMatch }, ctx) =>
+    resolve: (query, _root, { id, force, ifMatch, scope }, ctx) =>
       onNamedEvent(ctx, 'delete', () =>
-        deleteEvent(withIfMatch(ctx, ifMatch), { id }, force ?? false, writtenEvent(query)),
+        deleteEvent(withIfMatch(ctx, ifMatch), { id }, force ?? false, writtenEvent(query), {
+          scope: scope ?? 'this',
+        }),
       ),
   }),
   deleteEventBySlug: t.prismaField({
@@ -545,10 +582,17 @@ builder.mutationFields((t) => ({
       slug: t.arg.string({ required: true, description: 'The event slug' }),
       force: t.arg.boolean({ defaultValue: false, description: 'true: delete for good instead of trashing' }),
       ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
+      scope: t.arg({
+        type: RecurrenceScopeEnum,
+        defaultValue: 'this',
+        description: 'On an occurrence of a series: that one, it and the later ones, or all',
+      }),
     },
-    resolve: (query, _root, { slug, force, ifMatch }, ctx) =>
+    resolve: (query, _root, { slug, force, ifMatch, scope }, ctx) =>
       onNamedEvent(ctx, 'delete', () =>
-        deleteEvent(withIfMatch(ctx, ifMatch), { slug }, force ?? false, writtenEvent(query)),
+        deleteEvent(withIfMatch(ctx, ifMatch), { slug }, force ?? false, writtenEvent(query), {
+          scope: scope ?? 'this',
+        }),
       ),
   }),
 }));

@@ -30,5 +30,10 @@ export function withEventStatus<T extends Record<string, unknown>>(body: T): T {
     (_name, field) => restDefault(field),
     (field) => 'extension' in field,
   );
-  return placed(Object.fromEntries(entries), extensions) as T;
+  // The series extensions close the shape: no parent, no recurrence lines.
+  // The series extensions close the shape (before a single event's json_ld): no parent, no lines.
+  return placed(placed(Object.fromEntries(entries), extensions), [
+    ['post_parent', 'json_ld' in body ? 'online_url' : undefined, 0],
+    ['recurrence', undefined, []],
+  ]) as T;
 }

@@ -35,13 +35,17 @@ describe('event_status on writes', () => {
       'event_status_reason',
       'attendance_mode',
       'online_url',
+      'post_parent',
+      'recurrence',
     ]);
     const single = await h.http.get(`${API}/events/${res.body.id}`).expect(200);
-    expect(Object.keys(single.body).slice(-5)).toEqual([
+    expect(Object.keys(single.body).slice(-7)).toEqual([
       'event_status',
       'event_status_reason',
       'attendance_mode',
       'online_url',
+      'post_parent',
+      'recurrence',
       'json_ld',
     ]);
     expect(single.body.json_ld.eventStatus).toBe('https://schema.org/EventScheduled');

@@ -37,6 +37,12 @@ const date = z.union([z.string(), z.number().finite()]);
 const parent = z
   .union([z.literal(0), z.literal('0'), z.literal(''), id])
   .transform((value) => (value === 0 || value === '0' || value === '' ? null : (value as number)));
+/** A series' lines: a list of them, or one line; null or `[]` ends the series. */
+const recurrenceLines = z.union([
+  z.null().transform(() => []),
+  z.string().transform((line) => [line]),
+  z.array(z.string()),
+]);
 const eventStatus = z
   .string()
   .trim()
@@ -308,6 +314,20 @@ const HAND_BODY = {
     description: 'The parent event ID (0 removes it)',
     required: false,
   }),
+  // An extension (Google Calendar's `recurrence`): not in the reference's body.
+  recurrence: bodyField(
+    'recurrence',
+    recurrenceLines,
+    {
+      type: ['array', 'string'],
+      items: { type: 'string' },
+      default: null,
+      description:
+        "Extension: RFC 5545 lines (RRULE, RDATE, EXDATE) making the event the first of a series, or its series' new set; [] or null ends the series",
+      required: false,
+    },
+    { nullRemoves: true },
+  ),
   // Accepted on the by-id routes only (the service refuses it elsewhere): documented apart.
   password: bodyField('password', text, {
     type: 'string',

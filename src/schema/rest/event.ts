@@ -43,6 +43,7 @@ import {
 import type { Term } from '../../generated/sqlite/client.js';
 import type { Context } from '../../context.js';
 import { readEvent, writtenEvent } from '../../services/events/event-access.js';
+import { readScope, seriesLines } from '../../services/events/event-series.js';
 
 /** An event write, its errors under REST names (those of an inline venue or organizer too). */
 const namingEventParams = <T>(run: () => Promise<T>) => namingParams(EVENT_PARAMS, run, EVENT_LINK_PARAMS);
@@ -236,6 +237,9 @@ const TecEventFields = builder.prismaInterface('Event', {
         // TEC's event status, after the reference's keys (its REST API v1 does not show them).
         event_status: t.exposeString('eventStatus'),
         event_status_reason: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.eventStatusReason) }),
+        // Extensions for series (docs/reference/recurrence.md): TEC Pro's parent, Google's recurrence.
+        post_parent: t.int({ resolve: (e) => e.postParentId ?? 0 }),
+        recurrence: t.stringList({ resolve: (e) => seriesLines(e) }),
       },
       declaredEntries('rest', declared),
     );
@@ -516,12 +520,19 @@ builder.mutationFields((t) => ({
     args: {
       id: t.arg.int({ required: true, description: 'the event post ID' }),
       input: t.arg({ type: 'JSON' }),
+      scope: t.arg.string({
+        description: 'Extension: on an occurrence of a series, this (the default), following or all',
+      }),
     },
-    resolve: (query, _root, { id, input }, ctx) =>
+    resolve: (query, _root, { id, input, scope }, ctx) =>
       onNamedEvent(ctx, 'edit', { id }, () =>
         namingEventParams(() => {
           const { input: event, unreadable } = readEventBody(input);
-          return updateEvent(ctx, { id }, event, writtenEvent(query), { passwordAllowed: true, unreadable });
+          return updateEvent(ctx, { id }, event, writtenEvent(query), {
+            passwordAllowed: true,
+            unreadable,
+            scope: readScope(scope),
+          });
         }),
       ),
   }),
@@ -531,14 +542,18 @@ builder.mutationFields((t) => ({
     args: {
       slug: t.arg.string({ required: true, description: 'the event post name' }),
       input: t.arg({ type: 'JSON' }),
+      scope: t.arg.string({
+        description: 'Extension: on an occurrence of a series, this (the default), following or all',
+      }),
     },
-    resolve: (query, _root, { slug, input }, ctx) =>
+    resolve: (query, _root, { slug, input, scope }, ctx) =>
       onNamedEvent(ctx, 'edit', { slug }, () =>
         namingEventParams(() => {
           const { input: event, unreadable } = readEventBody(input);
           return updateEvent(ctx, { slug }, event, writtenEvent(query), {
             passwordAllowed: false,
             unreadable,
+            scope: readScope(scope),
           });
         }),
       ),
@@ -552,10 +567,13 @@ builder.mutationFields((t) => ({
         description: 'Deletes for good instead of trashing (editors and administrators)',
       }),
       password: t.arg.string({ description: 'Accepted as by the reference, and not needed' }),
+      scope: t.arg.string({
+        description: 'Extension: on an occurrence of a series, this (the default), following or all',
+      }),
     },
-    resolve: (query, _root, { id, force }, ctx) =>
+    resolve: (query, _root, { id, force, scope }, ctx) =>
       onNamedEvent(ctx, 'delete', { id }, () =>
-        deleteEvent(ctx, { id }, force ?? false, writtenEvent(query)),
+        deleteEvent(ctx, { id }, force ?? false, writtenEvent(query), { scope: readScope(scope) }),
       ),
   }),
   tecDeleteEventBySlug: t.prismaField({
@@ -566,10 +584,13 @@ builder.mutationFields((t) => ({
       force: t.arg.boolean({
         description: 'Deletes for good instead of trashing (editors and administrators)',
       }),
+      scope: t.arg.string({
+        description: 'Extension: on an occurrence of a series, this (the default), following or all',
+      }),
     },
-    resolve: (query, _root, { slug, force }, ctx) =>
+    resolve: (query, _root, { slug, force, scope }, ctx) =>
       onNamedEvent(ctx, 'delete', { slug }, () =>
-        deleteEvent(ctx, { slug }, force ?? false, writtenEvent(query)),
+        deleteEvent(ctx, { slug }, force ?? false, writtenEvent(query), { scope: readScope(scope) }),
       ),
   }),
 }));

@@ -6,6 +6,7 @@ import { type EventStatusValue, INVALID_EVENT_STATUS, isEventStatus } from '../.
 import { autoParagraphs } from '../../domain/html.js';
 import { isRecordId } from '../../domain/ids.js';
 import { MAX_LINKED_PER_WRITE, exceeds, tooManyValues } from '../../domain/limits.js';
+import { MAX_RECURRENCE_LINES } from '../../domain/recurrence.js';
 import { toSlug } from '../../domain/slugs.js';
 import {
   DECLARED_NAMES,
@@ -73,6 +74,11 @@ interface HandInput {
   organizers?: Array<LinkRef<OrganizerInput>>;
   categories?: TermRef[];
   tags?: TermRef[];
+  /**
+   * RFC 5545 lines (`RRULE:…`, `RDATE…`, `EXDATE…`) making the event the first of a series, or its
+   * series' new set; `[]` or `null` ends the series (docs/reference/recurrence.md).
+   */
+  recurrence?: readonly string[] | null;
 }
 
 export type EventInput = HandInput & DeclaredInput;
@@ -109,6 +115,7 @@ const HAND_ORDER = [
   'organizers',
   'categories',
   'tags',
+  'recurrence',
 ] as const satisfies readonly HandField[];
 const everyHandField: Unlisted<HandField, (typeof HAND_ORDER)[number]> = true;
 void everyHandField;
@@ -155,6 +162,8 @@ interface HandValues {
   organizers?: Array<LinkRef<OrganizerInput>>;
   categories?: TermRef[];
   tags?: TermRef[];
+  /** Lines as sent (checked against the series' zone by `event-series.ts`); `[]`: no series. */
+  recurrence?: string[];
 }
 
 export interface CheckOptions {
@@ -280,6 +289,12 @@ export function checkEventInput(
         );
     });
   }
+
+  if (input.recurrence === null) values.recurrence = [];
+  given('recurrence', (lines) => {
+    if (exceeds(lines, MAX_RECURRENCE_LINES)) bad.recurrence = tooManyValues(MAX_RECURRENCE_LINES);
+    else values.recurrence = [...lines];
+  });
 
   const ordered: FieldErrors = {};
   for (const name of FIELD_ORDER) if (bad[name] !== undefined) ordered[name] = bad[name];

@@ -28,6 +28,22 @@ import { factsWritten } from './event-facts.js';
 import { publicationStatus, scheduleOf } from './event-schedule.js';
 import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
 import { recordImage } from '../media.js';
+import { recurrenceInvalid } from '../../domain/recurrence.js';
+import {
+  type RecurrenceScope,
+  type SeriesPlace,
+  type SeriesSettings,
+  SERIES_COLUMNS,
+  endSeries,
+  endSeriesBefore,
+  excludeFromSeries,
+  removeOccurrences,
+  seriesRole,
+  setLines,
+  shiftedToFirst,
+  splitAt,
+  syncSeries,
+} from './event-series.js';
 import type { Tx, WriteScope } from '../transactions.js';
 
 // Event writes (docs/reference.md §S2.1, §S4.2, §3.2, §6, D4, D9–D14, D17): the capability rules apply
@@ -51,9 +67,11 @@ export interface WriteOptions {
   now?: Date;
   /** Fields the API could not read into the input: reported with the others, after the permission checks. */
   unreadable?: FieldErrors;
+  /** Written to an occurrence of a series: that one (the default), it and the later ones, or all. */
+  scope?: RecurrenceScope;
 }
 
-interface EventRow {
+interface EventRow extends SeriesPlace {
   id: number;
   title: string;
   slug: string | null;
@@ -68,6 +86,8 @@ interface EventRow {
   eventStatus: string;
   eventStatusReason: string;
   modifiedAt: Date;
+  startsAt: Date;
+  endsAt: Date;
 }
 
 const EVENT_ROW = {
@@ -85,6 +105,9 @@ const EVENT_ROW = {
   eventStatus: true,
   eventStatusReason: true,
   modifiedAt: true,
+  startsAt: true,
+  endsAt: true,
+  ...SERIES_COLUMNS,
 } as const;
 
 /** The input checked, then against the database; every bad field is named in one 400. */
@@ -217,6 +240,10 @@ export function createEvent<T extends LoadedEvent>(
       });
       await writeLinks(tx, event.id, links, false);
       await recount(w, [...(links.categories ?? []), ...(links.tags ?? [])]);
+      if (values.recurrence?.length) {
+        await setLines(w, event.id, values.recurrence);
+        await syncSeries(w, event.id, { mode: 'all', now, settings: config.series });
+      }
       return judged(await load(tx, event.id), viewer);
     },
     CONFLICT,
@@ -240,7 +267,9 @@ export function updateEvent<T extends LoadedEvent>(
     scope,
     async (w) => {
       const { tx } = w;
-      const existing = await findEvent(w, key);
+      let existing = await findEvent(w, key);
+      const role = seriesRole(existing);
+      const scopeAsked = role === 'occurrence' ? (options.scope ?? 'this') : 'all';
       const check: CheckOptions = {
         mode: 'update',
         zone: existing.timezone || config.siteTimezone,
@@ -259,6 +288,22 @@ export function updateEvent<T extends LoadedEvent>(
         existing.id,
       );
       assertMayAttribute(viewer, values.authorId);
+      if (scopeAsked === 'all' && role === 'occurrence') {
+        // The whole series is its first event's to say: the write goes there, its dates moved alike.
+        const occurrence = existing;
+        existing = await findEvent(w, { id: occurrence.postParentId! });
+        if (!canEdit(viewer, existing)) throw forbidden(viewer);
+        Object.assign(values, shiftedToFirst(values, occurrence, existing));
+      } else if (scopeAsked === 'following') {
+        await splitAt(w, existing, now);
+        existing = await findEvent(w, { id: existing.id });
+      } else if (role === 'occurrence' && values.recurrence !== undefined) {
+        throw recurrenceInvalid({
+          code: 'unsupported',
+          message:
+            "recurrence: an occurrence has the series' lines; write them to its first event, or with scope following or all.",
+        });
+      }
 
       const schedule = scheduleOf(values, existing, config.siteTimezone);
       const links = await resolveLinks(w, values);
@@ -266,6 +311,8 @@ export function updateEvent<T extends LoadedEvent>(
         ...plainColumns(values),
         ...eventStatusColumns(values, existing),
         ...(schedule ?? {}),
+        // Written on its own, an occurrence keeps its values when the whole series is edited.
+        ...(scopeAsked === 'this' ? { isException: true } : {}),
       };
       if (values.slug !== undefined && values.slug !== existing.slug)
         data.slug = await freeSlug(w, values.slug, existing.id);
@@ -306,6 +353,11 @@ export function updateEvent<T extends LoadedEvent>(
       });
       await writeLinks(tx, existing.id, links, true);
       if (countsChange) await recount(w, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
+      await seriesAfterUpdate(w, existing, values.recurrence, {
+        now,
+        settings: config.series,
+        relink: Object.values(links).some((ids) => ids !== undefined),
+      });
       return judged(await load(tx, existing.id), viewer);
     },
     CONFLICT,
@@ -324,13 +376,28 @@ export function deleteEvent<T extends LoadedEvent>(
   options: WriteOptions = {},
 ): Promise<Judged<T>> {
   const { viewer } = scope;
+  const now = options.now ?? new Date();
   return scope.writes.run(
     scope,
     async (w) => {
       const { tx } = w;
-      const existing = await findEvent(w, key);
-      if (!canDelete(viewer, existing) || (force && !canDeletePermanently(viewer))) throw forbidden(viewer);
+      let existing = await findEvent(w, key);
+      const mayDelete = (row: EventRow) => canDelete(viewer, row) && (!force || canDeletePermanently(viewer));
+      if (!mayDelete(existing)) throw forbidden(viewer);
       w.expectVersion(existing);
+      const role = seriesRole(existing);
+      const scopeAsked = role === 'occurrence' ? (options.scope ?? 'this') : 'all';
+      if (role === 'occurrence' && scopeAsked === 'all') {
+        existing = await findEvent(w, { id: existing.postParentId! });
+        if (!mayDelete(existing)) throw forbidden(viewer);
+      }
+      if (!force && existing.status === 'trash')
+        throw new ApiError(410, 'event-is-in-trash', 'The event is already trashed');
+      // A deleted occurrence becomes an EXDATE (or the series' end), so regeneration keeps it away;
+      // the first event takes its series with it.
+      if (seriesRole(existing) === 'first') await removeOccurrences(w, existing.id, force, now);
+      else if (role === 'occurrence' && scopeAsked === 'this') await excludeFromSeries(w, existing, now);
+      else if (role === 'occurrence') await endSeriesBefore(w, existing, force, now);
       const terms = await linkedTermIds(tx, existing.id);
       if (force) {
         const before = judged(await load(tx, existing.id), viewer);
@@ -345,13 +412,11 @@ export function deleteEvent<T extends LoadedEvent>(
         await recount(w, terms);
         return before;
       }
-      if (existing.status === 'trash')
-        throw new ApiError(410, 'event-is-in-trash', 'The event is already trashed');
       await tx.event.update({
         where: { id: existing.id },
         data: {
           status: 'trash',
-          modifiedAt: nextModified(existing.modifiedAt, options.now),
+          modifiedAt: nextModified(existing.modifiedAt, now),
           revision: { increment: 1 },
           ...(await slugChange(w, existing, 'trash', existing.title)),
         },
@@ -368,4 +433,24 @@ export function deleteEvent<T extends LoadedEvent>(
     },
     CONFLICT,
   );
+}
+
+/**
+ * After an update: lines sent make the event a series' first (or give its series a new set; `[]` ends
+ * it), and any write to a first event is a write to its whole series.
+ */
+async function seriesAfterUpdate(
+  w: WriteScope,
+  event: SeriesPlace,
+  lines: readonly string[] | undefined,
+  options: { now: Date; settings: SeriesSettings; relink: boolean },
+): Promise<void> {
+  const sync = () => syncSeries(w, event.id, { mode: 'all', ...options });
+  if (lines?.length) {
+    await setLines(w, event.id, lines);
+    await sync();
+  } else if (seriesRole(event) === 'first') {
+    if (lines) await endSeries(w, event.id);
+    else await sync();
+  }
 }

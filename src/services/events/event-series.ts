@@ -1,0 +1,785 @@
+import { DateTime } from 'luxon';
+import type { Config } from '../../config.js';
+import type { EventSpan } from '../../domain/dependencies.js';
+import { eventSchedule, wallClock } from '../../domain/dates.js';
+import {
+  type Occurrence,
+  type Recurrence,
+  type RecurrenceResult,
+  type SeriesKind,
+  continueFrom,
+  endBefore,
+  excludeOccurrence,
+  expandRecurrence,
+  formatRecurrence,
+  parseRecurrence,
+  recurrenceInvalid,
+} from '../../domain/recurrence.js';
+import { invalidParams } from '../../domain/errors.js';
+import { Prisma } from '../../generated/sqlite/client.js';
+import { recount } from './event-links.js';
+import type { ChangeOperation, Tx, WriteScope } from '../transactions.js';
+
+// Recurring events (docs/reference/recurrence.md, docs/guide/series.md): a series is its first event
+// plus recurrence lines (`Event.recurrence`); every later occurrence is an event of its own whose
+// `postParentId` is the first event and whose `originalStart` is the slot the rule gave it, so lists,
+// filters, feeds, the change stream and the caches treat it as any event. The writes in
+// `event-writes.ts` call this module inside their transaction: it turns the first event's values and
+// lines into occurrence rows (created, updated or removed in batches), splits and ends series, and
+// announces every row it touches. A refused set throws a 400 naming `recurrence`, so nothing is written.
+
+export const RECURRENCE_SCOPES = ['this', 'following', 'all'] as const;
+/** Which events of a series a write to one occurrence changes (Google Calendar's three choices). */
+export type RecurrenceScope = (typeof RECURRENCE_SCOPES)[number];
+
+export type SeriesSettings = Config['series'];
+
+/** The columns that tell an event's place in a series. */
+export const SERIES_COLUMNS = {
+  postParentId: true,
+  originalStart: true,
+  recurrence: true,
+  isException: true,
+} as const;
+
+export interface SeriesPlace {
+  id: number;
+  postParentId: number | null;
+  originalStart: Date | null;
+  recurrence: string | null;
+  isException: boolean;
+}
+
+/**
+ * An occurrence has its first event and its slot; a first event has lines (every occurrence carries a
+ * copy of them, which every event of a series shows); any other event is on its own.
+ */
+export function seriesRole(event: SeriesPlace): 'first' | 'occurrence' | 'single' {
+  if (event.postParentId !== null && event.originalStart !== null) return 'occurrence';
+  if (event.recurrence !== null) return 'first';
+  return 'single';
+}
+
+/**
+ * Whether each column is the series' (copied from the first event to every occurrence an edit of the
+ * whole series reaches) or the occurrence's own. Every column is listed (the compiler checks it): a new
+ * column is a decision.
+ */
+const COPIED: Record<Prisma.EventScalarFieldEnum, boolean> = {
+  id: false,
+  slug: false,
+  desiredSlug: false,
+  title: true,
+  description: true,
+  excerpt: true,
+  status: true,
+  password: true,
+  authorId: true,
+  publishedAt: true,
+  postDate: true,
+  modifiedAt: false,
+  startsAt: false,
+  endsAt: false,
+  localStart: false,
+  localEnd: false,
+  timezone: true,
+  allDay: true,
+  cost: true,
+  currencySymbol: true,
+  currencyCode: true,
+  currencyPosition: true,
+  website: true,
+  showMap: true,
+  showMapLink: true,
+  hideFromListings: true,
+  sticky: true,
+  featured: true,
+  postParentId: false,
+  imageId: true,
+  eventStatus: true,
+  eventStatusReason: true,
+  revision: false,
+  attendanceMode: true,
+  onlineUrl: true,
+  recurrence: true,
+  originalStart: false,
+  isException: false,
+};
+const COPIED_NAMES = (Object.keys(COPIED) as Prisma.EventScalarFieldEnum[]).filter((name) => COPIED[name]);
+/** What the first event decides for every occurrence, exceptions included. */
+const SERIES_WIDE = ['status', 'password', 'hideFromListings', 'recurrence'] as const;
+
+const FIRST_SELECT = {
+  ...Object.fromEntries(COPIED_NAMES.map((name) => [name, true])),
+  id: true,
+  slug: true,
+  startsAt: true,
+  endsAt: true,
+  localStart: true,
+  localEnd: true,
+} as const;
+
+type SeriesValues = Pick<Prisma.EventUncheckedCreateInput, (typeof COPIED_NAMES)[number]>;
+interface FirstEvent extends SeriesValues {
+  id: number;
+  slug: string | null;
+  status: string;
+  timezone: string;
+  allDay: boolean;
+  startsAt: Date;
+  endsAt: Date;
+  localStart: string;
+  localEnd: string;
+  recurrence: string | null;
+}
+
+interface ChildRow {
+  id: number;
+  originalStart: Date;
+  isException: boolean;
+  status: string;
+  slug: string | null;
+  desiredSlug: string | null;
+  localStart: string;
+  localEnd: string;
+  startsAt: Date;
+  endsAt: Date;
+}
+
+const CHILD_SELECT = {
+  id: true,
+  originalStart: true,
+  isException: true,
+  status: true,
+  slug: true,
+  desiredSlug: true,
+  localStart: true,
+  localEnd: true,
+  startsAt: true,
+  endsAt: true,
+} as const;
+
+/** Rows per statement: under SQLite's 32,766 bound variables and PostgreSQL's 65,535 parameters. */
+const BATCH = 500;
+
+function chunks<T>(items: readonly T[], size = BATCH): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+const spanOf = ({ localStart, localEnd }: EventSpan): EventSpan => ({ localStart, localEnd });
+
+/** Tells the write's listeners (change log, caches, subscriptions) of one row the series wrote. */
+function announce(
+  w: WriteScope,
+  id: number,
+  operation: ChangeOperation,
+  before: EventSpan | null,
+  after: EventSpan | null,
+): void {
+  w.changed('event', id, operation, {
+    move: { before: before && spanOf(before), after: after && spanOf(after), facts: 'all' },
+  });
+}
+
+// ---- Lines -------------------------------------------------------------------------------------------
+
+const linesOf = (stored: string | null): string[] => (stored ? stored.split('\n') : []);
+const storedLines = (lines: readonly string[]): string | null => (lines.length ? lines.join('\n') : null);
+
+function orRefuse<T>(result: RecurrenceResult<T>): T {
+  if (!result.ok) throw recurrenceInvalid(result.problem);
+  return result.value;
+}
+
+/** The lines a client sent, checked against the series' zone and all-day flag, in canonical form. */
+export function checkedLines(lines: readonly string[], kind: SeriesKind): string[] {
+  return formatRecurrence(orRefuse(parseRecurrence(lines, kind)));
+}
+
+function recurrenceOf(first: FirstEvent): Recurrence {
+  return orRefuse(parseRecurrence(linesOf(first.recurrence), first));
+}
+
+/** The slot of an occurrence as the recurrence functions take it. */
+function slotOf(originalStart: Date, timezone: string): Occurrence {
+  return { localStart: wallClock(originalStart, timezone), startsAt: originalStart };
+}
+
+function horizonOf(settings: SeriesSettings, now: Date): Date {
+  return DateTime.fromJSDate(now).plus({ months: settings.horizonMonths }).toJSDate();
+}
+
+/** The slots of the series after its first start, before the horizon (a refusal past the cap). */
+function laterSlots(first: FirstEvent, settings: SeriesSettings, now: Date): Occurrence[] {
+  const occurrences = orRefuse(
+    expandRecurrence(
+      recurrenceOf(first),
+      {
+        timezone: first.timezone,
+        allDay: first.allDay,
+        localStart: first.localStart,
+        startsAt: first.startsAt,
+      },
+      { horizon: horizonOf(settings, now), cap: settings.maxOccurrences },
+    ),
+  );
+  return occurrences.filter((slot) => slot.startsAt.getTime() !== first.startsAt.getTime());
+}
+
+/**
+ * An occurrence's times: its slot and the first event's length (whole days for an all-day series, each
+ * ending at the end of its last day), computed once per series: a series has thousands of slots.
+ */
+function scheduler(first: FirstEvent): (slot: { startsAt: Date }) => ReturnType<typeof eventSchedule> {
+  const zone = first.timezone;
+  if (first.allDay) {
+    const firstDay = (wall: string) => DateTime.fromFormat(wall.slice(0, 10), 'yyyy-MM-dd', { zone: 'UTC' });
+    const days = Math.round(firstDay(first.localEnd).diff(firstDay(first.localStart), 'days').days);
+    return (slot) => {
+      const end = DateTime.fromJSDate(slot.startsAt, { zone }).plus({ days }).endOf('day').startOf('second');
+      return eventSchedule(slot.startsAt, end.toJSDate(), zone);
+    };
+  }
+  const length = first.endsAt.getTime() - first.startsAt.getTime();
+  return (slot) => eventSchedule(slot.startsAt, new Date(slot.startsAt.getTime() + length), zone);
+}
+
+// ---- Batched statements -------------------------------------------------------------------------------
+// A series writes hundreds of rows: one statement per batch, in SQL, where Prisma would plan a query per
+// row (updates of different values) or spend longer planning one large insert than running it.
+
+type Value = string | number | boolean | Date | null;
+
+const column = (name: string) => Prisma.raw(`"${name}"`);
+
+/** Inserts events (each with the same keys), returning their ids and spans in order. */
+async function insertEvents(tx: Tx, rows: ReadonlyArray<Record<string, Value | undefined>>) {
+  if (!rows.length) return [];
+  const names = Object.keys(rows[0]!);
+  const created: Array<{ id: number; localStart: string; localEnd: string }> = [];
+  for (const part of chunks(rows, Math.floor(30_000 / names.length))) {
+    const values = part.map((row) => Prisma.sql`(${Prisma.join(names.map((name) => row[name] ?? null))})`);
+    created.push(
+      ...(await tx.$queryRaw<Array<{ id: number; localStart: string; localEnd: string }>>(
+        Prisma.sql`INSERT INTO "Event" (${Prisma.join(names.map(column))}) VALUES ${Prisma.join(values)} RETURNING "id", "localStart", "localEnd"`,
+      )),
+    );
+  }
+  return created.map((row) => ({ ...row, id: Number(row.id) }));
+}
+
+/**
+ * Gives each row its own values of the same columns, in one UPDATE per batch (`CASE "id" WHEN …`).
+ * PostgreSQL is told each value's type; SQLite stores what it is given, as Prisma does.
+ */
+async function updateEach(w: WriteScope, rows: ReadonlyArray<{ id: number; data: Record<string, Value> }>) {
+  if (!rows.length) return;
+  const postgres = w.config.databaseProvider === 'postgresql';
+  const typed = (value: Value) =>
+    postgres && value instanceof Date ? Prisma.sql`CAST(${value} AS TIMESTAMP(3))` : Prisma.sql`${value}`;
+  const names = Object.keys(rows[0]!.data);
+  for (const part of chunks(rows, Math.floor(30_000 / (2 * names.length + 1)))) {
+    const sets = names.map(
+      (name) =>
+        Prisma.sql`${column(name)} = CASE "id" ${Prisma.join(
+          part.map((row) => Prisma.sql`WHEN ${row.id} THEN ${typed(row.data[name]!)}`),
+          ' ',
+        )} END`,
+    );
+    await w.tx.$executeRaw(
+      Prisma.sql`UPDATE "Event" SET ${Prisma.join(sets)} WHERE "id" IN (${Prisma.join(part.map((row) => row.id))})`,
+    );
+  }
+}
+
+// ---- Slugs -------------------------------------------------------------------------------------------
+
+/**
+ * Free slugs for many rows at once: each wanted slug as it is when no other event has it, else with
+ * `-2`, `-3`… (one query per round, not one per row). Null stays null (a draft's missing slug).
+ */
+async function freeSlugs(tx: Tx, wanted: ReadonlyArray<string | null>, exceptIds: number[] = []) {
+  const result = [...wanted];
+  const pending = new Map<number, string>();
+  wanted.forEach((slug, index) => slug !== null && pending.set(index, slug));
+  const claimed = new Set<string>();
+  for (let n = 1; pending.size; n++) {
+    const candidates = new Map([...pending].map(([index, base]) => [index, n === 1 ? base : `${base}-${n}`]));
+    const taken = new Set<string>();
+    for (const part of chunks([...new Set(candidates.values())])) {
+      const rows = await tx.event.findMany({
+        where: { slug: { in: part }, ...(exceptIds.length ? { id: { notIn: exceptIds } } : {}) },
+        select: { slug: true },
+      });
+      for (const row of rows) if (row.slug) taken.add(row.slug);
+    }
+    for (const [index, candidate] of candidates) {
+      if (taken.has(candidate) || claimed.has(candidate)) continue;
+      result[index] = candidate;
+      claimed.add(candidate);
+      pending.delete(index);
+    }
+  }
+  return result;
+}
+
+/** `first-slug-2027-01-05`, with the time where the series has several occurrences on one day. */
+function occurrenceSlugs(
+  first: FirstEvent,
+  slots: readonly Occurrence[],
+  sameDay: Set<string>,
+): Array<string | null> {
+  if (first.slug === null) return slots.map(() => null);
+  const base = first.slug.replace(/__trashed(-\d+)?$/, '');
+  return slots.map((slot) => {
+    const day = slot.localStart.slice(0, 10);
+    const suffix = sameDay.has(day) ? `${day}-${slot.localStart.slice(11, 16).replace(':', '')}` : day;
+    return `${base}-${suffix}${first.status === 'trash' ? '__trashed' : ''}`;
+  });
+}
+
+function daysWithSeveral(slots: readonly Occurrence[]): Set<string> {
+  const seen = new Set<string>();
+  const several = new Set<string>();
+  for (const slot of slots) {
+    const day = slot.localStart.slice(0, 10);
+    if (seen.has(day)) several.add(day);
+    seen.add(day);
+  }
+  return several;
+}
+
+// ---- Reading the series ------------------------------------------------------------------------------
+
+async function loadFirst(tx: Tx, id: number): Promise<FirstEvent> {
+  return (await tx.event.findUniqueOrThrow({ where: { id }, select: FIRST_SELECT })) as FirstEvent;
+}
+
+async function loadChildren(tx: Tx, firstId: number): Promise<ChildRow[]> {
+  return (await tx.event.findMany({
+    where: { postParentId: firstId, originalStart: { not: null } },
+    select: CHILD_SELECT,
+    orderBy: { originalStart: 'asc' },
+  })) as ChildRow[];
+}
+
+async function seriesLinks(tx: Tx, firstId: number) {
+  const [venues, organizers, terms] = await Promise.all([
+    tx.eventVenue.findMany({ where: { eventId: firstId }, select: { venueId: true, position: true } }),
+    tx.eventOrganizer.findMany({
+      where: { eventId: firstId },
+      select: { organizerId: true, position: true },
+    }),
+    tx.eventTerm.findMany({ where: { eventId: firstId }, select: { termId: true, position: true } }),
+  ]);
+  return { venues, organizers, terms };
+}
+
+/** Gives every row of `ids` the first event's venues, organizers and terms (replacing theirs). */
+async function copyLinks(tx: Tx, firstId: number, ids: readonly number[], replacing: boolean) {
+  if (!ids.length) return [];
+  const links = await seriesLinks(tx, firstId);
+  const before: number[] = [];
+  for (const part of chunks(ids)) {
+    if (replacing) {
+      const where = { eventId: { in: part } };
+      before.push(
+        ...(await tx.eventTerm.findMany({ where, select: { termId: true } })).map((row) => row.termId),
+      );
+      await tx.eventVenue.deleteMany({ where });
+      await tx.eventOrganizer.deleteMany({ where });
+      await tx.eventTerm.deleteMany({ where });
+    }
+    if (links.venues.length)
+      await tx.eventVenue.createMany({
+        data: part.flatMap((eventId) => links.venues.map((link) => ({ eventId, ...link }))),
+      });
+    if (links.organizers.length)
+      await tx.eventOrganizer.createMany({
+        data: part.flatMap((eventId) => links.organizers.map((link) => ({ eventId, ...link }))),
+      });
+    if (links.terms.length)
+      await tx.eventTerm.createMany({
+        data: part.flatMap((eventId) => links.terms.map((link) => ({ eventId, ...link }))),
+      });
+  }
+  return [...before, ...links.terms.map((link) => link.termId)];
+}
+
+// ---- Writing the series ------------------------------------------------------------------------------
+
+export interface SyncOptions {
+  now: Date;
+  settings: SeriesSettings;
+  /**
+   * `all`: the whole series takes the first event's values (exceptions keep theirs, but the series-wide
+   * status, password and listing flag) and links when `relink`; `extend`: only the slots the horizon
+   * newly reaches are created (the periodic extension), nothing else is touched.
+   */
+  mode: 'all' | 'extend';
+  relink?: boolean;
+}
+
+/**
+ * Brings the occurrence rows of a series in line with its first event: missing slots created, rows of
+ * slots the set no longer has removed (a trashed one stays: a cancelled instance), the others updated
+ * (`all`). Each row keeps its id while its slot exists. Returns the ids it created, changed or removed.
+ */
+export async function syncSeries(w: WriteScope, firstId: number, options: SyncOptions): Promise<number[]> {
+  const { tx } = w;
+  const first = await loadFirst(tx, firstId);
+  const slots = laterSlots(first, options.settings, options.now);
+  const children = await loadChildren(tx, firstId);
+  const byTime = new Map(children.map((child) => [child.originalStart.getTime(), child]));
+  const wanted = new Set(slots.map((slot) => slot.startsAt.getTime()));
+  const missing = slots.filter((slot) => !byTime.has(slot.startsAt.getTime()));
+  const touched: number[] = [];
+  const termIds: number[] = [];
+
+  if (options.mode === 'all') {
+    const gone = children.filter(
+      (child) => !wanted.has(child.originalStart.getTime()) && child.status !== 'trash',
+    );
+    if (gone.length) {
+      termIds.push(
+        ...(await linkedTerms(
+          tx,
+          gone.map((child) => child.id),
+        )),
+      );
+      for (const part of chunks(gone.map((child) => child.id)))
+        await tx.event.deleteMany({ where: { id: { in: part } } });
+      for (const child of gone) announce(w, child.id, 'deleted', child, null);
+      touched.push(...gone.map((child) => child.id));
+    }
+    const kept = children.filter((child) => wanted.has(child.originalStart.getTime()));
+    touched.push(...(await updateKept(w, first, kept, options)));
+    if (options.relink) {
+      const regular = kept.filter((child) => !child.isException).map((child) => child.id);
+      termIds.push(...(await copyLinks(tx, first.id, regular, true)));
+    }
+  }
+
+  if (missing.length) {
+    const slugs = await freeSlugs(tx, occurrenceSlugs(first, missing, daysWithSeveral(slots)));
+    const values = seriesValues(first);
+    const scheduleOf = scheduler(first);
+    const modifiedAt = options.now;
+    const created = await insertEvents(
+      tx,
+      missing.map((slot, index) => {
+        const slug = slugs[index]!;
+        return {
+          ...values,
+          ...scheduleOf(slot),
+          slug,
+          desiredSlug: first.status === 'trash' ? (slug?.replace(/__trashed$/, '') ?? '') : null,
+          postParentId: first.id,
+          originalStart: slot.startsAt,
+          modifiedAt,
+        };
+      }),
+    );
+    for (const row of created) announce(w, row.id, 'created', null, row);
+    termIds.push(
+      ...(await copyLinks(
+        tx,
+        first.id,
+        created.map((row) => row.id),
+        false,
+      )),
+    );
+    touched.push(...created.map((row) => row.id));
+  }
+  if (termIds.length) await recount(w, termIds);
+  return touched;
+}
+
+function seriesValues(first: FirstEvent): SeriesValues {
+  return Object.fromEntries(
+    COPIED_NAMES.map((name) => [name, first[name as keyof FirstEvent]]),
+  ) as SeriesValues;
+}
+
+async function linkedTerms(tx: Tx, ids: readonly number[]): Promise<number[]> {
+  const termIds: number[] = [];
+  for (const part of chunks(ids))
+    termIds.push(
+      ...(await tx.eventTerm.findMany({ where: { eventId: { in: part } }, select: { termId: true } })).map(
+        (row) => row.termId,
+      ),
+    );
+  return termIds;
+}
+
+/**
+ * The kept occurrences after an edit of the whole series: the regular ones take the series' values in one
+ * statement (and their times where the length changed), the exceptions only the series-wide columns;
+ * each row's slug follows its status into and out of the trash.
+ */
+async function updateKept(
+  w: WriteScope,
+  first: FirstEvent,
+  kept: readonly ChildRow[],
+  options: SyncOptions,
+): Promise<number[]> {
+  if (!kept.length) return [];
+  const { tx } = w;
+  const regular = kept.filter((child) => !child.isException);
+  const exceptions = kept.filter((child) => child.isException);
+  const stamp = { modifiedAt: options.now, revision: { increment: 1 } };
+  const values = seriesValues(first);
+  for (const part of chunks(regular.map((child) => child.id)))
+    await tx.event.updateMany({ where: { id: { in: part } }, data: { ...values, ...stamp } });
+  const wide = Object.fromEntries(SERIES_WIDE.map((name) => [name, first[name]]));
+  for (const part of chunks(exceptions.map((child) => child.id)))
+    await tx.event.updateMany({ where: { id: { in: part } }, data: { ...wide, ...stamp } });
+
+  const scheduleOf = scheduler(first);
+  const after = new Map<number, EventSpan>();
+  const moved: Array<{ id: number; data: Record<string, Value> }> = [];
+  for (const child of regular) {
+    const schedule = scheduleOf({ startsAt: child.originalStart });
+    after.set(child.id, schedule);
+    if (schedule.localStart !== child.localStart || schedule.localEnd !== child.localEnd)
+      moved.push({ id: child.id, data: schedule });
+  }
+  await updateEach(w, moved);
+  await followStatus(w, first, kept);
+  for (const child of kept)
+    announce(
+      w,
+      child.id,
+      first.status === 'trash' ? 'trashed' : 'updated',
+      child,
+      after.get(child.id) ?? child,
+    );
+  return kept.map((child) => child.id);
+}
+
+/** Occurrence slugs into the trash (`…__trashed`, the old one kept) and out of it, as one event's do. */
+async function followStatus(w: WriteScope, first: FirstEvent, rows: readonly ChildRow[]): Promise<void> {
+  const { tx } = w;
+  const trashing = first.status === 'trash';
+  const moving = rows.filter((row) => (row.status === 'trash') !== trashing && (row.slug ?? row.desiredSlug));
+  if (!moving.length) return;
+  const wanted = moving.map((row) => (trashing ? `${row.slug}__trashed` : row.desiredSlug || null));
+  const slugs = await freeSlugs(
+    tx,
+    wanted,
+    moving.map((row) => row.id),
+  );
+  await updateEach(
+    w,
+    moving.map((row, index) => ({
+      id: row.id,
+      data: { slug: slugs[index]!, desiredSlug: trashing ? row.slug : null },
+    })),
+  );
+}
+
+/** Stores a first event's lines (canonical, checked against its zone and all-day flag). */
+export async function setLines(w: WriteScope, eventId: number, lines: readonly string[]): Promise<void> {
+  const event = await w.tx.event.findUniqueOrThrow({
+    where: { id: eventId },
+    select: { timezone: true, allDay: true },
+  });
+  const canonical = checkedLines(lines, event);
+  await w.tx.event.update({ where: { id: eventId }, data: { recurrence: storedLines(canonical) } });
+}
+
+/**
+ * Ends a series (`recurrence: []` or null on its first event): its occurrences are removed, the first
+ * event stays as a single event.
+ */
+export async function endSeries(w: WriteScope, firstId: number): Promise<void> {
+  const { tx } = w;
+  const children = await loadChildren(tx, firstId);
+  const termIds = await linkedTerms(
+    tx,
+    children.map((child) => child.id),
+  );
+  for (const part of chunks(children.map((child) => child.id)))
+    await tx.event.deleteMany({ where: { id: { in: part } } });
+  for (const child of children) announce(w, child.id, 'deleted', child, null);
+  await tx.event.update({ where: { id: firstId }, data: { recurrence: null } });
+  await recount(w, termIds);
+}
+
+/**
+ * Every occurrence shows the series' lines and is versioned by its own row: when the lines change
+ * without the rows (an EXDATE, a split), each row's version and revision move and it is announced.
+ */
+async function touchSeries(w: WriteScope, firstId: number, now: Date) {
+  const children = await loadChildren(w.tx, firstId);
+  const { recurrence } = await w.tx.event.findUniqueOrThrow({
+    where: { id: firstId },
+    select: { recurrence: true },
+  });
+  for (const part of chunks(children.map((child) => child.id)))
+    await w.tx.event.updateMany({
+      where: { id: { in: part } },
+      data: { recurrence, modifiedAt: now, revision: { increment: 1 } },
+    });
+  for (const child of children) announce(w, child.id, 'updated', child, child);
+}
+
+/** A series' first event row, its lines changed: it is written like any update (version, revision). */
+async function rewriteLines(w: WriteScope, first: FirstEvent, recurrence: Recurrence, now: Date) {
+  await w.tx.event.update({
+    where: { id: first.id },
+    data: {
+      recurrence: storedLines(formatRecurrence(recurrence)),
+      modifiedAt: now,
+      revision: { increment: 1 },
+    },
+  });
+  announce(w, first.id, 'updated', first, first);
+}
+
+/**
+ * Deleting one occurrence: its slot becomes an EXDATE of the series, so no regeneration brings it back.
+ * The caller trashes or deletes the row itself.
+ */
+export async function excludeFromSeries(w: WriteScope, occurrence: SeriesPlace, now: Date): Promise<void> {
+  const first = await loadFirst(w.tx, occurrence.postParentId!);
+  const slot = slotOf(occurrence.originalStart!, first.timezone);
+  const recurrence = orRefuse(excludeOccurrence(recurrenceOf(first), slot, first));
+  await rewriteLines(w, first, recurrence, now);
+  await touchSeries(w, first.id, now);
+}
+
+/**
+ * "This and following" on a delete: the series ends before the occurrence (UNTIL), and the occurrences
+ * from it on are removed (trashed, or deleted with `force`) but the occurrence itself, left to the caller.
+ */
+export async function endSeriesBefore(
+  w: WriteScope,
+  occurrence: SeriesPlace,
+  force: boolean,
+  now: Date,
+): Promise<void> {
+  const { tx } = w;
+  const first = await loadFirst(tx, occurrence.postParentId!);
+  const slot = slotOf(occurrence.originalStart!, first.timezone);
+  await rewriteLines(w, first, endBefore(recurrenceOf(first), slot, first), now);
+  const children = await loadChildren(tx, first.id);
+  const later = children.filter(
+    (child) => child.originalStart >= slot.startsAt && child.id !== occurrence.id,
+  );
+  await removeRows(w, later, force, now);
+  await touchSeries(w, first.id, now);
+}
+
+/** Trashes (or deletes, `force`) the occurrences of a series whose first event is trashed or deleted. */
+export async function removeOccurrences(w: WriteScope, firstId: number, force: boolean, now: Date) {
+  await removeRows(w, await loadChildren(w.tx, firstId), force, now);
+}
+
+async function removeRows(w: WriteScope, rows: readonly ChildRow[], force: boolean, now: Date) {
+  const { tx } = w;
+  const targets = force ? rows : rows.filter((row) => row.status !== 'trash');
+  if (!targets.length) return;
+  const termIds = await linkedTerms(
+    tx,
+    targets.map((row) => row.id),
+  );
+  if (force) {
+    for (const part of chunks(targets.map((row) => row.id)))
+      await tx.event.deleteMany({ where: { id: { in: part } } });
+    for (const row of targets) announce(w, row.id, 'deleted', row, null);
+  } else {
+    const wanted = targets.map((row) => (row.slug === null ? null : `${row.slug}__trashed`));
+    const slugs = await freeSlugs(
+      tx,
+      wanted,
+      targets.map((row) => row.id),
+    );
+    for (const part of chunks(targets.map((row) => row.id)))
+      await tx.event.updateMany({
+        where: { id: { in: part } },
+        data: { status: 'trash', modifiedAt: now, revision: { increment: 1 } },
+      });
+    await updateEach(
+      w,
+      targets.flatMap((row, index) =>
+        row.slug === null ? [] : [{ id: row.id, data: { slug: slugs[index]!, desiredSlug: row.slug } }],
+      ),
+    );
+    for (const row of targets) announce(w, row.id, 'trashed', row, row);
+  }
+  await recount(w, termIds);
+}
+
+/**
+ * "This and following" on an update: the series ends before the occurrence, which becomes the first
+ * event of a new series (the same rule from there, or `lines`); the later occurrences move to it with
+ * their ids. The caller then writes the input to it and syncs the new series as a whole.
+ */
+export async function splitAt(w: WriteScope, occurrence: SeriesPlace, now: Date): Promise<void> {
+  const { tx } = w;
+  const first = await loadFirst(tx, occurrence.postParentId!);
+  const slot = slotOf(occurrence.originalStart!, first.timezone);
+  const recurrence = recurrenceOf(first);
+  const rest = orRefuse(continueFrom(recurrence, slot, first));
+  await rewriteLines(w, first, endBefore(recurrence, slot, first), now);
+  const later = (await loadChildren(tx, first.id)).filter(
+    (child) => child.originalStart > slot.startsAt && child.id !== occurrence.id,
+  );
+  for (const part of chunks(later.map((child) => child.id)))
+    await tx.event.updateMany({ where: { id: { in: part } }, data: { postParentId: occurrence.id } });
+  await tx.event.update({
+    where: { id: occurrence.id },
+    data: {
+      postParentId: null,
+      originalStart: null,
+      isException: false,
+      recurrence: storedLines(formatRecurrence(rest)),
+    },
+  });
+  await touchSeries(w, first.id, now);
+}
+
+/**
+ * The dates of a whole-series edit sent to an occurrence (`scope: all`): the first event moves by as much
+ * as the occurrence would, so "19:00 → 20:00" on any occurrence moves every one.
+ */
+export function shiftedToFirst(
+  dates: { start?: DateTime; end?: DateTime },
+  occurrence: { startsAt: Date; endsAt: Date },
+  first: { startsAt: Date; endsAt: Date; timezone: string },
+): { start?: DateTime; end?: DateTime } {
+  const shift = (to: DateTime, from: Date, base: Date) =>
+    DateTime.fromJSDate(new Date(base.getTime() + to.toMillis() - from.getTime()), { zone: first.timezone });
+  return {
+    ...(dates.start ? { start: shift(dates.start, occurrence.startsAt, first.startsAt) } : {}),
+    ...(dates.end ? { end: shift(dates.end, occurrence.endsAt, first.endsAt) } : {}),
+  };
+}
+
+// ---- The horizon -------------------------------------------------------------------------------------
+
+/** The first events of every series still running (trashed ones are not extended). */
+export async function seriesToExtend(tx: Tx | Prisma.TransactionClient): Promise<number[]> {
+  return (
+    await tx.event.findMany({
+      where: { recurrence: { not: null }, originalStart: null, status: { not: 'trash' } },
+      select: { id: true },
+    })
+  ).map((row) => row.id);
+}
+
+/** A `scope` as a client spells it (`this`, `following`, `all`; absent: `this`), or a 400 naming it. */
+export function readScope(text: string | null | undefined): RecurrenceScope {
+  if (text === null || text === undefined || text === '') return 'this';
+  const scope = text.trim().toLowerCase();
+  if ((RECURRENCE_SCOPES as readonly string[]).includes(scope)) return scope as RecurrenceScope;
+  throw invalidParams({ scope: `Invalid parameter: one of ${RECURRENCE_SCOPES.join(', ')}.` });
+}
+
+/** The lines every event of a series shows: the first event's own, an occurrence's first event's. */
+export function seriesLines(event: { recurrence: string | null }): string[] {
+  return linesOf(event.recurrence);
+}
