@@ -59,7 +59,9 @@ import {
   linkedEvent,
 } from '../services/events/events.js';
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { readEvent, writtenEvent } from '../services/events/event-access.js';
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { readEvent, visibleEvent, writtenEvent } from '../services/events/event-access.js';
+import { type SeriesRef, seriesExceptions, seriesLines, seriesOf } from '../services/events/event-series.js';
 
 export const EventStatus = builder.enumType('EventStatus', {
   description: 'Whether the event takes place as listed (TEC event status; not the post status)',
@@ -265,6 +267,11 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const EventConnection = builder.connectionObject(
+  { type: Event, name: 'EventConnection', description: 'A page of events with cursors' },
+  { name: 'EventEdge', description: 'An event and its cursor' },
+);
+
 builder.queryFields((t) => ({
   eventsConnection: t.connection(
     {
@@ -287,9 +294,86 @@ builder.queryFields((t) => ({
         );
       },
     },
-    { name: 'EventConnection', description: 'A page of events with cursors' },
-    { name: 'EventEdge', description: 'An event and its cursor' },
+    EventConnection,
   ),
+}));
+
+// Series (docs/reference/recurrence.md): every event of a series names it; the series lists its
+// occurrences as any event list does.
+
+const EventSeries = builder.objectRef<SeriesRef>('EventSeries').implement({
+  description:
+    'A recurring event: its first event and RFC 5545 lines; each later occurrence is an event of its own',
+  fields: (t) => ({
+    id: t.id({
+      description: 'A Relay id of the series',
+      resolve: (series) => encodeGlobalID('EventSeries', series.id),
+    }),
+    first: t.prismaField({
+      type: Event,
+      nullable: true,
+      description: "The first event, which holds the series' values; null when you may not read it",
+      resolve: (query, series, _args, ctx) => visibleEvent(ctx, series.id, query),
+    }),
+    recurrence: t.stringList({
+      description: 'The canonical RRULE, RDATE and EXDATE lines',
+      resolve: (s) => s.lines,
+    }),
+    timezone: t.string({
+      description: "The zone the lines are read in (the first event's)",
+      resolve: (s) => s.timezone,
+    }),
+    occurrences: t.connection(
+      {
+        type: Event,
+        description: 'The occurrences after the first event, by start, as the viewer may read them',
+        args: {
+          from: t.arg.string({
+            description: 'Starting at or after (as the `startDate` filter); default: any',
+          }),
+          to: t.arg.string({ description: 'Ending at or before (as the `endDate` filter); default: any' }),
+        },
+        resolve: async (series, { from, to, ...cursorArgs }, ctx, info) => {
+          const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'], typeName: 'Event' });
+          const filter = { postParent: series.id, startDate: from ?? SERIES_FROM, endDate: to ?? SERIES_TO };
+          return eventConnection(ctx, filter, cursorArgs, {}, (args) => findEvents(ctx, query, args));
+        },
+      },
+      EventConnection,
+    ),
+    exceptions: t.prismaField({
+      type: [Event],
+      description: 'The occurrences written on their own (their slot kept in `originalStart`)',
+      resolve: (query, series, _args, ctx) => seriesExceptions(ctx, series.id, query),
+    }),
+  }),
+});
+
+/** The widest window the list filters take: a series' occurrences by default. */
+const SERIES_FROM = '1000-01-01 00:00:00';
+const SERIES_TO = '9999-12-31 23:59:59';
+
+builder.prismaObjectFields(Event, (t) => ({
+  recurrence: t.stringList({
+    description: 'The lines of its series (RRULE, RDATE, EXDATE); [] for an event in no series',
+    resolve: (event) => seriesLines(event),
+  }),
+  series: t.field({
+    type: EventSeries,
+    nullable: true,
+    description: 'Its series; null for an event in none',
+    resolve: (event) => seriesOf(event),
+  }),
+  originalStart: t.field({
+    type: 'DateTime',
+    nullable: true,
+    description:
+      "The slot its series gave it (kept when the occurrence is moved); the first event's start for the first; null outside a series",
+    resolve: (event) => event.originalStart ?? (seriesOf(event) ? event.startsAt : null),
+  }),
+  isException: t.exposeBoolean('isException', {
+    description: 'An occurrence written on its own: edits of the whole series leave its values',
+  }),
 }));
 
 // Writes: typed inputs whose fields are the domain input's (`services/events/event-input.ts`), so that the

@@ -19,6 +19,9 @@ import { invalidParams } from '../../domain/errors.js';
 import { Prisma } from '../../generated/sqlite/client.js';
 import { recount } from './event-links.js';
 import type { ChangeOperation, Tx, WriteScope } from '../transactions.js';
+import type { Context } from '../scope.js';
+import { visibleEvents } from './event-access.js';
+import type { EventSelection } from './event-reads.js';
 
 // Recurring events (docs/reference/recurrence.md, docs/guide/series.md): a series is its first event
 // plus recurrence lines (`Event.recurrence`); every later occurrence is an event of its own whose
@@ -783,3 +786,29 @@ export function readScope(text: string | null | undefined): RecurrenceScope {
 export function seriesLines(event: { recurrence: string | null }): string[] {
   return linesOf(event.recurrence);
 }
+
+/** The exceptions of a series the viewer may read, in slot order. */
+export async function seriesExceptions(ctx: Context, firstId: number, selection: EventSelection) {
+  const rows = await ctx.db.event.findMany({
+    where: { postParentId: firstId, isException: true, originalStart: { not: null } },
+    orderBy: { originalStart: 'asc' },
+    select: { id: true },
+  });
+  return visibleEvents(
+    ctx,
+    rows.map((row) => row.id),
+    selection,
+  );
+}
+
+/** A series as its events name it: the first event's id, lines and zone (null: not in a series). */
+export function seriesOf(event: SeriesPlace & { timezone: string }) {
+  const role = seriesRole(event);
+  if (role === 'single') return null;
+  return {
+    id: role === 'first' ? event.id : event.postParentId!,
+    lines: linesOf(event.recurrence),
+    timezone: event.timezone,
+  };
+}
+export type SeriesRef = NonNullable<ReturnType<typeof seriesOf>>;
