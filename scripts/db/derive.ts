@@ -34,7 +34,8 @@ function addIndexes(block: string, indexes: readonly string[]): string {
 /**
  * The `pg_trgm` GIN index of each column `search` reads (WordPress's `LIKE '%term%'`, Prisma's
  * case-insensitive `contains`: ILIKE), so a search reads the rows holding its terms' trigrams instead
- * of every row. SQLite's equivalent is the `EventSearch` FTS5 table; its schema cannot declare these.
+ * of every row. SQLite's equivalent is the `EventSearch` FTS5 table (migration `event_search`); its
+ * schema cannot declare these.
  */
 const TRIGRAM_INDEXED: Record<string, readonly string[]> = {
   Event: ['title', 'excerpt', 'description'],
@@ -68,11 +69,6 @@ export function derivePostgresSchema(source: string): string {
     addField(setField(block, 'output', postgresClientOutput), 'previewFeatures', '["relationJoins"]'),
   );
   schema = editBlock(schema, 'datasource', 'db', (block) => setField(block, 'provider', 'postgresql'));
-  // SQLite's FTS5 index of the event texts, and the event's relation to it, have no PostgreSQL twin.
-  schema = editBlock(schema, 'model', 'EventSearch', () => '');
-  schema = schema.replace(/^[ \t]*\/\/\/[^\n]*\n[ \t]*search[ \t]+EventSearch\?\n/m, '');
-  if (schema.includes('EventSearch'))
-    throw new Error('schema.prisma: Event names EventSearch in an unexpected way');
   for (const [model, columns] of Object.entries(TRIGRAM_INDEXED)) {
     schema = editBlock(schema, 'model', model, (block) =>
       addIndexes(

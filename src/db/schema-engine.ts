@@ -26,10 +26,10 @@ export function migrationsDir(provider: DatabaseProvider): string {
 }
 
 /**
- * What Prisma Migrate leaves alone: SQLite's FTS5 trigram index of the event texts (the `EventSearch`
- * model, a virtual table its schema language cannot declare, created by migration `event_search`) and
- * the shadow tables FTS5 keeps its index in. Without them, a diff would drop them as unknown tables.
- * PostgreSQL has no such table (its trigram indexes are ordinary indexes the schema declares).
+ * What Prisma Migrate leaves alone: SQLite's FTS5 trigram index of the event texts (`EventSearch`, a
+ * virtual table the schema language cannot declare, created by migration `event_search` and read by
+ * raw SQL in `src/services/text-search.ts`) and the shadow tables FTS5 keeps its index in. Without
+ * them, a diff would drop them as unknown tables. PostgreSQL's trigram indexes are declared.
  */
 export function schemaFilter(provider: DatabaseProvider): SchemaFilter {
   const searchIndex = ['data', 'idx', 'docsize', 'config'].map((shadow) => `EventSearch_${shadow}`);

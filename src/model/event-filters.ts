@@ -73,6 +73,8 @@ export type FilterOutcome<E> =
 /** What a rule may need beyond the value. */
 export interface FilterEnv {
   databaseProvider: Config['databaseProvider'];
+  /** The events SQLite's trigram index found for the `search` (`eventSearchMatches`); null: none asked. */
+  searchMatches: readonly number[] | null;
 }
 
 /** A filter with a rule of its own that needs no lookup. */
@@ -190,7 +192,7 @@ export const EVENT_FILTERS = {
     rule: (given: string, env: FilterEnv): FilterOutcome<string | null> => {
       const search = given.trim() || null;
       if (!search) return { effective: null };
-      const where = eventSearchWhere(search, env.databaseProvider);
+      const where = eventSearchWhere(search, env.databaseProvider, env.searchMatches);
       return { effective: search, where };
     },
   },

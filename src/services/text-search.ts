@@ -1,13 +1,16 @@
 import type { Config } from '../config.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import { searchTerms } from '../domain/search.js';
+import type { Db } from '../db/client.js';
+import { type SearchTerm, searchTerms } from '../domain/search.js';
 
 // The one `search` condition of the event, venue and organizer lists: the terms WordPress would read
-// (domain/search.ts), each matched case-insensitively against the list's own fields. Events are searched
-// through a trigram index on both databases: PostgreSQL's `pg_trgm` GIN indexes serve the ILIKE on the
-// columns as they are; on SQLite, Prisma cannot write FTS5's MATCH, so a term's LIKE is asked of the
-// `EventSearch` FTS5 table, whose trigram index finds the candidates before SQLite tests the LIKE itself
-// on each (the answer is the plain LIKE's, ASCII case folding included).
+// (domain/search.ts), each matched case-insensitively against the list's own fields. Event searches
+// read a trigram index on both databases: PostgreSQL's `pg_trgm` GIN indexes serve the ILIKE on the
+// columns as it is. On SQLite the index is the FTS5 table `EventSearch`; Prisma can neither write its
+// queries nor join it usefully (its to-one and `some` filters probe it once per event), so the events
+// of a search are asked of it first, in raw SQL (`eventSearchMatches`), and the list's condition names
+// them (`id IN (…)`). FTS5 finds a term's candidates by trigram and SQLite then tests the `LIKE` on
+// each, so those ids are exactly what the plain `LIKE` on the columns finds (ASCII case folding alike).
 
 /**
  * Case-insensitive `contains` on both databases: PostgreSQL needs ILIKE (`mode: 'insensitive'`, which
@@ -45,12 +48,15 @@ export function searchWhere<Field extends string>(
   search: string,
   fields: readonly Field[],
   provider: Config['databaseProvider'],
+  tested: (term: SearchTerm) => boolean = () => true,
 ): SearchWhere<Field> {
   return {
-    AND: searchTerms(search).map(({ text, exclude }) => {
-      const each = anyField(text, fields, provider);
-      return exclude ? { NOT: each } : { OR: each };
-    }),
+    AND: searchTerms(search)
+      .filter(tested)
+      .map(({ text, exclude }) => {
+        const each = anyField(text, fields, provider);
+        return exclude ? { NOT: each } : { OR: each };
+      }),
   };
 }
 
@@ -66,21 +72,49 @@ export function trigramIndexable(text: string): boolean {
   return text.split(/[%_]/).some((run) => [...run].length >= 3);
 }
 
+/** Whether SQLite's index answers a term: a required one with a run of 3 characters. */
+const answeredByIndex = ({ text, exclude }: SearchTerm) => !exclude && trigramIndexable(text);
+
 /**
- * `search` over the event texts, as `searchWhere`; on SQLite each term the trigram index can answer is
- * asked of `EventSearch` (`id IN (SELECT rowid FROM EventSearch WHERE title LIKE ? OR …)`), the others
- * keep the LIKE on the event's columns.
+ * More events than this and the list tests the `LIKE` on its own rows instead of naming them: a search
+ * matching that many costs what it matches either way, and the statement's size stays bounded.
+ */
+export const MAX_INDEXED_MATCHES = 20_000;
+
+/**
+ * SQLite: the events having every required term of `search` that the index answers (each term in one
+ * of the texts), from `EventSearch`, in one statement; `null` when the index cannot narrow the search
+ * (PostgreSQL, no such term, or more than `MAX_INDEXED_MATCHES` events).
+ */
+export async function eventSearchMatches(
+  db: Db,
+  search: string,
+  provider: Config['databaseProvider'],
+): Promise<number[] | null> {
+  if (provider !== 'sqlite') return null;
+  const terms = searchTerms(search).filter(answeredByIndex);
+  if (!terms.length) return null;
+  // As Prisma writes `contains` on SQLite (`%` and `_` in a term stay wildcards).
+  const termMatch = EVENT_SEARCH_FIELDS.map((field) => `"${field}" LIKE '%' || ? || '%'`).join(' OR ');
+  const sql = terms.map(() => `SELECT rowid AS id FROM "EventSearch" WHERE ${termMatch}`).join(' INTERSECT ');
+  const rows = await db.$queryRawUnsafe<Array<{ id: number | bigint }>>(
+    `${sql} LIMIT ${MAX_INDEXED_MATCHES + 1}`,
+    ...terms.flatMap(({ text }) => EVENT_SEARCH_FIELDS.map(() => text)),
+  );
+  return rows.length > MAX_INDEXED_MATCHES ? null : rows.map((row) => Number(row.id));
+}
+
+/**
+ * `search` over the event texts, as `searchWhere`; given the `matches` the index found for it
+ * (`eventSearchMatches`), the terms it answered are those ids, and only the others (excluded terms,
+ * terms without 3 characters) test the `LIKE`, on those rows alone.
  */
 export function eventSearchWhere(
   search: string,
   provider: Config['databaseProvider'],
+  matches: readonly number[] | null,
 ): Prisma.EventWhereInput {
-  if (provider === 'postgresql') return searchWhere(search, EVENT_SEARCH_FIELDS, provider);
-  return {
-    AND: searchTerms(search).map(({ text, exclude }): Prisma.EventWhereInput => {
-      const inSomeField = { OR: anyField(text, EVENT_SEARCH_FIELDS, provider) };
-      const match = trigramIndexable(text) ? { search: { is: inSomeField } } : inSomeField;
-      return exclude ? { NOT: match } : match;
-    }),
-  };
+  if (!matches) return searchWhere(search, EVENT_SEARCH_FIELDS, provider);
+  const rest = searchWhere(search, EVENT_SEARCH_FIELDS, provider, (term) => !answeredByIndex(term));
+  return { AND: [{ id: { in: [...matches] } }, rest] };
 }

@@ -2,7 +2,8 @@
 -- over Event's own rows (external content: the index only, the texts stay in Event), kept by the
 -- triggers below. A `LIKE` on its columns finds its candidates through the index, and SQLite then
 -- tests the `LIKE` itself on each, so the answer is exactly the plain `LIKE`'s. The schema engine
--- leaves these tables alone (`schemaFilter`, src/db/schema-engine.ts); the model is `EventSearch`.
+-- leaves these tables alone (`schemaFilter`, src/db/schema-engine.ts); `src/services/text-search.ts`
+-- asks them for the events of a search.
 CREATE VIRTUAL TABLE "EventSearch" USING fts5(
     title, excerpt, description,
     content = 'Event', content_rowid = 'id', tokenize = 'trigram'

@@ -27,6 +27,7 @@ import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../../do
 import { type Viewer, listableStatuses } from '../../domain/permissions.js';
 import { contentOpenWhere } from '../../domain/visibility.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
+import { eventSearchMatches } from '../text-search.js';
 import { DEFAULT_GEO_RADIUS_KM, EARTH_RADIUS_KM, boundingBox, venuesInRange } from './events-geo.js';
 
 // The event list (`GET /events`, GraphQL `events`): the reference's filters (docs/reference.md §5) turned
@@ -272,7 +273,11 @@ export async function resolveEventQuery(
 
   // The filters whose validation and condition are declared (`model/event-filters.ts`).
   const declared = {} as { [K in DeclaredFilterName]: DeclaredFilterValue<K> | null };
-  const env = { databaseProvider: ctx.config.databaseProvider };
+  const provider = ctx.config.databaseProvider;
+  const search = filter.search?.trim();
+  // SQLite's trigram index is asked for a search's events before the condition names them.
+  const searchMatches = search ? await eventSearchMatches(ctx.db, search, provider) : null;
+  const env = { databaseProvider: provider, searchMatches };
   for (const name of DECLARED_FILTERS) {
     const applied = applyDeclaredFilter(name, filter[name], env);
     Object.assign(declared, { [name]: applied && 'effective' in applied ? applied.effective : null });

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { createEvent } from '../helpers/fixtures.js';
+import {
+  EVENT_SEARCH_FIELDS,
+  eventSearchMatches,
+  eventSearchWhere,
+  searchWhere,
+  trigramIndexable,
+} from '../../src/services/text-search.js';
+
+// `search` reads a trigram index instead of every event's texts (#29, item 4): SQLite's FTS5 table
+// `EventSearch` (kept by triggers), PostgreSQL's pg_trgm GIN indexes. The answers stay those of the
+// plain LIKE / ILIKE on the event's columns, whatever the writes since.
+
+let h: Harness;
+let postgres: boolean;
+
+beforeAll(async () => {
+  h = await startHarness();
+  postgres = h.config.databaseProvider === 'postgresql';
+  const texts = [
+    { title: 'Xylophone Night', excerpt: '', description: 'Mallets and more' },
+    { title: 'Café Ébène', excerpt: 'Jazz at the café', description: '' },
+    { title: 'CAFÉ CONCERT', excerpt: '', description: 'xylophone solo' },
+    { title: 'Quiet evening', excerpt: '50% off, a_z guide', description: 'jazz night' },
+    { title: 'Plain', excerpt: 'night\nowl', description: 'Jazz\ttrio' },
+  ];
+  for (const [i, fields] of texts.entries())
+    await createEvent(h.db, { start: `2033-06-0${i + 1} 18:00:00`, fields });
+});
+afterAll(() => h.close());
+
+async function searchIds(search: string): Promise<number[]> {
+  const res = await h.http
+    .get(`${API}/events`)
+    .query({ search, start_date: '2033-06-01', end_date: '2033-06-30', per_page: 50 })
+    .expect(200);
+  return (res.body.events as Array<{ id: number }>).map((event) => event.id).sort((a, b) => a - b);
+}
+
+async function whereIds(where: object): Promise<number[]> {
+  const rows = await h.db.event.findMany({ where, select: { id: true }, orderBy: { id: 'asc' } });
+  return rows.map((row) => row.id);
+}
+
+describe('search through the trigram index', () => {
+  it('finds exactly what the plain LIKE on the columns finds, term by term', async () => {
+    const provider = h.config.databaseProvider;
+    const searches = [
+      'xylophone',
+      'XYLO night',
+      'café',
+      'CAFÉ',
+      'ébène',
+      '"jazz night"',
+      'jazz -café',
+      '-xylophone',
+      'a_z',
+      '50%',
+      'ja',
+      'owl',
+      'zzyzx',
+    ];
+    for (const search of searches) {
+      const plain = await whereIds(searchWhere(search, EVENT_SEARCH_FIELDS, provider));
+      const matches = await eventSearchMatches(h.db, search, provider);
+      expect(await whereIds(eventSearchWhere(search, provider, matches)), search).toEqual(plain);
+    }
+    // The index is asked on SQLite, and finds the events with the term (it is no empty table).
+    const matches = await eventSearchMatches(h.db, 'xylophone', provider);
+    expect(matches?.length ?? null).toBe(postgres ? null : 2);
+  });
+
+  it('follows every write of the texts: insert, update, delete', async () => {
+    const event = await createEvent(h.db, {
+      title: 'Theremin Workshop',
+      start: '2033-06-20 10:00:00',
+      fields: { description: '', excerpt: '' },
+    });
+    expect(await searchIds('theremin')).toEqual([event.id]);
+
+    await h.db.event.update({ where: { id: event.id }, data: { title: 'Ondes Workshop' } });
+    expect(await searchIds('theremin')).toEqual([]);
+    expect(await searchIds('ondes')).toEqual([event.id]);
+
+    await h.db.event.update({ where: { id: event.id }, data: { description: 'with a theremin' } });
+    expect(await searchIds('theremin workshop')).toEqual([event.id]);
+
+    // A write that leaves the texts alone keeps the event's entry as it was.
+    await h.db.event.update({ where: { id: event.id }, data: { featured: true } });
+    expect(await searchIds('ondes theremin')).toEqual([event.id]);
+
+    await h.db.event.delete({ where: { id: event.id } });
+    expect(await searchIds('theremin')).toEqual([]);
+    expect(await searchIds('ondes')).toEqual([]);
+  });
+
+  it('asks the index on SQLite, the columns on PostgreSQL', async () => {
+    h.queries.length = 0;
+    expect(await searchIds('xylophone ni')).toHaveLength(1);
+    const statements = h.queries.filter((sql) => /LIKE/.test(sql));
+    if (postgres) {
+      expect(statements.length).toBeGreaterThan(0);
+      for (const sql of statements) expect(sql).toMatch(/"title" ILIKE/);
+      return;
+    }
+    // One statement asks the index for the 3-character term; the list's own statements name the
+    // events it found, and test on those rows the 2-character term the index cannot answer.
+    const [lookup, ...lists] = statements;
+    expect(lookup).toMatch(/FROM "EventSearch" WHERE "title" LIKE/);
+    expect(lists.length).toBeGreaterThan(0);
+    for (const sql of lists) {
+      expect(sql).toMatch(/`Event`\.`id` IN \(\?,\?\)/); // the two events with "xylophone"
+      expect(sql).toMatch(/`Event`\.`title` LIKE/);
+      expect(sql).not.toMatch(/EventSearch/);
+    }
+  });
+
+  it('reads the trigram index in the plan of a search', async () => {
+    if (postgres) {
+      const plan = await h.db.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
+        const rows = await tx.$queryRawUnsafe<Array<{ 'QUERY PLAN': string }>>(
+          `EXPLAIN SELECT "id" FROM "Event" WHERE "title" ILIKE $1 OR "excerpt" ILIKE $1 OR "description" ILIKE $1`,
+          '%xylophone%',
+        );
+        return rows.map((row) => row['QUERY PLAN']).join('\n');
+      });
+      for (const column of EVENT_SEARCH_FIELDS)
+        expect(plan).toMatch(new RegExp(`Bitmap Index Scan on "?Event_${column}_trgm_idx`));
+      return;
+    }
+    h.queries.length = 0;
+    await eventSearchMatches(h.db, 'xylophone night', 'sqlite');
+    const [lookup] = h.queries;
+    const rows = await h.db.$queryRawUnsafe<Array<{ detail: string }>>(
+      `EXPLAIN QUERY PLAN ${lookup}`,
+      ...Array<string>(6).fill('%'),
+    );
+    const plan = rows.map((row) => row.detail).join('\n');
+    // FTS5 names a LIKE it answers from its index `L<column>`; a scan of its table would be plain `0:`.
+    for (const column of [0, 1, 2])
+      expect(plan).toContain(`SCAN EventSearch VIRTUAL TABLE INDEX 0:L${column}`);
+    expect(plan).not.toMatch(/SCAN Event\b|SEARCH Event\b/);
+  });
+
+  it('leaves to the plain LIKE the terms without 3 characters between wildcards', () => {
+    expect(['jaz', 'café', 'a%bcd', '“no”'].map(trigramIndexable)).toEqual([true, true, true, true]);
+    expect(['ja', 'é', 'ab%cd', 'a_b_c', '%%%'].map(trigramIndexable)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+});
