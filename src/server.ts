@@ -16,6 +16,7 @@ import { Metrics } from './ops/metrics.js';
 import { connectRedis } from './ops/redis.js';
 import { ChangeFeed } from './services/sync/change-feed.js';
 import { WritePipeline } from './services/transactions.js';
+import { SeriesHorizonJob } from './services/events/series-horizon.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
@@ -63,6 +64,12 @@ if (config.webhooks.enabled) {
   dispatcher.start();
   lifecycle.onClose('webhook deliveries', () => dispatcher.stop());
 }
+
+// Series: every instance extends the running series to the moving horizon now and then (each series
+// under its first event's row lock, so instances never create a slot twice).
+const seriesHorizon = new SeriesHorizonJob({ db, config, writes }, logger);
+seriesHorizon.start();
+lifecycle.onClose('series horizon', () => seriesHorizon.stop());
 
 const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache, redis, changes }).listen(
   config.port,
