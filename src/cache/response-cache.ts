@@ -63,6 +63,8 @@ export interface AnswerMeta {
   clockSensitive?: boolean;
   /** What a write must meet to make the answer stale; absent: any write does. */
   dependencies?: Dependencies;
+  /** The answer reports a failure (a GraphQL one is still a 200): never stored, so never shared. */
+  hasErrors?: boolean;
 }
 
 /** Headers an entry never keeps: they belong to one exchange. */
@@ -368,7 +370,8 @@ export class ResponseCache {
     ctx.set('ETag', meta.version ? versionedEtag(meta.version, bytesHash(bytes)) : strongEtag(bytes));
     conditional(ctx, key !== null);
     const dependencies = meta.dependencies ?? ANY_WRITE;
-    if (key === null || !this.entries || meta.clockSensitive || !this.current(mark, dependencies)) return;
+    if (key === null || !this.entries || meta.clockSensitive || meta.hasErrors) return;
+    if (!this.current(mark, dependencies)) return;
     ctx.set('X-Cache', 'miss');
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(ctx.response.headers)) {

@@ -33,7 +33,10 @@ export function graphqlRoute(options: {
         if (key !== 'content-length') ctx.set(key, value);
       });
       ctx.body = Buffer.from(await response.arrayBuffer());
-      return { clockSensitive: read.clockSensitive, ...(reads && { dependencies: reads.dependencies() }) };
+      return {
+        clockSensitive: read.clockSensitive,
+        ...(reads && { dependencies: reads.dependencies(), hasErrors: reads.hasErrors }),
+      };
     });
   };
 }

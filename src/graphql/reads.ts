@@ -14,7 +14,8 @@ import type { DependencyKind } from '../domain/dependencies.js';
 // What a GraphQL read depended on, logged while it runs (the request's `ReadLog`, handed over by the
 // endpoint when the answer may be shared): each record of a record type that a field returns, the
 // families its root fields list or look up, and whatever the services log (an event list's window).
-// A document with another root field (`changes`, `viewer`, `node`…) or an error depends on any write.
+// A document with another root field (`changes`, `viewer`, `node`…) or an error depends on any write;
+// one that failed (an error not of ours) is never shared.
 
 /** Record types and the kind of their records. */
 const RECORD_KINDS: Readonly<Record<string, RecordKind>> = {
@@ -104,7 +105,14 @@ export function graphqlReadsPlugin(): Plugin<YogaInitialContext & Context> {
       }
       return {
         onExecuteDone({ result }) {
-          if (!('data' in result) || result.errors?.length) reads.readUnknown();
+          if (!('data' in result)) return reads.answeredWithErrors();
+          // A refusal of ours (a 4xx in `extensions.http`) is an answer like any other; anything
+          // else is a failure (a lost connection, a bug): never shared.
+          for (const error of result.errors ?? []) {
+            const status = (error.extensions?.http as { status?: number } | undefined)?.status;
+            if (status === undefined || status >= 500) return reads.answeredWithErrors();
+            reads.readUnknown();
+          }
         },
       };
     },

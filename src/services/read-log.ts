@@ -16,6 +16,17 @@ export class ReadLog {
   private readonly kinds = new Set<DependencyKind>();
   private readonly windows: EventWindow[] = [];
   private unknown = false;
+  private failed = false;
+
+  /** The answer reports a failure: it depends on anything, and is never shared. */
+  answeredWithErrors(): void {
+    this.failed = true;
+    this.unknown = true;
+  }
+
+  get hasErrors(): boolean {
+    return this.failed;
+  }
 
   /** Something was read that this log cannot describe: any write makes the answer stale. */
   readUnknown(): void {

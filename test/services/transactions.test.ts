@@ -36,6 +36,12 @@ function listen() {
   return heard;
 }
 
+/** Where a fixture event is on the calendar, as a write's change reports it. */
+const spanOf = (event: { localStart: string; localEnd: string }) => ({
+  localStart: event.localStart,
+  localEnd: event.localEnd,
+});
+
 const EVENT = { title: 'Pipeline', start_date: '2027-03-01 10:00:00', end_date: '2027-03-01 12:00:00' };
 
 describe('every writer records its changes', () => {
@@ -47,7 +53,26 @@ describe('every writer records its changes', () => {
         run: async () =>
           (await h.http.post(`${API}/events`).auth(editor.login, editor.password).send(EVENT).expect(201))
             .body.id,
-        expected: (id) => [{ kind: 'event', id: id as number, operation: 'created' }],
+        // A creation may add the event to any list whose window holds it: every fact is new.
+        expected: (id) => [
+          {
+            kind: 'event',
+            id: id as number,
+            operation: 'created',
+            move: {
+              before: null,
+              after: {
+                localStart: '2027-03-01 10:00:00',
+                localEnd: '2027-03-01 12:00:00',
+                status: 'publish',
+                terms: [],
+                venues: [],
+                organizers: [],
+              },
+              facts: 'all',
+            },
+          },
+        ],
       }),
     ],
     [
@@ -57,7 +82,18 @@ describe('every writer records its changes', () => {
         return {
           run: () =>
             h.http.delete(`${API}/events/${event.id}`).auth(editor.login, editor.password).expect(200),
-          expected: () => [{ kind: 'event', id: event.id, operation: 'trashed' }],
+          expected: () => [
+            {
+              kind: 'event',
+              id: event.id,
+              operation: 'trashed',
+              move: {
+                before: { ...spanOf(event), status: 'publish', terms: [] },
+                after: { ...spanOf(event), status: 'trash', terms: [] },
+                facts: 'all',
+              },
+            },
+          ],
         };
       },
     ],
@@ -72,7 +108,19 @@ describe('every writer records its changes', () => {
               .auth(editor.login, editor.password)
               .send({ description: 'changed' })
               .expect(200),
-          expected: () => [{ kind: 'event', id: event.id, operation: 'updated' }],
+          // Only the text changed: lists that do not search keep their members and order.
+          expected: () => [
+            {
+              kind: 'event',
+              id: event.id,
+              operation: 'updated',
+              move: {
+                before: { ...spanOf(event), status: 'publish' },
+                after: { ...spanOf(event), status: 'publish' },
+                facts: ['text'],
+              },
+            },
+          ],
         };
       },
     ],
@@ -160,10 +208,16 @@ describe('every writer records its changes', () => {
     expect(heard.after).toHaveLength(1);
     expect(heard.after[0]).toEqual(
       expect.arrayContaining([
-        { kind: 'event', id: res.body.id, operation: 'created' },
+        expect.objectContaining({
+          kind: 'event',
+          id: res.body.id,
+          operation: 'created',
+          move: expect.objectContaining({ after: expect.objectContaining({ terms: [music.id, tag.id] }) }),
+        }),
         { kind: 'term', id: tag.id, operation: 'created' },
-        { kind: 'term', id: music.id, operation: 'updated' },
-        { kind: 'term', id: tag.id, operation: 'updated' },
+        // A recount changes only the terms' counts: not their names, slugs or parents.
+        { kind: 'term', id: music.id, operation: 'updated', countOnly: true },
+        { kind: 'term', id: tag.id, operation: 'updated', countOnly: true },
       ]),
     );
   });
