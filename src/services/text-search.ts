@@ -76,10 +76,11 @@ export function trigramIndexable(text: string): boolean {
 const answeredByIndex = ({ text, exclude }: SearchTerm) => !exclude && trigramIndexable(text);
 
 /**
- * More events than this and the list tests the `LIKE` on its own rows instead of naming them: a search
- * matching that many costs what it matches either way, and the statement's size stays bounded.
+ * More events than this and the list tests the `LIKE` on its own rows instead of naming them: Prisma
+ * refuses a SQLite statement of more than 999 parameters, and the list's other filters may take ~600
+ * (100 values each). A search matching more costs in proportion to what it matches either way.
  */
-export const MAX_INDEXED_MATCHES = 20_000;
+export const MAX_INDEXED_MATCHES = 300;
 
 /**
  * SQLite: the events having every required term of `search` that the index answers (each term in one

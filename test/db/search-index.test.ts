@@ -3,6 +3,7 @@ import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent } from '../helpers/fixtures.js';
 import {
   EVENT_SEARCH_FIELDS,
+  MAX_INDEXED_MATCHES,
   eventSearchMatches,
   eventSearchWhere,
   searchWhere,
@@ -143,6 +144,17 @@ describe('search through the trigram index', () => {
     for (const column of [0, 1, 2])
       expect(plan).toContain(`SCAN EventSearch VIRTUAL TABLE INDEX 0:L${column}`);
     expect(plan).not.toMatch(/SCAN Event\b|SEARCH Event\b/);
+  });
+
+  it('tests the LIKE on the rows when the index finds more events than a statement may name', async () => {
+    for (let i = 0; i <= MAX_INDEXED_MATCHES; i++)
+      await createEvent(h.db, { title: `Marimba ${i}`, start: '2033-07-01 10:00:00' });
+    expect(await eventSearchMatches(h.db, 'marimba', h.config.databaseProvider)).toBeNull();
+    const res = await h.http
+      .get(`${API}/events`)
+      .query({ search: 'marimba', start_date: '2033-07-01', end_date: '2033-07-01' })
+      .expect(200);
+    expect(res.headers['x-tec-total']).toBe(String(MAX_INDEXED_MATCHES + 1));
   });
 
   it('leaves to the plain LIKE the terms without 3 characters between wildcards', () => {
