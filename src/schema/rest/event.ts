@@ -468,11 +468,16 @@ builder.queryFields((t) => {
         limit: t.arg.int({
           description: `The most events the feed holds (default ${FEED_DEFAULT_LIMIT}, at most ${FEED_MAX_LIMIT}), in list order`,
         }),
+        expand: t.arg.boolean({
+          description:
+            'Extension: one VEVENT per occurrence of a series (TEC style), instead of one VEVENT with RRULE and one per exception',
+        }),
       },
       resolve: (_root, args, ctx) =>
         eventsFeed(ctx, listFilter(args), args.limit, {
           paramNames: LIST_PARAM_NAMES,
           password: args.password,
+          expand: args.expand,
         }),
     }),
     tecEventFeed: t.field({

@@ -5,6 +5,7 @@ import type { Context } from '../scope.js';
 import { type ApiError, invalidParams } from '../../domain/errors.js';
 import { canRead } from '../../domain/permissions.js';
 import { permalink } from '../../domain/urls.js';
+import { wallClock } from '../../domain/dates.js';
 import { assertReadable, contentWithheld, judged, passwordHides } from '../../domain/visibility.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
 import {
@@ -65,7 +66,7 @@ export async function eventsFeed(
   ctx: Context,
   filter: EventListFilter,
   limit: number | null | undefined,
-  options: EventListOptions & { password?: string | null },
+  options: EventListOptions & { password?: string | null; expand?: boolean | null },
 ): Promise<Feed> {
   const take = limit ?? FEED_DEFAULT_LIMIT;
   if (!Number.isInteger(take) || take < 1 || take > FEED_MAX_LIMIT) throw invalidLimit();
@@ -82,8 +83,13 @@ export async function eventsFeed(
         })
       ).map((event) => event.id);
   const events = await feedEvents(ctx, ids);
+  const password = options.password ?? null;
   return {
-    calendar: await renderCalendar(ctx, events, options.password ?? null),
+    calendar: await renderCalendar(
+      ctx,
+      options.expand ? events.map((event) => ({ event })) : await asSeries(ctx, events),
+      password,
+    ),
     filename: 'events.ics',
   };
 }
@@ -103,7 +109,7 @@ export async function eventFeed(
     password,
   );
   return {
-    calendar: await renderCalendar(ctx, [event], password ?? null),
+    calendar: await renderCalendar(ctx, [{ event, series: seriesLinesOf(event) }], password ?? null),
     filename: `${event.slug ?? `event-${event.id}`}.ics`,
   };
 }
@@ -155,7 +161,7 @@ const RENDER_BATCH = 100;
  * and the lines folded here, because ical-generator folds the whole text one character at a time
  * through a new TextEncoder each (a 500-event feed spent ~350 ms of blocked event loop in it).
  */
-async function renderCalendar(ctx: Context, events: FeedEvent[], password: string | null): Promise<string> {
+async function renderCalendar(ctx: Context, events: FeedEntry[], password: string | null): Promise<string> {
   const siteZone = ctx.config.siteTimezone;
   const host = new URL(ctx.urls.site).hostname;
   const name = `${host} events`;
@@ -175,12 +181,12 @@ async function renderCalendar(ctx: Context, events: FeedEvent[], password: strin
   ];
   const zones = new Set<string>();
   const rendered: string[] = [];
-  for (const [index, event] of events.entries()) {
+  for (const [index, { event, series }] of events.entries()) {
     if (index > 0 && index % RENDER_BATCH === 0) await nextTurn();
-    const [entry, conference] = calendarEvent(ctx, calendar, host, event, password);
+    const [entry, conference] = calendarEvent(ctx, calendar, host, event, password, series);
     const zone = entry.timezone();
     if (zone) zones.add(zone);
-    rendered.push(foldLines(withLines(entry.toString(), conference)));
+    rendered.push(foldLines(withLines(entry.toString(), [...(series?.lines ?? []), ...conference])));
   }
   for (const zone of zones) {
     const component = getVtimezoneComponent(zone);
@@ -218,6 +224,83 @@ export function foldLines(text: string): string {
     .join('\r\n');
 }
 
+// ---- Series (docs/reference/recurrence.md) -----------------------------------------------------------
+
+/** What a VEVENT says of its series: the UID it shares and its lines (RRULE…, or RECURRENCE-ID). */
+interface SeriesPart {
+  uid?: number;
+  lines: string[];
+}
+
+interface FeedEntry {
+  event: FeedEvent;
+  series?: SeriesPart;
+}
+
+/** `YYYYMMDDTHHMMSS` of a wall clock `YYYY-MM-DD HH:MM:SS`. */
+const icsWall = (wall: string) => wall.replace(/[-:]/g, '').replace(' ', 'T');
+
+/** A first event's RRULE/RDATE/EXDATE lines; nothing for any other event. */
+function seriesLinesOf(event: FeedEvent): SeriesPart | undefined {
+  if (event.recurrence === null || event.originalStart !== null) return undefined;
+  return { lines: event.recurrence.split('\n') };
+}
+
+/** An exception's RECURRENCE-ID: its slot, as its series' DTSTART is written. */
+function recurrenceId(event: FeedEvent & { originalStart: Date }): string {
+  if (event.allDay)
+    return `RECURRENCE-ID;VALUE=DATE:${icsWall(wallClock(event.originalStart, event.timezone)).slice(0, 8)}`;
+  const zone = icalZone(event.timezone);
+  if (!zone) return `RECURRENCE-ID:${icsWall(wallClock(event.originalStart, 'UTC'))}Z`;
+  return `RECURRENCE-ID;TZID=${zone}:${icsWall(wallClock(event.originalStart, zone))}`;
+}
+
+/**
+ * A list as series: each series once, as its first event with its lines (fetched when the list holds
+ * only later occurrences), and its exceptions with RECURRENCE-ID; its regular occurrences are what the
+ * lines give, so they are not repeated. An occurrence whose first event the viewer may not read stays
+ * a plain event.
+ */
+async function asSeries(ctx: Context, events: FeedEvent[]): Promise<FeedEntry[]> {
+  const listed = new Set(events.map((event) => event.id));
+  const missing = [
+    ...new Set(
+      events.flatMap((event) =>
+        event.originalStart !== null && event.postParentId !== null && !listed.has(event.postParentId)
+          ? [event.postParentId]
+          : [],
+      ),
+    ),
+  ];
+  const firsts = new Map(
+    (await feedEvents(ctx, missing))
+      .filter((first) => canRead(ctx.viewer, first) && first.status !== 'trash')
+      .map((first) => [first.id, first]),
+  );
+  for (const event of events) if (seriesLinesOf(event)) firsts.set(event.id, event);
+  const entries: FeedEntry[] = [];
+  const shown = new Set<number>();
+  for (const event of events) {
+    const parent = event.originalStart !== null ? event.postParentId : null;
+    if (parent === null || !firsts.has(parent)) {
+      if (!shown.has(event.id)) entries.push({ event, series: seriesLinesOf(event) });
+      shown.add(event.id);
+      continue;
+    }
+    if (!shown.has(parent)) {
+      const first = firsts.get(parent)!;
+      entries.push({ event: first, series: seriesLinesOf(first) });
+      shown.add(parent);
+    }
+    if (event.isException)
+      entries.push({
+        event,
+        series: { uid: parent, lines: [recurrenceId(event as FeedEvent & { originalStart: Date })] },
+      });
+  }
+  return entries;
+}
+
 /** Content lines added at the end of a VEVENT (properties ical-generator does not write). */
 function withLines(vevent: string, lines: string[]): string {
   if (!lines.length) return vevent;
@@ -235,13 +318,15 @@ function calendarEvent(
   host: string,
   event: FeedEvent,
   password: string | null,
+  series?: SeriesPart,
 ): [ICalEvent, string[]] {
   const withheld = contentWithheld(judged(event, ctx.viewer, password));
   // The UID names the record, not its times, so a calendar updates (rather than duplicates) the
-  // entry when the event moves; SEQUENCE is the stored revision, one more with every update.
+  // entry when the event moves; SEQUENCE is the stored revision, one more with every update. An
+  // exception of a series has its series' UID and says which instance it replaces (RECURRENCE-ID).
   const url = permalink(ctx.urls, 'event', event);
   const entry = calendar.createEvent({
-    id: `${event.id}@${host}`,
+    id: `${series?.uid ?? event.id}@${host}`,
     sequence: event.revision,
     stamp: event.modifiedAt,
     created: event.publishedAt,
