@@ -2,6 +2,14 @@ import type { DatabaseProvider } from '../../src/config.js';
 import type { Db } from '../../src/db/client.js';
 import type { Prisma } from '../../src/generated/sqlite/client.js';
 import { refreshAllTermCounts } from '../../src/services/terms/term-counts.js';
+import { ANONYMOUS } from '../../src/domain/permissions.js';
+import {
+  SERIES_COLUMNS,
+  excludeFromSeries,
+  setLines,
+  syncSeries,
+} from '../../src/services/events/event-series.js';
+import { WritePipeline } from '../../src/services/transactions.js';
 import {
   CATEGORY_TAXONOMY,
   type EventBundle,
@@ -31,6 +39,8 @@ export interface SeedCounts {
   eventVenues: number;
   eventOrganizers: number;
   eventTerms: number;
+  /** Occurrences of the sample series (events beyond `events`). */
+  occurrences: number;
 }
 
 // Rows go in as multi-row INSERTs through the client's raw path, inside its transaction. Prisma's
@@ -95,7 +105,8 @@ export async function seedDatabase(
   options: SeedOptions,
 ): Promise<SeedCounts> {
   const { seed, now } = options;
-  return db.$transaction(
+  let firstEvent = 0;
+  const counts = await db.$transaction(
     async (tx) => {
       if (options.reset) {
         await tx.eventTerm.deleteMany();
@@ -112,7 +123,8 @@ export async function seedDatabase(
         );
         return Number(row?.max ?? 0) + 1;
       };
-      const [firstEvent, firstVenue, firstOrganizer, firstTerm] = [
+      let firstVenue: number, firstOrganizer: number, firstTerm: number;
+      [firstEvent, firstVenue, firstOrganizer, firstTerm] = [
         await next('Event'),
         await next('Venue'),
         await next('Organizer'),
@@ -140,6 +152,7 @@ export async function seedDatabase(
         eventVenues: 0,
         eventOrganizers: 0,
         eventTerms: 0,
+        occurrences: 0,
       };
       let batch: EventBundle[] = [];
       const flush = async (): Promise<void> => {
@@ -198,4 +211,66 @@ export async function seedDatabase(
     // Interactive transactions default to a 5 s timeout; 100k events take longer than that.
     { maxWait: 60_000, timeout: 60 * 60_000 },
   );
+  const firstIds = Array.from(
+    { length: Math.min(SAMPLE_SERIES.length, counts.events) },
+    (_, i) => firstEvent + i,
+  );
+  counts.occurrences = await seedSeries(db, provider, firstIds, now);
+  return counts;
+}
+
+/** The sample series: weekly, monthly on the last Friday, and fortnightly with an exception and a cancelled instance. */
+const SAMPLE_SERIES = [
+  ['RRULE:FREQ=WEEKLY;COUNT=26'],
+  ['RRULE:FREQ=MONTHLY;BYDAY=-1FR;COUNT=12'],
+  ['RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=10'],
+];
+
+/**
+ * Makes series of the first sample events, through the series service (one transaction), so that the
+ * seed has occurrences, an exception and a cancelled instance as a real calendar does. Like the rows
+ * above, they are not in the change log (a seed is the starting point, not a change).
+ */
+async function seedSeries(
+  db: Db,
+  provider: DatabaseProvider,
+  firstIds: number[],
+  now: Date,
+): Promise<number> {
+  if (!firstIds.length) return 0;
+  const request = { db, viewer: ANONYMOUS, config: { databaseProvider: provider, siteTimezone: 'UTC' } };
+  const settings = { horizonMonths: 60, maxOccurrences: 10_000, extendEveryMs: 0 };
+  return new WritePipeline().run(request, async (w) => {
+    let created = 0;
+    for (const [index, id] of firstIds.entries()) {
+      await setLines(w, id, SAMPLE_SERIES[index]!);
+      created += (await syncSeries(w, id, { mode: 'all', now, settings })).length;
+    }
+    const last = firstIds[SAMPLE_SERIES.length - 1];
+    if (last === undefined) return created;
+    const occurrences = await w.tx.event.findMany({
+      where: { postParentId: last, originalStart: { not: null } },
+      orderBy: { originalStart: 'asc' },
+      select: { ...SERIES_COLUMNS, id: true, title: true, slug: true },
+    });
+    const special = occurrences[1];
+    if (special)
+      await w.tx.event.update({
+        where: { id: special.id },
+        data: { title: `${special.title} (special edition)`, isException: true },
+      });
+    const cancelled = occurrences[3];
+    if (cancelled) {
+      await excludeFromSeries(w, cancelled, now);
+      await w.tx.event.update({
+        where: { id: cancelled.id },
+        data: {
+          status: 'trash',
+          slug: cancelled.slug && `${cancelled.slug}__trashed`,
+          desiredSlug: cancelled.slug,
+        },
+      });
+    }
+    return created;
+  });
 }
