@@ -61,6 +61,8 @@ const BAD: Record<string, unknown> = {
   venue: 'Main Hall',
   organizer: '1,x',
   post_parent: -1,
+  recurrence: ['RRULE:FREQ=MINUTELY'],
+  scope: 'sometimes',
   password: {},
 };
 
@@ -111,6 +113,9 @@ describe('the event body: documented as read', () => {
       venue: venue.id,
       organizer: String(organizer.id),
       post_parent: parent.id,
+      // A single event stays single; `scope` matters only on an occurrence (test/series/).
+      recurrence: [],
+      scope: 'this',
       password: 'secret',
     };
     const path = `/events/${created.id}`;
