@@ -1,5 +1,5 @@
 import ICAL from 'ical.js';
-import nodeIcal from 'node-ical';
+import nodeIcal, { type VEvent } from 'node-ical';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { API, type Harness } from '../helpers/harness.js';
 import { type Users, startWithRoles } from '../helpers/users.js';
@@ -56,7 +56,7 @@ function withIcalJs(text: string): Instance[] {
 
 function withNodeIcal(text: string): Instance[] {
   const parsed = nodeIcal.sync.parseICS(text);
-  const events = Object.values(parsed).filter((item) => item?.type === 'VEVENT') as nodeIcal.VEvent[];
+  const events = Object.values(parsed).filter((item) => item?.type === 'VEVENT') as VEvent[];
   const instances: Instance[] = [];
   for (const event of events) {
     for (const instance of nodeIcal.expandRecurringEvent(event, {

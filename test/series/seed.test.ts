@@ -19,6 +19,7 @@ it('seeds three series, one with an exception and a cancelled instance', async (
     now: new Date('2026-11-22T00:00:00Z'),
     events: 30,
     ...defaultCounts(30),
+    reset: false,
   });
   const firsts = await h.db.event.findMany({
     where: { recurrence: { not: null }, originalStart: null },
