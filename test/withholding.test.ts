@@ -28,7 +28,17 @@ const viewers: Record<'anonymous' | 'subscriber' | 'contributor' | 'author', Cre
   author: null,
 };
 let editor: Credentials;
-const ids = { event: 0, child: 0, venue: 0, organizer: 0, category: 0, tag: 0 };
+const ids = {
+  event: 0,
+  child: 0,
+  seriesFirst: 0,
+  exception: 0,
+  occurrence: 0,
+  venue: 0,
+  organizer: 0,
+  category: 0,
+  tag: 0,
+};
 const slugs = { event: '', venue: '', organizer: '' };
 let categorySlug = '';
 /** A sync token from the start of the change log. */
@@ -58,11 +68,42 @@ beforeAll(async () => {
     },
   });
   const child = await createEvent(h.db, { title: 'Child', fields: { postParentId: event.id } });
+  // A protected series whose one exception is protected too: reached through `EventSeries`.
+  const protectedFields = {
+    authorId: owner.id,
+    password: PASSWORD,
+    description: `<p>${SECRET} description</p>`,
+    excerpt: `<p>${SECRET} excerpt</p>`,
+  };
+  const seriesFirst = await createEvent(h.db, {
+    title: 'Protected series',
+    fields: { ...protectedFields, recurrence: 'RRULE:FREQ=WEEKLY;COUNT=3' },
+  });
+  const exception = await createEvent(h.db, {
+    title: 'Protected exception',
+    fields: {
+      ...protectedFields,
+      postParentId: seriesFirst.id,
+      originalStart: new Date(seriesFirst.startsAt.getTime() + 7 * 86_400_000),
+      isException: true,
+    },
+  });
+  // An open occurrence of that series: the way in (a protected event itself answers with an error).
+  const occurrence = await createEvent(h.db, {
+    title: 'Open occurrence',
+    fields: {
+      postParentId: seriesFirst.id,
+      originalStart: new Date(seriesFirst.startsAt.getTime() + 14 * 86_400_000),
+    },
+  });
   // Fixtures bypass the write pipeline: the change stream hears of the event by hand.
   await h.db.changeLog.create({ data: { kind: 'event', recordId: event.id, operation: 'updated' } });
   Object.assign(ids, {
     event: event.id,
     child: child.id,
+    seriesFirst: seriesFirst.id,
+    exception: exception.id,
+    occurrence: occurrence.id,
     venue: venue.id,
     organizer: organizer.id,
     category: category.id,
@@ -118,6 +159,10 @@ const GRAPHQL_PATHS: Record<string, () => string[]> = {
   ],
   'Query.event': () => [`{ event(id: ${ids.event}) { ${CONTENT} } }`],
   'Query.eventBySlug': () => [`{ eventBySlug(slug: "${slugs.event}") { ${CONTENT} } }`],
+  'EventSeries.first': () => [`{ event(id: ${ids.occurrence}) { series { first { ${CONTENT} } } } }`],
+  'EventSeries.exceptions': () => [
+    `{ event(id: ${ids.occurrence}) { series { exceptions { ${CONTENT} } } } }`,
+  ],
   'Event.postParent': () => [
     `{ events(filter: { include: [${ids.child}] }) { items { postParent { ${CONTENT} } } } }`,
     `{ event(id: ${ids.child}) { postParent { ${CONTENT} } } }`,
@@ -200,6 +245,16 @@ describe('GraphQL', () => {
       null,
     );
     expect(parent.body.data.event.postParent).toEqual({ id: ids.event, contentWithheld: true });
+    // Through a series: its first event and its exceptions, found and withheld.
+    const [first] = GRAPHQL_PATHS['EventSeries.first']!();
+    expect((await graphql(first!, null)).body.data.event.series.first).toMatchObject({
+      id: ids.seriesFirst,
+      contentWithheld: true,
+    });
+    const [exceptions] = GRAPHQL_PATHS['EventSeries.exceptions']!();
+    expect((await graphql(exceptions!, null)).body.data.event.series.exceptions).toEqual([
+      expect.objectContaining({ id: ids.exception, contentWithheld: true }),
+    ]);
     // By global id and through a connection: found, and withheld.
     const [byNode] = GRAPHQL_PATHS['Query.node']!();
     expect((await graphql(byNode!, null)).body.data.node).toMatchObject({

@@ -6,6 +6,8 @@ import {
   Kind,
   type OperationDefinitionNode,
   getNamedType,
+  getNullableType,
+  isListType,
 } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { Context } from '../context.js';
@@ -63,6 +65,8 @@ const FAMILY_OF_KIND: Readonly<Record<RecordKind, DependencyKind>> = {
 
 type RecordKind = 'event' | 'venue' | 'organizer' | 'term';
 
+const nullableOf = (type: GraphQLOutputType) => getNullableType(type) as GraphQLOutputType;
+
 const recordKindOf = (type: GraphQLOutputType): RecordKind | undefined =>
   RECORD_KINDS[(getNamedType(type) as GraphQLNamedType).name];
 
@@ -75,6 +79,15 @@ export function graphqlReadsPlugin(): Plugin<YogaInitialContext & Context> {
           const kind = reads && recordKindOf(info.returnType);
           if (!reads || !kind) return;
           const atRoot = info.parentType === info.schema.getQueryType();
+          // A list of events the services did not run as a list (a series' exceptions) logs no window:
+          // which events it holds may change with any event write.
+          if (
+            kind === 'event' &&
+            !atRoot &&
+            info.parentType.name !== 'EventPage' &&
+            isListType(nullableOf(info.returnType))
+          )
+            reads.family('events');
           return ({ result }) => {
             if (result === null || result === undefined) {
               if (atRoot) reads.family(FAMILY_OF_KIND[kind]);

@@ -181,12 +181,15 @@ function register<L>(listeners: L[], listener: L): () => void {
 
 function writeScope(tx: Tx, request: WriteRequest, changes: Change[]): WriteScope {
   const postgres = request.config.databaseProvider === 'postgresql';
+  // Where each change sits in `changes`: a series write records thousands.
+  const positions = new Map<string, number>();
   return {
     tx,
     viewer: request.viewer,
     config: request.config,
     changed(kind, id, operation, details = {}) {
-      const index = changes.findIndex((c) => c.kind === kind && c.id === id && c.operation === operation);
+      const key = `${kind}:${id}:${operation}`;
+      const index = positions.get(key) ?? -1;
       const previous = index >= 0 ? changes[index]! : null;
       const move = mergeMoves(previous?.move, details.move);
       const change: Change = {
@@ -200,7 +203,7 @@ function writeScope(tx: Tx, request: WriteRequest, changes: Change[]): WriteScop
         ...(move ? { move } : {}),
       };
       if (index >= 0) changes[index] = change;
-      else changes.push(change);
+      else positions.set(key, changes.push(change) - 1);
     },
     async lock(keys) {
       if (!postgres) return;

@@ -1,5 +1,5 @@
 import ICAL from 'ical.js';
-import nodeIcal from 'node-ical';
+import nodeIcal, { type VEvent } from 'node-ical';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
@@ -51,7 +51,7 @@ function parseBoth(text: string): Map<string, Parsed> {
     });
   }
   const node = nodeIcal.sync.parseICS(text);
-  const nodeEvents = Object.values(node).filter((item) => item?.type === 'VEVENT') as nodeIcal.VEvent[];
+  const nodeEvents = Object.values(node).filter((item) => item?.type === 'VEVENT') as VEvent[];
   expect(nodeEvents.map((event) => event.uid).sort()).toEqual([...mozilla.keys()].sort());
   for (const event of nodeEvents) {
     const m = mozilla.get(event.uid)!;
