@@ -36,8 +36,14 @@ export interface Change {
 /** What a writer may say of a change beyond its kind, id and operation. */
 export type ChangeDetails = Pick<Change, 'taxonomy' | 'countOnly' | 'move'>;
 
+/** What a listener learns of the write beyond its changes. */
+export interface WriteFacts {
+  /** The write's group (`RunOptions.group`, `WriteScope.group`), or null. */
+  readonly group: string | null;
+}
+
 /** Runs inside the transaction, after the write: what it writes commits (or rolls back) with it. */
-export type BeforeCommitListener = (changes: readonly Change[], tx: Tx) => Promise<void>;
+export type BeforeCommitListener = (changes: readonly Change[], tx: Tx, write: WriteFacts) => Promise<void>;
 /** Awaited after the commit, before the write answers. */
 export type AfterCommitListener = (changes: readonly Change[]) => Promise<void> | void;
 
@@ -76,11 +82,21 @@ export interface WriteScope {
    * the write and locked: 412 when it changed meanwhile. Called once the writer may touch the record.
    */
   expectVersion(row: VersionedRow): void;
+  /**
+   * Names the group this write belongs to (a series, an import run), unless it has one already: the
+   * run's `group` or an earlier call wins, so the outermost unit of work names the group.
+   */
+  group(label: string): void;
 }
 
 export interface RunOptions {
   /** The error code of a race still lost after every retry (409). */
   conflictCode?: string;
+  /**
+   * A label shared by related writes (`import-run:<id>`): stored on their change-log rows, so that
+   * webhooks deliver consecutive rows of one group as one summary. The change stream is unaffected.
+   */
+  group?: string;
 }
 
 const TRANSACTION = { maxWait: 15_000, timeout: 30_000 };
@@ -135,10 +151,11 @@ export class WritePipeline {
   async run<T>(request: WriteRequest, work: (scope: WriteScope) => Promise<T>, options: RunOptions = {}) {
     for (let attempt = 1; ; attempt++) {
       const changes: Change[] = [];
+      const facts = { group: options.group ?? null };
       try {
         const result = await request.db.$transaction(async (tx) => {
-          const value = await work(writeScope(tx, request, changes));
-          if (changes.length) for (const listener of this.before) await listener(changes, tx);
+          const value = await work(writeScope(tx, request, changes, facts));
+          if (changes.length) for (const listener of this.before) await listener(changes, tx, facts);
           return value;
         }, TRANSACTION);
         if (changes.length) await this.committed(changes);
@@ -151,6 +168,11 @@ export class WritePipeline {
     }
   }
 
+  /** This pipeline with every write in the group `group`: the outermost unit of work names it. */
+  grouped(group: string): WritePipeline {
+    return new GroupedWrites(this, group);
+  }
+
   private async committed(changes: readonly Change[]): Promise<void> {
     for (const listener of this.after) {
       try {
@@ -160,6 +182,28 @@ export class WritePipeline {
         this.options.onListenerError(error);
       }
     }
+  }
+}
+
+/** Another pipeline's writes, each in one group (an import run's records, written one by one). */
+class GroupedWrites extends WritePipeline {
+  constructor(
+    private readonly pipeline: WritePipeline,
+    private readonly label: string,
+  ) {
+    super();
+  }
+
+  override beforeCommit(listener: BeforeCommitListener): () => void {
+    return this.pipeline.beforeCommit(listener);
+  }
+
+  override afterCommit(listener: AfterCommitListener): () => void {
+    return this.pipeline.afterCommit(listener);
+  }
+
+  override run<T>(request: WriteRequest, work: (scope: WriteScope) => Promise<T>, options: RunOptions = {}) {
+    return this.pipeline.run(request, work, { ...options, group: this.label });
   }
 }
 
@@ -179,7 +223,12 @@ function register<L>(listeners: L[], listener: L): () => void {
   };
 }
 
-function writeScope(tx: Tx, request: WriteRequest, changes: Change[]): WriteScope {
+function writeScope(
+  tx: Tx,
+  request: WriteRequest,
+  changes: Change[],
+  facts: { group: string | null },
+): WriteScope {
   const postgres = request.config.databaseProvider === 'postgresql';
   // Where each change sits in `changes`: a series write records thousands.
   const positions = new Map<string, number>();
@@ -215,6 +264,9 @@ function writeScope(tx: Tx, request: WriteRequest, changes: Change[]): WriteScop
     },
     expectVersion(row) {
       assertVersion(request.ifMatch, row);
+    },
+    group(label) {
+      facts.group ??= label;
     },
     async lockRows(table, ids) {
       const sorted = [...new Set(ids)].sort((a, b) => a - b);

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { ApiError, invalidParams } from '../../domain/errors.js';
 import type { Viewer } from '../../domain/permissions.js';
 import { Prisma } from '../../generated/sqlite/client.js';
-import type { Change, Tx, WritePipeline } from '../transactions.js';
+import type { Change, Tx, WriteFacts, WritePipeline } from '../transactions.js';
 import { eventsVisibleTo } from '../events/event-access.js';
 import { linkedVisibleTo } from '../linked-posts/linked-access.js';
 import { termsVisibleTo } from '../terms/term-reads.js';
@@ -37,6 +37,26 @@ export interface ChangeLogRow {
   recordId: number;
   operation: string;
   createdAt: Date;
+  /** The write's group (`series:<first event id>`, `import-run:<run id>`), or null. */
+  writeGroup: string | null;
+}
+
+// A write may carry a group (`RunOptions.group`, `WriteScope.group`), stored on each of its rows: the
+// change stream ignores it; webhooks deliver consecutive rows of one group as one summary.
+
+/** The group of a series write: every change of an edit of the series whose first event is `firstId`. */
+export const seriesGroup = (firstId: number) => `series:${firstId}`;
+/** The group of an import run's writes. */
+export const importRunGroup = (runId: number) => `import-run:${runId}`;
+
+export type WriteGroup = { kind: 'series'; firstId: number } | { kind: 'import-run'; runId: number };
+
+/** What a stored group label names; null for none or one this version does not know. */
+export function parseGroup(label: string | null): WriteGroup | null {
+  const match = label ? /^(series|import-run):(\d{1,15})$/.exec(label) : null;
+  if (!match) return null;
+  const id = Number(match[2]);
+  return match[1] === 'series' ? { kind: 'series', firstId: id } : { kind: 'import-run', runId: id };
 }
 
 /** The resource type each change is logged under: terms become categories or tags. */
@@ -61,10 +81,12 @@ export async function appendChanges(
   changes: readonly Change[],
   tx: Tx,
   provider: Config['databaseProvider'],
+  write: WriteFacts = { group: null },
 ): Promise<void> {
   const types = await typesOf(changes, tx);
+  const writeGroup = write.group;
   const data = changes.flatMap((change, i) =>
-    types[i] ? [{ kind: types[i], recordId: change.id, operation: change.operation }] : [],
+    types[i] ? [{ kind: types[i], recordId: change.id, operation: change.operation, writeGroup }] : [],
   );
   if (!data.length) return;
   if (provider === 'postgresql')
@@ -78,7 +100,9 @@ export async function appendChanges(
 
 /** Registers the log on the write pipeline; call it last, so that its lock is the last one taken. */
 export function recordChanges(writes: WritePipeline, config: Pick<Config, 'databaseProvider'>): () => void {
-  return writes.beforeCommit((changes, tx) => appendChanges(changes, tx, config.databaseProvider));
+  return writes.beforeCommit((changes, tx, write) =>
+    appendChanges(changes, tx, config.databaseProvider, write),
+  );
 }
 
 // ---- Sync tokens ---------------------------------------------------------------------------------

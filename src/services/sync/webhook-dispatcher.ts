@@ -6,10 +6,10 @@ import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import { siteUrls } from '../../domain/urls.js';
 import type { Logger } from '../../logger.js';
-import { type ChangeLogRow, readCommittedAfter } from './change-log.js';
-import { isPrivateAddress, subscribes } from './webhooks.js';
+import { readCommittedAfter } from './change-log.js';
+import { type Delivery, deliveryOf, unitAt } from './webhook-groups.js';
+import { isPrivateAddress, wants } from './webhooks.js';
 
 // Delivers the change log to the webhook endpoints, in process: the log is the outbox. Each endpoint
 // has a cursor (the last sequence delivered or skipped) that moves only after its target answered 2xx,
@@ -18,6 +18,7 @@ import { isPrivateAddress, subscribes } from './webhooks.js';
 // failure stops the endpoint until its retry time (exponential backoff), and too many consecutive
 // failures disable it. Several instances may run this: an endpoint is claimed (a row update that only
 // succeeds when no live claim exists) before its turn, and a crashed instance's claim runs out.
+// The rows of a grouped write (a series edit, an import run) go as one summary (`webhook-groups.ts`).
 
 export interface WebhookSettings {
   /** Every instance polls this often for changes other instances committed (its own wake it at once). */
@@ -31,44 +32,9 @@ export interface WebhookSettings {
   allowPrivate: boolean;
 }
 
+/** Log rows read at a time (a group's summary reads on past it). */
 const BATCH = 100;
 const RESPONSE_LIMIT = 64 * 1024;
-
-export interface WebhookPayload {
-  type: string;
-  timestamp: string;
-  data: {
-    id: number;
-    resource: string;
-    operation: string;
-    sequence: number;
-    changed_at: string;
-    rest_url: string;
-  };
-}
-
-const REST_PATH: Record<string, string> = {
-  event: 'events',
-  venue: 'venues',
-  organizer: 'organizers',
-  category: 'categories',
-  tag: 'tags',
-};
-
-export function payloadOf(row: ChangeLogRow, siteUrl: string): WebhookPayload {
-  return {
-    type: `${row.kind}.${row.operation}`,
-    timestamp: row.createdAt.toISOString(),
-    data: {
-      id: row.recordId,
-      resource: row.kind,
-      operation: row.operation,
-      sequence: row.id,
-      changed_at: row.createdAt.toISOString(),
-      rest_url: `${siteUrls(siteUrl).api}/${REST_PATH[row.kind] ?? row.kind}/${row.recordId}`,
-    },
-  };
-}
 
 /** Resolves like `dns.lookup`, refusing private targets: the address checked is the one connected to. */
 function guardedLookup(allowPrivate: boolean): LookupFunction {
@@ -239,15 +205,20 @@ export class WebhookDispatcher {
         if (endpoint.nextAttemptAt && endpoint.nextAttemptAt > new Date()) return;
         const rows = await readCommittedAfter(this.db, endpoint.cursor, BATCH);
         if (!rows.length) return;
-        for (const row of rows) {
+        const readAfter = (sequence: number, limit: number) => readCommittedAfter(this.db, sequence, limit);
+        // A group read on past the batch ends it: the next batch starts after the group.
+        for (let index = 0; index < rows.length;) {
           if (this.stopped) return;
-          if (row.kind !== 'user' && subscribes(endpoint.events, `${row.kind}.${row.operation}`)) {
-            const delivered = await this.deliver(endpoint, row);
+          const unit = await unitAt(rows, index, BATCH, readAfter);
+          index += unit.length;
+          const delivery = deliveryOf(unit, this.config.siteUrl);
+          if (wants(endpoint.events, delivery.type, delivery.covers)) {
+            const delivered = await this.deliver(endpoint, delivery);
             if (!delivered) return;
           } else {
             await this.db.webhookEndpoint.updateMany({
-              where: { id, cursor: { lt: row.id } },
-              data: { cursor: row.id },
+              where: { id, cursor: { lt: delivery.last } },
+              data: { cursor: delivery.last },
             });
           }
         }
@@ -266,17 +237,17 @@ export class WebhookDispatcher {
   /** One attempt; true when the endpoint took it (the cursor moved past it). */
   private async deliver(
     endpoint: { id: number; url: string; secret: string; failures: number },
-    row: ChangeLogRow,
+    delivery: Delivery,
   ): Promise<boolean> {
     const settings = this.config.webhooks;
-    const payload = JSON.stringify(payloadOf(row, this.config.siteUrl));
-    const messageId = `msg_${row.id}`;
+    const payload = JSON.stringify(await delivery.payload(this.db));
+    const { messageId } = delivery;
     const sentAt = new Date();
     let signature: string;
     try {
       signature = new Webhook(endpoint.secret).sign(messageId, sentAt, payload);
     } catch (error) {
-      await this.failed(endpoint, row, messageId, { status: null, error: String(error) }, 0, true);
+      await this.failed(endpoint, delivery, { status: null, error: String(error) }, 0, true);
       return false;
     }
     // The claim covers this attempt.
@@ -301,15 +272,15 @@ export class WebhookDispatcher {
     if (result.error === null) {
       await this.db.$transaction([
         this.db.webhookEndpoint.updateMany({
-          where: { id: endpoint.id, cursor: { lt: row.id } },
-          data: { cursor: row.id, failures: 0, nextAttemptAt: null },
+          where: { id: endpoint.id, cursor: { lt: delivery.last } },
+          data: { cursor: delivery.last, failures: 0, nextAttemptAt: null },
         }),
         this.db.webhookDelivery.create({
           data: {
             endpointId: endpoint.id,
-            changeId: row.id,
+            changeId: delivery.first,
             messageId,
-            eventType: `${row.kind}.${row.operation}`,
+            eventType: delivery.type,
             attempt: endpoint.failures + 1,
             status: result.status,
             durationMs,
@@ -320,14 +291,13 @@ export class WebhookDispatcher {
       endpoint.failures = 0;
       return true;
     }
-    await this.failed(endpoint, row, messageId, result, durationMs, false);
+    await this.failed(endpoint, delivery, result, durationMs, false);
     return false;
   }
 
   private async failed(
     endpoint: { id: number; failures: number },
-    row: ChangeLogRow,
-    messageId: string,
+    delivery: Delivery,
     result: AttemptResult,
     durationMs: number,
     fatal: boolean,
@@ -353,9 +323,9 @@ export class WebhookDispatcher {
       this.db.webhookDelivery.create({
         data: {
           endpointId: endpoint.id,
-          changeId: row.id,
-          messageId,
-          eventType: `${row.kind}.${row.operation}`,
+          changeId: delivery.first,
+          messageId: delivery.messageId,
+          eventType: delivery.type,
           attempt: failures,
           status: result.status,
           error: result.error?.slice(0, 500) ?? null,

@@ -15,6 +15,24 @@ export const WEBHOOK_EVENT_TYPES: readonly string[] = SYNC_TYPES.flatMap((type) 
   OPERATIONS.map((operation) => `${type}.${operation}`),
 );
 
+/**
+ * The types of summarised deliveries: the changes of one series write, of one import run. An endpoint
+ * subscribed to one of the change types a summary covers (`event.updated`, `event.*`) receives it too.
+ */
+export const SERIES_SUMMARY = 'event.series.updated';
+export const IMPORT_RUN_SUMMARY = 'import.run.updated';
+export const SUMMARY_EVENT_TYPES: readonly string[] = [SERIES_SUMMARY, IMPORT_RUN_SUMMARY];
+
+/**
+ * Whether an endpoint subscribed to `events` wants a delivery of `type` covering changes of the types
+ * `covers` (a single change covers its own type): its own type or any change it covers is subscribed
+ * to. Covering nothing (a user's change) it is never sent.
+ */
+export function wants(events: string, type: string, covers: readonly string[]): boolean {
+  if (!covers.length) return false;
+  return subscribes(events, type) || covers.some((covered) => subscribes(events, covered));
+}
+
 /** Whether an endpoint subscribed to `events` (comma list; `*` all, `event.*` a resource) wants `type`. */
 export function subscribes(events: string, type: string): boolean {
   return events
@@ -32,11 +50,12 @@ export function parseEventTypes(events: readonly string[]): string {
   const known = (entry: string) =>
     entry === '*' ||
     WEBHOOK_EVENT_TYPES.includes(entry) ||
+    SUMMARY_EVENT_TYPES.includes(entry) ||
     (entry.endsWith('.*') && (SYNC_TYPES as readonly string[]).includes(entry.slice(0, -2)));
   const unknown = list.filter((entry) => !known(entry));
   if (!list.length || unknown.length)
     throw invalidParams({
-      events: `Give one or more of *, <type>.*, ${WEBHOOK_EVENT_TYPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}.`,
+      events: `Give one or more of *, <type>.*, ${[...WEBHOOK_EVENT_TYPES, ...SUMMARY_EVENT_TYPES].join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}.`,
     });
   return list.join(',');
 }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ChangeLog" ADD COLUMN "writeGroup" TEXT;

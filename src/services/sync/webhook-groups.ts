@@ -1,0 +1,172 @@
+import type { Db } from '../../db/client.js';
+import { siteUrls } from '../../domain/urls.js';
+import type { ChangeOperation } from '../transactions.js';
+import { type ChangeLogRow, type WriteGroup, parseGroup } from './change-log.js';
+import { IMPORT_RUN_SUMMARY, SERIES_SUMMARY } from './webhooks.js';
+
+// Grouped deliveries. The rows of a write that carries a group (a series edit, an import run), and of
+// the writes of the same group right after it, reach an endpoint as one summary instead of one delivery
+// per row: consecutive rows of one group in the log, however many batches they span, up to
+// MAX_SUMMARISED. Rows of the group that other writes interrupt make a further summary.
+
+/** Rows one summary covers at most, so that a payload stays a few hundred kilobytes. */
+export const MAX_SUMMARISED = 10_000;
+
+const OPERATIONS: readonly ChangeOperation[] = ['created', 'updated', 'trashed', 'deleted'];
+
+/**
+ * The rows delivered together from `rows[index]`: that row alone, or, when it carries a known group,
+ * it and the rows after it of the same group. A group reaching the end of a full batch is read on
+ * (`readAfter`) until it ends.
+ */
+export async function unitAt(
+  rows: readonly ChangeLogRow[],
+  index: number,
+  batch: number,
+  readAfter: (sequence: number, limit: number) => Promise<ChangeLogRow[]>,
+): Promise<ChangeLogRow[]> {
+  const row = rows[index]!;
+  if (!parseGroup(row.writeGroup)) return [row];
+  const unit = [row];
+  let next = rows.slice(index + 1);
+  let more = rows.length >= batch;
+  for (;;) {
+    let taken = 0;
+    while (taken < next.length && next[taken]!.writeGroup === row.writeGroup && unit.length < MAX_SUMMARISED)
+      unit.push(next[taken++]!);
+    if (taken < next.length || !more || unit.length >= MAX_SUMMARISED) return unit;
+    next = await readAfter(unit.at(-1)!.id, batch);
+    more = next.length >= batch;
+  }
+}
+
+/** One POST to an endpoint: a single change, or a group's summary. */
+export interface Delivery {
+  type: string;
+  /** The first and last sequence it covers: the cursor moves to `last` once delivered. */
+  first: number;
+  last: number;
+  /** The change types it covers: an endpoint subscribed to any of them receives it. */
+  covers: string[];
+  /** Same extent, same id (a redelivery); a group that grew before its retry is a new message. */
+  messageId: string;
+  /** The JSON body; a summary may read what it names (an import run's source). */
+  payload(db: Db): Promise<unknown>;
+}
+
+const REST_PATH: Record<string, string> = {
+  event: 'events',
+  venue: 'venues',
+  organizer: 'organizers',
+  category: 'categories',
+  tag: 'tags',
+};
+
+export function restUrl(siteUrl: string, kind: string, id: number): string {
+  return `${siteUrls(siteUrl).api}/${REST_PATH[kind] ?? kind}/${id}`;
+}
+
+/** The delivery of `unit` (see `unitAt`). */
+export function deliveryOf(unit: readonly ChangeLogRow[], siteUrl: string): Delivery {
+  const first = unit[0]!;
+  const last = unit.at(-1)!;
+  const group = parseGroup(first.writeGroup);
+  if (!group) {
+    const type = `${first.kind}.${first.operation}`;
+    return {
+      type,
+      first: first.id,
+      last: first.id,
+      covers: first.kind === 'user' ? [] : [type],
+      messageId: `msg_${first.id}`,
+      payload: () =>
+        Promise.resolve({
+          type,
+          timestamp: first.createdAt.toISOString(),
+          data: {
+            id: first.recordId,
+            resource: first.kind,
+            operation: first.operation,
+            sequence: first.id,
+            changed_at: first.createdAt.toISOString(),
+            rest_url: restUrl(siteUrl, first.kind, first.recordId),
+          },
+        }),
+    };
+  }
+  const rows = unit.filter((row) => row.kind !== 'user');
+  return {
+    type: group.kind === 'series' ? SERIES_SUMMARY : IMPORT_RUN_SUMMARY,
+    first: first.id,
+    last: last.id,
+    covers: [...new Set(rows.map((row) => `${row.kind}.${row.operation}`))],
+    messageId: `msg_${first.id}_${last.id}`,
+    payload: (db) => summary(db, group, rows, first, last, siteUrl),
+  };
+}
+
+/** The distinct ids per kind, in the order of their first change. */
+function idsByKind(rows: readonly ChangeLogRow[]): Record<string, number[]> {
+  const ids: Record<string, Set<number>> = {};
+  for (const row of rows) (ids[row.kind] ??= new Set()).add(row.recordId);
+  return Object.fromEntries(Object.entries(ids).map(([kind, set]) => [kind, [...set]]));
+}
+
+/** How many distinct records each operation touched. */
+function countsOf(rows: readonly ChangeLogRow[]): Record<ChangeOperation, number> {
+  return Object.fromEntries(
+    OPERATIONS.map((operation) => [
+      operation,
+      new Set(rows.filter((row) => row.operation === operation).map((row) => row.recordId)).size,
+    ]),
+  ) as Record<ChangeOperation, number>;
+}
+
+async function summary(
+  db: Db,
+  group: WriteGroup,
+  rows: readonly ChangeLogRow[],
+  first: ChangeLogRow,
+  last: ChangeLogRow,
+  siteUrl: string,
+) {
+  const span = {
+    group: first.writeGroup,
+    first_sequence: first.id,
+    last_sequence: last.id,
+    changed_at: last.createdAt.toISOString(),
+  };
+  const envelope = (type: string, data: Record<string, unknown>) => ({
+    type,
+    timestamp: last.createdAt.toISOString(),
+    data,
+  });
+  if (group.kind === 'series') {
+    const events = rows.filter((row) => row.kind === 'event');
+    return envelope(SERIES_SUMMARY, {
+      id: group.firstId,
+      resource: 'event',
+      ids: idsByKind(events).event ?? [],
+      counts: countsOf(events),
+      // What else the write changed: the counts of the series' terms, a venue made on the way.
+      related: idsByKind(rows.filter((row) => row.kind !== 'event')),
+      ...span,
+      rest_url: restUrl(siteUrl, 'event', group.firstId),
+    });
+  }
+  const run = await db.importRun.findUnique({ where: { id: group.runId }, select: { source: true } });
+  const byKind = new Map<string, ChangeLogRow[]>();
+  for (const row of rows) {
+    const list = byKind.get(row.kind);
+    if (list) list.push(row);
+    else byKind.set(row.kind, [row]);
+  }
+  return envelope(IMPORT_RUN_SUMMARY, {
+    id: group.runId,
+    resource: 'import_run',
+    source: run?.source ?? null,
+    ids: idsByKind(rows),
+    counts: Object.fromEntries([...byKind].map(([kind, list]) => [kind, countsOf(list)])),
+    ...span,
+  });
+}
