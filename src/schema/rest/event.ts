@@ -15,7 +15,13 @@ import { archiveLinks } from '../../domain/paging.js';
 import { type EventArchive, eventArchive, eventPageItems } from '../../services/events/events.js';
 import { findEvents } from '../../services/events/event-reads.js';
 import type { EventListFilter } from '../../services/events/events-query.js';
-import { ECHO_ORDER, FILTER_NAMES, REST_PARAMS, filterDeclaration } from '../../model/event-filters.js';
+import {
+  ECHO_ORDER,
+  FILTER_NAMES,
+  REST_PARAMS,
+  echoOf,
+  filterDeclaration,
+} from '../../model/event-filters.js';
 import {
   FEED_DEFAULT_LIMIT,
   FEED_MAX_LIMIT,
@@ -332,22 +338,16 @@ const flagParam = (value: boolean) => (value ? '1' : '0');
 function eventLinks(page: EventArchive, ctx: Context) {
   const { effective: f, paging } = page;
   const params: Array<[string, string]> = [['per_page', String(paging.perPage)]];
-  const add = (name: string, value: string | number | boolean | readonly (string | number)[] | null) => {
-    if (value === null) return;
-    if (typeof value === 'boolean') params.push([name, flagParam(value)]);
-    else params.push([name, Array.isArray(value) ? value.join(',') : String(value)]);
-  };
-  for (const name of ECHO_ORDER) {
-    const filter = filterDeclaration(name);
-    if (name === 'status') add(REST_PARAMS.status, f.statusAny ? 'any' : f.status);
-    else if (name === 'near') {
-      if (f.near)
-        for (const part of ['lat', 'lng', 'radius'] as const) add(REST_PARAMS[`near.${part}`], f.near[part]);
-    } else if (name === 'strictDates') {
-      if (f.strictDates) add(REST_PARAMS.strictDates, true);
-    } else if (typeof filter.rest === 'string')
-      add(filter.rest, f[name as keyof typeof f] as Parameters<typeof add>[1]);
-  }
+  for (const name of ECHO_ORDER)
+    for (const [param, value] of echoOf(name, f[name]))
+      params.push([
+        param,
+        typeof value === 'boolean'
+          ? flagParam(value)
+          : Array.isArray(value)
+            ? value.join(',')
+            : String(value),
+      ]);
   return archiveLinks(`${ctx.urls.api}/events/`, params, paging.page, page.totalPages);
 }
 
