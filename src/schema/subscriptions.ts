@@ -17,13 +17,7 @@ import { visibleEvent } from '../services/events/event-access.js';
 import { visibleLinked } from '../services/linked-posts/linked-access.js';
 import { visibleTerm } from '../services/terms/term-reads.js';
 import { CATEGORY, TAG } from '../services/terms/terms.js';
-import type { InputFieldRef } from '@pothos/core';
-import {
-  type EventListFilter,
-  SUBSCRIPTION_FILTERS,
-  type SubscriptionFilterName,
-  filterDeclaration,
-} from '../model/event-filters.js';
+import { EVENT_FILTERS } from '../model/event-filters.js';
 import type { Change, ChangeOperation as Operation } from '../services/transactions.js';
 
 // GraphQL subscriptions (served over Server-Sent Events by yoga). The feed carries only
@@ -37,8 +31,6 @@ import type { Change, ChangeOperation as Operation } from '../services/transacti
 // trashed, no longer readable, no longer matching the filter) is delivered once, without content
 // (`event: null`); a change to a record the subscriber cannot see and never saw is not delivered at
 // all, so nothing tells that a draft exists or is being edited.
-
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 builder.subscriptionType({
   subGraphs: ['public'],
@@ -134,15 +126,13 @@ const EventChangeFilter = builder.inputType('EventChangeFilter', {
   description:
     'Any of the values of each field; fields combine with AND. Filters on venues, organizers, ' +
     'categories and tags never match a password-protected event you cannot unlock.',
-  // Some of the list's own filters, as declared (`model/event-filters.ts`), applied as the list applies them.
+  // The list's own filters, as declared (`model/event-filters.ts`).
   fields: (t) => ({
     ids: t.intList({ description: 'Only these events (hidden-from-listings ones included)' }),
-    ...(Object.fromEntries(
-      SUBSCRIPTION_FILTERS.map((name) => {
-        const { kind, description } = filterDeclaration(name);
-        return [name, kind === 'intList' ? t.intList({ description }) : t.stringList({ description })];
-      }),
-    ) as { [K in SubscriptionFilterName]: InputFieldRef<Types, EventListFilter[K]> }),
+    venues: t.intList({ description: EVENT_FILTERS.venues.description }),
+    organizers: t.intList({ description: EVENT_FILTERS.organizers.description }),
+    categories: t.stringList({ description: EVENT_FILTERS.categories.description }),
+    tags: t.stringList({ description: EVENT_FILTERS.tags.description }),
   }),
 });
 
