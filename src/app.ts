@@ -6,6 +6,7 @@ import { authenticateRequests, viewerOf } from './auth/authenticate-requests.js'
 import { LoginLimits } from './auth/login-limits.js';
 import { cacheFastPath, rawCacheHits } from './cache/fast-path.js';
 import { ResponseCache } from './cache/response-cache.js';
+import { ShapeCache } from './cache/shape-cache.js';
 import type { Config } from './config.js';
 import { createContext } from './context.js';
 import type { Db } from './db/client.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
   writes?: WritePipeline;
   /** The response cache; by default a new one configured by `config.cache`. */
   cache?: ResponseCache;
+  /** Kept REST shapes; by default a new one bounded by `config.shapeCache` (none at 0 bytes). */
+  shapes?: ShapeCache;
   /** Prometheus metrics; without them `/metrics` is not served and nothing is measured. */
   metrics?: Metrics;
   /** Draining state and readiness checks shared with the process that listens (`server.ts`). */
@@ -66,6 +69,7 @@ export function buildApp({
   logger,
   writes: pipeline,
   cache: givenCache,
+  shapes: givenShapes,
   metrics,
   lifecycle = new Lifecycle(),
   redis,
@@ -89,7 +93,10 @@ export function buildApp({
   // The change stream (sync tokens, webhooks): appended inside each write's transaction, last.
   recordChanges(writes, config);
 
-  const deps = { db, config, writes, changes, keep: cache.keep.bind(cache) };
+  // Kept event shapes: keyed by every input, so no write invalidates them (src/cache/shape-cache.ts).
+  const shapes =
+    givenShapes ?? (config.shapeCache.maxBytes > 0 ? new ShapeCache(config.shapeCache) : undefined);
+  const deps = { db, config, writes, changes, keep: cache.keep.bind(cache), ...(shapes && { shapes }) };
   // Trusted documents only, or any document plus automatic persisted queries (src/graphql/persisted.ts).
   const persisted = new PersistedDocuments({ trusted: config.trustedDocuments?.documents });
   const yoga = createGraphqlYoga({ deps, config, logger, metrics, persisted });

@@ -23,6 +23,7 @@ const EnvSchema = z.object({
   CALENDAR_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
   CALENDAR_CACHE: z.enum(['on', 'off']).default('on'),
   CALENDAR_CACHE_MB: z.coerce.number().min(1).max(65536).default(64),
+  CALENDAR_SHAPE_CACHE_MB: z.coerce.number().min(0).max(65536).default(16),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
@@ -83,6 +84,8 @@ export interface Config {
   trustedDocuments?: { path: string; documents: ReadonlyMap<string, string> };
   /** The shared response cache of anonymous reads, and its bound in bytes. */
   cache: { enabled: boolean; maxBytes: number };
+  /** Kept REST shapes of events (`cache/shape-cache.ts`); 0 bytes, or the cache off, keeps none. */
+  shapeCache: { maxBytes: number };
   redisUrl?: string;
   /** `/metrics` on the public port needs `Authorization: Bearer <token>`; without a token it is not served there. */
   metricsToken?: string;
@@ -159,6 +162,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     ...(trustedDocuments ? { trustedDocuments } : {}),
     cache: { enabled: e.CALENDAR_CACHE === 'on', maxBytes: Math.round(e.CALENDAR_CACHE_MB * 1024 * 1024) },
+    shapeCache: {
+      maxBytes: e.CALENDAR_CACHE === 'on' ? Math.round(e.CALENDAR_SHAPE_CACHE_MB * 1024 * 1024) : 0,
+    },
     redisUrl: e.REDIS_URL,
     metricsToken: e.CALENDAR_METRICS_TOKEN,
     metricsPort: e.CALENDAR_METRICS_PORT,

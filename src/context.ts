@@ -4,6 +4,7 @@ import { ANONYMOUS, type Viewer } from './domain/permissions.js';
 import { siteUrls } from './domain/urls.js';
 import type { IfMatch } from './domain/versions.js';
 import type { ReadLog } from './services/read-log.js';
+import type { ShapeCache } from './cache/shape-cache.js';
 import type { ChangeFeed } from './services/sync/change-feed.js';
 import type { Context, Keep } from './services/scope.js';
 import type { WritePipeline } from './services/transactions.js';
@@ -16,6 +17,7 @@ export interface AppDeps {
   writes: WritePipeline;
   changes?: ChangeFeed;
   keep?: Keep;
+  shapes?: ShapeCache;
 }
 
 export interface RequestInfo {
@@ -31,7 +33,7 @@ export interface RequestInfo {
 
 /** The request's context, made once by the edge that received it (REST router, GraphQL endpoint). */
 export function createContext(
-  { db, config, writes, changes, keep }: AppDeps,
+  { db, config, writes, changes, keep, shapes }: AppDeps,
   request: RequestInfo = {},
 ): Context {
   const viewer = request.viewer ?? ANONYMOUS;
@@ -41,6 +43,7 @@ export function createContext(
     writes,
     ...(changes ? { changes } : {}),
     ...(keep ? { keep } : {}),
+    ...(shapes ? { shapes } : {}),
     client: viewer.userId !== null ? `user:${viewer.userId}` : `address:${request.address ?? 'unknown'}`,
     viewer,
     ifMatch: request.ifMatch ?? null,

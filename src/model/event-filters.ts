@@ -1,29 +1,87 @@
 import { EVENT_STATUSES, INVALID_EVENT_STATUS } from '../domain/event-status.js';
 import type { Config } from '../config.js';
+import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
 import type { EventFact } from '../domain/dependencies.js';
-import { ApiError } from '../domain/errors.js';
+import { ApiError, isApiError } from '../domain/errors.js';
+import { SEARCH_TOO_LONG, searchTooLong } from '../domain/limits.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import { readableWhere } from '../domain/permissions.js';
+import { type Viewer, listableStatuses, readableWhere } from '../domain/permissions.js';
 import type { Taxonomy } from '../domain/urls.js';
 import type { Context } from '../services/scope.js';
-import { eventSearchWhere } from '../services/text-search.js';
+import { eventSearchMatches, eventSearchWhere } from '../services/text-search.js';
+import {
+  DEFAULT_GEO_RADIUS_KM,
+  EARTH_RADIUS_KM,
+  boundingBox,
+  venuesInRange,
+} from '../services/events/events-geo.js';
 import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
 
 // The event list filters declared once: the REST parameter and the GraphQL argument (the domain name is
 // the key), the value's kind (which both APIs read it as), its documentation, its cost price, whether
-// it filters on what a protected event's listing withholds (D21), and — but for the dates, status,
-// include and geo filters — its validation, lookup and SQL condition. The domain filter type (`EventListFilter`), the
-// REST arguments and their renaming, the echo in `rest_url` and the paging links (D2), the GraphQL
-// `EventFilter`, the query's size checks and withholding condition (`services/events/events-query.ts`) and the
-// GraphQL cost (`graphql/limits.ts`) all come from here. The filters still resolved by hand in
-// `resolveEventQuery` (dates, strict_dates, status, include, geoloc, near: their defaults and errors
-// depend on each other) are typed by these names.
+// it filters on what a protected event's listing withholds (D21), what of an event it reads, its check
+// (validation, default, SQL condition), its lookup in the database, its echo and the list's order it
+// imposes. The rules that read several filters together are declared here once: the date window
+// (`WINDOW`: the bounds, their rounding and default, `strict_dates` and `include`), the statuses a
+// viewer may list (`status`), the place (`near`). The domain filter type, the effective filter, the REST
+// arguments and their renaming, the echo in `rest_url` and the paging links (D2), the GraphQL
+// `EventFilter` and the subscription's filter, the query (`applyFilters`,
+// `services/events/events-query.ts`: a loop over these declarations) and the GraphQL cost
+// (`graphql/limits.ts`) all come from here.
 
 /** How a filter's value is written: both APIs read it into this domain type. */
 export type FilterKind = 'string' | 'boolean' | 'int' | 'stringList' | 'intList' | 'near';
 
 /** A GraphQL enum a filter's words are typed with (the schema supplies one per name). */
 export type FilterEnum = 'PostStatus' | 'EventStatus' | 'AttendanceMode';
+
+/** A reason a filter's value is refused (all of a request's are reported together, as WordPress does). */
+export interface FilterError {
+  /** A `FilterParam` (typed as a string here: the declarations name their own). */
+  param: string;
+  reason: string;
+  detail?: { code: string; message: string };
+}
+
+/** What a filter's check or lookup makes of its value. */
+export interface Checked<E> {
+  /** The value as the list applies it (defaults included); null: the filter does not apply. */
+  effective: E | null;
+  /** Its condition on the events. */
+  where?: Prisma.EventWhereInput;
+  errors?: FilterError[];
+  /** A refusal of its own, answered alone once the other filters pass (`post_parent`). */
+  refusal?: ApiError;
+  /** Geo lists: the venues in range and their distance in km (the list is ordered by it). */
+  distances?: Map<number, number>;
+}
+
+/**
+ * The filters the rules spanning several read besides their own (typed here, as the declarations are
+ * not yet; `EventListFilter` must be one of these: `services/events/events-query.ts` passes it).
+ */
+export type PartnerFilters = Readonly<Partial<Record<WindowBound, string | null>>> & {
+  readonly strictDates?: boolean | null;
+  readonly include?: readonly number[] | null;
+};
+
+/** What a check may read beyond its own value. */
+export interface FilterRequest {
+  /** The whole filter: the rules spanning several filters (the date window) read their partners here. */
+  filter: PartnerFilters;
+  viewer: Viewer;
+  now: Date;
+  siteZone: string;
+  databaseProvider: Config['databaseProvider'];
+  /** The name the API gives a parameter, for the messages naming another one. */
+  paramName(param: string): string;
+}
+
+/** The value REST echoes for a parameter (`rest_url`, paging links). */
+export type EchoValue = string | number | boolean | readonly (string | number)[];
+
+/** What a lookup may use of the request's scope. */
+export type LookupScope = Pick<Context, 'db' | 'viewer'>;
 
 interface FilterCommon<K extends FilterKind> {
   kind: K;
@@ -49,80 +107,127 @@ interface FilterCommon<K extends FilterKind> {
    * or visibility) leaves the lists it filters as they were (the response cache's dependencies).
    */
   facts: readonly EventFact[];
-}
-
-/** A filter whose value is a list of words, checked against a closed set, matching a column. */
-export interface ChoiceFilter extends FilterCommon<'stringList'> {
-  choice: {
-    values: readonly string[];
-    invalid: string;
-    where: (values: string[]) => Prisma.EventWhereInput;
-  };
-}
-
-/** A flag matching a boolean column as given. */
-export interface FlagFilter extends FilterCommon<'boolean'> {
-  flag: { where: (value: boolean) => Prisma.EventWhereInput };
-}
-
-/** What a filter's own rule makes of its given value: the effective value and its condition, or a refusal. */
-export type FilterOutcome<E> =
-  | { effective: E; where?: Prisma.EventWhereInput }
-  | { reason: string; detail?: { code: string; message: string } };
-
-/** What a rule may need beyond the value. */
-export interface FilterEnv {
-  databaseProvider: Config['databaseProvider'];
-  /** The events SQLite's trigram index found for the `search` (`eventSearchMatches`); null: none asked. */
-  searchMatches: readonly number[] | null;
-}
-
-/** A filter with a rule of its own that needs no lookup. */
-export interface RuleFilter extends FilterCommon<FilterKind> {
-  // Method syntax: each declaration takes its own kind's value.
-  rule(given: never, env: FilterEnv): FilterOutcome<unknown>;
-}
-
-/** A filter of record ids, each of which must be one the viewer may read (else the filter is refused). */
-export interface LookupFilter extends FilterCommon<'intList'> {
-  lookup(ids: number[], ctx: Pick<Context, 'db' | 'viewer'>): Promise<FilterOutcome<number[]>>;
+  /** Checked before any lookup (lists: at most `MAX_LIST_VALUES`): the reason its size is refused. */
+  limit?(given: never): string | null;
+  /** Its check, run for every request (given or not: a default may apply). Method syntax: each takes its kind's value. */
+  check?(given: never, request: FilterRequest): Checked<unknown>;
+  /** A check needing the database, given the checked value (or, without `check`, the given one) when set. */
+  lookup?(value: never, ctx: LookupScope, request: FilterRequest): Promise<Checked<unknown>>;
+  /** The list's order when the filter applies (by start otherwise). */
+  order?: Prisma.EventOrderByWithRelationInput[];
+  /** What REST echoes of the effective value (`near`: per coordinate); by default the value itself. */
+  echo?(effective: never): EchoValue;
 }
 
 /**
  * Term slugs or ids of a taxonomy (any of them), each of which must exist: the term filters are looked
- * up together, in one query (`resolveTerms`, `services/events/events-query.ts`).
+ * up together, in one query (`resolveTerms`, `services/events/events-query.ts`); echoed as given.
  */
 export interface TermFilter extends FilterCommon<'stringList'> {
   term: { taxonomy: Taxonomy };
 }
 
-/** An event id that must name an event the viewer may read; refused alone, after the other filters. */
-export interface ParentFilter extends FilterCommon<'int'> {
-  parent: {
-    find(id: number, ctx: Pick<Context, 'db' | 'viewer'>): Promise<{ id: number } | null>;
-    /** The refusal, naming the parameter as the API does. */
-    invalid(param: string): ApiError;
-    where(id: number): Prisma.EventWhereInput;
-  };
-}
-
-export type FilterDeclaration =
-  | FilterCommon<FilterKind>
-  | ChoiceFilter
-  | FlagFilter
-  | RuleFilter
-  | LookupFilter
-  | TermFilter
-  | ParentFilter;
+export type FilterDeclaration = FilterCommon<FilterKind> | TermFilter;
 
 const TICKETS_INACTIVE = 'Event Tickets plugin is not activated.';
 const INVALID = 'Invalid parameter.';
+const refused = (param: string, reason = INVALID): Checked<never> => ({
+  effective: null,
+  errors: [{ param, reason }],
+});
 
 /** The ids all name a record the viewer may read: one that it may not is as unknown as a missing one. */
 const allKnown = (ids: number[], known: Array<{ id: number }>) => known.length === ids.length;
 
+/** A filter over a closed set of words (any of them), matching a column; `invalid` names them all. */
+const choice =
+  (
+    param: string,
+    values: readonly string[],
+    invalid: string,
+    where: (values: string[]) => Prisma.EventWhereInput,
+  ) =>
+  (given: readonly string[] | null | undefined): Checked<string[]> => {
+    if (!given?.length) return { effective: null };
+    const words = [...new Set(given.map((word) => word.trim().toLowerCase()))];
+    if (!words.every((word) => values.includes(word))) return refused(param, invalid);
+    return { effective: words, where: where(words) };
+  };
+
+/** A flag matching a boolean column as given. */
+const flag =
+  (where: (value: boolean) => Prisma.EventWhereInput) =>
+  (given: boolean | null | undefined): Checked<boolean> =>
+    given === null || given === undefined ? { effective: null } : { effective: given, where: where(given) };
+
 const dates = (what: string) =>
   `${what}: ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase ("tomorrow", "+5 weeks"); site time zone`;
+
+/**
+ * The date window, one rule over the date filters read together: each bounds the event's local start
+ * or end; inclusive mode (the default, `strict_dates` off) rounds `start_date` to 00:00:00 and every
+ * other bound to 23:59:59 of its day (docs/reference.md §5.5); without a relative bound
+ * (`starts_*`/`ends_*`) the list shows from yesterday 00:00 to 24 months ahead; `include` ignores them
+ * all (D15). Filters compare the site-zone wall-clock with each event's own (`localStart`/`localEnd`).
+ */
+const WINDOW = {
+  startDate: {
+    column: 'localStart',
+    op: 'gte',
+    round: 'startOf',
+    default: (now: Date, zone: string) => startOfDayWall(now, zone, -1),
+  },
+  endDate: {
+    column: 'localEnd',
+    op: 'lte',
+    round: 'endOf',
+    default: (now: Date, zone: string) => endOfDayWall(now, zone, 24),
+  },
+  startsBefore: { column: 'localStart', op: 'lt', round: 'endOf' },
+  startsAfter: { column: 'localStart', op: 'gt', round: 'endOf' },
+  endsBefore: { column: 'localEnd', op: 'lt', round: 'endOf' },
+  endsAfter: { column: 'localEnd', op: 'gt', round: 'endOf' },
+} as const;
+type WindowBound = keyof typeof WINDOW;
+const WINDOW_BOUNDS = Object.keys(WINDOW) as WindowBound[];
+
+const windowBound =
+  (name: WindowBound) =>
+  (given: string | null | undefined, request: FilterRequest): Checked<string> => {
+    const bound: (typeof WINDOW)[WindowBound] = WINDOW[name];
+    const { filter, siteZone, now } = request;
+    const parsed = given === null || given === undefined ? null : parseDateInput(given, siteZone, now);
+    if (given !== null && given !== undefined && !parsed) return refused(name);
+    if (filter.include?.length) return { effective: null };
+    let wall: string | null = null;
+    if (parsed) {
+      const strict = filter.strictDates === true;
+      wall = (
+        strict ? parsed : bound.round === 'startOf' ? parsed.startOf('day') : parsed.endOf('day')
+      ).toFormat(WALL_CLOCK);
+    } else if ('default' in bound) {
+      const relative = WINDOW_BOUNDS.some(
+        (other) => !('default' in WINDOW[other]) && filter[other] !== null && filter[other] !== undefined,
+      );
+      if (!relative) wall = bound.default(now, siteZone);
+    }
+    if (wall === null) return { effective: null };
+    const compared: Prisma.StringFilter = {};
+    compared[bound.op] = wall;
+    const where: Prisma.EventWhereInput = {};
+    where[bound.column] = compared;
+    return { effective: wall, where };
+  };
+
+const VENUE_HAS_PLACE: Prisma.EventWhereInput = {
+  venues: { some: { venue: { geoLat: { not: null }, geoLng: { not: null } } } },
+};
+
+interface Point {
+  lat: number;
+  lng: number;
+  radius: number;
+}
 
 /** The REST arguments' order (the namespace index and `/doc` list them so). */
 export const EVENT_FILTERS = {
@@ -133,6 +238,7 @@ export const EVENT_FILTERS = {
     restDescription:
       'Events that start on or after the date (default: yesterday 00:00, site time zone); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
     description: dates('Events starting at or after'),
+    check: windowBound('startDate'),
   },
   endDate: {
     facts: ['span'],
@@ -141,6 +247,7 @@ export const EVENT_FILTERS = {
     restDescription:
       'Events that end on or before the date (default: in 24 months, 23:59:59); ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase',
     description: dates('Events ending at or before'),
+    check: windowBound('endDate'),
   },
   startsBefore: {
     facts: ['span'],
@@ -148,6 +255,7 @@ export const EVENT_FILTERS = {
     rest: 'starts_before',
     restDescription: 'Events that start before the specified date',
     description: dates('Events starting before'),
+    check: windowBound('startsBefore'),
   },
   startsAfter: {
     facts: ['span'],
@@ -155,6 +263,7 @@ export const EVENT_FILTERS = {
     rest: 'starts_after',
     restDescription: 'Events that start after the specified date',
     description: dates('Events starting after'),
+    check: windowBound('startsAfter'),
   },
   endsBefore: {
     facts: ['span'],
@@ -162,6 +271,7 @@ export const EVENT_FILTERS = {
     rest: 'ends_before',
     restDescription: 'Events that end before the specified date',
     description: dates('Events ending before'),
+    check: windowBound('endsBefore'),
   },
   endsAfter: {
     facts: ['span'],
@@ -169,6 +279,7 @@ export const EVENT_FILTERS = {
     rest: 'ends_after',
     restDescription: 'Events that end after the specified date',
     description: dates('Events ending after'),
+    check: windowBound('endsAfter'),
   },
   strictDates: {
     facts: [],
@@ -178,6 +289,10 @@ export const EVENT_FILTERS = {
     description:
       'Use the given times as they are; by default dates cover whole days (start 00:00:00, others 23:59:59)',
     restDefault: false,
+    // Read by the window rule; applied (and echoed) only when on.
+    check: (given: boolean | null | undefined): Checked<true> => ({
+      effective: given === true ? true : null,
+    }),
   },
   search: {
     facts: ['text'],
@@ -187,13 +302,15 @@ export const EVENT_FILTERS = {
     description: 'Every word must appear in the title, excerpt or description',
     price: 100,
     onWithheld: true,
-    // Every word in the title, excerpt or description, as WordPress reads it. An empty search is no
-    // search (the REST adapter cannot tell `search=` from no search, so GraphQL does the same).
-    rule: (given: string, env: FilterEnv): FilterOutcome<string | null> => {
-      const search = given.trim() || null;
-      if (!search) return { effective: null };
-      const where = eventSearchWhere(search, env.databaseProvider, env.searchMatches);
-      return { effective: search, where };
+    limit: (given: string | null | undefined) => (searchTooLong(given) ? SEARCH_TOO_LONG : null),
+    // An empty search is no search (the REST adapter cannot tell `search=` from no search, so GraphQL
+    // does the same).
+    check: (given: string | null | undefined): Checked<string> => ({ effective: given?.trim() || null }),
+    // Every word in the title, excerpt or description, as WordPress reads it; SQLite's trigram index is
+    // asked for the search's events before the condition names them.
+    lookup: async (search: string, ctx, request): Promise<Checked<string>> => {
+      const matches = await eventSearchMatches(ctx.db, search, request.databaseProvider);
+      return { effective: search, where: eventSearchWhere(search, request.databaseProvider, matches) };
     },
   },
   categories: {
@@ -221,10 +338,11 @@ export const EVENT_FILTERS = {
     restDescription: 'Events should be assigned one of the specified venue IDs',
     description: 'Venue ids (any of them)',
     onWithheld: true,
-    lookup: async (ids, ctx) => {
+    lookup: async (given: readonly number[], ctx): Promise<Checked<number[]>> => {
+      const ids = [...new Set(given)];
       const where = { id: { in: ids }, ...readableWhere(ctx.viewer) };
       const known = await ctx.db.venue.findMany({ where, select: { id: true } });
-      if (!allKnown(ids, known)) return { reason: INVALID };
+      if (!allKnown(ids, known)) return refused('venues');
       return { effective: ids, where: { venues: { some: { venueId: { in: ids } } } } };
     },
   },
@@ -235,10 +353,11 @@ export const EVENT_FILTERS = {
     restDescription: 'Events should be assigned one of the specified organizer IDs',
     description: 'Organizer ids (any of them)',
     onWithheld: true,
-    lookup: async (ids, ctx) => {
+    lookup: async (given: readonly number[], ctx): Promise<Checked<number[]>> => {
+      const ids = [...new Set(given)];
       const where = { id: { in: ids }, ...readableWhere(ctx.viewer) };
       const known = await ctx.db.organizer.findMany({ where, select: { id: true } });
-      if (!allKnown(ids, known)) return { reason: INVALID };
+      if (!allKnown(ids, known)) return refused('organizers');
       return { effective: ids, where: { organizers: { some: { organizerId: { in: ids } } } } };
     },
   },
@@ -249,7 +368,7 @@ export const EVENT_FILTERS = {
     restDescription: 'Events should be filtered by their featured status',
     description: 'true: only featured events; false: only the others',
     onWithheld: true,
-    flag: { where: (featured) => ({ featured }) },
+    check: flag((featured) => ({ featured })),
   },
   eventStatus: {
     facts: ['eventStatus'],
@@ -258,11 +377,9 @@ export const EVENT_FILTERS = {
     enum: 'EventStatus',
     restDescription: 'Events with one of these event statuses (scheduled, canceled, postponed)',
     description: 'Events with one of these event statuses',
-    choice: {
-      values: EVENT_STATUSES,
-      invalid: INVALID_EVENT_STATUS,
-      where: (values) => ({ eventStatus: { in: values } }),
-    },
+    check: choice('eventStatus', EVENT_STATUSES, INVALID_EVENT_STATUS, (values) => ({
+      eventStatus: { in: values },
+    })),
   },
   attendanceMode: {
     facts: ['attendanceMode'],
@@ -271,11 +388,9 @@ export const EVENT_FILTERS = {
     enum: 'AttendanceMode',
     restDescription: `Events attended in one of these ways (${ATTENDANCE_MODES.join(', ')})`,
     description: 'Events attended in one of these ways (offline, online, mixed)',
-    choice: {
-      values: ATTENDANCE_MODES,
-      invalid: EVENT_FIELDS.attendanceMode.invalid,
-      where: (values) => ({ attendanceMode: { in: values } }),
-    },
+    check: choice('attendanceMode', ATTENDANCE_MODES, EVENT_FIELDS.attendanceMode.invalid, (values) => ({
+      attendanceMode: { in: values },
+    })),
   },
   status: {
     facts: ['status'],
@@ -284,6 +399,26 @@ export const EVENT_FILTERS = {
     enum: 'PostStatus',
     restDescription: 'The event post status(es); other than publish needs the right to read them',
     description: 'Statuses other than publish need an account that may edit events',
+    // The capability rules decide what each viewer may list; `any` (or none) is every status it may.
+    check: (
+      given: readonly string[] | null | undefined,
+      { viewer }: FilterRequest,
+    ): Checked<{ statuses: string[]; any: boolean }> => {
+      try {
+        const listable = listableStatuses(viewer, given ? [...given] : null);
+        const where: Prisma.EventWhereInput = { status: { in: listable.statuses } };
+        const own = { OR: [{ status: 'publish' }, { authorId: viewer.userId ?? -1 }] };
+        return {
+          effective: { statuses: listable.statuses, any: listable.any },
+          where: listable.ownOnlyBeyondPublish ? { AND: [where, own] } : where,
+        };
+      } catch (error) {
+        if (!isApiError(error) || error.code !== 'rest_invalid_param') throw error;
+        return refused('status');
+      }
+    },
+    // Every status the viewer may list was asked for (no `status`, or `any`): echoed as `any`.
+    echo: ({ statuses, any }: { statuses: string[]; any: boolean }): EchoValue => (any ? 'any' : statuses),
   },
   geoloc: {
     facts: ['venues'],
@@ -293,6 +428,10 @@ export const EVENT_FILTERS = {
     description: 'true: only events whose venue has coordinates',
     price: 100,
     onWithheld: 'whenTrue',
+    check: (given: boolean | null | undefined): Checked<boolean> => ({
+      effective: given ?? null,
+      where: given === true ? VENUE_HAS_PLACE : undefined,
+    }),
   },
   near: {
     facts: ['venues'],
@@ -307,6 +446,34 @@ export const EVENT_FILTERS = {
     // A radius search sorts up to 10,000 events by distance (~25 ms on SQLite): three fit in one request.
     price: 3000,
     onWithheld: true,
+    check: (given: Near | null | undefined, { paramName }: FilterRequest): Checked<Point> => {
+      const { lat, lng, radius } = given ?? {};
+      const errors: FilterError[] = [];
+      const hasLat = lat !== null && lat !== undefined;
+      const hasLng = lng !== null && lng !== undefined;
+      if (hasLat !== hasLng) {
+        const reason = `${paramName('near.lat')} and ${paramName('near.lng')} go together.`;
+        errors.push({ param: hasLat ? 'near.lng' : 'near.lat', reason });
+      }
+      if (hasLat && (!Number.isFinite(lat) || lat < -90 || lat > 90))
+        errors.push({ param: 'near.lat', reason: INVALID });
+      if (hasLng && (!Number.isFinite(lng) || lng < -180 || lng > 180))
+        errors.push({ param: 'near.lng', reason: INVALID });
+      const km = radius ?? DEFAULT_GEO_RADIUS_KM;
+      if (!Number.isFinite(km) || km <= 0 || km > Math.PI * EARTH_RADIUS_KM)
+        errors.push({ param: 'near.radius', reason: INVALID });
+      const point = hasLat && hasLng ? { lat, lng, radius: km } : null;
+      // The circle's bounding box (a condition of fixed size, however many venues it holds); the venues
+      // in it have coordinates.
+      const where = point
+        ? { venues: { some: { venue: boundingBox(point.lat, point.lng, point.radius) } } }
+        : undefined;
+      return { effective: point, where, errors };
+    },
+    lookup: async (point: Point, ctx, { paramName }): Promise<Checked<Point>> => ({
+      effective: point,
+      distances: await venuesInRange(ctx, point, paramName('near.radius')),
+    }),
   },
   include: {
     facts: ['order'],
@@ -315,6 +482,11 @@ export const EVENT_FILTERS = {
     restDescription:
       'Include events with one of the post IDs specified in the array or CSV list; date filters are ignored',
     description: 'Only these events, ordered by publication date; date filters are ignored',
+    check: (given: readonly number[] | null | undefined): Checked<number[]> => {
+      const ids = given?.length ? [...new Set(given)] : null;
+      return { effective: ids, where: ids ? { id: { in: ids } } : undefined };
+    },
+    order: [{ publishedAt: 'asc' }, { id: 'asc' }],
   },
   postParent: {
     facts: ['parent'],
@@ -322,17 +494,13 @@ export const EVENT_FILTERS = {
     rest: 'post_parent',
     restDescription: 'Events should be filtered by their post_parent being the specified one',
     description: 'Children of this event',
-    parent: {
-      // One the viewer may not read is as unknown as a missing one.
-      find: (id: number, ctx: Pick<Context, 'db' | 'viewer'>) =>
-        ctx.db.event.findFirst({ where: { id, ...readableWhere(ctx.viewer) }, select: { id: true } }),
-      invalid: (param: string) =>
-        new ApiError(
-          400,
-          'rest-invalid-event-id',
-          `The specified ID for the "${param}" parameter is not a valid event.`,
-        ),
-      where: (id: number): Prisma.EventWhereInput => ({ postParentId: id }),
+    // One the viewer may not read is as unknown as a missing one.
+    lookup: async (id: number, ctx, { paramName }): Promise<Checked<number>> => {
+      const where = { id, ...readableWhere(ctx.viewer) };
+      const parent = await ctx.db.event.findFirst({ where, select: { id: true } });
+      if (parent) return { effective: parent.id, where: { postParentId: parent.id } };
+      const message = `The specified ID for the "${paramName('postParent')}" parameter is not a valid event.`;
+      return { effective: null, refusal: new ApiError(400, 'rest-invalid-event-id', message) };
     },
   },
   ticketed: {
@@ -341,13 +509,11 @@ export const EVENT_FILTERS = {
     rest: 'ticketed',
     restDescription: 'Filter events with or without tickets',
     description: 'Only false is supported (there is no ticketing)',
-    rule: (given: boolean): FilterOutcome<boolean> =>
-      given
-        ? {
-            reason: TICKETS_INACTIVE,
-            detail: { code: 'event-tickets-not-active', message: TICKETS_INACTIVE },
-          }
-        : { effective: given },
+    check: (given: boolean | null | undefined): Checked<boolean> => {
+      if (!given) return { effective: given ?? null };
+      const detail = { code: 'event-tickets-not-active', message: TICKETS_INACTIVE };
+      return { effective: null, errors: [{ param: 'ticketed', reason: TICKETS_INACTIVE, detail }] };
+    },
   },
 } as const satisfies Record<string, FilterDeclaration>;
 
@@ -362,6 +528,9 @@ interface Near {
   radius?: number | null;
 }
 
+/** The filters errors are reported for: the domain names, `near.*` for the point's. */
+export type FilterParam = Exclude<FilterName, 'near'> | 'near.lat' | 'near.lng' | 'near.radius';
+
 /** The domain value of a filter of this kind. */
 export type FilterValue<K extends FilterKind> = {
   string: string;
@@ -375,8 +544,17 @@ export type FilterValue<K extends FilterKind> = {
 /** The list filters both APIs share, by their domain names (GraphQL's; REST reads its own into them). */
 export type EventListFilter = { [K in FilterName]?: FilterValue<EventFilters[K]['kind']> | null };
 
-/** The filters errors are reported for: the domain names, `near.*` for the point's. */
-export type FilterParam = Exclude<FilterName, 'near'> | 'near.lat' | 'near.lng' | 'near.radius';
+/** A filter's value as the list applied it: what its lookup, else its check, makes of it; term tokens as given. */
+export type EffectiveValue<K extends FilterName> = EventFilters[K] extends {
+  lookup: (...args: never[]) => Promise<Checked<infer E>>;
+}
+  ? E
+  : EventFilters[K] extends { check: (...args: never[]) => Checked<infer E> }
+    ? E
+    : string[];
+
+/** The filters as the list applied them: REST echoes them in `rest_url` and the paging links (D2). */
+export type EffectiveEventFilter = { [K in FilterName]: EffectiveValue<K> | null };
 
 /** The REST parameter of each filter (`near.*`: of each coordinate), for reading and renaming errors. */
 export const REST_PARAMS: Record<FilterParam, string> = Object.fromEntries(
@@ -409,68 +587,7 @@ export function onWithheld(name: FilterName, effective: unknown): boolean {
   return rule === 'whenTrue' ? effective === true : true;
 }
 
-/** The filters whose validation and SQL condition come from the declaration (a choice, flag or rule). */
-export type DeclaredFilterName = {
-  [K in FilterName]: EventFilters[K] extends { choice: object } | { flag: object } | { rule: object }
-    ? K
-    : never;
-}[FilterName];
-export const DECLARED_FILTERS = FILTER_NAMES.filter((name) => {
-  const filter = filterDeclaration(name);
-  return 'choice' in filter || 'flag' in filter || 'rule' in filter;
-}) as DeclaredFilterName[];
-
-/** A declared filter's applied value: the checked words, the flag, or what its rule makes of it. */
-export type DeclaredFilterValue<K extends DeclaredFilterName> = EventFilters[K] extends {
-  rule: (...args: never[]) => FilterOutcome<infer E>;
-}
-  ? E
-  : EventFilters[K] extends { choice: object }
-    ? string[]
-    : boolean;
-
-/**
- * A declared filter's value checked: the effective value and its condition, null when not given, or
- * the reason it is refused.
- */
-export function applyDeclaredFilter(
-  name: DeclaredFilterName,
-  given: unknown,
-  env: FilterEnv,
-): FilterOutcome<unknown> | null {
-  const filter = filterDeclaration(name);
-  if (given === null || given === undefined) return null;
-  if ('rule' in filter) return filter.rule(given as never, env);
-  if ('flag' in filter) return { effective: given as boolean, where: filter.flag.where(given as boolean) };
-  if (!('choice' in filter)) return null;
-  const words = given as readonly string[];
-  if (!words.length) return null;
-  const values = [...new Set(words.map((word) => word.trim().toLowerCase()))];
-  if (!values.every((value) => filter.choice.values.includes(value)))
-    return { reason: filter.choice.invalid };
-  return { effective: values, where: filter.choice.where(values) };
-}
-
-/** The filters of record ids checked against the database (the list's and the event subscriptions'). */
-export type LookupFilterName = {
-  [K in FilterName]: EventFilters[K] extends { lookup: object } ? K : never;
-}[FilterName];
-export const LOOKUP_FILTERS = FILTER_NAMES.filter(
-  (name) => 'lookup' in filterDeclaration(name),
-) as LookupFilterName[];
-
-/** A lookup filter's ids (each once) checked: null when none are given. One query per filter. */
-export async function applyLookupFilter(
-  name: LookupFilterName,
-  given: readonly number[] | null | undefined,
-  ctx: Pick<Context, 'db' | 'viewer'>,
-): Promise<FilterOutcome<number[]> | null> {
-  const filter = filterDeclaration(name);
-  if (!given?.length || !('lookup' in filter)) return null;
-  return filter.lookup([...new Set(given)], ctx);
-}
-
-/** The term filters (categories, tags), resolved together. */
+/** The term filters (categories, tags), looked up together. */
 export type TermFilterName = {
   [K in FilterName]: EventFilters[K] extends { term: object } ? K : never;
 }[FilterName];
@@ -478,18 +595,39 @@ export const TERM_FILTERS = FILTER_NAMES.filter(
   (name) => 'term' in filterDeclaration(name),
 ) as TermFilterName[];
 
-/** The term lookups of a filter's term tokens (`resolveTerms`). */
-export const termLookups = (filter: { [K in TermFilterName]?: readonly string[] | null }) =>
-  TERM_FILTERS.map((param) => ({
-    param,
-    taxonomy: EVENT_FILTERS[param].term.taxonomy,
-    tokens: filter[param] ?? [],
-  }));
-
 /** A term filter's condition: the event has one of these terms. */
 export const termWhere = (ids: number[]): Prisma.EventWhereInput => ({
   terms: { some: { termId: { in: ids } } },
 });
+
+/**
+ * The order the checks run in, so the order a request's refused parameters are named in: the date
+ * window, the statuses and the place, then the others as declared (their lookups come after them all).
+ */
+const CHECKED_FIRST = [...WINDOW_BOUNDS, 'status', 'near'] as const satisfies readonly FilterName[];
+export const CHECK_ORDER: readonly FilterName[] = [
+  ...CHECKED_FIRST,
+  ...FILTER_NAMES.filter((name) => !(CHECKED_FIRST as readonly string[]).includes(name)),
+];
+
+/** The filters of the event subscription (GraphQL `EventChangeFilter`), in its fields' order. */
+export const SUBSCRIPTION_FILTERS = [
+  'venues',
+  'organizers',
+  'categories',
+  'tags',
+] as const satisfies readonly FilterName[];
+export type SubscriptionFilterName = (typeof SUBSCRIPTION_FILTERS)[number];
+
+/** A filter's echo: the REST parameters and values of its effective value (none when it did not apply). */
+export function echoOf(name: FilterName, effective: unknown): Array<[param: string, value: EchoValue]> {
+  const { echo, rest } = filterDeclaration(name);
+  if (effective === null || effective === undefined) return [];
+  const value = echo ? echo(effective as never) : effective;
+  if (typeof rest === 'string') return [[rest, value as EchoValue]];
+  const parts = value as Record<string, EchoValue>;
+  return Object.entries(rest).map(([part, param]) => [param, parts[part]!]);
+}
 
 /**
  * The order the REST list echoes its effective filters in `rest_url` and the paging links (D2): the

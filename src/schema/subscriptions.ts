@@ -17,7 +17,13 @@ import { visibleEvent } from '../services/events/event-access.js';
 import { visibleLinked } from '../services/linked-posts/linked-access.js';
 import { visibleTerm } from '../services/terms/term-reads.js';
 import { CATEGORY, TAG } from '../services/terms/terms.js';
-import { EVENT_FILTERS } from '../model/event-filters.js';
+import type { InputFieldRef } from '@pothos/core';
+import {
+  type EventListFilter,
+  SUBSCRIPTION_FILTERS,
+  type SubscriptionFilterName,
+  filterDeclaration,
+} from '../model/event-filters.js';
 import type { Change, ChangeOperation as Operation } from '../services/transactions.js';
 
 // GraphQL subscriptions (served over Server-Sent Events by yoga). The feed carries only
@@ -31,6 +37,8 @@ import type { Change, ChangeOperation as Operation } from '../services/transacti
 // trashed, no longer readable, no longer matching the filter) is delivered once, without content
 // (`event: null`); a change to a record the subscriber cannot see and never saw is not delivered at
 // all, so nothing tells that a draft exists or is being edited.
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 builder.subscriptionType({
   subGraphs: ['public'],
@@ -126,13 +134,15 @@ const EventChangeFilter = builder.inputType('EventChangeFilter', {
   description:
     'Any of the values of each field; fields combine with AND. Filters on venues, organizers, ' +
     'categories and tags never match a password-protected event you cannot unlock.',
-  // The list's own filters, as declared (`model/event-filters.ts`).
+  // Some of the list's own filters, as declared (`model/event-filters.ts`), applied as the list applies them.
   fields: (t) => ({
     ids: t.intList({ description: 'Only these events (hidden-from-listings ones included)' }),
-    venues: t.intList({ description: EVENT_FILTERS.venues.description }),
-    organizers: t.intList({ description: EVENT_FILTERS.organizers.description }),
-    categories: t.stringList({ description: EVENT_FILTERS.categories.description }),
-    tags: t.stringList({ description: EVENT_FILTERS.tags.description }),
+    ...(Object.fromEntries(
+      SUBSCRIPTION_FILTERS.map((name) => {
+        const { kind, description } = filterDeclaration(name);
+        return [name, kind === 'intList' ? t.intList({ description }) : t.stringList({ description })];
+      }),
+    ) as { [K in SubscriptionFilterName]: InputFieldRef<Types, EventListFilter[K]> }),
   }),
 });
 

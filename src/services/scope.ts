@@ -5,6 +5,7 @@ import type { Viewer } from '../domain/permissions.js';
 import type { SiteUrls } from '../domain/urls.js';
 import type { IfMatch } from '../domain/versions.js';
 import type { ReadLog } from './read-log.js';
+import type { ShapeCache } from '../cache/shape-cache.js';
 import type { ChangeFeed } from './sync/change-feed.js';
 import type { WritePipeline } from './transactions.js';
 
@@ -30,6 +31,8 @@ export interface Context {
   keep?: Keep;
   /** Where the services note what an answer's reads depended on (the edge that caches it reads it back). */
   reads?: ReadLog;
+  /** Kept REST shapes of records, keyed by every input of the shape; absent: made every time. */
+  shapes?: ShapeCache;
 }
 
 /** A number kept until a write meets `dependencies`; worked out by `compute` when not kept. */

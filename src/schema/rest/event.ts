@@ -15,7 +15,13 @@ import { archiveLinks } from '../../domain/paging.js';
 import { type EventArchive, eventArchive, eventPageItems } from '../../services/events/events.js';
 import { findEvents } from '../../services/events/event-reads.js';
 import type { EventListFilter } from '../../services/events/events-query.js';
-import { ECHO_ORDER, FILTER_NAMES, REST_PARAMS, filterDeclaration } from '../../model/event-filters.js';
+import {
+  ECHO_ORDER,
+  FILTER_NAMES,
+  REST_PARAMS,
+  echoOf,
+  filterDeclaration,
+} from '../../model/event-filters.js';
 import {
   FEED_DEFAULT_LIMIT,
   FEED_MAX_LIMIT,
@@ -31,7 +37,7 @@ import { RECORD_VERSION_KEY } from '../../rest/route-table.js';
 import { recordVersion } from '../../domain/versions.js';
 import { type ParamNames, namingParams } from '../../rest/param-names.js';
 import { globalId, permalink } from '../../domain/urls.js';
-import { NOT_FOUND, contentWithheld, readableLinks } from '../../domain/visibility.js';
+import { NOT_FOUND, contentWithheld, passwordHides, readableLinks } from '../../domain/visibility.js';
 import { hidingMissing } from '../../domain/permissions.js';
 import { invalidParams } from '../../domain/errors.js';
 import {
@@ -40,7 +46,9 @@ import {
   declaredEntries,
   placed,
 } from '../../model/event-fields.js';
-import type { Term } from '../../generated/sqlite/client.js';
+import type { Event, Media, Organizer, Term, Venue } from '../../generated/sqlite/client.js';
+import type { SiteUrls } from '../../domain/urls.js';
+import { canRead } from '../../domain/permissions.js';
 import type { Context } from '../../context.js';
 import { readEvent, writtenEvent } from '../../services/events/event-access.js';
 import { readScope, seriesLines } from '../../services/events/event-series.js';
@@ -107,16 +115,142 @@ function representationOf(info: GraphQLResolveInfo): Representation {
   return info.parentType.name === 'TecSingleEvent' ? 'single' : 'list';
 }
 
+/** What every REST event reads: the shape (`eventShape`) is made of the event and all of these. */
+const SHAPE_INCLUDE = {
+  image: true,
+  terms: { orderBy: { position: 'asc' }, include: { term: true } },
+  ...linkedRecords,
+} as const;
+
+/** An event as the REST shape reads it: its row, its verdict, and the records it embeds. */
+type ShapedRow = Event & {
+  contentWithheld?: boolean;
+  image: Media | null;
+  terms: Array<{ term: Term }>;
+  venues: Array<{ venue: Venue & { image: Media | null } }>;
+  organizers: Array<{ organizer: Organizer & { image: Media | null } }>;
+};
+
+/**
+ * The computed keys of the REST event, in one pure function of its inputs: the rows (the event, its
+ * image, venues, organizers and terms), the viewer's verdicts on them (the event's content withheld or
+ * not, each linked record readable or not and scrubbed or not), the site's addresses and zone, and the
+ * representation. `shapeKey` spells every one of those inputs; what is not here is read from the row
+ * by the field itself (flags, declared fields, ids).
+ */
+function eventShape(e: ShapedRow, ctx: Context, as: Representation) {
+  const zone = ctx.config.siteTimezone;
+  const urls = ctx.urls;
+  const withheld = contentWithheld(e);
+  const localStart = wallClock(e.startsAt, e.timezone);
+  const localEnd = wallClock(e.endsAt, e.timezone);
+  const utcStart = wallClock(e.startsAt, 'UTC');
+  const utcEnd = wallClock(e.endsAt, 'UTC');
+  const url = permalink(urls, 'event', e);
+  const venues = readableLinks(
+    ctx.viewer,
+    e.venues.map((link) => link.venue),
+  );
+  const organizers = readableLinks(
+    ctx.viewer,
+    e.organizers.map((link) => link.organizer),
+  );
+  const shownVenues = venues.map((venue) => presentVenue(venue, urls, zone, as, ctx.viewer));
+  return {
+    global_id: globalId(urls, e.id),
+    global_id_lineage: [globalId(urls, e.id)],
+    date: postDateOf(e, zone),
+    date_utc: wallClock(e.publishedAt, 'UTC'),
+    modified: wallClock(e.modifiedAt, zone),
+    modified_utc: wallClock(e.modifiedAt, 'UTC'),
+    url,
+    rest_url: `${urls.api}/events/${e.id}`,
+    title: texturize(e.title),
+    description: withheld ? '' : texturize(e.description),
+    excerpt: withheld ? '' : texturize(e.excerpt),
+    image: withheld ? false : presentImage(e.image),
+    start_date: localStart,
+    start_date_details: dateDetails(localStart),
+    end_date: localEnd,
+    end_date_details: dateDetails(localEnd),
+    utc_start_date: utcStart,
+    utc_start_date_details: dateDetails(utcStart),
+    utc_end_date: utcEnd,
+    utc_end_date_details: dateDetails(utcEnd),
+    timezone_abbr: zoneAbbreviation(e.startsAt, e.timezone),
+    cost: withheld ? '' : formatCost(e),
+    cost_details: withheld
+      ? { currency_symbol: '', currency_code: '', currency_position: '', values: [] }
+      : {
+          currency_symbol: e.currencySymbol,
+          currency_code: e.currencyCode,
+          currency_position: e.currencyPosition,
+          values: costValues(e.cost),
+        },
+    website: withheld ? '' : e.website || url,
+    categories: withheld ? [] : embeddedTerms(e.terms, 'tribe_events_cat', urls),
+    tags: withheld ? [] : embeddedTerms(e.terms, 'post_tag', urls),
+    venue: withheld ? [] : shownVenues.length === 1 ? shownVenues[0] : shownVenues,
+    organizer: withheld
+      ? []
+      : organizers.map((organizer) => presentOrganizer(organizer, urls, zone, as, ctx.viewer)),
+    recurrence: seriesLines(e),
+    // A password-protected event has no JSON-LD, even for whoever gave the password (as the reference).
+    json_ld: as === 'single' && !e.password ? eventJsonLd(e, venues, organizers, urls) : null,
+  };
+}
+
+type EventShape = ReturnType<typeof eventShape>;
+
+/**
+ * Every input of `eventShape`, spelled: the versions of the rows (a post's `modifiedAt` moves on every
+ * write; a term's version is its own fields, its count beside it; media rows never change), which
+ * records the event links (a deleted venue drops its link without touching the event), the viewer's
+ * verdicts, the addresses (the language segment is part of them) and the zone.
+ */
+function shapeKey(e: ShapedRow, ctx: Context, as: Representation): string {
+  const viewer = ctx.viewer;
+  const verdicts = (post: Venue | Organizer) =>
+    `${post.id}.${post.modifiedAt.getTime()}.${canRead(viewer, post) ? 1 : 0}${passwordHides(viewer, post) ? 1 : 0}`;
+  return [
+    as,
+    ctx.urls.site,
+    ctx.urls.globalIdBase,
+    ctx.config.siteTimezone,
+    e.id,
+    e.modifiedAt.getTime(),
+    contentWithheld(e) ? 1 : 0,
+    e.imageId ?? '',
+    e.venues.map((link) => verdicts(link.venue)).join(','),
+    e.organizers.map((link) => verdicts(link.organizer)).join(','),
+    e.terms.map(({ term }) => `${term.id}.${term.eventCount}.${recordVersion(term)}`).join(','),
+  ].join('|');
+}
+
+/** The shapes made for this request's rows (each field reads one key of it). */
+const shapesOfRows = new WeakMap<object, Partial<Record<Representation, EventShape>>>();
+
+/** A field's resolver: its key of the event's shape, made once per row and kept across requests. */
+const shaped =
+  <K extends keyof EventShape>(key: K) =>
+  (e: object, _args: unknown, ctx: Context, info: GraphQLResolveInfo): EventShape[K] => {
+    const row = e as ShapedRow;
+    const as = representationOf(info);
+    let shapes = shapesOfRows.get(row);
+    if (!shapes) shapesOfRows.set(row, (shapes = {}));
+    let shape = shapes[as];
+    if (!shape) {
+      const make = () => eventShape(row, ctx, as);
+      shape = shapes[as] = ctx.shapes ? ctx.shapes.shaped(shapeKey(row, ctx, as), make) : make();
+    }
+    return shape[key];
+  };
+
 /** The keys shared by the list and single representations (the single one adds `json_ld`). */
 const TecEventFields = builder.prismaInterface('Event', {
   variant: 'TecEventFields',
   ...REST,
   fields: (t) => {
-    const local =
-      (instant: 'startsAt' | 'endsAt') => (e: { startsAt: Date; endsAt: Date; timezone: string }) =>
-        wallClock(e[instant], e.timezone);
-    const utc = (instant: 'startsAt' | 'endsAt') => (e: { startsAt: Date; endsAt: Date }) =>
-      wallClock(e[instant], 'UTC');
     // Blanked (null) in lists for a password-protected event without its password (docs/reference.md §4.3).
     const flag = (key: 'allDay' | 'showMap' | 'showMapLink' | 'hideFromListings' | 'sticky' | 'featured') =>
       t.boolean({ nullable: true, resolve: (e) => (contentWithheld(e) ? null : e[key]) });
@@ -130,104 +264,68 @@ const TecEventFields = builder.prismaInterface('Event', {
     return placed(
       {
         id: t.exposeInt('id'),
-        global_id: t.string({ resolve: (e, _a, ctx) => globalId(ctx.urls, e.id) }),
-        global_id_lineage: t.stringList({ resolve: (e, _a, ctx) => [globalId(ctx.urls, e.id)] }),
+        global_id: t.string({ resolve: shaped('global_id') }),
+        global_id_lineage: t.stringList({ resolve: shaped('global_id_lineage') }),
         author: t.string({ resolve: (e) => String(e.authorId ?? 0) }),
         status: t.exposeString('status'),
-        date: t.string({ resolve: (e, _a, ctx) => postDateOf(e, ctx.config.siteTimezone) }),
-        date_utc: t.string({ resolve: (e) => wallClock(e.publishedAt, 'UTC') }),
-        modified: t.string({ resolve: (e, _a, ctx) => wallClock(e.modifiedAt, ctx.config.siteTimezone) }),
-        modified_utc: t.string({ resolve: (e) => wallClock(e.modifiedAt, 'UTC') }),
-        url: t.string({ resolve: (e, _a, ctx) => permalink(ctx.urls, 'event', e) }),
-        rest_url: t.string({ resolve: (e, _a, ctx) => `${ctx.urls.api}/events/${e.id}` }),
+        date: t.string({ resolve: shaped('date') }),
+        date_utc: t.string({ resolve: shaped('date_utc') }),
+        modified: t.string({ resolve: shaped('modified') }),
+        modified_utc: t.string({ resolve: shaped('modified_utc') }),
+        url: t.string({ resolve: shaped('url') }),
+        rest_url: t.string({ resolve: shaped('rest_url') }),
         // Rendered as WordPress renders them (wptexturize); GraphQL keeps the raw text.
-        title: t.string({ resolve: (e) => texturize(e.title) }),
-        description: t.string({ resolve: (e) => (contentWithheld(e) ? '' : texturize(e.description)) }),
-        excerpt: t.string({ resolve: (e) => (contentWithheld(e) ? '' : texturize(e.excerpt)) }),
+        title: t.string({ resolve: shaped('title') }),
+        description: t.string({ resolve: shaped('description') }),
+        excerpt: t.string({ resolve: shaped('excerpt') }),
         slug: t.string({ resolve: (e) => e.slug ?? '' }),
         image: t.field({
           type: 'JSON',
           extensions: jsonShape(SHAPES.image),
           select: { image: true },
-          resolve: (e) => (contentWithheld(e) ? false : presentImage(e.image)),
+          resolve: shaped('image'),
         }),
         all_day: flag('allDay'),
-        start_date: t.string({ resolve: local('startsAt') }),
-        start_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(local('startsAt')(e)) }),
-        end_date: t.string({ resolve: local('endsAt') }),
-        end_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(local('endsAt')(e)) }),
-        utc_start_date: t.string({ resolve: utc('startsAt') }),
+        start_date: t.string({ resolve: shaped('start_date') }),
+        start_date_details: t.field({ type: DateDetails, resolve: shaped('start_date_details') }),
+        end_date: t.string({ resolve: shaped('end_date') }),
+        end_date_details: t.field({ type: DateDetails, resolve: shaped('end_date_details') }),
+        utc_start_date: t.string({ resolve: shaped('utc_start_date') }),
         utc_start_date_details: t.field({
           type: DateDetails,
-          resolve: (e) => dateDetails(utc('startsAt')(e)),
+          resolve: shaped('utc_start_date_details'),
         }),
-        utc_end_date: t.string({ resolve: utc('endsAt') }),
-        utc_end_date_details: t.field({ type: DateDetails, resolve: (e) => dateDetails(utc('endsAt')(e)) }),
+        utc_end_date: t.string({ resolve: shaped('utc_end_date') }),
+        utc_end_date_details: t.field({ type: DateDetails, resolve: shaped('utc_end_date_details') }),
         timezone: t.exposeString('timezone'),
-        timezone_abbr: t.string({ resolve: (e) => zoneAbbreviation(e.startsAt, e.timezone) }),
-        cost: t.string({ resolve: (e) => (contentWithheld(e) ? '' : formatCost(e)) }),
-        cost_details: t.field({
-          type: CostDetails,
-          resolve: (e) =>
-            contentWithheld(e)
-              ? { currency_symbol: '', currency_code: '', currency_position: '', values: [] }
-              : {
-                  currency_symbol: e.currencySymbol,
-                  currency_code: e.currencyCode,
-                  currency_position: e.currencyPosition,
-                  values: costValues(e.cost),
-                },
-        }),
-        website: t.string({
-          resolve: (e, _a, ctx) => (contentWithheld(e) ? '' : e.website || permalink(ctx.urls, 'event', e)),
-        }),
+        timezone_abbr: t.string({ resolve: shaped('timezone_abbr') }),
+        cost: t.string({ resolve: shaped('cost') }),
+        cost_details: t.field({ type: CostDetails, resolve: shaped('cost_details') }),
+        website: t.string({ resolve: shaped('website') }),
         categories: t.field({
           type: 'JSON',
           extensions: jsonShape(SHAPES.eventTerms),
           select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
-          resolve: (e, _a, ctx) =>
-            contentWithheld(e) ? [] : embeddedTerms(e.terms, 'tribe_events_cat', ctx),
+          resolve: shaped('categories'),
         }),
         tags: t.field({
           type: 'JSON',
           extensions: jsonShape(SHAPES.eventTerms),
           select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
-          resolve: (e, _a, ctx) => (contentWithheld(e) ? [] : embeddedTerms(e.terms, 'post_tag', ctx)),
+          resolve: shaped('tags'),
         }),
         venue: t.field({
           type: 'JSON',
           description: 'One venue → object; several → array; none → []',
           extensions: jsonShape(SHAPES.eventVenue),
           select: { venues: linkedRecords.venues },
-          resolve: (e, _a, ctx, info) => {
-            if (contentWithheld(e)) return [];
-            const as = representationOf(info);
-            const venues = readableLinks(
-              ctx.viewer,
-              e.venues.map((link) => link.venue),
-            ).map((venue) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer));
-            return venues.length === 1 ? venues[0] : venues;
-          },
+          resolve: shaped('venue'),
         }),
         organizer: t.field({
           type: 'JSON',
           extensions: jsonShape(SHAPES.eventOrganizers),
           select: { organizers: linkedRecords.organizers },
-          resolve: (e, _a, ctx, info) =>
-            contentWithheld(e)
-              ? []
-              : readableLinks(
-                  ctx.viewer,
-                  e.organizers.map((link) => link.organizer),
-                ).map((organizer) =>
-                  presentOrganizer(
-                    organizer,
-                    ctx.urls,
-                    ctx.config.siteTimezone,
-                    representationOf(info),
-                    ctx.viewer,
-                  ),
-                ),
+          resolve: shaped('organizer'),
         }),
         custom_fields: t.field({
           type: 'JSON',
@@ -239,7 +337,7 @@ const TecEventFields = builder.prismaInterface('Event', {
         event_status_reason: t.string({ resolve: (e) => (contentWithheld(e) ? '' : e.eventStatusReason) }),
         // Extensions for series (docs/reference/recurrence.md): TEC Pro's parent, Google's recurrence.
         post_parent: t.int({ resolve: (e) => e.postParentId ?? 0 }),
-        recurrence: t.stringList({ resolve: (e) => seriesLines(e) }),
+        recurrence: t.stringList({ resolve: shaped('recurrence') }),
       },
       declaredEntries('rest', declared),
     );
@@ -251,17 +349,18 @@ const byTermName = new Intl.Collator('en', { sensitivity: 'base' });
 
 /** Term shape (a), in the order the event lists them; counts are stored on the term. */
 /** By name, as WordPress's `wp_get_object_terms` returns them (not in the order they were linked). */
-function embeddedTerms(links: Array<{ term: Term }>, taxonomy: string, ctx: Context) {
+function embeddedTerms(links: Array<{ term: Term }>, taxonomy: string, urls: SiteUrls) {
   return links
     .map((link) => link.term)
     .filter((term) => term.taxonomy === taxonomy)
     .sort((a, b) => byTermName.compare(a.name, b.name) || a.id - b.id)
-    .map((term) => presentEmbeddedTerm(term, term.eventCount, ctx.urls));
+    .map((term) => presentEmbeddedTerm(term, term.eventCount, urls));
 }
 
 export const TecEvent = builder.prismaObject('Event', {
   variant: 'TecEvent',
   ...REST,
+  include: SHAPE_INCLUDE,
   interfaces: [TecEventFields],
   fields: () => ({}),
 });
@@ -269,6 +368,7 @@ export const TecEvent = builder.prismaObject('Event', {
 export const TecSingleEvent = builder.prismaObject('Event', {
   variant: 'TecSingleEvent',
   ...REST,
+  include: SHAPE_INCLUDE,
   interfaces: [TecEventFields],
   fields: (t) => ({
     [RECORD_VERSION_KEY]: t.string({ nullable: true, resolve: (event) => recordVersion(event) }),
@@ -278,21 +378,7 @@ export const TecSingleEvent = builder.prismaObject('Event', {
       extensions: jsonShape('TecEventJsonLd'),
       nullable: true,
       select: { image: true, ...linkedRecords },
-      resolve: (e, _a, ctx) =>
-        e.password
-          ? null
-          : eventJsonLd(
-              e,
-              readableLinks(
-                ctx.viewer,
-                e.venues.map((link) => link.venue),
-              ),
-              readableLinks(
-                ctx.viewer,
-                e.organizers.map((link) => link.organizer),
-              ),
-              ctx.urls,
-            ),
+      resolve: shaped('json_ld'),
     }),
   }),
 });
@@ -332,22 +418,16 @@ const flagParam = (value: boolean) => (value ? '1' : '0');
 function eventLinks(page: EventArchive, ctx: Context) {
   const { effective: f, paging } = page;
   const params: Array<[string, string]> = [['per_page', String(paging.perPage)]];
-  const add = (name: string, value: string | number | boolean | readonly (string | number)[] | null) => {
-    if (value === null) return;
-    if (typeof value === 'boolean') params.push([name, flagParam(value)]);
-    else params.push([name, Array.isArray(value) ? value.join(',') : String(value)]);
-  };
-  for (const name of ECHO_ORDER) {
-    const filter = filterDeclaration(name);
-    if (name === 'status') add(REST_PARAMS.status, f.statusAny ? 'any' : f.status);
-    else if (name === 'near') {
-      if (f.near)
-        for (const part of ['lat', 'lng', 'radius'] as const) add(REST_PARAMS[`near.${part}`], f.near[part]);
-    } else if (name === 'strictDates') {
-      if (f.strictDates) add(REST_PARAMS.strictDates, true);
-    } else if (typeof filter.rest === 'string')
-      add(filter.rest, f[name as keyof typeof f] as Parameters<typeof add>[1]);
-  }
+  for (const name of ECHO_ORDER)
+    for (const [param, value] of echoOf(name, f[name]))
+      params.push([
+        param,
+        typeof value === 'boolean'
+          ? flagParam(value)
+          : Array.isArray(value)
+            ? value.join(',')
+            : String(value),
+      ]);
   return archiveLinks(`${ctx.urls.api}/events/`, params, paging.page, page.totalPages);
 }
 

@@ -41,7 +41,7 @@ export function boundingBox(lat: number, lng: number, radius: number): Prisma.Ve
  * with coordinates), then the exact great-circle distance here.
  */
 export async function venuesInRange(
-  ctx: Context,
+  ctx: Pick<Context, 'db'>,
   { lat, lng, radius }: { lat: number; lng: number; radius: number },
   radiusName: string,
 ): Promise<Map<number, number>> {

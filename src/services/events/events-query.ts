@@ -1,82 +1,34 @@
-import type { DateTime } from 'luxon';
 import type { Context } from '../scope.js';
-import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../../domain/dates.js';
-import { invalidParams, isApiError } from '../../domain/errors.js';
+import { type ApiError, invalidParams } from '../../domain/errors.js';
 import {
-  DECLARED_FILTERS,
-  EVENT_FILTERS,
-  type DeclaredFilterName,
-  type DeclaredFilterValue,
+  CHECK_ORDER,
+  type Checked,
+  type EffectiveEventFilter,
   type EventListFilter,
   FILTER_NAMES,
   type FilterName,
-  type FilterParam,
-  LIST_FILTERS,
-  LOOKUP_FILTERS,
-  type LookupFilterName,
+  type FilterRequest,
+  type PartnerFilters,
   TERM_FILTERS,
   type TermFilterName,
-  applyDeclaredFilter,
-  applyLookupFilter,
-  termLookups,
-  termWhere,
+  EVENT_FILTERS,
+  filterDeclaration,
   onWithheld,
+  termWhere,
 } from '../../model/event-filters.js';
-import type { Unlisted } from './event-input.js';
-import { SEARCH_TOO_LONG, exceeds, searchTooLong, tooManyValues } from '../../domain/limits.js';
-import { type Viewer, listableStatuses } from '../../domain/permissions.js';
+import { exceeds, tooManyValues } from '../../domain/limits.js';
 import { contentOpenWhere } from '../../domain/visibility.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
-import { eventSearchMatches } from '../text-search.js';
-import { DEFAULT_GEO_RADIUS_KM, EARTH_RADIUS_KM, boundingBox, venuesInRange } from './events-geo.js';
 
-// The event list (`GET /events`, GraphQL `events`): the reference's filters (docs/reference.md §5) turned
-// into one Prisma `where` (`events.ts` pages it). Dates compare the filter's wall-clock in the site zone with each
-// event's own local wall-clock (`localStart`/`localEnd`), the reference's default "event time zone" mode.
+// The event list (`GET /events`, GraphQL `events`) and the event subscription's filter: the declared
+// filters (`model/event-filters.ts`, docs/reference/filters.md) applied in one loop — sizes, checks,
+// lookups — and turned into one Prisma `where` (`events.ts` pages it).
 
-export type { EventListFilter } from '../../model/event-filters.js';
+export type { EffectiveEventFilter, EventListFilter } from '../../model/event-filters.js';
 
-/** The filters as the list applied them: REST echoes them in `rest_url` and the paging links (D2). */
-export type EffectiveEventFilter = HandEffective & {
-  [K in DeclaredFilterName]: DeclaredFilterValue<K> | null;
-} & { [K in LookupFilterName]: number[] | null } & { [K in TermFilterName]: string[] | null };
-
-interface HandEffective {
-  startDate: string | null;
-  endDate: string | null;
-  startsBefore: string | null;
-  startsAfter: string | null;
-  endsBefore: string | null;
-  endsAfter: string | null;
-  strictDates: boolean;
-  status: string[];
-  /** Every status the viewer may list was asked for (no `status`, or `any`): echoed as `any`. */
-  statusAny: boolean;
-  postParent: number | null;
-  include: number[] | null;
-  geoloc: boolean | null;
-  near: { lat: number; lng: number; radius: number } | null;
-}
-
-// Every filter is applied: declared ones by their declaration, the others by hand below.
-const everyFilter: Unlisted<
-  Exclude<FilterName, DeclaredFilterName | LookupFilterName | TermFilterName>,
-  keyof HandEffective
-> = true;
-void everyFilter;
-
-type Param = FilterParam;
-
-const INVALID = 'Invalid parameter.';
-const DATE_FILTERS = [
-  'startDate',
-  'endDate',
-  'startsBefore',
-  'startsAfter',
-  'endsBefore',
-  'endsAfter',
-] as const;
-type DateFilter = (typeof DATE_FILTERS)[number];
+// The rules spanning several filters read their partners as `EventListFilter` declares them.
+const partnersDeclared: EventListFilter extends PartnerFilters ? true : never = true;
+void partnersDeclared;
 
 export interface EventListOptions {
   /** How the API names the filters in its errors (domain name → its own); by default the domain names. */
@@ -105,20 +57,14 @@ class ParamErrors {
   readonly details: Record<string, { code: string; message: string; data: unknown }> = {};
   constructor(private readonly names: Readonly<Record<string, string>> = {}) {}
 
-  name(param: Param): string {
+  name(param: string): string {
     return this.names[param] ?? param;
   }
 
-  add(param: Param, reason = INVALID, detail?: { code: string; message: string }): void {
+  add(param: string, reason: string, detail?: { code: string; message: string }): void {
     const name = this.name(param);
     this.reasons[name] = reason;
     if (detail) this.details[name] = { ...detail, data: { status: 400 } };
-  }
-
-  /** Folds an error a shared rule threw (e.g. the status rules) into this request's list. */
-  absorb(error: unknown, param: Param): void {
-    if (!isApiError(error) || error.code !== 'rest_invalid_param') throw error;
-    this.add(param);
   }
 
   throwIfAny(): void {
@@ -127,29 +73,18 @@ class ParamErrors {
 }
 
 /**
- * A date filter → the site-zone wall-clock it compares with. Inclusive mode (the default) rounds
- * `start_date` to 00:00:00 and every other bound to 23:59:59 of its day (docs/reference.md §5.5).
- */
-function dateBound(parsed: DateTime, filter: DateFilter, strict: boolean): string {
-  if (strict) return parsed.toFormat(WALL_CLOCK);
-  return (filter === 'startDate' ? parsed.startOf('day') : parsed.endOf('day')).toFormat(WALL_CLOCK);
-}
-
-type TermFilter = TermFilterName;
-
-/**
  * Category/tag tokens (slug first, then numeric id, as the reference) → term ids, in one query, and the
  * filters naming a term that does not exist: the lookup of the list and of the event subscriptions.
  */
-export async function resolveTerms(
+async function resolveTerms(
   ctx: Context,
-  wanted: Array<{ param: TermFilter; taxonomy: string; tokens: readonly string[] }>,
-): Promise<{ ids: Record<TermFilter, number[]>; unknown: TermFilter[] }> {
+  wanted: Array<{ param: TermFilterName; taxonomy: string; tokens: readonly string[] }>,
+): Promise<{ ids: Record<TermFilterName, number[]>; unknown: TermFilterName[] }> {
   const ids = Object.fromEntries(TERM_FILTERS.map((name) => [name, []])) as unknown as Record<
-    TermFilter,
+    TermFilterName,
     number[]
   >;
-  const unknown = new Set<TermFilter>();
+  const unknown = new Set<TermFilterName>();
   const active = wanted.filter((w) => w.tokens.length);
   if (!active.length) return { ids, unknown: [] };
   const numeric = (tokens: readonly string[]) =>
@@ -179,165 +114,129 @@ export async function resolveTerms(
   return { ids, unknown: [...unknown] };
 }
 
+/** The declared filters as a request applied them. */
+export interface AppliedFilters {
+  effective: EffectiveEventFilter;
+  /** Their conditions (D21's included): an event must meet each. */
+  where: Prisma.EventWhereInput[];
+  /** The order a filter imposes (`include`: by publication); null: none does. */
+  order: Prisma.EventOrderByWithRelationInput[] | null;
+  distances: Map<number, number> | null;
+  termIds: number[][];
+}
+
+const isSet = (value: unknown) =>
+  value !== null && value !== undefined && !(Array.isArray(value) && !value.length);
+
+/** A given value's size refusal, checked before any lookup: no query grows with what the request sends. */
+function sizeRefusal(name: FilterName, given: unknown): string | null {
+  const declaration = filterDeclaration(name);
+  if (declaration.limit) return declaration.limit(given as never);
+  const list = declaration.kind === 'stringList' || declaration.kind === 'intList';
+  return list && exceeds(given as readonly unknown[] | null | undefined) ? tooManyValues() : null;
+}
+
 /**
- * Validates the filters and builds the query. All parameter errors of a request are reported together
- * (400 `rest_invalid_param`), as WordPress validates every argument before answering.
+ * Applies the declared filters (`only` some of them: the subscription's): every size first, then every
+ * check (in `CHECK_ORDER`), then the lookups together (the term filters in one query). All parameter
+ * errors of a request are reported together (400 `rest_invalid_param`), as WordPress validates every
+ * argument before answering; a filter's own refusal (`post_parent`) comes alone after them.
  */
+export async function applyFilters(
+  ctx: Context,
+  filter: EventListFilter,
+  options: EventListOptions & { only?: readonly FilterName[] },
+): Promise<AppliedFilters> {
+  const names = options.only ?? FILTER_NAMES;
+  const errors = new ParamErrors(options.paramNames);
+  for (const name of names) {
+    const reason = sizeRefusal(name, filter[name]);
+    if (reason) errors.add(name, reason);
+  }
+  errors.throwIfAny();
+
+  const request: FilterRequest = {
+    filter,
+    viewer: ctx.viewer,
+    now: options.now ?? new Date(),
+    siteZone: ctx.config.siteTimezone,
+    databaseProvider: ctx.config.databaseProvider,
+    paramName: (param) => errors.name(param),
+  };
+  const effective = Object.fromEntries(FILTER_NAMES.map((name) => [name, null])) as Record<
+    FilterName,
+    unknown
+  >;
+  const where: Prisma.EventWhereInput[] = [];
+  const refusals: ApiError[] = [];
+  let distances: Map<number, number> | null = null;
+  const apply = (name: FilterName, checked: Checked<unknown>) => {
+    effective[name] = checked.effective;
+    for (const error of checked.errors ?? []) errors.add(error.param, error.reason, error.detail);
+    if (checked.where) where.push(checked.where);
+    if (checked.refusal) refusals.push(checked.refusal);
+    if (checked.distances) distances = checked.distances;
+  };
+
+  for (const name of CHECK_ORDER) {
+    const { check } = filterDeclaration(name);
+    if (check && names.includes(name)) apply(name, check(filter[name] as never, request));
+  }
+
+  // Lookups that need the database: every id and slug must exist. Term tokens are echoed as given.
+  const terms = TERM_FILTERS.filter((name) => names.includes(name) && isSet(filter[name]));
+  const lookups = names.flatMap((name) => {
+    const { check, lookup } = filterDeclaration(name);
+    const value = check ? effective[name] : filter[name];
+    return lookup && isSet(value) ? [{ name, looked: lookup(value as never, ctx, request) }] : [];
+  });
+  const [resolved, looked] = await Promise.all([
+    resolveTerms(
+      ctx,
+      terms.map((name) => ({
+        param: name,
+        taxonomy: EVENT_FILTERS[name].term.taxonomy,
+        tokens: filter[name]!,
+      })),
+    ),
+    Promise.all(lookups.map(({ looked }) => looked)),
+  ]);
+  for (const name of resolved.unknown) errors.add(name, 'Invalid parameter.');
+  for (const name of terms) {
+    effective[name] = [...filter[name]!];
+    where.push(termWhere(resolved.ids[name]));
+  }
+  lookups.forEach(({ name }, i) => apply(name, looked[i]!));
+  errors.throwIfAny();
+  if (refusals.length) throw refusals[0];
+
+  // The listing blanks a protected event's venue, organizers, terms, flags and text for whoever cannot
+  // unlock it; a filter on those must not match it either (D21: search included, whoever the viewer).
+  if (names.some((name) => onWithheld(name, effective[name])))
+    where.push(contentOpenWhere(ctx.viewer, options.password));
+  const ordering = names.find((name) => filterDeclaration(name).order && isSet(effective[name]));
+  return {
+    effective: effective as EffectiveEventFilter,
+    where,
+    order: ordering ? [...filterDeclaration(ordering).order!] : null,
+    distances,
+    termIds: terms.map((name) => resolved.ids[name]),
+  };
+}
+
+/** Validates the filters and builds the list's query: the events not hidden from listings that meet them. */
 export async function resolveEventQuery(
   ctx: Context,
   filter: EventListFilter,
   options: EventListOptions,
 ): Promise<EventQuery> {
-  const viewer: Viewer = ctx.viewer;
-  const siteZone = ctx.config.siteTimezone;
-  const now = options.now ?? new Date();
-  const errors = new ParamErrors(options.paramNames);
-  // Sizes first, before any lookup: no query grows with what the request sends.
-  if (searchTooLong(filter.search)) errors.add('search', SEARCH_TOO_LONG);
-  for (const param of LIST_FILTERS) {
-    if (exceeds(filter[param] as readonly unknown[] | null | undefined))
-      errors.add(param as Param, tooManyValues());
-  }
-  errors.throwIfAny();
-  const and: Prisma.EventWhereInput[] = [{ hideFromListings: false }];
-
-  // Dates
-  const strict = filter.strictDates === true;
-  const bounds: Record<DateFilter, string | null> = {
-    startDate: null,
-    endDate: null,
-    startsBefore: null,
-    startsAfter: null,
-    endsBefore: null,
-    endsAfter: null,
-  };
-  for (const key of DATE_FILTERS) {
-    const raw = filter[key];
-    if (raw === null || raw === undefined) continue;
-    const parsed = parseDateInput(raw, siteZone, now);
-    if (parsed) bounds[key] = dateBound(parsed, key, strict);
-    else errors.add(key);
-  }
-  const include = filter.include?.length ? [...new Set(filter.include)] : null;
-  const relative = bounds.startsBefore ?? bounds.startsAfter ?? bounds.endsBefore ?? bounds.endsAfter;
-  if (include) {
-    // D15: `include` ignores every date filter.
-    for (const key of DATE_FILTERS) bounds[key] = null;
-  } else if (relative === null) {
-    bounds.startDate ??= startOfDayWall(now, siteZone, -1);
-    bounds.endDate ??= endOfDayWall(now, siteZone, 24);
-  }
-  const localStart: Prisma.StringFilter = {};
-  const localEnd: Prisma.StringFilter = {};
-  if (bounds.startDate) localStart.gte = bounds.startDate;
-  if (bounds.startsAfter) localStart.gt = bounds.startsAfter;
-  if (bounds.startsBefore) localStart.lt = bounds.startsBefore;
-  if (bounds.endDate) localEnd.lte = bounds.endDate;
-  if (bounds.endsAfter) localEnd.gt = bounds.endsAfter;
-  if (bounds.endsBefore) localEnd.lt = bounds.endsBefore;
-  if (Object.keys(localStart).length) and.push({ localStart });
-  if (Object.keys(localEnd).length) and.push({ localEnd });
-
-  // Status (the capability rules decide what each viewer may list).
-  let status: string[] = [];
-  let statusAny = false;
-  try {
-    const listable = listableStatuses(viewer, filter.status ? [...filter.status] : null);
-    status = listable.statuses;
-    statusAny = listable.any;
-    and.push({ status: { in: status } });
-    if (listable.ownOnlyBeyondPublish)
-      and.push({ OR: [{ status: 'publish' }, { authorId: viewer.userId ?? -1 }] });
-  } catch (error) {
-    errors.absorb(error, 'status');
-  }
-
-  // Geo
-  let near: EffectiveEventFilter['near'] = null;
-  const { lat, lng, radius } = filter.near ?? {};
-  const hasLat = lat !== null && lat !== undefined;
-  const hasLng = lng !== null && lng !== undefined;
-  if (hasLat !== hasLng)
-    errors.add(
-      hasLat ? 'near.lng' : 'near.lat',
-      `${errors.name('near.lat')} and ${errors.name('near.lng')} go together.`,
-    );
-  if (hasLat && (!Number.isFinite(lat) || lat < -90 || lat > 90)) errors.add('near.lat');
-  if (hasLng && (!Number.isFinite(lng) || lng < -180 || lng > 180)) errors.add('near.lng');
-  const km = radius ?? DEFAULT_GEO_RADIUS_KM;
-  if (!Number.isFinite(km) || km <= 0 || km > Math.PI * EARTH_RADIUS_KM) errors.add('near.radius');
-  if (hasLat && hasLng) near = { lat, lng, radius: km };
-  if (filter.geoloc === true || near) {
-    and.push({ venues: { some: { venue: { geoLat: { not: null }, geoLng: { not: null } } } } });
-  }
-
-  // The filters whose validation and condition are declared (`model/event-filters.ts`).
-  const declared = {} as { [K in DeclaredFilterName]: DeclaredFilterValue<K> | null };
-  const provider = ctx.config.databaseProvider;
-  const search = filter.search?.trim();
-  // SQLite's trigram index is asked for a search's events before the condition names them.
-  const searchMatches = search ? await eventSearchMatches(ctx.db, search, provider) : null;
-  const env = { databaseProvider: provider, searchMatches };
-  for (const name of DECLARED_FILTERS) {
-    const applied = applyDeclaredFilter(name, filter[name], env);
-    Object.assign(declared, { [name]: applied && 'effective' in applied ? applied.effective : null });
-    if (applied && 'reason' in applied) errors.add(name, applied.reason, applied.detail);
-    else if (applied?.where) and.push(applied.where);
-  }
-
-  // Lookups that need the database: every id and slug must exist. Term tokens are echoed as given.
-  const termTokens = {} as { [K in TermFilterName]: string[] | null };
-  for (const name of TERM_FILTERS) termTokens[name] = filter[name]?.length ? [...filter[name]] : null;
-  const [{ ids: terms, unknown: unknownTerms }, lookups, parent, inRange] = await Promise.all([
-    resolveTerms(ctx, termLookups(filter)),
-    // Venues and organizers, as declared.
-    Promise.all(LOOKUP_FILTERS.map((name) => applyLookupFilter(name, filter[name], ctx))),
-    filter.postParent !== null && filter.postParent !== undefined
-      ? EVENT_FILTERS.postParent.parent.find(filter.postParent, ctx)
-      : undefined,
-    near ? venuesInRange(ctx, near, errors.name('near.radius')) : null,
-  ]);
-  for (const param of unknownTerms) errors.add(param);
-  const looked = {} as { [K in LookupFilterName]: number[] | null };
-  const lookedWhere: Prisma.EventWhereInput[] = [];
-  LOOKUP_FILTERS.forEach((name, i) => {
-    const applied = lookups[i];
-    looked[name] = applied && 'effective' in applied ? applied.effective : null;
-    if (applied && 'reason' in applied) errors.add(name, applied.reason, applied.detail);
-    else if (applied?.where) lookedWhere.push(applied.where);
-  });
-  errors.throwIfAny();
-  if (parent === null) throw EVENT_FILTERS.postParent.parent.invalid(errors.name('postParent'));
-
-  for (const name of TERM_FILTERS) if (termTokens[name]) and.push(termWhere(terms[name]));
-  and.push(...lookedWhere);
-  if (include) and.push({ id: { in: include } });
-  if (parent) and.push(EVENT_FILTERS.postParent.parent.where(parent.id));
-  if (near) and.push({ venues: { some: { venue: boundingBox(near.lat, near.lng, near.radius) } } });
-  // The listing blanks a protected event's venue, organizers, terms, flags and text for whoever cannot
-  // unlock it; a filter on those must not match it either (D21: search included, whoever the viewer).
-  const effective: EffectiveEventFilter = {
-    ...bounds,
-    strictDates: strict,
-    status,
-    statusAny,
-    postParent: parent?.id ?? null,
-    include,
-    ...termTokens,
-    geoloc: filter.geoloc ?? null,
-    near,
-    ...declared,
-    ...looked,
-  };
-  if (FILTER_NAMES.some((name) => onWithheld(name, effective[name])))
-    and.push(contentOpenWhere(viewer, options.password));
-
+  const applied = await applyFilters(ctx, filter, options);
   return {
-    where: { AND: and },
-    orderBy: include ? [{ publishedAt: 'asc' }, { id: 'asc' }] : [{ localStart: 'asc' }, { id: 'asc' }],
-    distances: inRange,
-    termIds: TERM_FILTERS.flatMap((name) => (termTokens[name] ? [terms[name]] : [])),
-    effective,
+    where: { AND: [{ hideFromListings: false }, ...applied.where] },
+    orderBy: applied.order ?? [{ localStart: 'asc' }, { id: 'asc' }],
+    distances: applied.distances,
+    termIds: applied.termIds,
+    effective: applied.effective,
   };
 }
 

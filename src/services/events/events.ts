@@ -114,7 +114,7 @@ function windowOf(effective: EffectiveEventFilter, termIds: number[][]): EventWi
     endFrom: effective.endsAfter,
     endTo: earlier(effective.endDate, effective.endsBefore),
     facts: factsOf(effective),
-    statuses: effective.status,
+    statuses: effective.status?.statuses ?? null,
     terms: termIds,
     venues: effective.venues,
     organizers: effective.organizers,

@@ -3,17 +3,10 @@ import type { Prisma } from '../../generated/sqlite/client.js';
 import { invalidParams } from '../../domain/errors.js';
 import { exceeds, tooManyValues } from '../../domain/limits.js';
 import type { PostWhere } from '../../domain/permissions.js';
-import { contentOpenWhere } from '../../domain/visibility.js';
 import type { Taxonomy } from '../../domain/urls.js';
-import {
-  type FilterName,
-  applyLookupFilter,
-  onWithheld,
-  termLookups,
-  termWhere,
-} from '../../model/event-filters.js';
+import { type EventListFilter, SUBSCRIPTION_FILTERS } from '../../model/event-filters.js';
 import { eventsVisibleTo } from '../events/event-access.js';
-import { resolveTerms } from '../events/events-query.js';
+import { applyFilters } from '../events/events-query.js';
 import type { LinkedKind } from '../linked-posts/linked-lists.js';
 import { linkedVisibleTo } from '../linked-posts/linked-access.js';
 import { termsVisibleTo, visibleTermIds } from '../terms/term-reads.js';
@@ -28,14 +21,11 @@ export interface ChangeView {
   visibleIds(ids: number[]): Promise<number[]>;
 }
 
-/** The event subscription's filter: the list's own filters, by their domain names. */
-export interface EventChangeFilter {
-  ids?: number[] | null;
-  venues?: number[] | null;
-  organizers?: number[] | null;
-  categories?: string[] | null;
-  tags?: string[] | null;
-}
+/** The event subscription's filter: some of the list's own filters (`SUBSCRIPTION_FILTERS`), and ids. */
+export type EventChangeFilter = { ids?: number[] | null } & Pick<
+  EventListFilter,
+  (typeof SUBSCRIPTION_FILTERS)[number]
+>;
 
 /** Size limits of an id or slug list (the list filters' own), before any query. */
 export function checkSizes(lists: Record<string, readonly unknown[] | null | undefined>): void {
@@ -59,32 +49,9 @@ export async function eventChangeView(
   const conditions: Prisma.EventWhereInput[] = [eventsVisibleTo(viewer)];
   // Hidden from listings: readable by id, so delivered only to a subscription naming it.
   conditions.push(filter.ids?.length ? { id: { in: filter.ids } } : { hideFromListings: false });
-  // Venues and organizers checked and matched as the list does (`model/event-filters.ts`).
-  const [venues, organizers, terms] = await Promise.all([
-    applyLookupFilter('venues', filter.venues, ctx),
-    applyLookupFilter('organizers', filter.organizers, ctx),
-    resolveTerms(ctx, termLookups(filter)),
-  ]);
-  const categories = filter.categories?.length ? [...new Set(terms.ids.categories)] : null;
-  const tags = filter.tags?.length ? [...new Set(terms.ids.tags)] : null;
-  const unknown: Record<string, string> = {};
-  for (const param of terms.unknown) unknown[param] = 'Invalid parameter.';
-  const looked = { venues, organizers };
-  for (const [name, applied] of Object.entries(looked))
-    if (applied && 'reason' in applied) unknown[name] = applied.reason;
-  if (Object.keys(unknown).length) throw invalidParams(unknown);
-  for (const applied of Object.values(looked))
-    if (applied && 'where' in applied && applied.where) conditions.push(applied.where);
-  if (categories) conditions.push(termWhere(categories));
-  if (tags) conditions.push(termWhere(tags));
-  const applied = {
-    venues: venues && 'effective' in venues ? venues.effective : null,
-    organizers: organizers && 'effective' in organizers ? organizers.effective : null,
-    categories,
-    tags,
-  };
-  if (Object.entries(applied).some(([name, value]) => onWithheld(name as FilterName, value)))
-    conditions.push(contentOpenWhere(viewer, password) as Prisma.EventWhereInput);
+  // The list's filters, checked, looked up and matched as the list applies them (D21 included).
+  const applied = await applyFilters(ctx, filter, { password, only: SUBSCRIPTION_FILTERS });
+  conditions.push(...applied.where);
   return {
     key: JSON.stringify(conditions),
     visibleIds: async (wanted) =>
