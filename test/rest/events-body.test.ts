@@ -62,7 +62,6 @@ const BAD: Record<string, unknown> = {
   organizer: '1,x',
   post_parent: -1,
   recurrence: ['RRULE:FREQ=MINUTELY'],
-  recurrence_pattern: { frequency: 'MINUTELY' },
   scope: 'sometimes',
   password: {},
 };
@@ -114,8 +113,7 @@ describe('the event body: documented as read', () => {
       venue: venue.id,
       organizer: String(organizer.id),
       post_parent: parent.id,
-      // A pattern makes the event a series, `[]` ends it; `scope` matters only on an occurrence (test/series/).
-      recurrence_pattern: { frequency: 'DAILY', count: 2 },
+      // A single event stays single; `scope` matters only on an occurrence (test/series/).
       recurrence: [],
       scope: 'this',
       password: 'secret',

@@ -5,7 +5,6 @@ import { eventSchedule, wallClock } from '../../domain/dates.js';
 import {
   type Occurrence,
   type Recurrence,
-  type RecurrencePattern,
   type RecurrenceResult,
   type SeriesKind,
   continueFrom,
@@ -14,10 +13,8 @@ import {
   expandRecurrence,
   formatRecurrence,
   parseRecurrence,
-  recurrenceFromPattern,
   recurrenceInvalid,
 } from '../../domain/recurrence.js';
-import type { RecurrenceField } from './event-input.js';
 import { invalidParams } from '../../domain/errors.js';
 import { Prisma } from '../../generated/sqlite/client.js';
 import { recount } from './event-links.js';
@@ -195,13 +192,10 @@ function announce(
 const linesOf = (stored: string | null): string[] => (stored ? stored.split('\n') : []);
 const storedLines = (lines: readonly string[]): string | null => (lines.length ? lines.join('\n') : null);
 
-function orRefuse<T>(result: RecurrenceResult<T>, field: RecurrenceField = 'recurrence'): T {
-  if (!result.ok) throw recurrenceInvalid(result.problem, field);
+function orRefuse<T>(result: RecurrenceResult<T>): T {
+  if (!result.ok) throw recurrenceInvalid(result.problem);
   return result.value;
 }
-
-const isLines = (sent: readonly string[] | RecurrencePattern): sent is readonly string[] =>
-  Array.isArray(sent);
 
 /** The lines a client sent, checked against the series' zone and all-day flag, in canonical form. */
 export function checkedLines(lines: readonly string[], kind: SeriesKind): string[] {
@@ -222,12 +216,7 @@ function horizonOf(settings: SeriesSettings, now: Date): Date {
 }
 
 /** The slots of the series after its first start, before the horizon (a refusal past the cap). */
-function laterSlots(
-  first: FirstEvent,
-  settings: SeriesSettings,
-  now: Date,
-  field?: RecurrenceField,
-): Occurrence[] {
+function laterSlots(first: FirstEvent, settings: SeriesSettings, now: Date): Occurrence[] {
   const occurrences = orRefuse(
     expandRecurrence(
       recurrenceOf(first),
@@ -239,7 +228,6 @@ function laterSlots(
       },
       { horizon: horizonOf(settings, now), cap: settings.maxOccurrences },
     ),
-    field,
   );
   return occurrences.filter((slot) => slot.startsAt.getTime() !== first.startsAt.getTime());
 }
@@ -436,8 +424,6 @@ export interface SyncOptions {
    */
   mode: 'all' | 'extend';
   relink?: boolean;
-  /** The field the set was just sent in, named by a refusal (past the cap). */
-  field?: RecurrenceField;
 }
 
 /**
@@ -449,7 +435,7 @@ export async function syncSeries(w: WriteScope, firstId: number, options: SyncOp
   const { tx } = w;
   w.group(seriesGroup(firstId));
   const first = await loadFirst(tx, firstId);
-  const slots = laterSlots(first, options.settings, options.now, options.field);
+  const slots = laterSlots(first, options.settings, options.now);
   const children = await loadChildren(tx, firstId);
   const byTime = new Map(children.map((child) => [child.originalStart.getTime(), child]));
   const wanted = new Set(slots.map((slot) => slot.startsAt.getTime()));
@@ -599,22 +585,13 @@ async function followStatus(w: WriteScope, first: FirstEvent, rows: readonly Chi
   );
 }
 
-/**
- * Stores a first event's set, sent as lines or as a pattern (canonical, checked against its zone and
- * all-day flag; a refusal names the field it was sent in).
- */
-export async function setLines(
-  w: WriteScope,
-  eventId: number,
-  sent: readonly string[] | RecurrencePattern,
-): Promise<void> {
+/** Stores a first event's lines (canonical, checked against its zone and all-day flag). */
+export async function setLines(w: WriteScope, eventId: number, lines: readonly string[]): Promise<void> {
   const event = await w.tx.event.findUniqueOrThrow({
     where: { id: eventId },
     select: { timezone: true, allDay: true },
   });
-  const canonical = isLines(sent)
-    ? checkedLines(sent, event)
-    : formatRecurrence(orRefuse(recurrenceFromPattern(sent, event), 'recurrencePattern'));
+  const canonical = checkedLines(lines, event);
   await w.tx.event.update({ where: { id: eventId }, data: { recurrence: storedLines(canonical) } });
 }
 

@@ -20,10 +20,7 @@ import {
   type EventInput,
   type EventValues,
   type FieldErrors,
-  type SentSeries,
   checkEventInput,
-  makesSeries,
-  sentSeries,
 } from './event-input.js';
 import { declaredColumns } from '../../model/event-fields.js';
 import { checkReferences, linkedTermIds, recount, resolveLinks, writeLinks } from './event-links.js';
@@ -243,10 +240,9 @@ export function createEvent<T extends LoadedEvent>(
       });
       await writeLinks(tx, event.id, links, false);
       await recount(w, [...(links.categories ?? []), ...(links.tags ?? [])]);
-      const sent = sentSeries(values);
-      if (makesSeries(sent)) {
-        await setLines(w, event.id, sent.set);
-        await syncSeries(w, event.id, { mode: 'all', now, settings: config.series, field: sent.field });
+      if (values.recurrence?.length) {
+        await setLines(w, event.id, values.recurrence);
+        await syncSeries(w, event.id, { mode: 'all', now, settings: config.series });
       }
       return judged(await load(tx, event.id), viewer);
     },
@@ -301,15 +297,12 @@ export function updateEvent<T extends LoadedEvent>(
       } else if (scopeAsked === 'following') {
         await splitAt(w, existing, now);
         existing = await findEvent(w, { id: existing.id });
-      } else if (role === 'occurrence' && sentSeries(values)) {
-        throw recurrenceInvalid(
-          {
-            code: 'unsupported',
-            message:
-              "recurrence: an occurrence has the series' lines; write them to its first event, or with scope following or all.",
-          },
-          sentSeries(values)!.field,
-        );
+      } else if (role === 'occurrence' && values.recurrence !== undefined) {
+        throw recurrenceInvalid({
+          code: 'unsupported',
+          message:
+            "recurrence: an occurrence has the series' lines; write them to its first event, or with scope following or all.",
+        });
       }
 
       const schedule = scheduleOf(values, existing, config.siteTimezone);
@@ -360,7 +353,7 @@ export function updateEvent<T extends LoadedEvent>(
       });
       await writeLinks(tx, existing.id, links, true);
       if (countsChange) await recount(w, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
-      await seriesAfterUpdate(w, existing, sentSeries(values), {
+      await seriesAfterUpdate(w, existing, values.recurrence, {
         now,
         settings: config.series,
         relink: Object.values(links).some((ids) => ids !== undefined),
@@ -443,21 +436,21 @@ export function deleteEvent<T extends LoadedEvent>(
 }
 
 /**
- * After an update: lines or a pattern sent make the event a series' first (or give its series a new set; `[]` ends
+ * After an update: lines sent make the event a series' first (or give its series a new set; `[]` ends
  * it), and any write to a first event is a write to its whole series.
  */
 async function seriesAfterUpdate(
   w: WriteScope,
   event: SeriesPlace,
-  sent: SentSeries | undefined,
+  lines: readonly string[] | undefined,
   options: { now: Date; settings: SeriesSettings; relink: boolean },
 ): Promise<void> {
-  const sync = () => syncSeries(w, event.id, { mode: 'all', ...options, field: sent?.field });
-  if (makesSeries(sent)) {
-    await setLines(w, event.id, sent.set);
+  const sync = () => syncSeries(w, event.id, { mode: 'all', ...options });
+  if (lines?.length) {
+    await setLines(w, event.id, lines);
     await sync();
   } else if (seriesRole(event) === 'first') {
-    if (sent) await endSeries(w, event.id);
+    if (lines) await endSeries(w, event.id);
     else await sync();
   }
 }
