@@ -20,6 +20,7 @@ import {
 import { recordVersion } from '../domain/versions.js';
 import { CreateOrganizerInput } from './organizer.js';
 import { CreateVenueInput, venueInput } from './venue.js';
+import { RecurrencePatternInput } from './recurrence-pattern.js';
 import { EVENT_STATUSES, type EventStatusValue } from '../domain/event-status.js';
 import { permalink } from '../domain/urls.js';
 import { NOT_FOUND } from '../domain/visibility.js';
@@ -464,6 +465,10 @@ function eventInputFields(t: InputFieldBuilder, create: boolean) {
     recurrence: t.stringList({
       description:
         "RFC 5545 lines (RRULE, RDATE, EXDATE) making the event the first of a series, or its series' new set; [] or null ends the series (docs/reference/recurrence.md)",
+    }),
+    recurrencePattern: t.field({
+      type: RecurrencePatternInput,
+      description: 'The series as a form gives it, instead of recurrence (not both); null: unchanged',
     }),
   };
   // The declared fields among them, by their anchors; typed as the declaration says (`$inferInput`).

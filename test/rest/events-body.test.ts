@@ -62,6 +62,7 @@ const BAD: Record<string, unknown> = {
   organizer: '1,x',
   post_parent: -1,
   recurrence: ['RRULE:FREQ=MINUTELY'],
+  recurrence_pattern: { frequency: 'MINUTELY' },
   scope: 'sometimes',
   password: {},
 };
@@ -113,7 +114,8 @@ describe('the event body: documented as read', () => {
       venue: venue.id,
       organizer: String(organizer.id),
       post_parent: parent.id,
-      // A single event stays single; `scope` matters only on an occurrence (test/series/).
+      // A pattern makes the event a series, `[]` ends it; `scope` matters only on an occurrence (test/series/).
+      recurrence_pattern: { frequency: 'DAILY', count: 2 },
       recurrence: [],
       scope: 'this',
       password: 'secret',

@@ -17,6 +17,7 @@ import {
   type LinkRef,
   type TermRef,
 } from '../../services/events/event-input.js';
+import type { RecurrencePattern } from '../../domain/recurrence.js';
 import { readBoolean } from '../booleans.js';
 import { type BodyTable, paramNames, readBody } from './fields.js';
 import { ORGANIZER_BODY, VENUE_BODY } from './linked-posts.js';
@@ -26,6 +27,9 @@ import type { NestedParamNames, ParamNames } from '../param-names.js';
 // field is declared once below: the domain field it fills, how its WordPress forms are read (numbers
 // as text, boolean words, comma lists, names or ids) and its documentation. The namespace index and
 // `/doc` list the same table (`EVENT_FIELDS`), and errors are renamed back through it (`EVENT_PARAMS`).
+
+const PATTERN_UNREADABLE =
+  'Invalid parameter: an object of frequency, interval, by_day, by_month_day, by_month, by_set_pos, week_start, count, until, rdates and exdates.';
 
 /** Strings, and numbers as their string forms (D19). */
 const text = z.union([z.string(), z.number().finite()]).transform(String);
@@ -43,6 +47,47 @@ const recurrenceLines = z.union([
   z.string().transform((line) => [line]),
   z.array(z.string()),
 ]);
+const integerText = z
+  .string()
+  .trim()
+  .regex(/^[+-]?\d+$/)
+  .transform(Number);
+const patternInteger = z.union([z.number(), integerText]);
+const commaList = z.string().transform((list) => list.split(',').map((value) => value.trim()));
+/** Lists as an array or a comma list (`"MO,WE"`). */
+const patternStrings = z.union([z.array(z.string()), commaList]);
+const patternIntegers = z.union([z.array(patternInteger), commaList.pipe(z.array(integerText))]);
+/**
+ * `recurrence_pattern`: the domain's pattern in snake_case; the values are checked by the series
+ * service (a 400 naming `recurrence_pattern`), unknown keys refused here.
+ */
+const recurrencePattern = z
+  .strictObject({
+    frequency: z.string(),
+    interval: patternInteger.nullish(),
+    by_day: patternStrings.nullish(),
+    by_month_day: patternIntegers.nullish(),
+    by_month: patternIntegers.nullish(),
+    by_set_pos: patternIntegers.nullish(),
+    week_start: z.string().nullish(),
+    count: patternInteger.nullish(),
+    until: z.string().nullish(),
+    rdates: patternStrings.nullish(),
+    exdates: patternStrings.nullish(),
+  })
+  .transform((pattern): RecurrencePattern => ({
+    frequency: pattern.frequency,
+    interval: pattern.interval,
+    byDay: pattern.by_day,
+    byMonthDay: pattern.by_month_day,
+    byMonth: pattern.by_month,
+    bySetPos: pattern.by_set_pos,
+    weekStart: pattern.week_start,
+    count: pattern.count,
+    until: pattern.until,
+    rdates: pattern.rdates,
+    exdates: pattern.exdates,
+  }));
 const eventStatus = z
   .string()
   .trim()
@@ -327,6 +372,19 @@ const HAND_BODY = {
       required: false,
     },
     { nullRemoves: true },
+  ),
+  // An extension beside `recurrence` (Microsoft Graph's patternedRecurrence, in RFC 5545 terms).
+  recurrence_pattern: bodyField(
+    'recurrencePattern',
+    recurrencePattern,
+    {
+      type: 'object',
+      default: null,
+      description:
+        'Extension: the series as a form gives it, instead of recurrence: {frequency (DAILY, WEEKLY, MONTHLY, YEARLY, HOURLY), interval, by_day (TU, -1FR), by_month_day, by_month, by_set_pos, week_start, count or until (YYYY-MM-DD or an instant), rdates, exdates (YYYY-MM-DD, a wall clock YYYY-MM-DDTHH:MM or an instant)}',
+      required: false,
+    },
+    { reason: PATTERN_UNREADABLE },
   ),
   // Accepted on the by-id routes only (the service refuses it elsewhere): documented apart.
   password: bodyField('password', text, {

@@ -6,7 +6,11 @@ import { type EventStatusValue, INVALID_EVENT_STATUS, isEventStatus } from '../.
 import { autoParagraphs } from '../../domain/html.js';
 import { isRecordId } from '../../domain/ids.js';
 import { MAX_LINKED_PER_WRITE, exceeds, tooManyValues } from '../../domain/limits.js';
-import { MAX_RECURRENCE_LINES } from '../../domain/recurrence.js';
+import {
+  MAX_RECURRENCE_DATES,
+  MAX_RECURRENCE_LINES,
+  type RecurrencePattern,
+} from '../../domain/recurrence.js';
 import { toSlug } from '../../domain/slugs.js';
 import {
   DECLARED_NAMES,
@@ -79,6 +83,11 @@ interface HandInput {
    * series' new set; `[]` or `null` ends the series (docs/reference/recurrence.md).
    */
   recurrence?: readonly string[] | null;
+  /**
+   * The same set as a form gives it (Microsoft Graph's patternedRecurrence, in RFC 5545 terms), beside
+   * `recurrence` and not with it; the series service reads it into the same lines.
+   */
+  recurrencePattern?: RecurrencePattern | null;
 }
 
 export type EventInput = HandInput & DeclaredInput;
@@ -116,6 +125,7 @@ const HAND_ORDER = [
   'categories',
   'tags',
   'recurrence',
+  'recurrencePattern',
 ] as const satisfies readonly HandField[];
 const everyHandField: Unlisted<HandField, (typeof HAND_ORDER)[number]> = true;
 void everyHandField;
@@ -131,6 +141,7 @@ export const REQUIRED_ON_CREATE: readonly EventField[] = ['title', 'startDate', 
 export const INVALID = 'Invalid parameter.';
 const INVALID_TIMEZONE = 'Invalid parameter: a time zone is an IANA name (America/New_York) or UTC±H[:MM].';
 const PASSWORD_BY_ID = 'The password of an event is set through its by-ID route only.';
+const BOTH_RECURRENCES = 'A series is given as lines (recurrence) or as a pattern, not both.';
 
 type WritableStatus = (typeof WRITABLE_STATUSES)[number];
 
@@ -164,6 +175,26 @@ interface HandValues {
   tags?: TermRef[];
   /** Lines as sent (checked against the series' zone by `event-series.ts`); `[]`: no series. */
   recurrence?: string[];
+  /** A pattern as sent (read against the series' zone by `event-series.ts`); never with `recurrence`. */
+  recurrencePattern?: RecurrencePattern;
+}
+
+/** The field a series' set came in: its refusals name it. */
+export type RecurrenceField = 'recurrence' | 'recurrencePattern';
+
+/** A series' set as a write sent it: lines (`[]` ends the series) or a pattern. */
+export type SentSeries =
+  { field: 'recurrence'; set: string[] } | { field: 'recurrencePattern'; set: RecurrencePattern };
+
+/** The set a write sent, if any. */
+export function sentSeries(values: EventValues): SentSeries | undefined {
+  if (values.recurrencePattern) return { field: 'recurrencePattern', set: values.recurrencePattern };
+  return values.recurrence && { field: 'recurrence', set: values.recurrence };
+}
+
+/** Whether a write makes or replaces a series (rather than ending it, or saying nothing of it). */
+export function makesSeries(sent: SentSeries | undefined): sent is SentSeries {
+  return sent !== undefined && (sent.field === 'recurrencePattern' || sent.set.length > 0);
 }
 
 export interface CheckOptions {
@@ -294,6 +325,12 @@ export function checkEventInput(
   given('recurrence', (lines) => {
     if (exceeds(lines, MAX_RECURRENCE_LINES)) bad.recurrence = tooManyValues(MAX_RECURRENCE_LINES);
     else values.recurrence = [...lines];
+  });
+  given('recurrencePattern', (pattern) => {
+    if (input.recurrence !== undefined) bad.recurrencePattern = BOTH_RECURRENCES;
+    else if ([pattern.rdates, pattern.exdates].some((dates) => exceeds(dates, MAX_RECURRENCE_DATES)))
+      bad.recurrencePattern = tooManyValues(MAX_RECURRENCE_DATES);
+    else values.recurrencePattern = pattern;
   });
 
   const ordered: FieldErrors = {};

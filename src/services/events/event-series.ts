@@ -5,6 +5,7 @@ import { eventSchedule, wallClock } from '../../domain/dates.js';
 import {
   type Occurrence,
   type Recurrence,
+  type RecurrencePattern,
   type RecurrenceResult,
   type SeriesKind,
   continueFrom,
@@ -13,12 +14,15 @@ import {
   expandRecurrence,
   formatRecurrence,
   parseRecurrence,
+  recurrenceFromPattern,
   recurrenceInvalid,
 } from '../../domain/recurrence.js';
+import type { RecurrenceField } from './event-input.js';
 import { invalidParams } from '../../domain/errors.js';
 import { Prisma } from '../../generated/sqlite/client.js';
 import { recount } from './event-links.js';
 import type { ChangeOperation, Tx, WriteScope } from '../transactions.js';
+import { seriesGroup } from '../sync/change-log.js';
 import { seriesGroup } from '../sync/change-log.js';
 import type { Context } from '../scope.js';
 import { visibleEvents } from './event-access.js';
@@ -192,10 +196,13 @@ function announce(
 const linesOf = (stored: string | null): string[] => (stored ? stored.split('\n') : []);
 const storedLines = (lines: readonly string[]): string | null => (lines.length ? lines.join('\n') : null);
 
-function orRefuse<T>(result: RecurrenceResult<T>): T {
-  if (!result.ok) throw recurrenceInvalid(result.problem);
+function orRefuse<T>(result: RecurrenceResult<T>, field: RecurrenceField = 'recurrence'): T {
+  if (!result.ok) throw recurrenceInvalid(result.problem, field);
   return result.value;
 }
+
+const isLines = (sent: readonly string[] | RecurrencePattern): sent is readonly string[] =>
+  Array.isArray(sent);
 
 /** The lines a client sent, checked against the series' zone and all-day flag, in canonical form. */
 export function checkedLines(lines: readonly string[], kind: SeriesKind): string[] {
@@ -216,7 +223,12 @@ function horizonOf(settings: SeriesSettings, now: Date): Date {
 }
 
 /** The slots of the series after its first start, before the horizon (a refusal past the cap). */
-function laterSlots(first: FirstEvent, settings: SeriesSettings, now: Date): Occurrence[] {
+function laterSlots(
+  first: FirstEvent,
+  settings: SeriesSettings,
+  now: Date,
+  field?: RecurrenceField,
+): Occurrence[] {
   const occurrences = orRefuse(
     expandRecurrence(
       recurrenceOf(first),
@@ -228,6 +240,7 @@ function laterSlots(first: FirstEvent, settings: SeriesSettings, now: Date): Occ
       },
       { horizon: horizonOf(settings, now), cap: settings.maxOccurrences },
     ),
+    field,
   );
   return occurrences.filter((slot) => slot.startsAt.getTime() !== first.startsAt.getTime());
 }
@@ -424,6 +437,8 @@ export interface SyncOptions {
    */
   mode: 'all' | 'extend';
   relink?: boolean;
+  /** The field the set was just sent in, named by a refusal (past the cap). */
+  field?: RecurrenceField;
 }
 
 /**
@@ -434,8 +449,9 @@ export interface SyncOptions {
 export async function syncSeries(w: WriteScope, firstId: number, options: SyncOptions): Promise<number[]> {
   const { tx } = w;
   w.group(seriesGroup(firstId));
+  w.group(seriesGroup(firstId));
   const first = await loadFirst(tx, firstId);
-  const slots = laterSlots(first, options.settings, options.now);
+  const slots = laterSlots(first, options.settings, options.now, options.field);
   const children = await loadChildren(tx, firstId);
   const byTime = new Map(children.map((child) => [child.originalStart.getTime(), child]));
   const wanted = new Set(slots.map((slot) => slot.startsAt.getTime()));
@@ -585,13 +601,22 @@ async function followStatus(w: WriteScope, first: FirstEvent, rows: readonly Chi
   );
 }
 
-/** Stores a first event's lines (canonical, checked against its zone and all-day flag). */
-export async function setLines(w: WriteScope, eventId: number, lines: readonly string[]): Promise<void> {
+/**
+ * Stores a first event's set, sent as lines or as a pattern (canonical, checked against its zone and
+ * all-day flag; a refusal names the field it was sent in).
+ */
+export async function setLines(
+  w: WriteScope,
+  eventId: number,
+  sent: readonly string[] | RecurrencePattern,
+): Promise<void> {
   const event = await w.tx.event.findUniqueOrThrow({
     where: { id: eventId },
     select: { timezone: true, allDay: true },
   });
-  const canonical = checkedLines(lines, event);
+  const canonical = isLines(sent)
+    ? checkedLines(sent, event)
+    : formatRecurrence(orRefuse(recurrenceFromPattern(sent, event), 'recurrencePattern'));
   await w.tx.event.update({ where: { id: eventId }, data: { recurrence: storedLines(canonical) } });
 }
 
@@ -601,6 +626,7 @@ export async function setLines(w: WriteScope, eventId: number, lines: readonly s
  */
 export async function endSeries(w: WriteScope, firstId: number): Promise<void> {
   const { tx } = w;
+  w.group(seriesGroup(firstId));
   w.group(seriesGroup(firstId));
   const children = await loadChildren(tx, firstId);
   const termIds = await linkedTerms(
@@ -619,6 +645,7 @@ export async function endSeries(w: WriteScope, firstId: number): Promise<void> {
  * without the rows (an EXDATE, a split), each row's version and revision move and it is announced.
  */
 async function touchSeries(w: WriteScope, firstId: number, now: Date) {
+  w.group(seriesGroup(firstId));
   w.group(seriesGroup(firstId));
   const children = await loadChildren(w.tx, firstId);
   const { recurrence } = await w.tx.event.findUniqueOrThrow({
@@ -682,6 +709,7 @@ export async function endSeriesBefore(
 
 /** Trashes (or deletes, `force`) the occurrences of a series whose first event is trashed or deleted. */
 export async function removeOccurrences(w: WriteScope, firstId: number, force: boolean, now: Date) {
+  w.group(seriesGroup(firstId));
   w.group(seriesGroup(firstId));
   await removeRows(w, await loadChildren(w.tx, firstId), force, now);
 }

@@ -20,7 +20,10 @@ import {
   type EventInput,
   type EventValues,
   type FieldErrors,
+  type SentSeries,
   checkEventInput,
+  makesSeries,
+  sentSeries,
 } from './event-input.js';
 import { declaredColumns } from '../../model/event-fields.js';
 import { checkReferences, linkedTermIds, recount, resolveLinks, writeLinks } from './event-links.js';
@@ -240,9 +243,10 @@ export function createEvent<T extends LoadedEvent>(
       });
       await writeLinks(tx, event.id, links, false);
       await recount(w, [...(links.categories ?? []), ...(links.tags ?? [])]);
-      if (values.recurrence?.length) {
-        await setLines(w, event.id, values.recurrence);
-        await syncSeries(w, event.id, { mode: 'all', now, settings: config.series });
+      const sent = sentSeries(values);
+      if (makesSeries(sent)) {
+        await setLines(w, event.id, sent.set);
+        await syncSeries(w, event.id, { mode: 'all', now, settings: config.series, field: sent.field });
       }
       return judged(await load(tx, event.id), viewer);
     },
@@ -297,12 +301,15 @@ export function updateEvent<T extends LoadedEvent>(
       } else if (scopeAsked === 'following') {
         await splitAt(w, existing, now);
         existing = await findEvent(w, { id: existing.id });
-      } else if (role === 'occurrence' && values.recurrence !== undefined) {
-        throw recurrenceInvalid({
-          code: 'unsupported',
-          message:
-            "recurrence: an occurrence has the series' lines; write them to its first event, or with scope following or all.",
-        });
+      } else if (role === 'occurrence' && sentSeries(values)) {
+        throw recurrenceInvalid(
+          {
+            code: 'unsupported',
+            message:
+              "recurrence: an occurrence has the series' lines; write them to its first event, or with scope following or all.",
+          },
+          sentSeries(values)!.field,
+        );
       }
 
       const schedule = scheduleOf(values, existing, config.siteTimezone);
@@ -353,7 +360,7 @@ export function updateEvent<T extends LoadedEvent>(
       });
       await writeLinks(tx, existing.id, links, true);
       if (countsChange) await recount(w, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
-      await seriesAfterUpdate(w, existing, values.recurrence, {
+      await seriesAfterUpdate(w, existing, sentSeries(values), {
         now,
         settings: config.series,
         relink: Object.values(links).some((ids) => ids !== undefined),
@@ -436,21 +443,21 @@ export function deleteEvent<T extends LoadedEvent>(
 }
 
 /**
- * After an update: lines sent make the event a series' first (or give its series a new set; `[]` ends
+ * After an update: lines or a pattern sent make the event a series' first (or give its series a new set; `[]` ends
  * it), and any write to a first event is a write to its whole series.
  */
 async function seriesAfterUpdate(
   w: WriteScope,
   event: SeriesPlace,
-  lines: readonly string[] | undefined,
+  sent: SentSeries | undefined,
   options: { now: Date; settings: SeriesSettings; relink: boolean },
 ): Promise<void> {
-  const sync = () => syncSeries(w, event.id, { mode: 'all', ...options });
-  if (lines?.length) {
-    await setLines(w, event.id, lines);
+  const sync = () => syncSeries(w, event.id, { mode: 'all', ...options, field: sent?.field });
+  if (makesSeries(sent)) {
+    await setLines(w, event.id, sent.set);
     await sync();
   } else if (seriesRole(event) === 'first') {
-    if (lines) await endSeries(w, event.id);
+    if (sent) await endSeries(w, event.id);
     else await sync();
   }
 }
