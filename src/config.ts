@@ -46,6 +46,7 @@ const EnvSchema = z.object({
   CALENDAR_SERIES_HORIZON_MONTHS: z.coerce.number().int().min(1).max(600).default(60),
   CALENDAR_SERIES_MAX_OCCURRENCES: z.coerce.number().int().min(1).max(100_000).default(10_000),
   CALENDAR_SERIES_EXTEND_MS: z.coerce.number().int().min(0).max(86_400_000).default(3_600_000),
+  CALENDAR_IMPORT_POLL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   CALENDAR_CORS_ORIGINS: z
     .string()
     .default('')
@@ -122,6 +123,11 @@ export interface Config {
     /** How often an instance tries to extend every series to the moving horizon; 0: never. */
     extendEveryMs: number;
   };
+  /** Subscribed import sources (`services/import/subscriptions.ts`, docs/guide/import.md). */
+  imports: {
+    /** How often this instance looks for due sources; 0: it reads none. */
+    pollMs: number;
+  };
 }
 
 export function databaseProviderOf(url: string): DatabaseProvider {
@@ -191,5 +197,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxOccurrences: e.CALENDAR_SERIES_MAX_OCCURRENCES,
       extendEveryMs: e.CALENDAR_SERIES_EXTEND_MS,
     },
+    imports: { pollMs: e.CALENDAR_IMPORT_POLL_MS },
   };
 }

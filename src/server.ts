@@ -17,6 +17,7 @@ import { connectRedis } from './ops/redis.js';
 import { ChangeFeed } from './services/sync/change-feed.js';
 import { WritePipeline } from './services/transactions.js';
 import { SeriesHorizonJob } from './services/events/series-horizon.js';
+import { ImportScheduler } from './services/import/subscriptions.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
@@ -70,6 +71,12 @@ if (config.webhooks.enabled) {
 const seriesHorizon = new SeriesHorizonJob({ db, config, writes }, logger);
 seriesHorizon.start();
 lifecycle.onClose('series horizon', () => seriesHorizon.stop());
+
+// Subscribed import sources: every instance looks for due ones (CALENDAR_IMPORT_POLL_MS, 0: never) and
+// reads a source only once it has claimed it, so one instance reads each at a time.
+const importScheduler = new ImportScheduler({ db, config, writes }, logger);
+importScheduler.start();
+lifecycle.onClose('import sources', () => importScheduler.stop());
 
 const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache, redis, changes }).listen(
   config.port,

@@ -15,8 +15,9 @@ import {
   listImportSources,
   parseInterval,
   removeImportSource,
-  runImportSource,
+  runImportSourceNow,
 } from '../services/import/subscriptions.js';
+import { clipOf } from '../services/import/vanished.js';
 
 // `calendar import tec|ics|csv …` and `calendar import sources …`: a one-off import, or a subscription
 // the server reads again (`--subscribe --every 1h`). On a terminal a progress bar runs on stderr and
@@ -55,11 +56,11 @@ function report(summary: ImportSummary): void {
     return;
   }
   if (process.stderr.isTTY) process.stderr.write('\n');
-  const { created, updated, unchanged, conflicts, retained, failed } = summary;
+  const { created, updated, unchanged, conflicts, retained, failed, trashed } = summary;
   console.log(
     `${summary.dryRun ? 'Dry run (nothing written) of' : 'Imported'} ${summary.source} in ${summary.seconds}s: ` +
       `${created} created, ${updated} updated, ${unchanged} unchanged, ${conflicts} conflicts, ` +
-      `${retained} retained, ${failed} failed.`,
+      `${retained} retained, ${failed} failed, ${trashed} trashed (gone from the feed).`,
   );
   for (const difference of summary.differences)
     console.log(
@@ -112,7 +113,8 @@ async function importOnce(asAdministrator: AsAdministrator, spec: SourceSpec, op
     );
     return;
   }
-  const loaded = spec.type === 'tec' ? null : await loadText(spec.location);
+  // The operator's own command may read from this machine's network (the server may not, by default).
+  const loaded = spec.type === 'tec' ? null : await loadText(spec.location, { allowPrivate: true });
   const text = loaded?.changed ? loaded.text : '';
   const summary = await asAdministrator((scope) =>
     runImport(scope, readerFor(spec, scope.config, text), {
@@ -120,6 +122,7 @@ async function importOnce(asAdministrator: AsAdministrator, spec: SourceSpec, op
       conflict: options.conflict,
       resume: options.resume,
       onProgress: progressBar(),
+      ...(spec.type === 'ics' ? { mirror: clipOf(text, scope.config.siteTimezone) } : {}),
     }),
   );
   report(summary);
@@ -177,7 +180,10 @@ export function registerImportCommands(program: Command, asAdministrator: AsAdmi
           type: row.type,
           location: row.location,
           every: `${row.everySeconds}s`,
+          conflict: row.conflict,
+          user: row.user ?? '',
           next: row.nextRunAt.toISOString(),
+          reading: row.readingUntil ? 'now' : '',
         })),
       );
     });
@@ -185,11 +191,7 @@ export function registerImportCommands(program: Command, asAdministrator: AsAdmi
     .command('run <id>')
     .description('Read a subscribed source now')
     .action(async (id: string) => {
-      const summary = await asAdministrator(async (scope) => {
-        const source = await scope.db.importSource.findUnique({ where: { id: Number(id) } });
-        if (!source) throw new InvalidArgumentError(`no import source ${id}`);
-        return runImportSource(scope, source);
-      });
+      const summary = await asAdministrator((scope) => runImportSourceNow(scope, Number(id)));
       if (summary) report(summary);
       else console.log('The source has not changed since it was last read.');
     });
@@ -218,6 +220,7 @@ export function registerImportCommands(program: Command, asAdministrator: AsAdmi
           unchanged: run.summary.unchanged ?? 0,
           conflicts: run.summary.conflicts ?? 0,
           failed: run.summary.failed ?? 0,
+          trashed: run.summary.trashed ?? 0,
         })),
       );
     });

@@ -10,6 +10,7 @@ import './user.js';
 import './subscriptions.js';
 import './changes.js';
 import './webhooks.js';
+import './import-sources.js';
 import './rest/event.js';
 import './rest/venue.js';
 import './rest/organizer.js';

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Viewer } from '../../src/domain/permissions.js';
 import type { Batch, Reader } from '../../src/services/import/records.js';
@@ -32,3 +32,60 @@ export function killedAfter(reader: Reader, batches: number): Reader {
     },
   };
 }
+
+/** How the feed server answers one path: a body (with validators), or a status, after an optional delay. */
+export interface FeedAnswer {
+  body?: string;
+  status?: number;
+  etag?: string;
+  headers?: Record<string, string>;
+  delayMs?: number;
+}
+
+/**
+ * A local HTTP server standing for feeds: `set(path, answer)`, then read `url(path)`. It answers 304
+ * to a request whose If-None-Match is the answer's ETag, and counts every request by path.
+ */
+export async function feedServer() {
+  const answers = new Map<string, FeedAnswer>();
+  const hits: Array<{ path: string; ifNoneMatch: string | undefined }> = [];
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    hits.push({ path, ifNoneMatch: req.headers['if-none-match'] });
+    const answer = answers.get(path) ?? { status: 404 };
+    setTimeout(() => {
+      if (answer.etag && req.headers['if-none-match'] === answer.etag) return res.writeHead(304).end();
+      res.writeHead(answer.status ?? 200, {
+        'content-type': 'text/calendar',
+        ...(answer.etag ? { etag: answer.etag } : {}),
+        ...answer.headers,
+      });
+      res.end(answer.body ?? '');
+    }, answer.delayMs ?? 0);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    hits,
+    url: (path: string, host = '127.0.0.1') => `http://${host}:${port}${path}`,
+    set: (path: string, answer: FeedAnswer) => void answers.set(path, answer),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+/** An iCalendar feed of these lines. */
+export const icsFeed = (...lines: string[]) =>
+  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//Feed//EN', ...lines, 'END:VCALENDAR'].join('\r\n');
+
+/** One VEVENT of an hour, `start` as `YYYYMMDDTHHMMSSZ`. */
+export const icsEvent = (
+  uid: string,
+  summary: string,
+  start: string,
+  end = start.replace(/T(\d\d)/, (_m, hour: string) => `T${String(Number(hour) + 1).padStart(2, '0')}`),
+) => ['BEGIN:VEVENT', `UID:${uid}`, `SUMMARY:${summary}`, `DTSTART:${start}`, `DTEND:${end}`, 'END:VEVENT'];

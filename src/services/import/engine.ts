@@ -1,5 +1,4 @@
 import { isApiError } from '../../domain/errors.js';
-import { importRunGroup } from '../sync/change-log.js';
 import type { Scope } from '../scope.js';
 import { localHash } from './local-state.js';
 import {
@@ -19,12 +18,14 @@ import {
   eventWithTitleAndStart,
   updateRecord,
 } from './writes.js';
+import { type Clip, FeedCoverage, VANISHED, trashVanished } from './vanished.js';
 
 // One import run: each record of each batch is matched by its source key in the mapping table and then
 // created, updated, left alone (unchanged, or an older copy), or held back by the conflict policy when
 // it was edited here since it was imported. After each batch the run's checkpoint and counts are saved,
 // so `resume` goes on after the last batch written. A dry run reads and decides the same way and writes
-// nothing at all.
+// nothing at all. A full read of an iCalendar feed also trashes what the feed no longer lists
+// (`vanished.ts`), and brings such an event back when the feed lists it again.
 
 export const CONFLICT_POLICIES = ['overwrite', 'retain', 'preserve-changes'] as const;
 export type ConflictPolicy = (typeof CONFLICT_POLICIES)[number];
@@ -40,6 +41,11 @@ export interface ImportOptions {
   resume?: boolean;
   /** The subscription the run is for. */
   sourceId?: number;
+  /**
+   * The text is a whole feed (iCalendar) with these declared bounds: on a read from its start, the
+   * events imported from it before that it no longer lists inside the period it covers are trashed.
+   */
+  mirror?: Clip;
   onProgress?: (progress: Progress) => void;
 }
 
@@ -56,6 +62,8 @@ export interface Counts {
   conflicts: number;
   retained: number;
   failed: number;
+  /** Events gone from a feed inside the period it covers (trashed; counted only in a dry run). */
+  trashed: number;
 }
 
 /** One field that differs between the source's last import and now. */
@@ -85,11 +93,19 @@ export interface ImportSummary extends Counts {
 
 const LISTED = 50;
 const DIFFERENCES = 20;
-const EMPTY: Counts = { created: 0, updated: 0, unchanged: 0, conflicts: 0, retained: 0, failed: 0 };
+const EMPTY: Counts = {
+  created: 0,
+  updated: 0,
+  unchanged: 0,
+  conflicts: 0,
+  retained: 0,
+  failed: 0,
+  trashed: 0,
+};
 
 type Decision =
   | { action: 'create' }
-  | { action: 'update'; localId: number; conflict: boolean }
+  | { action: 'update'; localId: number; conflict: boolean; restore?: true }
   | { action: 'unchanged' | 'retained'; localId: number }
   | { action: 'conflict'; localId: number };
 
@@ -149,6 +165,8 @@ export class ImportRun {
   private readonly summary: ImportSummary;
   private readonly policy: ConflictPolicy;
   private done = 0;
+  /** What a full read of a feed listed (null unless the run mirrors one from its start). */
+  private readonly coverage: FeedCoverage | null;
 
   private constructor(
     private readonly scope: Scope,
@@ -159,6 +177,7 @@ export class ImportRun {
     previous: Partial<ImportSummary>,
   ) {
     this.policy = options.conflict ?? 'overwrite';
+    this.coverage = options.mirror && after === null ? new FeedCoverage(options.mirror) : null;
     this.counts = { ...EMPTY };
     for (const name of Object.keys(EMPTY) as Array<keyof Counts>) this.counts[name] = previous[name] ?? 0;
     this.summary = {
@@ -174,8 +193,6 @@ export class ImportRun {
       conflictList: previous.conflictList ?? [],
       differences: [],
     };
-    // One group for the run's writes: webhooks deliver them as summaries, not one per record.
-    if (runId !== null) this.scope = { ...scope, writes: scope.writes.grouped(importRunGroup(runId)) };
   }
 
   /** Opens a run (or, with `resume`, the source's last unfinished one). A dry run records nothing. */
@@ -187,7 +204,8 @@ export class ImportRun {
         where: { source: reader.source },
         orderBy: { id: 'desc' },
       });
-      if (last && last.state !== 'done') {
+      // Only a run this engine left unfinished (a feed that could not be fetched wrote nothing).
+      if (last && (last.state === 'running' || last.state === 'failed')) {
         await db.importRun.update({ where: { id: last.id }, data: { state: 'running' } });
         const previous = JSON.parse(last.summary) as Partial<ImportSummary>;
         return new ImportRun(scope, reader, options, last.id, last.checkpoint || null, previous);
@@ -211,6 +229,17 @@ export class ImportRun {
         await this.apply(batch);
         checkpoint = batch.checkpoint;
         await this.save(checkpoint, 'running');
+      }
+      if (this.coverage) {
+        const vanished = await trashVanished(
+          this.scope,
+          this.reader.source,
+          this.coverage,
+          this.options.dryRun ?? false,
+        );
+        this.counts.trashed += vanished.trashed;
+        this.counts.failed += vanished.problems.filter((problem) => !problem.warning).length;
+        for (const problem of vanished.problems) this.problem(problem);
       }
     } catch (error) {
       await this.save(checkpoint, 'failed');
@@ -246,7 +275,9 @@ export class ImportRun {
     for (const problem of batch.problems) {
       if (!problem.warning) this.counts.failed++;
       this.problem(problem);
+      this.coverage?.noteProblem(problem);
     }
+    for (const record of batch.records) this.coverage?.note(record);
     const mapped = await this.mappings(batch.records);
     for (const record of batch.records) {
       await this.applyRecord(record, mapped.get(`${record.kind}\n${record.key}`) ?? null);
@@ -285,6 +316,9 @@ export class ImportRun {
     const current = await localHash(this.scope.db, record.kind, mapped.localId);
     // Deleted here: the source brings it back.
     if (current === null) return { action: 'create' };
+    // Trashed because the feed stopped listing it, and listed again: restored with the feed's version.
+    if (mapped.sourceHash === VANISHED)
+      return { action: 'update', localId: mapped.localId, conflict: false, restore: true };
     if (mapped.sourceHash === hash || isOlder(record.version, mapped.sourceVersion))
       return { action: 'unchanged', localId: mapped.localId };
     if (this.policy === 'retain') return { action: 'retained', localId: mapped.localId };
@@ -337,7 +371,11 @@ export class ImportRun {
         await createRecord(this.scope, record, values, unresolved);
         this.counts.created++;
       } else {
-        await updateRecord(this.scope, record, decision.localId, values, unresolved);
+        const written =
+          decision.action === 'update' && decision.restore && record.kind === 'event'
+            ? { ...record, fields: { ...record.fields, status: record.fields.status ?? 'publish' } }
+            : record;
+        await updateRecord(this.scope, written, decision.localId, values, unresolved);
         this.counts.updated++;
       }
       if (unresolved.missing.length)

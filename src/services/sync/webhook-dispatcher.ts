@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import { readCommittedAfter } from './change-log.js';
-import { type Delivery, awaitsMore, deliveryOf, unitAt } from './webhook-groups.js';
+import { type Delivery, deliveryOf, unitAt } from './webhook-groups.js';
 import { isPrivateAddress, wants } from './webhooks.js';
 
 // Delivers the change log to the webhook endpoints, in process: the log is the outbox. Each endpoint
@@ -37,7 +37,7 @@ const BATCH = 100;
 const RESPONSE_LIMIT = 64 * 1024;
 
 /** Resolves like `dns.lookup`, refusing private targets: the address checked is the one connected to. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
@@ -210,10 +210,8 @@ export class WebhookDispatcher {
         for (let index = 0; index < rows.length;) {
           if (this.stopped) return;
           const unit = await unitAt(rows, index, BATCH, readAfter);
-          // Held back until the run ends; the poll comes back for it.
-          if (await awaitsMore(this.db, unit, new Date())) return;
-          index += unit.rows.length;
-          const delivery = deliveryOf(unit.rows, this.config.siteUrl);
+          index += unit.length;
+          const delivery = deliveryOf(unit, this.config.siteUrl);
           if (wants(endpoint.events, delivery.type, delivery.covers)) {
             const delivered = await this.deliver(endpoint, delivery);
             if (!delivered) return;
