@@ -1,4 +1,5 @@
 import { isApiError } from '../../domain/errors.js';
+import { importRunGroup } from '../sync/change-log.js';
 import type { Scope } from '../scope.js';
 import { localHash } from './local-state.js';
 import {
@@ -193,6 +194,8 @@ export class ImportRun {
       conflictList: previous.conflictList ?? [],
       differences: [],
     };
+    // One group for the run's writes: webhooks deliver them as summaries, not one per record.
+    if (runId !== null) this.scope = { ...scope, writes: scope.writes.grouped(importRunGroup(runId)) };
   }
 
   /** Opens a run (or, with `resume`, the source's last unfinished one). A dry run records nothing. */

@@ -133,6 +133,88 @@ function organizerOf(value: unknown): LinkSpec | null {
   return { name: name.slice(0, MAX_TEXT), fields: address.includes('@') ? { email: address } : {} };
 }
 
+type EventRecord = Extract<SourceRecord, { kind: 'event' }>;
+
+/** One VEVENT as read: its record (none when unreadable), its problems, and its place in a series. */
+interface Entry {
+  record?: EventRecord;
+  problems: Problem[];
+  /** The key of its series' first event (its own key for a first event). */
+  series?: string;
+  /** An entry with a RECURRENCE-ID: which instance it replaces, and whether it cancels it. */
+  override?: { at: Dated; floating: boolean; cancelled: boolean };
+}
+
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** A line's `TZID=<from>` as `TZID=<to>`. */
+function withZone(line: string, from: string, to: string): string {
+  const colon = line.indexOf(':');
+  const params = line
+    .slice(0, colon)
+    .split(';')
+    .map((param) =>
+      /^TZID=/i.test(param) && param.slice(5).replace(/^"|"$/g, '') === from ? `TZID=${to}` : param,
+    );
+  return `${params.join(';')}${line.slice(colon)}`;
+}
+
+/**
+ * The instant of the slot a RECURRENCE-ID names in its series: as given with a zone or in UTC; a
+ * floating time on the series' wall clock; a date at the day's start in the series' zone (where an
+ * all-day series' occurrences start).
+ */
+function slotOf(override: NonNullable<Entry['override']>, series: EventFields): DateTime {
+  const { at } = override;
+  if (!at.dateOnly && !override.floating) return DateTime.fromJSDate(at, { zone: 'UTC' });
+  const wall = wallClock(at, series.timezone, true);
+  return DateTime.fromFormat(at.dateOnly ? wall.slice(0, 10) : wall, at.dateOnly ? 'yyyy-MM-dd' : WALL, {
+    zone: series.timezone,
+  });
+}
+
+/**
+ * An entry's RECURRENCE-ID entries become the exceptions of its series (matched to the occurrence made
+ * here at that slot), written after the first events. A cancelled one is what deleting an occurrence is
+ * here: an EXDATE of its series (the series service makes no row for it, and removes one made before).
+ * An override of a series the feed does not give (or of an event without lines) stays a plain event.
+ */
+function seriesOf(read: Entry[]): { entries: Entry[]; overrides: Entry[] } {
+  const firsts = new Map<string, EventRecord>();
+  for (const entry of read)
+    if (entry.record && !entry.override && entry.record.fields.recurrence?.length)
+      firsts.set(entry.record.key, entry.record);
+  const entries: Entry[] = [];
+  const overrides: Entry[] = [];
+  for (const entry of read) {
+    const first = entry.series === undefined ? undefined : firsts.get(entry.series);
+    if (!entry.record || !entry.override || !first) {
+      entries.push(entry);
+      continue;
+    }
+    const series = first.fields;
+    const slot = slotOf(entry.override, series);
+    if (entry.override.cancelled) {
+      series.recurrence = [
+        ...(series.recurrence ?? []),
+        series.allDay
+          ? `EXDATE;VALUE=DATE:${slot.setZone(series.timezone).toFormat('yyyyMMdd')}`
+          : `EXDATE:${slot.toUTC().toFormat("yyyyMMdd'T'HHmmss'Z'")}`,
+      ];
+      // Its problems stay in the report, with the first event's batch.
+      entries.push({ problems: entry.problems });
+      continue;
+    }
+    entry.record.fields.occurrence = { series: first.key, slot: slot.toUTC().toISO()!, exception: true };
+    overrides.push(entry);
+  }
+  return { entries, overrides };
+}
+
 export class IcsReader implements Reader {
   readonly source: string;
 
@@ -151,24 +233,23 @@ export class IcsReader implements Reader {
         .map((l) => /^X-WR-TIMEZONE:(.+)$/i.exec(l)?.[1]?.trim())
         .find((zone) => zone && isValidTimezone(zone)) ?? this.options.siteTimezone;
     const size = this.options.batchSize ?? 100;
+    const { entries, overrides } = seriesOf(events.map((block) => this.event(block, zones, calendarZone)));
+    // The overrides after every other entry, in batches of their own: each series' first event is
+    // written (and its occurrences made) before its overrides are matched to them.
+    const batches = [...chunk(entries, size), ...chunk(overrides, size)];
     const skip = after ? Number(after.replace(/^ics:/, '')) : 0;
-    for (let batch = skip; batch * size < events.length; batch++) {
-      const records: SourceRecord[] = [];
-      const problems: Problem[] = [];
-      for (const block of events.slice(batch * size, (batch + 1) * size)) {
-        const read = this.event(block, zones, calendarZone);
-        records.push(...read.records);
-        problems.push(...read.problems);
-      }
-      yield { checkpoint: `ics:${batch + 1}`, records, problems, total: events.length };
+    for (let batch = skip; batch < batches.length; batch++) {
+      const read = batches[batch]!;
+      yield {
+        checkpoint: `ics:${batch + 1}`,
+        records: read.flatMap((entry) => (entry.record ? [entry.record] : [])),
+        problems: read.flatMap((entry) => entry.problems),
+        total: events.length,
+      };
     }
   }
 
-  private event(
-    block: Block,
-    zones: string[],
-    calendarZone: string,
-  ): { records: SourceRecord[]; problems: Problem[] } {
+  private event(block: Block, zones: string[], calendarZone: string): Entry {
     const where = `line ${block.start}`;
     const problems: Problem[] = [];
     const good = block.lines.filter((line) => {
@@ -197,14 +278,14 @@ export class IcsReader implements Reader {
         where,
         message: `unreadable entry: ${error instanceof Error ? error.message : String(error)}`,
       });
-      return { records: [], problems };
+      return { problems };
     }
     if (!vevent?.uid || !vevent.start) {
       problems.push({
         where,
         message: vevent ? 'an entry without UID or DTSTART' : 'an entry node-ical could not read',
       });
-      return { records: [], problems };
+      return { problems };
     }
     const start = vevent.start as Dated;
     const rawZone = tzidOf(good, 'DTSTART');
@@ -215,7 +296,7 @@ export class IcsReader implements Reader {
         key: vevent.uid,
         message: `unknown time zone ${rawZone ?? start.tz ?? ''}`.trim(),
       });
-      return { records: [], problems };
+      return { problems };
     }
     // UTC times in a feed that names its zone (Google's) are shown in that zone.
     const eventZone = zone === 'UTC' && !start.dateOnly ? calendarZone : zone;
@@ -231,7 +312,10 @@ export class IcsReader implements Reader {
     }
     const recurrenceId = vevent.recurrenceid as Dated | undefined;
     const key = keyOf(vevent.uid) + (recurrenceId ? `#${recurrenceId.toISOString()}` : '');
-    const recurrence = good.filter((l) => /^(RRULE|RDATE|EXDATE)[;:]/i.test(l.text)).map((l) => l.text);
+    // The lines' TZID is DTSTART's as the feed spells it (a Windows name): the zone it was read as.
+    const recurrence = good
+      .filter((l) => /^(RRULE|RDATE|EXDATE)[;:]/i.test(l.text))
+      .map((l) => (rawZone && zone !== rawZone ? withZone(l.text, rawZone, zone) : l.text));
     const location = valueOf(vevent.location).trim();
     const organizer = organizerOf(vevent.organizer);
     const categories = (Array.isArray(vevent.categories) ? vevent.categories : [])
@@ -254,7 +338,7 @@ export class IcsReader implements Reader {
       ...(recurrence.length ? { recurrence } : {}),
     };
     const lastModified = vevent.lastmodified as Date | undefined;
-    const record: SourceRecord = {
+    const record: EventRecord = {
       kind: 'event',
       key,
       where,
@@ -268,6 +352,10 @@ export class IcsReader implements Reader {
           : {}),
       },
     };
-    return { records: [record], problems };
+    const cancelled = fields.eventStatus === 'canceled';
+    if (!recurrenceId) return { record, problems, series: key };
+    const ridLine = good.find((l) => /^RECURRENCE-ID[;:]/i.test(l.text))?.text ?? '';
+    const override = { at: recurrenceId, floating: !recurrenceId.tz && !/Z$/i.test(ridLine), cancelled };
+    return { record, problems, series: keyOf(vevent.uid), override };
   }
 }

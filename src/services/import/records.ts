@@ -79,10 +79,25 @@ export interface EventFields {
   organizers: LinkSpec[];
   categories: LinkSpec[];
   tags: LinkSpec[];
-  /** The source key of the event it belongs to (TEC's `post_parent`: an occurrence of a series). */
-  parent?: string | null;
-  /** The source's RRULE/RDATE/EXDATE lines, as given. */
+  /**
+   * A series' first event: its RRULE/RDATE/EXDATE lines (the source's, with what the reader adds: a
+   * cancelled instance's EXDATE, the RDATEs of TEC's occurrences). The series service makes the rest.
+   */
   recurrence?: string[];
+  /** An occurrence of a series of the same source: matched to the occurrence made here at its slot. */
+  occurrence?: OccurrenceSpec;
+}
+
+/**
+ * Where an occurrence sits in its series: the series' first event (its source key) and its slot (the
+ * original start the series gives it: an iCalendar RECURRENCE-ID, a TEC occurrence's start). An
+ * exception (content of its own) is written to that occurrence alone; another one is only matched.
+ */
+export interface OccurrenceSpec {
+  series: string;
+  /** ISO instant. */
+  slot: string;
+  exception: boolean;
 }
 
 /** An iCalendar entry's version: a later one updates, an older copy of a feed does not. */

@@ -1,4 +1,13 @@
-import type { Batch, EventFields, LinkSpec, Problem, Reader, SourceRecord } from './records.js';
+import { DateTime } from 'luxon';
+import {
+  type Batch,
+  type EventFields,
+  type LinkSpec,
+  type Problem,
+  type Reader,
+  type SourceRecord,
+  stableJson,
+} from './records.js';
 
 // A The Events Calendar REST API v1 site (or another instance of this service) read through its API:
 // categories (parents before children), tags, venues, organizers, then events, each paged at the API's
@@ -20,6 +29,7 @@ type Phase = (typeof PHASES)[number];
 const ATTEMPTS = 4;
 const EARLIEST = '1000-01-01 00:00:00';
 const LATEST = '9999-12-31 23:59:59';
+const WALL = 'yyyy-MM-dd HH:mm:ss';
 /** The statuses an account that may edit events reads (trash is never imported). */
 const STATUSES = 'publish,future,draft,pending,private';
 
@@ -111,11 +121,29 @@ function globalIdOf(sibling: string, id: number): string {
   return sibling.includes('?id=') ? sibling.replace(/\?id=\d+$/, `?id=${id}`) : String(id);
 }
 
-function eventRecord(item: Json, where: string): SourceRecord {
+/** A TEC event as a record, with the source key of the event it is an occurrence of (`post_parent`). */
+interface EventItem {
+  record: EventRecord;
+  parent: string | null;
+  /** The series' lines, when the source gives them (another instance of this service). */
+  lines: string[];
+}
+
+type EventRecord = Extract<SourceRecord, { kind: 'event' }>;
+
+function eventItem(item: Json, where: string): EventItem {
+  const record = eventRecord(item, where);
+  const parent = number(item.post_parent);
+  const lines = Array.isArray(item.recurrence)
+    ? (item.recurrence as unknown[]).map(text).filter(Boolean)
+    : [];
+  return { record, parent: parent ? globalIdOf(record.key, parent) : null, lines };
+}
+
+function eventRecord(item: Json, where: string): EventRecord {
   const key = keyOf(item);
   const costDetails = (item.cost_details ?? {}) as Json;
   const values = Array.isArray(costDetails.values) ? (costDetails.values as unknown[]).map(text) : [];
-  const parent = number(item.post_parent);
   const fields: EventFields = {
     title: decoded(item.title),
     description: text(item.description),
@@ -126,7 +154,8 @@ function eventRecord(item: Json, where: string): SourceRecord {
     timezone: text(item.timezone),
     allDay: flag(item.all_day),
     cost: values.length ? values.join(' - ') : decoded(item.cost),
-    website: text(item.website),
+    // Where an event has no website of its own the API gives its page (`url`): not the event's website.
+    website: text(item.website) === text(item.url) ? '' : text(item.website),
     showMap: flag(item.show_map),
     showMapLink: flag(item.show_map_link),
     hideFromListings: flag(item.hide_from_listings),
@@ -138,9 +167,94 @@ function eventRecord(item: Json, where: string): SourceRecord {
     organizers: asList(item.organizer).map((organizer) => linkTo(organizer, 'organizer')),
     categories: asList(item.categories).map((term) => ({ key: text(term.id), name: decoded(term.name) })),
     tags: asList(item.tags).map((term) => ({ key: text(term.id), name: decoded(term.name) })),
-    parent: parent ? globalIdOf(key, parent) : null,
   };
   return { kind: 'event', key, where, fields };
+}
+
+/** The instant a start stands for: its wall clock in its zone (a whole day: the day's start in `zone`). */
+function startOf(fields: EventFields, zone: string): DateTime | null {
+  const at = fields.allDay
+    ? DateTime.fromFormat(fields.start.slice(0, 10), 'yyyy-MM-dd', { zone })
+    : DateTime.fromFormat(fields.start, WALL, { zone: fields.timezone });
+  return at.isValid ? at : null;
+}
+
+function lengthOf(fields: EventFields): number | null {
+  const start = DateTime.fromFormat(fields.start, WALL, { zone: fields.timezone });
+  const end = DateTime.fromFormat(fields.end, WALL, { zone: fields.timezone });
+  return start.isValid && end.isValid ? end.toMillis() - start.toMillis() : null;
+}
+
+/** What an occurrence that is no exception shares with its first event (its slot gives its times). */
+function seriesContent(fields: EventFields): string {
+  const {
+    start: _start,
+    end: _end,
+    status: _status,
+    hideFromListings: _listing,
+    recurrence: _lines,
+    occurrence: _slot,
+    ...own
+  } = fields;
+  return stableJson({ ...own, length: lengthOf(fields) });
+}
+
+/** One RDATE line of the occurrences' starts: UTC instants, or dates for a whole-day series. */
+function rdateLine(allDay: boolean, starts: DateTime[]): string {
+  const values = [
+    ...new Set(
+      starts.map((at) => (allDay ? at.toFormat('yyyyMMdd') : at.toUTC().toFormat("yyyyMMdd'T'HHmmss'Z'"))),
+    ),
+  ].sort();
+  return allDay ? `RDATE;VALUE=DATE:${values.join(',')}` : `RDATE:${values.join(',')}`;
+}
+
+/**
+ * TEC's occurrences (`post_parent`: the series' first event at the source) arrive as one series: the
+ * first event carries the source's lines (another instance of this service gives them), else an RDATE
+ * of every other occurrence's start (TEC's API gives no rule; the starts are exact); each occurrence
+ * names its slot (its start) and whether its content differs from the first event's (an exception).
+ * An occurrence whose first event is not listed stays a plain event. Returns the occurrences.
+ */
+function assembleSeries(items: readonly EventItem[]): Set<EventRecord> {
+  const firsts = new Map(items.filter((item) => item.parent === null).map((item) => [item.record.key, item]));
+  const bySeries = new Map<string, Array<{ record: EventRecord; start: DateTime }>>();
+  for (const item of items) {
+    const first = item.parent === null ? undefined : firsts.get(item.parent);
+    const start = first && startOf(item.record.fields, first.record.fields.timezone);
+    if (!first || !start) continue;
+    const members = bySeries.get(first.record.key) ?? [];
+    members.push({ record: item.record, start });
+    bySeries.set(first.record.key, members);
+  }
+  const occurrences = new Set<EventRecord>();
+  for (const first of firsts.values()) {
+    const members = bySeries.get(first.record.key) ?? [];
+    if (!members.length && !first.lines.length) continue;
+    const { fields } = first.record;
+    const firstStart = startOf(fields, fields.timezone);
+    const others = members.filter((member) => member.start.toMillis() !== firstStart?.toMillis());
+    fields.recurrence = first.lines.length
+      ? first.lines
+      : others.length
+        ? [
+            rdateLine(
+              fields.allDay,
+              others.map((member) => member.start),
+            ),
+          ]
+        : [];
+    const content = seriesContent(fields);
+    for (const { record, start } of members) {
+      record.fields.occurrence = {
+        series: first.record.key,
+        slot: start.toUTC().toISO()!,
+        exception: seriesContent(record.fields) !== content,
+      };
+      occurrences.add(record);
+    }
+  }
+  return occurrences;
 }
 
 function termRecord(kind: 'category' | 'tag', item: Json, where: string): SourceRecord {
@@ -267,8 +381,12 @@ export class TecReader implements Reader {
 
   async *read(after: string | null): AsyncIterable<Batch> {
     const [afterPhase = '', afterPage = '0'] = (after ?? '').split(':');
-    const from = Math.max(0, PHASES.indexOf(afterPhase as Phase));
-    for (const phase of PHASES.slice(after ? from : 0)) {
+    const from = after ? Math.max(0, [...PHASES, 'occurrences'].indexOf(afterPhase)) : 0;
+    for (const phase of PHASES.slice(from)) {
+      if (phase === 'events') {
+        yield* this.events(afterPhase === 'events' ? Number(afterPage) : 0, 0);
+        return;
+      }
       let page = phase === afterPhase ? Number(afterPage) + 1 : 1;
       if (phase === 'categories') {
         if (phase === afterPhase) continue;
@@ -291,5 +409,48 @@ export class TecReader implements Reader {
         yield this.toBatch(phase, page, answer.items, answer.total);
       }
     }
+    if (afterPhase === 'occurrences') yield* this.events(Number.POSITIVE_INFINITY, Number(afterPage));
+  }
+
+  /**
+   * The events, every page read first (an occurrence may be listed pages after its series' first event,
+   * which names them all): each page's first events and single events (`events:<page>`), then the
+   * occurrences, whose series are then written (`occurrences:<n>`), 50 a batch. Pages up to
+   * `afterPage` and occurrence batches up to `afterOccurrences` were written by the run resumed.
+   */
+  private async *events(afterPage: number, afterOccurrences: number): AsyncIterable<Batch> {
+    const pages: Array<{ batch: Batch; items: EventItem[] }> = [];
+    for (let page = 1, last = 1; page <= last; page++) {
+      const answer = await this.page('events', page);
+      last = answer.pages;
+      if (!answer.items.length) break;
+      const items: EventItem[] = [];
+      const problems: Problem[] = [];
+      answer.items.forEach((item, index) => {
+        const where = `events page ${page}, item ${index + 1}${item.id !== undefined ? ` (id ${text(item.id)})` : ''}`;
+        const read = eventItem(item, where);
+        if (!read.record.key) problems.push({ where, message: 'no global_id or id' });
+        else items.push(read);
+      });
+      pages.push({
+        batch: { checkpoint: `events:${page}`, records: [], problems, total: answer.total },
+        items,
+      });
+    }
+    const occurrences = assembleSeries(pages.flatMap((page) => page.items));
+    const total = pages[0]?.batch.total;
+    for (const [index, { batch, items }] of pages.entries()) {
+      if (index + 1 <= afterPage) continue;
+      const records = items.map((item) => item.record).filter((record) => !occurrences.has(record));
+      yield { ...batch, records };
+    }
+    const list = [...occurrences];
+    for (let n = afterOccurrences; n * TEC_PER_PAGE < list.length; n++)
+      yield {
+        checkpoint: `occurrences:${n + 1}`,
+        records: list.slice(n * TEC_PER_PAGE, (n + 1) * TEC_PER_PAGE),
+        problems: [],
+        ...(total !== undefined ? { total } : {}),
+      };
   }
 }

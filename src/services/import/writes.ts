@@ -20,6 +20,7 @@ import type {
   EventFields,
   ImportKind,
   LinkSpec,
+  OccurrenceSpec,
   OrganizerFields,
   SourceRecord,
   TermFields,
@@ -41,11 +42,14 @@ export interface MappingValues {
   sourceVersion: string;
 }
 
-/** The pipeline of `inner`, with `after` run inside each write's transaction once the write is done. */
+/** What runs around a write inside its transaction: before it, then (the returned function) after it. */
+type AroundWrite = (w: WriteScope) => Promise<(result: unknown) => Promise<void>>;
+
+/** The pipeline of `inner`, with `around` run inside each write's transaction. */
 class MappedWrites extends WritePipeline {
   constructor(
     private readonly pipeline: WritePipeline,
-    private readonly onWritten: (w: WriteScope, result: unknown) => Promise<void>,
+    private readonly around: AroundWrite,
   ) {
     super();
   }
@@ -54,8 +58,9 @@ class MappedWrites extends WritePipeline {
     return this.pipeline.run(
       request,
       async (w) => {
+        const after = await this.around(w);
         const result = await work(w);
-        await this.onWritten(w, result);
+        await after(result);
         return result;
       },
       options,
@@ -73,10 +78,64 @@ export async function saveMapping(db: Db | Tx, values: MappingValues, localId: n
   });
 }
 
-/** The scope whose writes also save the mapping of the record they wrote (`idOf` finds its id). */
-function mappedScope(scope: Scope, values: MappingValues, idOf: (result: unknown) => number): Scope {
-  const writes = new MappedWrites(scope.writes, (w, result) => saveMapping(w.tx, values, idOf(result)));
+/**
+ * The scope whose writes also save the mapping of the record they wrote (`idOf` finds its id). A write to
+ * a series' first event (`seriesOf`) changes its occurrences too: the mappings of this source's
+ * occurrences that matched their rows before the write are moved to the rows after it, so the series'
+ * own write never reads as an edit made here.
+ */
+function mappedScope(
+  scope: Scope,
+  values: MappingValues,
+  idOf: (result: unknown) => number,
+  seriesOf?: number,
+): Scope {
+  const writes = new MappedWrites(scope.writes, async (w) => {
+    const members = seriesOf === undefined ? [] : await occurrenceMappings(w.tx, values.source, seriesOf);
+    return async (result) => {
+      await saveMapping(w.tx, values, idOf(result));
+      await rebase(w.tx, members);
+    };
+  });
   return { ...scope, writes };
+}
+
+interface MemberMapping {
+  id: number;
+  localId: number;
+  /** Whether the mapping's hash is its row's before the write (a row edited here stays edited). */
+  matched: boolean;
+}
+
+/** This source's mappings of the occurrences of the series of `firstId`. */
+async function occurrenceMappings(tx: Tx, source: string, firstId: number): Promise<MemberMapping[]> {
+  const rows = await tx.event.findMany({
+    where: { postParentId: firstId, originalStart: { not: null } },
+    select: { id: true },
+  });
+  const members: MemberMapping[] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_QUERY) {
+    const ids = rows.slice(i, i + ROWS_PER_QUERY).map((row) => row.id);
+    const mappings = await tx.importRecord.findMany({
+      where: { source, kind: 'event', localId: { in: ids } },
+      select: { id: true, localId: true, localHash: true },
+    });
+    for (const mapping of mappings)
+      members.push({
+        id: mapping.id,
+        localId: mapping.localId,
+        matched: mapping.localHash === (await localHash(tx, 'event', mapping.localId)),
+      });
+  }
+  return members;
+}
+
+async function rebase(tx: Tx, members: readonly MemberMapping[]): Promise<void> {
+  for (const member of members) {
+    if (!member.matched) continue;
+    const hash = await localHash(tx, 'event', member.localId);
+    if (hash !== null) await tx.importRecord.update({ where: { id: member.id }, data: { localHash: hash } });
+  }
 }
 
 const idField = (result: unknown) => (result as { id: number }).id;
@@ -105,12 +164,11 @@ export class UnresolvedLinks {
 /** Links of an event, by the local ids of its source's records, else by name. */
 async function eventLinks(db: Db, source: string, fields: EventFields, unresolved: UnresolvedLinks) {
   const keysOf = (specs: LinkSpec[]) => specs.flatMap((spec) => (spec.key ? [spec.key] : []));
-  const [venues, organizers, categories, tags, parents] = await Promise.all([
+  const [venues, organizers, categories, tags] = await Promise.all([
     mappedIds(db, source, 'venue', keysOf(fields.venues)),
     mappedIds(db, source, 'organizer', keysOf(fields.organizers)),
     mappedIds(db, source, 'category', keysOf(fields.categories)),
     mappedIds(db, source, 'tag', keysOf(fields.tags)),
-    mappedIds(db, source, 'event', fields.parent ? [fields.parent] : []),
   ]);
   const linked = <New>(kind: string, specs: LinkSpec[], ids: Map<string, number>) =>
     specs.flatMap((spec): Array<LinkRef<New>> => {
@@ -129,24 +187,26 @@ async function eventLinks(db: Db, source: string, fields: EventFields, unresolve
       unresolved.missing.push(`${kind} ${spec.key}`);
       return [];
     });
-  const parentId = fields.parent ? parents.get(fields.parent) : undefined;
-  if (fields.parent && parentId === undefined) unresolved.missing.push(`parent event ${fields.parent}`);
   return {
     venues: linked<VenueInput>('venue', fields.venues, venues),
     organizers: linked<OrganizerInput>('organizer', fields.organizers, organizers),
     categories: terms('category', fields.categories, categories),
     tags: terms('tag', fields.tags, tags),
-    postParentId: parentId ?? null,
   };
 }
 
-/** The event write an imported event makes: every field it has, so an update leaves nothing behind. */
+/**
+ * The event write an imported event makes: every field it has, so an update leaves nothing behind; its
+ * recurrence lines (none: not, or no longer, a series). An occurrence's write leaves out what its first
+ * event decides for the whole series (lines, status, listing).
+ */
 async function eventInput(db: Db, source: string, f: EventFields, unresolved: UnresolvedLinks) {
+  const occurrence = f.occurrence !== undefined;
   const input: EventInput = {
     title: f.title,
     description: f.description,
     excerpt: f.excerpt ?? '',
-    ...(f.status ? { status: f.status } : {}),
+    ...(f.status && !occurrence ? { status: f.status } : {}),
     timezone: f.timezone,
     startDate: f.start,
     endDate: f.end,
@@ -155,14 +215,64 @@ async function eventInput(db: Db, source: string, f: EventFields, unresolved: Un
     website: f.website ?? '',
     showMap: f.showMap ?? false,
     showMapLink: f.showMapLink ?? false,
-    hideFromListings: f.hideFromListings ?? false,
+    ...(occurrence ? {} : { hideFromListings: f.hideFromListings ?? false }),
     sticky: f.sticky ?? false,
     featured: f.featured ?? false,
     eventStatus: f.eventStatus ?? 'scheduled',
     image: f.image ?? '',
     ...(await eventLinks(db, source, f, unresolved)),
+    ...(occurrence ? {} : { recurrence: f.recurrence?.length ? f.recurrence : null }),
   };
   return input;
+}
+
+/** Ids per `in (…)` list: under SQLite's bound variables. */
+const ROWS_PER_QUERY = 500;
+
+/**
+ * The occurrence made here at the slot of a source's occurrence; a per-record problem when its series
+ * was not imported (refused: past the caps) or has no occurrence there (not a slot of its rule, past
+ * the horizon, the first event itself, cancelled here).
+ */
+async function occurrenceRow(db: Db, source: string, spec: OccurrenceSpec) {
+  const firstId = (await mappedIds(db, source, 'event', [spec.series])).get(spec.series);
+  if (firstId === undefined) throw new Error(`its series ${spec.series} was not imported`);
+  const slot = new Date(spec.slot);
+  const row = await db.event.findUnique({
+    where: { postParentId_originalStart: { postParentId: firstId, originalStart: slot } },
+    select: { id: true, isException: true, status: true },
+  });
+  if (row && row.status !== 'trash') return row;
+  const first = await db.event.findUnique({ where: { id: firstId }, select: { startsAt: true } });
+  throw new Error(
+    row
+      ? `the occurrence of ${spec.slot} was cancelled here`
+      : first?.startsAt.getTime() === slot.getTime()
+        ? `an override of the series' first occurrence (${spec.slot}): a write to the first event is one to the whole series, so it is not applied`
+        : `its series has no occurrence at ${spec.slot} here (not a slot of its rule, or past the horizon)`,
+  );
+}
+
+/**
+ * An occurrence of a series: an exception (or an occurrence that was one) is written to that occurrence
+ * alone (`scope: this`); the others are the series' own rows and are only mapped.
+ */
+async function writeOccurrence(
+  scope: Scope,
+  fields: EventFields,
+  spec: OccurrenceSpec,
+  values: MappingValues,
+  unresolved: UnresolvedLinks,
+): Promise<number> {
+  const { db } = scope;
+  const row = await occurrenceRow(db, values.source, spec);
+  if (!spec.exception && !row.isException) {
+    await saveMapping(db, values, row.id);
+    return row.id;
+  }
+  const input = await eventInput(db, values.source, fields, unresolved);
+  await updateEvent(mappedScope(scope, values, idField), { id: row.id }, input, eventRow, { scope: 'this' });
+  return row.id;
 }
 
 const eventRow = (tx: Tx, id: number) =>
@@ -206,6 +316,8 @@ export async function createRecord(
   const { db } = scope;
   switch (record.kind) {
     case 'event': {
+      const { occurrence } = record.fields;
+      if (occurrence) return writeOccurrence(scope, record.fields, occurrence, values, unresolved);
       const input = await eventInput(db, values.source, record.fields, unresolved);
       return (await createEvent(mappedScope(scope, values, idField), input, eventRow)).id;
     }
@@ -251,8 +363,14 @@ export async function updateRecord(
   const { db } = scope;
   switch (record.kind) {
     case 'event': {
+      const { occurrence } = record.fields;
+      if (occurrence) {
+        // By its slot, not by the mapped row: the series may have replaced that row since.
+        await writeOccurrence(scope, record.fields, occurrence, values, unresolved);
+        return;
+      }
       const input = await eventInput(db, values.source, record.fields, unresolved);
-      await updateEvent(mappedScope(scope, values, idField), { id: localId }, input, eventRow);
+      await updateEvent(mappedScope(scope, values, idField, localId), { id: localId }, input, eventRow);
       return;
     }
     case 'venue': {

@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import { readCommittedAfter } from './change-log.js';
-import { type Delivery, deliveryOf, unitAt } from './webhook-groups.js';
+import { type Delivery, awaitsMore, deliveryOf, unitAt } from './webhook-groups.js';
 import { isPrivateAddress, wants } from './webhooks.js';
 
 // Delivers the change log to the webhook endpoints, in process: the log is the outbox. Each endpoint
@@ -210,8 +210,10 @@ export class WebhookDispatcher {
         for (let index = 0; index < rows.length;) {
           if (this.stopped) return;
           const unit = await unitAt(rows, index, BATCH, readAfter);
-          index += unit.length;
-          const delivery = deliveryOf(unit, this.config.siteUrl);
+          // Held back until the run ends; the poll comes back for it.
+          if (await awaitsMore(this.db, unit, new Date())) return;
+          index += unit.rows.length;
+          const delivery = deliveryOf(unit.rows, this.config.siteUrl);
           if (wants(endpoint.events, delivery.type, delivery.covers)) {
             const delivered = await this.deliver(endpoint, delivery);
             if (!delivered) return;

@@ -8,11 +8,24 @@ import { IMPORT_RUN_SUMMARY, SERIES_SUMMARY } from './webhooks.js';
 // the writes of the same group right after it, reach an endpoint as one summary instead of one delivery
 // per row: consecutive rows of one group in the log, however many batches they span, up to
 // MAX_SUMMARISED. Rows of the group that other writes interrupt make a further summary.
+//
+// A series write is one transaction: its rows commit together. An import run writes one transaction per
+// record, so the latest rows of a run still running wait for the rest of it (for at most RUN_QUIET_MS
+// after its last change, so that a stalled or killed run still gets its summary).
 
 /** Rows one summary covers at most, so that a payload stays a few hundred kilobytes. */
 export const MAX_SUMMARISED = 10_000;
+/** How long the latest changes of an import run still running wait for more of it. */
+export const RUN_QUIET_MS = 30_000;
 
 const OPERATIONS: readonly ChangeOperation[] = ['created', 'updated', 'trashed', 'deleted'];
+
+/** Rows delivered together. */
+export interface Unit {
+  rows: ChangeLogRow[];
+  /** A group's rows that end the log as read: more of the group may still come. */
+  open: boolean;
+}
 
 /**
  * The rows delivered together from `rows[index]`: that row alone, or, when it carries a known group,
@@ -24,9 +37,9 @@ export async function unitAt(
   index: number,
   batch: number,
   readAfter: (sequence: number, limit: number) => Promise<ChangeLogRow[]>,
-): Promise<ChangeLogRow[]> {
+): Promise<Unit> {
   const row = rows[index]!;
-  if (!parseGroup(row.writeGroup)) return [row];
+  if (!parseGroup(row.writeGroup)) return { rows: [row], open: false };
   const unit = [row];
   let next = rows.slice(index + 1);
   let more = rows.length >= batch;
@@ -34,10 +47,21 @@ export async function unitAt(
     let taken = 0;
     while (taken < next.length && next[taken]!.writeGroup === row.writeGroup && unit.length < MAX_SUMMARISED)
       unit.push(next[taken++]!);
-    if (taken < next.length || !more || unit.length >= MAX_SUMMARISED) return unit;
+    if (unit.length >= MAX_SUMMARISED || taken < next.length) return { rows: unit, open: false };
+    if (!more) return { rows: unit, open: true };
     next = await readAfter(unit.at(-1)!.id, batch);
     more = next.length >= batch;
   }
+}
+
+/** Whether `unit` waits for more of its group: the latest changes of an import run still running. */
+export async function awaitsMore(db: Db, unit: Unit, now: Date): Promise<boolean> {
+  const last = unit.rows.at(-1)!;
+  const group = parseGroup(last.writeGroup);
+  if (!unit.open || group?.kind !== 'import-run') return false;
+  if (now.getTime() - last.createdAt.getTime() >= RUN_QUIET_MS) return false;
+  const run = await db.importRun.findUnique({ where: { id: group.runId }, select: { state: true } });
+  return run?.state === 'running';
 }
 
 /** One POST to an endpoint: a single change, or a group's summary. */
