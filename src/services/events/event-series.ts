@@ -23,7 +23,6 @@ import { Prisma } from '../../generated/sqlite/client.js';
 import { recount } from './event-links.js';
 import type { ChangeOperation, Tx, WriteScope } from '../transactions.js';
 import { seriesGroup } from '../sync/change-log.js';
-import { seriesGroup } from '../sync/change-log.js';
 import type { Context } from '../scope.js';
 import { visibleEvents } from './event-access.js';
 import type { EventSelection } from './event-reads.js';
@@ -449,7 +448,6 @@ export interface SyncOptions {
 export async function syncSeries(w: WriteScope, firstId: number, options: SyncOptions): Promise<number[]> {
   const { tx } = w;
   w.group(seriesGroup(firstId));
-  w.group(seriesGroup(firstId));
   const first = await loadFirst(tx, firstId);
   const slots = laterSlots(first, options.settings, options.now, options.field);
   const children = await loadChildren(tx, firstId);
@@ -627,7 +625,6 @@ export async function setLines(
 export async function endSeries(w: WriteScope, firstId: number): Promise<void> {
   const { tx } = w;
   w.group(seriesGroup(firstId));
-  w.group(seriesGroup(firstId));
   const children = await loadChildren(tx, firstId);
   const termIds = await linkedTerms(
     tx,
@@ -645,7 +642,6 @@ export async function endSeries(w: WriteScope, firstId: number): Promise<void> {
  * without the rows (an EXDATE, a split), each row's version and revision move and it is announced.
  */
 async function touchSeries(w: WriteScope, firstId: number, now: Date) {
-  w.group(seriesGroup(firstId));
   w.group(seriesGroup(firstId));
   const children = await loadChildren(w.tx, firstId);
   const { recurrence } = await w.tx.event.findUniqueOrThrow({
@@ -709,7 +705,6 @@ export async function endSeriesBefore(
 
 /** Trashes (or deletes, `force`) the occurrences of a series whose first event is trashed or deleted. */
 export async function removeOccurrences(w: WriteScope, firstId: number, force: boolean, now: Date) {
-  w.group(seriesGroup(firstId));
   w.group(seriesGroup(firstId));
   await removeRows(w, await loadChildren(w.tx, firstId), force, now);
 }
