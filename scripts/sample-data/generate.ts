@@ -120,7 +120,7 @@ export interface EventBundle {
 const DAY_MS = 86_400_000;
 
 // One independent stream per kind of row, so changing the venue count does not reshuffle organizers.
-const STREAMS = { venues: 1, organizers: 2, events: 3 } as const;
+const STREAMS = { venues: 1, organizers: 2, events: 3, series: 4 } as const;
 
 function fakerFor(seed: number, stream: keyof typeof STREAMS): Faker {
   const faker = new Faker({ locale: [en, base] });
@@ -436,6 +436,45 @@ export function generateSampleData(options: SampleOptions): SampleData {
     }),
   ];
   return { venues, organizers, terms, events };
+}
+
+/** A series the seed makes of one of its events: its lines, and the edits its occurrences get. */
+export interface SeriesPlan {
+  lines: string[];
+  /** Its second occurrence is written on its own (a new title): an exception. */
+  exception: boolean;
+  /** Its fourth occurrence is cancelled (an EXDATE, the row in the trash). */
+  cancelled: boolean;
+}
+
+/** Monthly rules by position: the last Friday, the second Tuesday, the first Monday, the third Thursday. */
+const MONTHLY_POSITIONS = ['-1FR', '2TU', '1MO', '3TH'];
+
+/**
+ * Series holding `members` events in all, first events included (each rule's COUNT counts its first
+ * event): two in three weekly (8 to 26 times, some fortnightly), the others monthly by position (4 to 12
+ * times); one in three has an exception, one in four a cancelled instance.
+ */
+export function planSeries(seed: number, members: number): SeriesPlan[] {
+  const f = fakerFor(seed, 'series');
+  const plans: SeriesPlan[] = [];
+  let left = members;
+  while (left >= 2) {
+    const weekly = f.datatype.boolean({ probability: 2 / 3 });
+    const wanted = weekly ? f.number.int({ min: 8, max: 26 }) : f.number.int({ min: 4, max: 12 });
+    // The last series takes what is left, so the members add up.
+    const count = left - wanted < 2 ? left : wanted;
+    const rule = weekly
+      ? `RRULE:FREQ=WEEKLY;COUNT=${count}${f.datatype.boolean({ probability: 0.25 }) ? ';INTERVAL=2' : ''}`
+      : `RRULE:FREQ=MONTHLY;COUNT=${count};BYDAY=${f.helpers.arrayElement(MONTHLY_POSITIONS)}`;
+    plans.push({
+      lines: [rule],
+      exception: plans.length % 3 === 0 && count > 2,
+      cancelled: plans.length % 4 === 1 && count > 4,
+    });
+    left -= count;
+  }
+  return plans;
 }
 
 /** Defaults that keep the ratio of a real calendar: a venue hosts ~50 events, an organizer ~40. */

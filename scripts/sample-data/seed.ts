@@ -13,10 +13,12 @@ import { WritePipeline } from '../../src/services/transactions.js';
 import {
   CATEGORY_TAXONOMY,
   type EventBundle,
+  type SeriesPlan,
   TAG_TAXONOMY,
   generateEvents,
   generateOrganizers,
   generateVenues,
+  planSeries,
   sampleTerms,
 } from './generate.js';
 
@@ -26,6 +28,12 @@ export interface SeedOptions {
   events: number;
   venues: number;
   organizers: number;
+  /**
+   * Percent of `events` made members of series (first events and occurrences, weekly and monthly by
+   * position, some with an exception or a cancelled instance), so that the events still number
+   * `events` (plus the three sample series' occurrences). Default 0.
+   */
+  seriesPercent?: number;
   /** Delete every event, venue, organizer and term first (users and media stay). */
   reset: boolean;
   onProgress?: (eventsWritten: number) => void;
@@ -105,6 +113,10 @@ export async function seedDatabase(
   options: SeedOptions,
 ): Promise<SeedCounts> {
   const { seed, now } = options;
+  const members = Math.round((options.events * (options.seriesPercent ?? 0)) / 100);
+  const plans = planSeries(seed, members);
+  // Each series' first event is a generated one; its occurrences replace generated events.
+  const generated = options.events - members + plans.length;
   let firstEvent = 0;
   const counts = await db.$transaction(
     async (tx) => {
@@ -178,7 +190,7 @@ export async function seedDatabase(
       const events = generateEvents({
         seed,
         now,
-        count: options.events,
+        count: generated,
         firstId: firstEvent,
         venues,
         organizerIds: organizers.map((o) => o.id),
@@ -211,65 +223,66 @@ export async function seedDatabase(
     // Interactive transactions default to a 5 s timeout; 100k events take longer than that.
     { maxWait: 60_000, timeout: 60 * 60_000 },
   );
-  const firstIds = Array.from(
-    { length: Math.min(SAMPLE_SERIES.length, counts.events) },
-    (_, i) => firstEvent + i,
-  );
-  counts.occurrences = await seedSeries(db, provider, firstIds, now);
+  // The sample series on the first events, the planned ones spread over the others (and so over time).
+  const sample = SAMPLE_SERIES.slice(0, counts.events).map((plan, i) => ({ id: firstEvent + i, plan }));
+  const others = counts.events - sample.length;
+  const planned = plans
+    .slice(0, others)
+    .map((plan, i) => ({ id: firstEvent + sample.length + Math.floor((i * others) / plans.length), plan }));
+  counts.occurrences = await seedSeries(db, provider, [...sample, ...planned], now);
   return counts;
 }
 
 /** The sample series: weekly, monthly on the last Friday, and fortnightly with an exception and a cancelled instance. */
-const SAMPLE_SERIES = [
-  ['RRULE:FREQ=WEEKLY;COUNT=26'],
-  ['RRULE:FREQ=MONTHLY;BYDAY=-1FR;COUNT=12'],
-  ['RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=10'],
+const SAMPLE_SERIES: SeriesPlan[] = [
+  { lines: ['RRULE:FREQ=WEEKLY;COUNT=26'], exception: false, cancelled: false },
+  { lines: ['RRULE:FREQ=MONTHLY;BYDAY=-1FR;COUNT=12'], exception: false, cancelled: false },
+  { lines: ['RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=10'], exception: true, cancelled: true },
 ];
 
 /**
- * Makes series of the first sample events, through the series service (one transaction), so that the
- * seed has occurrences, an exception and a cancelled instance as a real calendar does. Like the rows
- * above, they are not in the change log (a seed is the starting point, not a change).
+ * Makes the series of the seed through the series service (one transaction), so that it has
+ * occurrences, exceptions and cancelled instances as a real calendar does. Like the rows above, they are
+ * not in the change log (a seed is the starting point, not a change).
  */
 async function seedSeries(
   db: Db,
   provider: DatabaseProvider,
-  firstIds: number[],
+  series: Array<{ id: number; plan: SeriesPlan }>,
   now: Date,
 ): Promise<number> {
-  if (!firstIds.length) return 0;
+  if (!series.length) return 0;
   const request = { db, viewer: ANONYMOUS, config: { databaseProvider: provider, siteTimezone: 'UTC' } };
   const settings = { horizonMonths: 60, maxOccurrences: 10_000, extendEveryMs: 0 };
   return new WritePipeline().run(request, async (w) => {
     let created = 0;
-    for (const [index, id] of firstIds.entries()) {
-      await setLines(w, id, SAMPLE_SERIES[index]!);
+    for (const { id, plan } of series) {
+      await setLines(w, id, plan.lines);
       created += (await syncSeries(w, id, { mode: 'all', now, settings })).length;
-    }
-    const last = firstIds[SAMPLE_SERIES.length - 1];
-    if (last === undefined) return created;
-    const occurrences = await w.tx.event.findMany({
-      where: { postParentId: last, originalStart: { not: null } },
-      orderBy: { originalStart: 'asc' },
-      select: { ...SERIES_COLUMNS, id: true, title: true, slug: true },
-    });
-    const special = occurrences[1];
-    if (special)
-      await w.tx.event.update({
-        where: { id: special.id },
-        data: { title: `${special.title} (special edition)`, isException: true },
+      if (!plan.exception && !plan.cancelled) continue;
+      const occurrences = await w.tx.event.findMany({
+        where: { postParentId: id, originalStart: { not: null } },
+        orderBy: { originalStart: 'asc' },
+        select: { ...SERIES_COLUMNS, id: true, title: true, slug: true },
       });
-    const cancelled = occurrences[3];
-    if (cancelled) {
-      await excludeFromSeries(w, cancelled, now);
-      await w.tx.event.update({
-        where: { id: cancelled.id },
-        data: {
-          status: 'trash',
-          slug: cancelled.slug && `${cancelled.slug}__trashed`,
-          desiredSlug: cancelled.slug,
-        },
-      });
+      const special = occurrences[1];
+      if (plan.exception && special)
+        await w.tx.event.update({
+          where: { id: special.id },
+          data: { title: `${special.title} (special edition)`, isException: true },
+        });
+      const cancelled = occurrences[3];
+      if (plan.cancelled && cancelled) {
+        await excludeFromSeries(w, cancelled, now);
+        await w.tx.event.update({
+          where: { id: cancelled.id },
+          data: {
+            status: 'trash',
+            slug: cancelled.slug && `${cancelled.slug}__trashed`,
+            desiredSlug: cancelled.slug,
+          },
+        });
+      }
     }
     return created;
   });
