@@ -10,6 +10,7 @@ import {
   affects,
 } from '../domain/dependencies.js';
 import { versionedEtag } from '../domain/versions.js';
+import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
 
 // The one response cache of REST and GraphQL reads. Entries are whole answers (status, headers, bytes)
 // for anonymous viewers, each with what it depends on (the records it shows, the families its lookups
@@ -33,6 +34,26 @@ interface Kept {
 
 /** How many recent effects are remembered to decide whether an answer computed meanwhile is current. */
 const RECENT_EFFECTS = 512;
+
+// One byte bound (CALENDAR_CACHE_MB) covers everything the cache keeps: the entries, the aliases that
+// lead to them and the kept numbers, each counted as what it holds in memory (`held-bytes.ts`): a body's
+// whole backing store, its key, headers and dependencies, and the slots of the LRU that holds it.
+/** The share of the bound the aliases may use (a URL and a few headers each, one per spelling). */
+const ALIAS_SHARE = 1 / 8;
+/** The share of the bound the kept numbers may use (a number and its dependencies each). */
+const KEPT_SHARE = 1 / 64;
+/** An LRU slot (its key map entry and five parallel arrays) and the record around a held value. */
+const SLOT_BYTES = 128;
+
+function entryBytes(entry: Entry, key: string): number {
+  return (
+    SLOT_BYTES +
+    stringBytes(key) +
+    heldBytes(entry.body) +
+    heldBytes(entry.headers) +
+    heldBytes(entry.dependencies)
+  );
+}
 
 /**
  * A request's own spelling (raw URL, `Accept`, day, GraphQL body) of an entry's normalised key,
@@ -121,25 +142,29 @@ export class ResponseCache {
   private readonly computing = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: ResponseCacheOptions) {
+    const aliasBytes = Math.max(1, Math.floor(options.maxBytes * ALIAS_SHARE));
+    const keptBytes = Math.max(1, Math.floor(options.maxBytes * KEPT_SHARE));
     this.entries = options.enabled
       ? new LRUCache<string, Entry>({
-          maxSize: Math.max(1, options.maxBytes),
-          sizeCalculation: (entry, key) => entry.body.length + key.length + 256,
+          maxSize: Math.max(1, options.maxBytes - aliasBytes - keptBytes),
+          sizeCalculation: entryBytes,
           dispose: (_entry, _key, reason) => {
             if (reason === 'evict') options.onEvent?.('eviction');
           },
         })
       : null;
-    // Aliases are small (a URL, a few headers): an eighth of the byte bound, never more entries than
-    // could matter.
     this.aliases = options.enabled
       ? new LRUCache<string, Alias>({
-          maxSize: Math.max(64 * 1024, Math.floor(options.maxBytes / 8)),
-          sizeCalculation: (alias, key) =>
-            key.length + alias.key.length + alias.headers.reduce((n, [a, b]) => n + a.length + b.length, 64),
+          maxSize: aliasBytes,
+          sizeCalculation: (alias, key) => SLOT_BYTES + stringBytes(key) + heldBytes(alias),
         })
       : null;
-    this.kept = options.enabled ? new LRUCache<string, Kept>({ max: 1000 }) : null;
+    this.kept = options.enabled
+      ? new LRUCache<string, Kept>({
+          maxSize: keptBytes,
+          sizeCalculation: (kept, key) => SLOT_BYTES + stringBytes(key) + heldBytes(kept),
+        })
+      : null;
     this.now = options.now ?? Date.now;
   }
 
@@ -156,9 +181,13 @@ export class ResponseCache {
     return this.entries?.size ?? 0;
   }
 
-  /** Bytes held, as counted against the bound. */
+  /** Bytes held (entries, aliases and kept numbers), as counted against the bound. */
   get bytes(): number {
-    return this.entries?.calculatedSize ?? 0;
+    return (
+      (this.entries?.calculatedSize ?? 0) +
+      (this.aliases?.calculatedSize ?? 0) +
+      (this.kept?.calculatedSize ?? 0)
+    );
   }
 
   /**
@@ -363,15 +392,20 @@ export class ResponseCache {
     const mark = this.mark();
     const meta = (await compute()) ?? {};
     const body = ctx.body;
-    const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.isBuffer(body) ? body : null;
+    let bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.isBuffer(body) ? body : null;
     if (ctx.status !== 200 || bytes === null) return;
+    const dependencies = meta.dependencies ?? ANY_WRITE;
+    const storedAs =
+      this.entries && !meta.clockSensitive && !meta.hasErrors && this.current(mark, dependencies)
+        ? key
+        : null;
+    // A kept body owns its bytes, so that what the bound counts is what it keeps.
+    if (storedAs !== null) bytes = ownBytes(bytes);
     ctx.body = bytes;
     // A single record's tag starts with its version (what `If-Match` compares on a later write).
     ctx.set('ETag', meta.version ? versionedEtag(meta.version, bytesHash(bytes)) : strongEtag(bytes));
     conditional(ctx, key !== null);
-    const dependencies = meta.dependencies ?? ANY_WRITE;
-    if (key === null || !this.entries || meta.clockSensitive || meta.hasErrors) return;
-    if (!this.current(mark, dependencies)) return;
+    if (storedAs === null || !this.entries) return;
     ctx.set('X-Cache', 'miss');
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(ctx.response.headers)) {
@@ -386,8 +420,8 @@ export class ResponseCache {
       headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
     }
     const serial = ++this.serial;
-    this.entries.set(key, { status: 200, headers, body: bytes, serial, dependencies });
-    ctx.state.cacheEntry = { key, serial, body: bytes } satisfies ServedEntry;
+    this.entries.set(storedAs, { status: 200, headers, body: bytes, serial, dependencies });
+    ctx.state.cacheEntry = { key: storedAs, serial, body: bytes } satisfies ServedEntry;
   }
 }
 

@@ -16,6 +16,25 @@ export interface DbOptions {
   metrics?: Metrics;
 }
 
+/**
+ * SQLite's page cache per connection, in KiB: better-sqlite3's build default (16 MB), stated so it is a
+ * choice. It is malloc'd memory of the process (RSS), not the OS's file cache, which holds the file
+ * whatever this says. Memory-mapped I/O stays off (SQLite's default): mapped pages would count in RSS
+ * as they are read, up to the whole file.
+ */
+export const SQLITE_PAGE_CACHE_KIB = 16_000;
+
+/** The adapter whose connections reuse statements, with the page cache and mapping set on each. */
+class SizedSqlite extends StatementReusingSqlite {
+  override async connect(): ReturnType<StatementReusingSqlite['connect']> {
+    const adapter = await super.connect();
+    const { client } = adapter as unknown as { client: { pragma(source: string): unknown } };
+    client.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
+    client.pragma('mmap_size = 0');
+    return adapter;
+  }
+}
+
 /** `file:./data/x.db` or a bare path → an absolute file path (its folder is created). */
 export function sqliteFilePath(url: string): string {
   const path = resolve(url.replace(/^file:/, ''));
@@ -39,7 +58,7 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
     });
     db = new PgClient({ adapter, log }) as unknown as Db;
   } else {
-    const adapter = new StatementReusingSqlite({ url: `file:${sqliteFilePath(databaseUrl)}` });
+    const adapter = new SizedSqlite({ url: `file:${sqliteFilePath(databaseUrl)}` });
     db = new PrismaClient({ adapter, log });
   }
   const onQuery = options.onQuery;

@@ -4,6 +4,8 @@ import { parse } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { LRUCache } from 'lru-cache';
+import { stringBytes } from '../cache/held-bytes.js';
+import { DocumentCache } from './documents.js';
 
 // Persisted documents: a request names its document by the SHA-256 of the document's text instead of
 // sending the text.
@@ -95,9 +97,9 @@ export function persistedIdOf(params: PersistedParams): string | null {
 export interface PersistedDocumentsOptions {
   /** The trusted documents by id: when given, nothing else runs. */
   trusted?: ReadonlyMap<string, string>;
-  /** Bounds of the automatic persisted queries' store (entries, and characters of their texts). */
+  /** Bounds of the automatic persisted queries' store (entries, and bytes of their ids and texts). */
   maxQueries?: number;
-  maxChars?: number;
+  maxBytes?: number;
 }
 
 /** What a request's document is before it runs. */
@@ -123,13 +125,15 @@ const SEND_ID = 'send its id as documentId or extensions.persistedQuery.sha256Ha
 export class PersistedDocuments {
   private readonly trusted: ReadonlyMap<string, string> | undefined;
   private readonly automatic: LRUCache<string, string>;
+  /** The documents' syntax trees by text, shared by the read key and yoga's parser (`documents.ts`). */
+  readonly parsed = new DocumentCache();
 
   constructor(options: PersistedDocumentsOptions = {}) {
     this.trusted = options.trusted;
     this.automatic = new LRUCache<string, string>({
       max: options.maxQueries ?? 1000,
-      maxSize: options.maxChars ?? 4_000_000,
-      sizeCalculation: (text, id) => text.length + id.length,
+      maxSize: options.maxBytes ?? 4 * 1024 * 1024,
+      sizeCalculation: (text, id) => stringBytes(text) + stringBytes(id),
     });
   }
 

@@ -1,12 +1,10 @@
-import { type DocumentNode, getOperationAST } from 'graphql';
+import { getOperationAST } from 'graphql';
 import type { Context as KoaContext } from 'koa';
-import { LRUCache } from 'lru-cache';
 import { queryReadsClock } from './clock.js';
 import { viewerOf } from '../auth/authenticate-requests.js';
 import { graphqlBodyText } from '../cache/fast-path.js';
 import type { ResponseCache } from '../cache/response-cache.js';
 import { MAX_JSON_DEPTH, hasNul, jsonTooDeep } from '../http/request-text.js';
-import { DEFAULT_GRAPHQL_LIMITS, parseDocument } from './limits.js';
 import { type GraphqlParams, checkGraphqlParams, graphqlSearchParams } from './params.js';
 import type { PersistedDocuments } from './persisted.js';
 
@@ -50,20 +48,6 @@ export function graphqlReadKey(
   cache: ResponseCache,
   persisted: PersistedDocuments,
 ): (ctx: KoaContext) => Promise<GraphqlRead> {
-  // Parsed once per distinct document (false: not GraphQL), as yoga's own parse cache does.
-  const documents = new LRUCache<string, DocumentNode | false>({ max: 1000 });
-  const documentOf = (text: string): DocumentNode | null => {
-    let document = documents.get(text);
-    if (document === undefined) {
-      try {
-        document = parseDocument(text, DEFAULT_GRAPHQL_LIMITS.maxTokens);
-      } catch {
-        document = false;
-      }
-      documents.set(text, document);
-    }
-    return document || null;
-  };
   return async (ctx) => {
     let params: GraphqlParams;
     let body: string | undefined;
@@ -100,7 +84,7 @@ export function graphqlReadKey(
     } else return null;
     // A persisted document's id stands for its text: same text, same key, whichever way it came.
     const { text, shareable } = persisted.resolve(params);
-    const document = text !== undefined ? documentOf(text) : null;
+    const document = text !== undefined ? persisted.parsed.parse(text) : null;
     const operation = document && getOperationAST(document, params.operationName ?? undefined);
     if (operation?.operation === 'subscription') return { key: null, body, subscription: true };
     if (!operation || operation.operation !== 'query') return body !== undefined ? { key: null, body } : null;

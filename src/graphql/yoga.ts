@@ -36,6 +36,8 @@ export function createGraphqlYoga(options: {
   return createYoga<GraphqlServerContext, Context>({
     schema: publicSchema,
     graphqlEndpoint: GRAPHQL_PATH,
+    // One bounded cache of parsed documents, shared with the read key (src/graphql/documents.ts).
+    parserAndValidationCache: persisted.parsed.yogaCaches(),
     // CORS is the app's one policy (src/http/cors.ts); yoga's own would reflect any origin.
     cors: false,
     context: ({ koa, reads }) =>

@@ -1,0 +1,160 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Koa from 'koa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { heldBytes, ownBytes, stringBytes } from '../../src/cache/held-bytes.js';
+import { ResponseCache } from '../../src/cache/response-cache.js';
+import { SQLITE_PAGE_CACHE_KIB, createDb } from '../../src/db/client.js';
+import type { Dependencies } from '../../src/domain/dependencies.js';
+import { DocumentCache } from '../../src/graphql/documents.js';
+
+// Every cache bound is a bound on memory (issue #29): the response cache counts what an entry keeps
+// (its body's whole backing store, key, headers, dependencies) and its aliases and kept numbers under
+// the same CALENDAR_CACHE_MB; parsed GraphQL documents are bounded in bytes; SQLite's page cache is set.
+
+const koa = new Koa();
+
+function contextFor(url: string): Koa.Context {
+  const request = new IncomingMessage(new Socket());
+  request.method = 'GET';
+  request.url = url;
+  return koa.createContext(request, new ServerResponse(request));
+}
+
+/** Dependencies of a list of `count` events: a record tag each. */
+const listOf = (count: number, first = 0): Dependencies => ({
+  records: Array.from({ length: count }, (_, i) => `event:${first + i}`),
+  kinds: [],
+  windows: [],
+});
+
+describe('the response cache', () => {
+  const maxBytes = 256 * 1024;
+
+  it('keeps entries, aliases and kept numbers within the one byte bound', async () => {
+    const cache = new ResponseCache({ enabled: true, maxBytes, siteTimezone: 'UTC' });
+    let peak = 0;
+    for (let i = 0; i < 600; i++) {
+      const ctx = contextFor(`/calendar/events/v1/events?page=${i}`);
+      await cache.serve(ctx, `key ${i}`, async () => {
+        ctx.status = 200;
+        ctx.type = 'application/json';
+        ctx.body = JSON.stringify({ page: i, text: 'x'.repeat(1500) });
+        return { dependencies: listOf(40, i) };
+      });
+      cache.recordAlias(`alias ${i} ${'?'.repeat(200)}`, ctx, '/events');
+      await cache.keep(`total ${i}`, listOf(20, i), async () => i);
+      peak = Math.max(peak, cache.bytes);
+    }
+    expect(peak).toBeLessThanOrEqual(maxBytes);
+    // It was full: the bound, not the traffic, decided what stayed.
+    expect(peak).toBeGreaterThan(maxBytes * 0.8);
+    expect(cache.size).toBeLessThan(600);
+    expect(cache.aliasCount).toBeLessThan(600);
+  });
+
+  it("counts an entry's dependencies, key and headers besides its body", async () => {
+    const sizeWith = async (dependencies: Dependencies) => {
+      const cache = new ResponseCache({ enabled: true, maxBytes, siteTimezone: 'UTC' });
+      const ctx = contextFor('/calendar/events/v1/events');
+      await cache.serve(ctx, 'the key', async () => {
+        ctx.status = 200;
+        ctx.body = 'a short body';
+        return { dependencies };
+      });
+      return cache.bytes;
+    };
+    const few = await sizeWith(listOf(1));
+    const many = await sizeWith(listOf(1000));
+    // A thousand tags of at least `event:N` each (a string header and its characters, and a slot).
+    expect(many - few).toBeGreaterThanOrEqual(999 * (stringBytes('event:1') + 8));
+    expect(few).toBeGreaterThan(stringBytes('the key') + 'a short body'.length);
+  });
+
+  it('keeps a small body in a buffer of its own, not a view of the shared pool', async () => {
+    const cache = new ResponseCache({ enabled: true, maxBytes, siteTimezone: 'UTC' });
+    const ctx = contextFor('/calendar/events/v1/events/1');
+    await cache.serve(ctx, 'single', async () => {
+      ctx.status = 200;
+      ctx.body = Buffer.from('{"id":1}');
+      return { dependencies: listOf(1) };
+    });
+    const kept = (ctx.state as { cacheEntry: { body: Buffer } }).cacheEntry.body;
+    expect(kept.toString()).toBe('{"id":1}');
+    expect(kept.buffer.byteLength).toBe(kept.length);
+    expect(ctx.body).toBe(kept);
+  });
+});
+
+describe('held bytes', () => {
+  it("counts a view's whole backing store, and a buffer that owns its bytes as just those", () => {
+    const pooled = Buffer.from('tiny');
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.length);
+    expect(heldBytes(pooled)).toBeGreaterThanOrEqual(pooled.buffer.byteLength);
+    const own = ownBytes(pooled);
+    expect(own.buffer.byteLength).toBe(4);
+    expect(heldBytes(own)).toBeLessThan(heldBytes(pooled));
+  });
+
+  it('walks a syntax tree whose token list is longer than any call stack', () => {
+    const cache = new DocumentCache();
+    const text = `${'# a comment\n'.repeat(200_000)}{ events { pageInfo { total } } }`;
+    const document = cache.parse(text);
+    expect(document).not.toBeNull();
+    expect(heldBytes(document)).toBeGreaterThan(text.length);
+  });
+
+  it('counts two bytes a character beyond Latin-1', () => {
+    expect(stringBytes('é'.repeat(80))).toBeLessThan(stringBytes('€'.repeat(80)));
+  });
+});
+
+describe('the parsed GraphQL documents', () => {
+  it('stay within their byte bounds, documents and parse errors alike', () => {
+    const maxBytes = 200 * 1024;
+    const maxErrorBytes = 32 * 1024;
+    const cache = new DocumentCache({ maxBytes, maxErrorBytes });
+    for (let i = 0; i < 400; i++) {
+      expect(
+        cache.parse(`query Q${i} { events(perPage: ${i}) { items { id title venues { name } } } }`),
+      ).not.toBe(null);
+      expect(cache.parse(`query Broken${i} { events(`)).toBeNull();
+      expect(cache.bytes.documents).toBeLessThanOrEqual(maxBytes);
+      expect(cache.bytes.errors).toBeLessThanOrEqual(maxErrorBytes);
+    }
+    expect(cache.bytes.documents).toBeGreaterThan(maxBytes * 0.8);
+    expect(cache.size).toBeLessThan(400);
+  });
+
+  it("are one cache for the read key and yoga's parser: a document is parsed once", () => {
+    const cache = new DocumentCache();
+    const text = '{ events { pageInfo { total } } }';
+    const document = cache.parse(text);
+    const { documentCache, errorCache } = cache.yogaCaches();
+    expect(documentCache.get(text)).toBe(document);
+    expect(cache.parse(text)).toBe(document);
+    expect(cache.parse('{ events(')).toBeNull();
+    expect(errorCache.get('{ events(')).toBeInstanceOf(Error);
+  });
+});
+
+describe("SQLite's page cache", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'calendar-pragmas-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is sized as stated, without memory-mapped I/O', async () => {
+    const db = await createDb(`file:${join(dir, 'pragmas.db')}`);
+    try {
+      const [cacheSize] =
+        await db.$queryRawUnsafe<Array<{ cache_size: bigint | number }>>('PRAGMA cache_size');
+      const [mmapSize] = await db.$queryRawUnsafe<Array<{ mmap_size: bigint | number }>>('PRAGMA mmap_size');
+      expect(Number(cacheSize?.cache_size)).toBe(-SQLITE_PAGE_CACHE_KIB);
+      expect(Number(mmapSize?.mmap_size)).toBe(0);
+    } finally {
+      await db.$disconnect();
+    }
+  });
+});
