@@ -1,11 +1,14 @@
 // npm run bench -- [--db sqlite|postgres] [--duration 10] [--connections 10] [--events 10000] [--warmup 2] [--mix]
+//   [--series 20]
 // Seeds a throwaway database, serves it with the real app twice (response cache on, and
 // CALENDAR_CACHE=off) in child processes running the compiled app (scripts/bench-server.mjs), next
 // to two floors in this process: node:http sending the very bytes of the REST list from memory, and
 // node:http + one prepared list query. Load comes from wrk (one thread; a Lua script sets POST bodies
 // and reports), so no Node load generator competes with the servers for the second core. One run,
 // one table: ratios are only meaningful within it. `--mix` adds the traffic mix (scripts/bench-mix.ts):
-// thousands of distinct reads by popularity, with and without writes, beside the rows above.
+// thousands of distinct reads by popularity, with and without writes, beside the rows above. `--series P`
+// seeds P % of the events as members of series (the same total) and adds a list full of one series'
+// occurrences and a single occurrence beside the plain list and single rows.
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +20,7 @@ import { parseArgs, promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { createDb } from '../src/db/client.js';
+import { type Db, createDb } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { endOfDayWall, startOfDayWall } from '../src/domain/dates.js';
 import { defaultCounts } from './sample-data/generate.js';
@@ -107,14 +110,19 @@ function options() {
       events: { type: 'string', default: '10000' },
       warmup: { type: 'string', default: '2' },
       mix: { type: 'boolean', default: false },
+      series: { type: 'string', default: '0' },
     },
   });
   if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
   const numbers = Object.fromEntries(
-    (['duration', 'connections', 'events', 'warmup'] as const).map((key) => [key, Number(values[key])]),
-  ) as Record<'duration' | 'connections' | 'events' | 'warmup', number>;
+    (['duration', 'connections', 'events', 'warmup', 'series'] as const).map((key) => [
+      key,
+      Number(values[key]),
+    ]),
+  ) as Record<'duration' | 'connections' | 'events' | 'warmup' | 'series', number>;
   for (const [key, value] of Object.entries(numbers))
     if (!Number.isInteger(value) || value < 0) throw new Error(`--${key} must be a non-negative integer`);
+  if (numbers.series > 100) throw new Error('--series is a percentage of the events (0 to 100)');
   return { ...numbers, db: values.db, mix: values.mix };
 }
 
@@ -204,7 +212,7 @@ async function sqlPerRequest(target: Target): Promise<number | undefined> {
 }
 
 async function main(): Promise<void> {
-  const { duration, connections, events, warmup, db: kind, mix } = options();
+  const { duration, connections, events, warmup, db: kind, mix, series } = options();
   const postgres = kind === 'postgres';
   // The servers run the compiled app, as `npm start` does: build it first unless dist/ is current.
   await run(process.execPath, [new URL('./build-if-stale.mjs', import.meta.url).pathname]);
@@ -234,11 +242,13 @@ async function main(): Promise<void> {
       now: today,
       events,
       ...defaultCounts(events),
+      seriesPercent: series,
       reset: false,
     });
+    const busiest = series > 0 ? await busiestSeries(db, today) : undefined;
     await db.$disconnect();
     console.log(
-      `seeded ${events} events (${kind}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `seeded ${events} events (${kind}${series > 0 ? `, ${series} % in series` : ''}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
     const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' });
     // The mix's writer: an administrator made before any server caches an answer.
@@ -313,6 +323,21 @@ async function main(): Promise<void> {
           server,
         },
       );
+      if (busiest) {
+        const occurrencesPath = `${API}/events?per_page=10&post_parent=${busiest.firstId}`;
+        targets.push(
+          {
+            name: `REST list of occurrences ${label} (GET ${occurrencesPath})`,
+            url: `${server.origin}${occurrencesPath}`,
+            server,
+          },
+          {
+            name: `REST single occurrence ${label} (GET ${API}/events/${busiest.occurrenceId})`,
+            url: `${server.origin}${API}/events/${busiest.occurrenceId}`,
+            server,
+          },
+        );
+      }
     }
 
     const rows: Row[] = [];
@@ -354,7 +379,7 @@ async function main(): Promise<void> {
     const fullRss = await cached.rssMb();
     printTable(
       rows,
-      `${events} events on ${kind}, wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up), ` +
+      `${events} events${series > 0 ? ` (${series} % in series)` : ''} on ${kind}, wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up), ` +
         `peak server RSS: cached ${rss[0]!.toFixed(0)} MB, uncached ${rss[1]!.toFixed(0)} MB; ` +
         `cached server with its cache full (${(full / 2 ** 20).toFixed(0)} of ` +
         `${(config.cache.maxBytes / 2 ** 20).toFixed(0)} MB) under the cached list: RSS ${fullRss.toFixed(0)} MB`,
@@ -380,6 +405,33 @@ async function main(): Promise<void> {
     }
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The published series with the most occurrences from today on (a list of them fills a page), and its
+ * first such occurrence (a single read).
+ */
+async function busiestSeries(db: Db, today: Date): Promise<{ firstId: number; occurrenceId: number }> {
+  const listed = {
+    originalStart: { not: null },
+    status: 'publish',
+    hideFromListings: false,
+    startsAt: { gte: today },
+  } as const;
+  const [top] = await db.event.groupBy({
+    by: ['postParentId'],
+    where: listed,
+    _count: { id: true },
+    orderBy: { _count: { id: 'desc' } },
+    take: 1,
+  });
+  if (!top?.postParentId) throw new Error('the seeded database has no published series ahead');
+  const occurrence = await db.event.findFirstOrThrow({
+    where: { ...listed, postParentId: top.postParentId },
+    orderBy: { startsAt: 'asc' },
+    select: { id: true },
+  });
+  return { firstId: top.postParentId, occurrenceId: occurrence.id };
 }
 
 /** The serving process's CPU so far (µs): a server child's, or this process's for the floors. */
