@@ -8,8 +8,10 @@ import { type Credentials, basicAuth, createUser } from '../helpers/users.js';
 import { importScope, killedAfter, serve } from './helpers.js';
 
 // A TEC import from a second instance of this service over a real port: the source pages at 50 with
-// X-TEC-TotalPages, drafts show only to credentials, a second run writes nothing, a change at the
-// source updates only that record, each conflict policy, a dry run, and a kill after a page resumed.
+// X-TEC-TotalPages, drafts show only to credentials, a password-protected event arrives protected
+// (with credentials) or not at all (without), a hidden event is never listed, a second run writes
+// nothing, a change at the source updates only that record, each conflict policy, a dry run, and a
+// kill after a page resumed.
 
 let source: Harness;
 let admin: Credentials;
@@ -45,6 +47,8 @@ const reader = (credentials = true) =>
   new TecReader(root, credentials ? { user: admin.login, appPassword: admin.password } : {});
 
 let concert: number;
+let members: number;
+const SECRET = 'Door code 4711';
 
 beforeAll(async () => {
   source = await startHarness();
@@ -73,6 +77,22 @@ beforeAll(async () => {
     end_date: '2030-06-01 11:00',
     status: 'draft',
   });
+  members = (
+    await post('/events', {
+      title: 'Members only',
+      description: `<p>${SECRET}</p>`,
+      start_date: '2030-07-01 18:00:00',
+      end_date: '2030-07-01 20:00:00',
+      cost: '5',
+      password: 'source-secret',
+    })
+  ).id;
+  await post('/events', {
+    title: 'Hidden gem',
+    start_date: '2030-08-01 18:00:00',
+    end_date: '2030-08-01 20:00:00',
+    hide_from_listings: true,
+  });
   // Long past events too: the API's default window (from yesterday) would miss them.
   for (let n = 0; n < BULK; n++)
     await createEvent(source.db, {
@@ -93,9 +113,9 @@ describe('calendar import tec', () => {
     const h = await target();
     const first = await runImport(importScope(h), reader());
     expect(first.failed, JSON.stringify(first.problems)).toBe(0);
-    // 2 categories, 1 tag, 1 venue, 1 organizer, 57 events.
-    expect(first.created).toBe(62);
-    expect(await h.db.event.count()).toBe(BULK + 2);
+    // 2 categories, 1 tag, 1 venue, 1 organizer, 58 events (the hidden one is never listed).
+    expect(first.created).toBe(63);
+    expect(await h.db.event.count()).toBe(BULK + 3);
 
     const copy = await h.db.event.findFirstOrThrow({
       where: { title: 'Concert' },
@@ -114,28 +134,88 @@ describe('calendar import tec', () => {
     expect(await h.db.event.count({ where: { title: 'Draft plan', status: 'draft' } })).toBe(1);
 
     const second = await runImport(importScope(h), reader());
-    expect(second).toMatchObject({ created: 0, updated: 0, unchanged: 62, conflicts: 0, failed: 0 });
-    expect(await h.db.event.count()).toBe(BULK + 2);
+    expect(second).toMatchObject({ created: 0, updated: 0, unchanged: 63, conflicts: 0, failed: 0 });
+    expect(await h.db.event.count()).toBe(BULK + 3);
 
     await retitle(concert, 'Concert (new date soon)');
     const third = await runImport(importScope(h), reader());
-    expect(third).toMatchObject({ created: 0, updated: 1, unchanged: 61 });
+    expect(third).toMatchObject({ created: 0, updated: 1, unchanged: 62 });
     expect(await h.db.event.count({ where: { title: 'Concert (new date soon)' } })).toBe(1);
     await retitle(concert, 'Concert');
   });
 
-  it('reads no drafts without credentials', async () => {
+  it('reads no drafts, and no password-protected events, without credentials', async () => {
     const h = await target();
     const summary = await runImport(importScope(h), reader(false));
     expect(summary.failed).toBe(0);
     expect(await h.db.event.count({ where: { title: 'Draft plan' } })).toBe(0);
+    // Only its blanked copy is readable: not imported, and said.
+    expect(await h.db.event.count({ where: { title: 'Members only' } })).toBe(0);
+    expect(summary.problems).toContainEqual(
+      expect.objectContaining({
+        where: expect.stringContaining(`(id ${members})`),
+        warning: true,
+        message: expect.stringMatching(/^password-protected at the source: without credentials/),
+      }),
+    );
     expect(await h.db.event.count()).toBe(BULK + 1);
+  });
+
+  it('imports a password-protected event protected, with a password kept across runs', async () => {
+    const h = await target();
+    const first = await runImport(importScope(h), reader());
+    expect(first.failed).toBe(0);
+    const copy = await h.db.event.findFirstOrThrow({ where: { title: 'Members only' } });
+    expect(copy.description).toContain(SECRET);
+    expect(copy.password).toEqual(expect.stringMatching(/^[\w-]{24}$/));
+    expect(copy.password).not.toBe('source-secret');
+    const warned = first.problems.filter((problem) => problem.message.includes('protected here'));
+    expect(warned).toEqual([
+      expect.objectContaining({ where: expect.stringContaining(`(id ${members})`), warning: true }),
+    ]);
+    expect(JSON.stringify(first)).not.toContain(copy.password);
+    expect(await h.db.event.count({ where: { password: { not: null } } })).toBe(1);
+
+    // Anonymously here: the single is refused, the list blanks its content.
+    const single = await h.http.get(`/calendar/events/v1/events/${copy.id}`);
+    expect(single.status).toBe(403);
+    expect(single.body.code).toBe('event-password-protected');
+    const list = await h.http.get('/calendar/events/v1/events?start_date=2030-07-01&end_date=2030-07-02');
+    const listed = (list.body.events as Array<Record<string, unknown>>).find((e) => e.id === copy.id);
+    expect(listed).toMatchObject({ title: 'Members only', description: '', cost: '', all_day: null });
+
+    const second = await runImport(importScope(h), reader());
+    expect(second).toMatchObject({ created: 0, updated: 0, unchanged: 63, failed: 0 });
+    const after = await h.db.event.findUniqueOrThrow({ where: { id: copy.id } });
+    expect(after.password).toBe(copy.password);
+
+    // A change at the source updates it and leaves its password here alone.
+    await retitle(members, 'Members only (moved)');
+    const third = await runImport(importScope(h), reader());
+    expect(third).toMatchObject({ updated: 1, unchanged: 62, failed: 0 });
+    const updated = await h.db.event.findUniqueOrThrow({ where: { id: copy.id } });
+    expect(updated).toMatchObject({ title: 'Members only (moved)', password: copy.password });
+    await retitle(members, 'Members only');
+  });
+
+  it('reports that hidden events cannot be listed, and imports none', async () => {
+    const h = await target();
+    const summary = await runImport(importScope(h), reader());
+    expect(await h.db.event.count({ where: { title: 'Hidden gem' } })).toBe(0);
+    expect(summary.problems).toContainEqual({
+      where: 'events',
+      warning: true,
+      message: expect.stringContaining('hide_from_listings'),
+    });
+    expect(summary.problems.filter((problem) => problem.message.includes('hide_from_listings'))).toHaveLength(
+      1,
+    );
   });
 
   it('a dry run counts and shows differences and writes nothing', async () => {
     const h = await target();
     const dry = await runImport(importScope(h), reader(), { dryRun: true });
-    expect(dry).toMatchObject({ dryRun: true, created: 62, runId: null });
+    expect(dry).toMatchObject({ dryRun: true, created: 63, runId: null });
     expect(await h.db.event.count()).toBe(0);
     expect(await h.db.importRecord.count()).toBe(0);
     expect(await h.db.importRun.count()).toBe(0);
@@ -144,7 +224,7 @@ describe('calendar import tec', () => {
     await retitle(concert, 'Concert renamed');
     const before = await h.db.event.findFirstOrThrow({ where: { title: 'Concert' } });
     const changed = await runImport(importScope(h), reader(), { dryRun: true });
-    expect(changed).toMatchObject({ updated: 1, unchanged: 61 });
+    expect(changed).toMatchObject({ updated: 1, unchanged: 62 });
     expect(changed.differences).toContainEqual(
       expect.objectContaining({ kind: 'event', field: 'title', before: 'Concert', after: 'Concert renamed' }),
     );
@@ -184,10 +264,10 @@ describe('calendar import tec', () => {
     expect(await h.db.event.count()).toBe(50);
 
     const resumed = await runImport(importScope(h), reader(), { resume: true });
-    expect(resumed).toMatchObject({ runId: killed.id, resumedAfter: 'events:1', created: 62, failed: 0 });
-    expect(await h.db.event.count()).toBe(BULK + 2);
+    expect(resumed).toMatchObject({ runId: killed.id, resumedAfter: 'events:1', created: 63, failed: 0 });
+    expect(await h.db.event.count()).toBe(BULK + 3);
     expect(await h.db.importRun.count()).toBe(1);
     const again = await runImport(importScope(h), reader());
-    expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 62 });
+    expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 63 });
   });
 });

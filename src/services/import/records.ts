@@ -71,6 +71,11 @@ export interface EventFields {
   showMap?: boolean;
   showMapLink?: boolean;
   hideFromListings?: boolean;
+  /**
+   * Password-protected at the source, whose API never shows the password: protected here with one of
+   * its own (generated once, kept by later runs). Left out (not `false`) when not protected.
+   */
+  passwordProtected?: true;
   sticky?: boolean;
   featured?: boolean;
   eventStatus?: string;

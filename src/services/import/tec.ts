@@ -13,7 +13,9 @@ import {
 // categories (parents before children), tags, venues, organizers, then events, each paged at the API's
 // maximum of 50 with `X-TEC-TotalPages`. Events are asked for over the whole calendar (the API's window
 // otherwise starts yesterday) and, with credentials, in every status they may read. Records are keyed
-// by `global_id` (terms, which have none, by their id), and events link to them by those keys.
+// by `global_id` (terms, which have none, by their id), and events link to them by those keys. A
+// password-protected event is found by its blanked public copy (`protectedEvents`) and protected here;
+// hidden events are never listed, so they cannot be imported (each run says so).
 
 export interface TecOptions {
   user?: string;
@@ -34,6 +36,18 @@ const WALL = 'yyyy-MM-dd HH:mm:ss';
 const STATUSES = 'publish,future,draft,pending,private';
 
 type Json = Record<string, unknown>;
+
+/** Said once a run: what the API cannot give (the lists, TEC's and this service's alike, leave them out). */
+const HIDDEN_EVENTS: Problem = {
+  where: 'events',
+  message:
+    'events hidden from listings (hide_from_listings) are never listed by the TEC API, so they are not imported; one imported before it was hidden stays as it was',
+  warning: true,
+};
+const PROTECTED_HERE =
+  "password-protected at the source, whose API never shows the password: protected here with a random password of its own, made on its first import and never shown (set the one you want with the event's `password`: REST POST /events/<id>, GraphQL updateEvent)";
+const PROTECTED_UNREAD =
+  'password-protected at the source: without credentials only its blanked copy is readable, so it is not imported (import with --user and --app-password to bring it in, protected here too)';
 
 /** `https://site/wp-json/tribe/events/v1` however it was typed (a trailing slash, `/events` at the end). */
 export function normaliseApiRoot(root: string): string {
@@ -192,6 +206,7 @@ function seriesContent(fields: EventFields): string {
     end: _end,
     status: _status,
     hideFromListings: _listing,
+    passwordProtected: _protected,
     recurrence: _lines,
     occurrence: _slot,
     ...own
@@ -306,7 +321,13 @@ export class TecReader implements Reader {
     return Boolean(this.options.user && this.options.appPassword);
   }
 
-  private async page(phase: Phase, page: number): Promise<{ items: Json[]; pages: number; total: number }> {
+  /** A page of `phase`; `anonymous`: as everyone reads it (no credentials, published records only). */
+  private async page(
+    phase: Phase,
+    page: number,
+    anonymous = false,
+  ): Promise<{ items: Json[]; pages: number; total: number }> {
+    const authorised = this.authorised && !anonymous;
     const url = new URL(`${this.root}/${phase}`);
     url.searchParams.set('page', String(page));
     url.searchParams.set('per_page', String(TEC_PER_PAGE));
@@ -314,11 +335,10 @@ export class TecReader implements Reader {
       url.searchParams.set('start_date', EARLIEST);
       url.searchParams.set('end_date', LATEST);
     }
-    if (phase !== 'categories' && phase !== 'tags' && this.authorised)
-      url.searchParams.set('status', STATUSES);
+    if (phase !== 'categories' && phase !== 'tags' && authorised) url.searchParams.set('status', STATUSES);
     if (phase === 'categories' || phase === 'tags') url.searchParams.set('hide_empty', 'false');
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.authorised) {
+    if (authorised) {
       const pair = `${this.options.user}:${this.options.appPassword}`;
       headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
     }
@@ -334,6 +354,49 @@ export class TecReader implements Reader {
     const total = Number(response.headers.get('x-tec-total') ?? body.total ?? 0) || 0;
     const items = Array.isArray(body[phase]) ? (body[phase] as Json[]) : [];
     return { items, pages, total };
+  }
+
+  /**
+   * The keys of the listed events that are password-protected at the source, whose API never says so
+   * outright. A candidate is an event whose copy in the list as everyone reads it has its content
+   * blanked (no description, no excerpt) and either its flags blanked (null, as this service's API
+   * blanks them) or less than the copy read with credentials shows; the proof is the 403
+   * `event-password-protected` the API answers when that event is asked for alone without a password.
+   * What everyone's list does not show (drafts, pending, scheduled, private) is not public here either.
+   */
+  private async protectedEvents(listed: ReadonlyMap<string, Json>): Promise<Set<string>> {
+    const everyones = this.authorised ? await this.everyonesEvents() : listed;
+    const found = new Set<string>();
+    for (const [key, copy] of everyones) {
+      const read = listed.get(key);
+      if (!read || text(copy.description) || text(copy.excerpt)) continue;
+      const flagsBlanked = typeof copy.all_day !== 'boolean';
+      const showsMore =
+        read !== copy &&
+        stableJson(eventRecord(read, '').fields) !== stableJson(eventRecord(copy, '').fields);
+      if ((flagsBlanked || showsMore) && (await this.refusedForPassword(copy))) found.add(key);
+    }
+    return found;
+  }
+
+  /** The events list as everyone reads it, by key. */
+  private async everyonesEvents(): Promise<Map<string, Json>> {
+    const byKey = new Map<string, Json>();
+    for (let page = 1, last = 1; page <= last; page++) {
+      const answer = await this.page('events', page, true);
+      last = answer.pages;
+      if (!answer.items.length) break;
+      for (const item of answer.items) byKey.set(keyOf(item), item);
+    }
+    return byKey;
+  }
+
+  /** Whether the API refuses this event, asked for alone without credentials, for want of its password. */
+  private async refusedForPassword(item: Json): Promise<boolean> {
+    const url = new URL(`${this.root}/events/${encodeURIComponent(text(item.id))}`);
+    const response = await this.fetchWithRetries(url, { accept: 'application/json' });
+    const body = (await response.json().catch(() => null)) as Json | null;
+    return response.status === 403 && body?.code === 'event-password-protected';
   }
 
   /** A dropped connection, a 429 or a 5xx is asked again (a run is long; one hiccup must not end it). */
@@ -420,21 +483,39 @@ export class TecReader implements Reader {
    */
   private async *events(afterPage: number, afterOccurrences: number): AsyncIterable<Batch> {
     const pages: Array<{ batch: Batch; items: EventItem[] }> = [];
+    const listed = new Map<string, Json>();
     for (let page = 1, last = 1; page <= last; page++) {
       const answer = await this.page('events', page);
       last = answer.pages;
       if (!answer.items.length) break;
       const items: EventItem[] = [];
-      const problems: Problem[] = [];
+      const problems: Problem[] = page === 1 ? [HIDDEN_EVENTS] : [];
       answer.items.forEach((item, index) => {
         const where = `events page ${page}, item ${index + 1}${item.id !== undefined ? ` (id ${text(item.id)})` : ''}`;
         const read = eventItem(item, where);
         if (!read.record.key) problems.push({ where, message: 'no global_id or id' });
-        else items.push(read);
+        else {
+          items.push(read);
+          listed.set(read.record.key, item);
+        }
       });
       pages.push({
         batch: { checkpoint: `events:${page}`, records: [], problems, total: answer.total },
         items,
+      });
+    }
+    const protectedKeys = await this.protectedEvents(listed);
+    for (const page of pages) {
+      page.items = page.items.filter(({ record }) => {
+        if (!protectedKeys.has(record.key)) return true;
+        const { where, key } = record;
+        if (!this.authorised) {
+          page.batch.problems.push({ where, key, message: PROTECTED_UNREAD, warning: true });
+          return false;
+        }
+        record.fields.passwordProtected = true;
+        page.batch.problems.push({ where, key, message: PROTECTED_HERE, warning: true });
+        return true;
       });
     }
     const occurrences = assembleSeries(pages.flatMap((page) => page.items));

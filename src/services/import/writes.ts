@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { isApiError } from '../../domain/errors.js';
 import type { Taxonomy } from '../../domain/urls.js';
@@ -196,11 +197,29 @@ async function eventLinks(db: Db, source: string, fields: EventFields, unresolve
 }
 
 /**
+ * The password of an imported event, given whether it has one here (`protectedHere`). The source never
+ * shows its password: an event protected there gets a random one here once. A password here is never
+ * touched by an import (so a second run changes nothing, a password set here stays, and an event the
+ * source stops protecting stays protected here: the safe side, until someone removes it here).
+ */
+function passwordInput(f: EventFields, protectedHere: boolean): Pick<EventInput, 'password'> {
+  if (f.occurrence || !f.passwordProtected || protectedHere) return {};
+  return { password: randomBytes(18).toString('base64url') };
+}
+
+/**
  * The event write an imported event makes: every field it has, so an update leaves nothing behind; its
  * recurrence lines (none: not, or no longer, a series). An occurrence's write leaves out what its first
- * event decides for the whole series (lines, status, listing).
+ * event decides for the whole series (lines, status, listing, password). `protectedHere`: the event
+ * has a password here already.
  */
-async function eventInput(db: Db, source: string, f: EventFields, unresolved: UnresolvedLinks) {
+async function eventInput(
+  db: Db,
+  source: string,
+  f: EventFields,
+  unresolved: UnresolvedLinks,
+  protectedHere = false,
+) {
   const occurrence = f.occurrence !== undefined;
   const input: EventInput = {
     title: f.title,
@@ -222,6 +241,7 @@ async function eventInput(db: Db, source: string, f: EventFields, unresolved: Un
     image: f.image ?? '',
     ...(await eventLinks(db, source, f, unresolved)),
     ...(occurrence ? {} : { recurrence: f.recurrence?.length ? f.recurrence : null }),
+    ...passwordInput(f, protectedHere),
   };
   return input;
 }
@@ -369,7 +389,8 @@ export async function updateRecord(
         await writeOccurrence(scope, record.fields, occurrence, values, unresolved);
         return;
       }
-      const input = await eventInput(db, values.source, record.fields, unresolved);
+      const here = await db.event.findUnique({ where: { id: localId }, select: { password: true } });
+      const input = await eventInput(db, values.source, record.fields, unresolved, Boolean(here?.password));
       await updateEvent(mappedScope(scope, values, idField, localId), { id: localId }, input, eventRow);
       return;
     }
