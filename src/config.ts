@@ -1,7 +1,7 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { LOGIN_PATTERN, LOGIN_RULE } from './domain/logins.js';
-import { readTrustedDocuments } from './graphql/persisted.js';
+import { readTrustedDocuments } from './graphql/trusted-documents.js';
 
 // Every setting the service reads from the environment, validated once at start-up.
 const EnvSchema = z.object({

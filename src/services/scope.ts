@@ -5,7 +5,6 @@ import type { Viewer } from '../domain/permissions.js';
 import type { SiteUrls } from '../domain/urls.js';
 import type { IfMatch } from '../domain/versions.js';
 import type { ReadLog } from './read-log.js';
-import type { ShapeCache } from '../cache/shape-cache.js';
 import type { ChangeFeed } from './sync/change-feed.js';
 import type { WritePipeline } from './transactions.js';
 
@@ -32,7 +31,13 @@ export interface Context {
   /** Where the services note what an answer's reads depended on (the edge that caches it reads it back). */
   reads?: ReadLog;
   /** Kept REST shapes of records, keyed by every input of the shape; absent: made every time. */
-  shapes?: ShapeCache;
+  shapes?: KeptShapes;
+}
+
+/** Representations kept by a key that spells every input (`cache/shape-cache.ts` keeps them, bounded). */
+export interface KeptShapes {
+  /** The shape kept under `key`, or the one `compute` makes. Callers must not mutate it. */
+  shaped<T extends object>(key: string, compute: () => T): T;
 }
 
 /** A number kept until a write meets `dependencies`; worked out by `compute` when not kept. */

@@ -16,7 +16,8 @@ import {
   UpcomingEventsDocument,
 } from '../../examples/generated/graphql.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { PersistedDocuments, documentHash } from '../../src/graphql/persisted.js';
+import { PersistedDocuments } from '../../src/graphql/persisted.js';
+import { documentHash } from '../../src/graphql/trusted-documents.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createUser } from '../helpers/users.js';
