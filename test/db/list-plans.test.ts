@@ -72,6 +72,19 @@ describe('list statements read index entries, not event rows', () => {
     } else expect(text).toMatch(/Event(Term)?_(list|termId)_idx/);
   });
 
+  it("a series' occurrences (post_parent) are read from the series' own index, in list order", async () => {
+    const text = await plan(
+      q(
+        `SELECT "id" FROM "Event" WHERE ${WINDOW} AND "postParentId" = ? AND ${OPEN} ORDER BY "localStart" ASC, "id" ASC LIMIT 10`,
+      ),
+      ...windowValues,
+      1,
+      '',
+    );
+    expect(text).not.toMatch(/TEMP B-TREE FOR ORDER BY|Seq Scan on "?Event"?\b/);
+    expect(text).toMatch(/Event_postParentId_status_localStart_id_idx/);
+  });
+
   it('the events of a venue, organizer or term are found from the link side, index only', async () => {
     for (const [table, column] of [
       ['EventVenue', 'venueId'],
