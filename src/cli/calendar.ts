@@ -1,6 +1,7 @@
 import type { Scope } from '../context.js';
 import type { Viewer } from '../domain/permissions.js';
 import {
+  SUMMARY_EVENT_TYPES,
   WEBHOOK_EVENT_TYPES,
   addWebhookEndpoint,
   listWebhookEndpoints,
@@ -123,7 +124,10 @@ const asAdministrator = (admin: UserAdmin): Scope => ({ ...admin, viewer: CLI_AD
 webhooks
   .command('add <url>')
   .description('Register an endpoint for the changes committed from now on; prints its secret (shown once)')
-  .requiredOption('--events <types>', `comma list: *, <type>.*, or of ${WEBHOOK_EVENT_TYPES.join(', ')}`)
+  .requiredOption(
+    '--events <types>',
+    `comma list: *, <type>.*, or of ${[...WEBHOOK_EVENT_TYPES, ...SUMMARY_EVENT_TYPES].join(', ')}`,
+  )
   .option('--description <text>', 'a note on what it is for')
   .action(async (url: string, options: { events: string; description?: string }) => {
     const { endpoint, secret } = await withDb((admin) =>

@@ -2,6 +2,7 @@ import { builder } from './builder.js';
 import type { WebhookDelivery as DeliveryRow } from '../generated/sqlite/client.js';
 import {
   type EndpointView,
+  SUMMARY_EVENT_TYPES,
   WEBHOOK_EVENT_TYPES,
   addWebhookEndpoint,
   listWebhookEndpoints,
@@ -103,7 +104,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
     type: NewWebhookEndpoint,
-    description: `Registers an endpoint for changes committed from now on (administrators). Events: *, <type>.*, or any of ${WEBHOOK_EVENT_TYPES.join(', ')}. Errors: rest_forbidden (401/403), rest_invalid_param (400) for a bad URL or event type`,
+    description: `Registers an endpoint for changes committed from now on (administrators). Events: *, <type>.*, or any of ${[...WEBHOOK_EVENT_TYPES, ...SUMMARY_EVENT_TYPES].join(', ')} (a summary also reaches an endpoint subscribed to a change it covers). Errors: rest_forbidden (401/403), rest_invalid_param (400) for a bad URL or event type`,
     args: {
       url: t.arg.string({ required: true, description: 'http or https, at most 2,048 characters' }),
       events: t.arg.stringList({
