@@ -212,15 +212,15 @@ for (const [command, enabled] of [
     });
 }
 
-// `calendar import ...`: the same writes as the APIs', as an administrator. Its readers (node-ical, the
-// CSV parser) are loaded only when asked for: every other command starts a fifth faster without them.
+// `calendar import ...`: the same writes as the APIs', as an administrator. Its subcommands and their
+// readers (node-ical, the CSV parser) are loaded only when asked for: every other command starts a
+// fifth faster without them.
+const importCommand = program
+  .command('import')
+  .description('Import a The Events Calendar site, an iCalendar feed or a CSV file (docs/guide/import.md)');
 if (process.argv[2] === 'import') {
   const { registerImportCommands } = await import('./import.js');
-  registerImportCommands(program, (work) => withDb((admin) => work(asAdministrator(admin))));
-} else {
-  program
-    .command('import')
-    .description('Import a The Events Calendar site, an iCalendar feed or a CSV file (docs/guide/import.md)');
+  registerImportCommands(importCommand, (work) => withDb((admin) => work(asAdministrator(admin))));
 }
 
 try {

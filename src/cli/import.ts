@@ -129,11 +129,8 @@ async function importOnce(asAdministrator: AsAdministrator, spec: SourceSpec, op
   if (summary.failed) process.exitCode = 3;
 }
 
-export function registerImportCommands(program: Command, asAdministrator: AsAdministrator): void {
-  const command = program
-    .command('import')
-    .description('Import a The Events Calendar site, an iCalendar feed or a CSV file (docs/guide/import.md)');
-
+/** Adds the subcommands to `command` (`calendar import`, made by calendar.ts). */
+export function registerImportCommands(command: Command, asAdministrator: AsAdministrator): void {
   withCommonOptions(
     command
       .command('tec <api-root>')
