@@ -24,6 +24,11 @@ interface TextCache<T> {
 export class DocumentCache {
   private readonly documents: LRUCache<string, DocumentNode>;
   private readonly errors: LRUCache<string, Error>;
+  /**
+   * Texts the read key found unparsable. Apart from yoga's errors: yoga keeps the error its own parser
+   * made, which carries the HTTP status (400) it answers with; an error kept from here would not.
+   */
+  private readonly unparsable: LRUCache<string, true>;
 
   constructor(options: { maxBytes?: number; maxErrorBytes?: number } = {}) {
     this.documents = new LRUCache<string, DocumentNode>({
@@ -35,22 +40,26 @@ export class DocumentCache {
       // The error keeps the text (its source) besides the key.
       sizeCalculation: (_error, text) => 2 * stringBytes(text) + ERROR_BYTES,
     });
+    this.unparsable = new LRUCache<string, true>({
+      maxSize: options.maxErrorBytes ?? PARSE_ERROR_CACHE_BYTES,
+      sizeCalculation: (_flag, text) => stringBytes(text) + 64,
+    });
   }
 
   /**
    * The document of `text`, parsed with yoga's token limit (`limits.ts`), or null when it does not
-   * parse: the same document or error yoga's parser gives for that text, kept for both.
+   * parse: the same document yoga's parser gives for that text, kept for both.
    */
   parse(text: string): DocumentNode | null {
     const known = this.documents.get(text);
     if (known) return known;
-    if (this.errors.has(text)) return null;
+    if (this.errors.has(text) || this.unparsable.has(text)) return null;
     try {
       const document = parseDocument(text, DEFAULT_GRAPHQL_LIMITS.maxTokens);
       this.documents.set(text, document);
       return document;
-    } catch (error) {
-      if (error instanceof Error) this.errors.set(text, error);
+    } catch {
+      this.unparsable.set(text, true);
       return null;
     }
   }
@@ -70,7 +79,10 @@ export class DocumentCache {
 
   /** Bytes held by the documents and the errors, as counted against their bounds. */
   get bytes(): { documents: number; errors: number } {
-    return { documents: this.documents.calculatedSize, errors: this.errors.calculatedSize };
+    return {
+      documents: this.documents.calculatedSize,
+      errors: this.errors.calculatedSize + this.unparsable.calculatedSize,
+    };
   }
 
   get size(): number {
