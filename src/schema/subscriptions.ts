@@ -146,15 +146,22 @@ const EventChangeFilter = builder.inputType('EventChangeFilter', {
   }),
 });
 
-const EventChange = builder.objectRef<Delivery>('EventChange').implement({
-  description: 'A committed change to an event you may see',
-  fields: (t) => ({
+/** What every change type says: which record, and what happened to it. */
+function changeFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Delivery>) {
+  return {
     id: t.exposeInt('id', { description: 'The numeric id of the changed record' }),
     operation: t.field({
       type: ChangeOperation,
       description: 'What happened to it',
       resolve: (change) => change.operation,
     }),
+  };
+}
+
+const EventChange = builder.objectRef<Delivery>('EventChange').implement({
+  description: 'A committed change to an event you may see',
+  fields: (t) => ({
+    ...changeFields(t),
     event: t.prismaField({
       type: Event,
       nullable: true,
@@ -168,12 +175,7 @@ const EventChange = builder.objectRef<Delivery>('EventChange').implement({
 const VenueChange = builder.objectRef<Delivery>('VenueChange').implement({
   description: 'A committed change to a venue you may see',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The numeric id of the changed record' }),
-    operation: t.field({
-      type: ChangeOperation,
-      description: 'What happened to it',
-      resolve: (change) => change.operation,
-    }),
+    ...changeFields(t),
     venue: t.prismaField({
       type: Venue,
       nullable: true,
@@ -187,12 +189,7 @@ const VenueChange = builder.objectRef<Delivery>('VenueChange').implement({
 const OrganizerChange = builder.objectRef<Delivery>('OrganizerChange').implement({
   description: 'A committed change to an organizer you may see',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The numeric id of the changed record' }),
-    operation: t.field({
-      type: ChangeOperation,
-      description: 'What happened to it',
-      resolve: (change) => change.operation,
-    }),
+    ...changeFields(t),
     organizer: t.prismaField({
       type: Organizer,
       nullable: true,
@@ -206,12 +203,7 @@ const OrganizerChange = builder.objectRef<Delivery>('OrganizerChange').implement
 const TermChange = builder.objectRef<Delivery>('TermChange').implement({
   description: 'A committed change to a category or tag',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The numeric id of the changed record' }),
-    operation: t.field({
-      type: ChangeOperation,
-      description: 'What happened to it',
-      resolve: (change) => change.operation,
-    }),
+    ...changeFields(t),
     category: t.prismaField({
       type: Category,
       nullable: true,
