@@ -2,6 +2,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SEARCHED_FIELDS } from '../../src/domain/search.js';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 export const sqliteSchemaPath = join(root, 'schema.prisma');
@@ -37,22 +38,7 @@ function addIndexes(block: string, indexes: readonly string[]): string {
  * of every row. SQLite's equivalent is the `EventSearch` FTS5 table (migration `event_search`); its
  * schema cannot declare these.
  */
-const TRIGRAM_INDEXED: Record<string, readonly string[]> = {
-  Event: ['title', 'excerpt', 'description'],
-  Venue: [
-    'name',
-    'description',
-    'excerpt',
-    'address',
-    'city',
-    'province',
-    'state',
-    'stateprovince',
-    'zip',
-    'phone',
-  ],
-  Organizer: ['name', 'description', 'excerpt', 'phone', 'email', 'website'],
-};
+const TRIGRAM_INDEXED: Record<string, readonly string[]> = SEARCHED_FIELDS;
 
 const trigramIndex = (model: string, column: string) =>
   `@@index([${column}(ops: raw("gin_trgm_ops"))], type: Gin, map: "${model}_${column}_trgm_idx")`;

@@ -49,3 +49,25 @@ export function searchTerms(search: string): SearchTerm[] {
     text.startsWith('-') ? { text: text.slice(1), exclude: true } : { text, exclude: false },
   );
 }
+
+/**
+ * The columns `search` reads on each model (WordPress searches a post's title, excerpt and content; TEC
+ * adds a venue's and an organizer's own fields). The services' conditions and PostgreSQL's trigram
+ * indexes (`scripts/db/derive.ts`) both read this, so a searched column always has its index.
+ */
+export const SEARCHED_FIELDS = {
+  Event: ['title', 'excerpt', 'description'],
+  Venue: [
+    'name',
+    'description',
+    'excerpt',
+    'address',
+    'city',
+    'province',
+    'state',
+    'stateprovince',
+    'zip',
+    'phone',
+  ],
+  Organizer: ['name', 'description', 'excerpt', 'phone', 'email', 'website'],
+} as const;

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import type { Db } from '../db/client.js';
-import { type SearchTerm, searchTerms } from '../domain/search.js';
+import { SEARCHED_FIELDS, type SearchTerm, searchTerms } from '../domain/search.js';
 
 // The one `search` condition of the event, venue and organizer lists: the terms WordPress would read
 // (domain/search.ts), each matched case-insensitively against the list's own fields. Event searches
@@ -61,7 +61,7 @@ export function searchWhere<Field extends string>(
 }
 
 /** The event texts `search` reads (the columns of `EventSearch`, SQLite's index of them). */
-export const EVENT_SEARCH_FIELDS = ['title', 'excerpt', 'description'] as const;
+export const EVENT_SEARCH_FIELDS = SEARCHED_FIELDS.Event;
 
 /**
  * Whether SQLite's trigram index can answer a term's `LIKE '%term%'`: FTS5 needs a run of 3 characters

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { LinkedPostInput } from '../linked-posts/linked-posts.js';
+import type { OrganizerInput } from '../linked-posts/organizers.js';
+import type { VenueInput } from '../linked-posts/venues.js';
 
 // What every reader (TEC REST, iCalendar, CSV) turns its source into: records in the domain's words,
 // each with its source key and where it was read (a page and item, a line, a row), handed over in
@@ -25,36 +28,17 @@ export interface TermFields {
   parent?: string | null;
 }
 
-export interface VenueFields {
-  name: string;
-  description?: string;
-  status?: string;
-  address?: string;
-  city?: string;
-  country?: string;
-  province?: string;
-  state?: string;
-  stateProvince?: string;
-  zip?: string;
-  phone?: string;
-  website?: string;
-  showMap?: boolean;
-  showMapLink?: boolean;
-  geoLat?: number | null;
-  geoLng?: number | null;
-  /** An image URL (kept as a URL, never downloaded). */
-  image?: string;
-}
+/**
+ * A venue or organizer as a source gives it: the service's own input, named, with an image as a URL
+ * (kept as a URL, never downloaded), without what only a local editor sets.
+ */
+type LinkedFields<Input extends LinkedPostInput> = Omit<
+  Input,
+  'name' | 'image' | 'authorId' | 'date' | 'dateUtc' | 'password'
+> & { name: string; image?: string };
 
-export interface OrganizerFields {
-  name: string;
-  description?: string;
-  status?: string;
-  phone?: string;
-  website?: string;
-  email?: string;
-  image?: string;
-}
+export type VenueFields = LinkedFields<VenueInput>;
+export type OrganizerFields = LinkedFields<OrganizerInput>;
 
 export interface EventFields {
   title: string;

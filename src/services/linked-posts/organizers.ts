@@ -1,3 +1,4 @@
+import { SEARCHED_FIELDS } from '../../domain/search.js';
 import type { Context, Scope } from '../scope.js';
 import type { Db } from '../../db/client.js';
 import type { Organizer, Prisma } from '../../generated/sqlite/client.js';
@@ -102,14 +103,7 @@ async function organizerList(
   filter: LinkedListFilter,
 ) {
   const query = await linkedListQuery(db, scope, filter);
-  const where: Prisma.OrganizerWhereInput = withSearch(query, [
-    'name',
-    'description',
-    'excerpt',
-    'phone',
-    'email',
-    'website',
-  ] as const);
+  const where: Prisma.OrganizerWhereInput = withSearch(query, SEARCHED_FIELDS.Organizer);
   return { where, effective: query.effective };
 }
 

@@ -1,3 +1,4 @@
+import { SEARCHED_FIELDS } from '../../domain/search.js';
 import type { Context, Scope } from '../scope.js';
 import type { Db } from '../../db/client.js';
 import type { Prisma, Venue } from '../../generated/sqlite/client.js';
@@ -153,18 +154,7 @@ async function venueList(
   filter: LinkedListFilter,
 ) {
   const query = await linkedListQuery(db, scope, filter);
-  const where: Prisma.VenueWhereInput = withSearch(query, [
-    'name',
-    'description',
-    'excerpt',
-    'address',
-    'city',
-    'province',
-    'state',
-    'stateprovince',
-    'zip',
-    'phone',
-  ] as const);
+  const where: Prisma.VenueWhereInput = withSearch(query, SEARCHED_FIELDS.Venue);
   return { where, effective: query.effective };
 }
 
