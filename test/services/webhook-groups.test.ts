@@ -1,9 +1,8 @@
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness } from '../helpers/harness.js';
 import { type Users, startWithRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { createLogger } from '../../src/logger.js';
 import { CsvReader } from '../../src/services/import/csv.js';
 import { runImport } from '../../src/services/import/engine.js';
@@ -14,19 +13,9 @@ import { importScope } from '../import/helpers.js';
 // (one transaction per record) each reach an endpoint as one summary, while the change stream still
 // lists every occurrence and a single occurrence's edit stays an ordinary delivery.
 
-interface Received {
-  id: string;
-  body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed JSON
-  status: number;
-}
-
 let h: Harness;
 let users: Users;
-let receiver: Server;
-let base = '';
-const received: Received[] = [];
-/** The receiver's answer to the request numbered `index` (default 204). */
-let answer: (index: number) => number = () => 204;
+let receiver: WebhookReceiver;
 const dispatchers: WebhookDispatcher[] = [];
 
 beforeAll(async () => {
@@ -37,27 +26,15 @@ beforeAll(async () => {
     CALENDAR_WEBHOOK_BACKOFF_MS: '40',
     CALENDAR_WEBHOOK_MAX_BACKOFF_MS: '200',
   }));
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const status = answer(received.length);
-      received.push({ id: String(req.headers['webhook-id']), body: JSON.parse(body), status });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await WebhookReceiver.start();
 });
 afterEach(async () => {
   await Promise.all(dispatchers.splice(0).map((dispatcher) => dispatcher.stop()));
-  answer = () => 204;
-  received.length = 0;
+  receiver.reset();
   await h.db.webhookEndpoint.deleteMany();
 });
 afterAll(async () => {
-  receiver.closeAllConnections();
-  await new Promise((done) => receiver.close(done));
+  await receiver.close();
   await h.close();
 });
 
@@ -68,7 +45,7 @@ async function register(events: string[]): Promise<number> {
     `mutation ($url: String!, $events: [String!]!) {
       createWebhookEndpoint(url: $url, events: $events) { endpoint { id } }
     }`,
-    { url: `${base}/hook`, events },
+    { url: `${receiver.base}/hook`, events },
     users.administrator,
   );
   expect(result.errors).toBeUndefined();
@@ -100,7 +77,7 @@ async function settled(ms = 15_000): Promise<void> {
   }
 }
 
-const delivered = () => received.filter((entry) => entry.status === 204).map((entry) => entry.body);
+const delivered = () => receiver.received.filter((entry) => entry.status === 204).map((entry) => entry.json);
 
 function post(path: string, body: object, expected = 200) {
   const admin = users.administrator;
@@ -152,7 +129,9 @@ describe('a series write', () => {
     });
     expect(sorted(created!.data.ids as number[])).toEqual(ids);
     expect(created!.data.last_sequence - created!.data.first_sequence).toBeGreaterThanOrEqual(259);
-    expect(received[0]!.id).toBe(`msg_${created!.data.first_sequence}_${created!.data.last_sequence}`);
+    expect(receiver.received[0]!.id).toBe(
+      `msg_${created!.data.first_sequence}_${created!.data.last_sequence}`,
+    );
 
     // The change stream is untouched: every occurrence, one row per change.
     const page = await h.http
@@ -183,7 +162,7 @@ describe('a series write', () => {
         data: expect.objectContaining({ id: ids[2], operation: 'updated' }),
       }),
     ]);
-    expect(received[0]!.id).toBe(`msg_${delivered()[0]!.data.sequence}`);
+    expect(receiver.received[0]!.id).toBe(`msg_${delivered()[0]!.data.sequence}`);
   });
 
   it('of more rows than a batch reads (1,000 occurrences) is still one delivery', async () => {
@@ -209,14 +188,14 @@ describe('a series write', () => {
 
   it('whose delivery fails is sent again whole, with the same id, once the endpoint answers', async () => {
     const endpoint = await register(['*']);
-    answer = (index) => (index === 0 ? 500 : 204);
+    receiver.answer = (_request, index) => ({ status: index === 0 ? 500 : 204 });
     startDispatcher();
     const { ids } = await dailySeries('Retry run', 150);
     await settled();
-    expect(received.map((entry) => entry.status)).toEqual([500, 204]);
-    expect(received[1]!.id).toBe(received[0]!.id);
-    expect(received[1]!.body).toEqual(received[0]!.body);
-    expect(sorted(received[1]!.body.data.ids as number[])).toEqual(ids);
+    expect(receiver.received.map((entry) => entry.status)).toEqual([500, 204]);
+    expect(receiver.received[1]!.id).toBe(receiver.received[0]!.id);
+    expect(receiver.received[1]!.json).toEqual(receiver.received[0]!.json);
+    expect(sorted(receiver.received[1]!.json.data.ids as number[])).toEqual(ids);
     const log = await h.db.webhookDelivery.findMany({
       where: { endpointId: endpoint },
       orderBy: { id: 'asc' },

@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness } from '../helpers/harness.js';
@@ -15,26 +13,15 @@ import {
   isPrivateAddress,
 } from '../../src/services/sync/webhooks.js';
 import { graphqlClient } from '../helpers/graphql.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 // Webhooks against a local receiver: Standard Webhooks signatures, retries with backoff after 500s
 // and timeouts, order, the failure counter that disables an endpoint, and nothing lost when the
 // dispatcher is down between a commit and its delivery (the change log is the outbox).
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  answered: number;
-}
-
 let h: Harness;
 let users: Users;
-let receiver: Server;
-let base = '';
-const received: Received[] = [];
-/** How the receiver answers each request (default 204 at once). */
-let answer: (request: Received, index: number) => { status: number; delayMs?: number } = () => ({
-  status: 204,
-});
+let receiver: WebhookReceiver;
 const dispatchers: WebhookDispatcher[] = [];
 
 beforeAll(async () => {
@@ -46,31 +33,15 @@ beforeAll(async () => {
     CALENDAR_WEBHOOK_MAX_BACKOFF_MS: '200',
     CALENDAR_WEBHOOK_MAX_FAILURES: '4',
   }));
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const entry: Received = { headers: req.headers, body, answered: 0 };
-      const { status, delayMs = 0 } = answer(entry, received.length);
-      received.push(entry);
-      setTimeout(() => {
-        entry.answered = status;
-        res.writeHead(status).end();
-      }, delayMs);
-    });
-  });
-  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await WebhookReceiver.start();
 });
 afterEach(async () => {
   await Promise.all(dispatchers.splice(0).map((dispatcher) => dispatcher.stop()));
-  answer = () => ({ status: 204 });
-  received.length = 0;
+  receiver.reset();
   await h.db.webhookEndpoint.deleteMany();
 });
 afterAll(async () => {
-  receiver.closeAllConnections();
-  await new Promise((done) => receiver.close(done));
+  await receiver.close();
   await h.close();
 });
 
@@ -85,7 +56,7 @@ async function register(path: string, events: string[]): Promise<{ id: number; s
     `mutation ($url: String!, $events: [String!]!) {
       createWebhookEndpoint(url: $url, events: $events) { endpoint { id } secret }
     }`,
-    { url: `${base}${path}`, events },
+    { url: `${receiver.base}${path}`, events },
   );
   expect(result.errors).toBeUndefined();
   const created = result.data!.createWebhookEndpoint as { endpoint: { id: number }; secret: string };
@@ -131,7 +102,7 @@ const updateVenue = (id: number, name: string) =>
     .expect(200);
 
 const payloads = () =>
-  received
+  receiver.received
     .filter((entry) => entry.answered === 204)
     .map((entry) => JSON.parse(entry.body) as Record<string, any>);
 
@@ -140,8 +111,8 @@ describe('webhook deliveries', () => {
     const { secret } = await register('/hook', ['venue.created']);
     startDispatcher();
     const id = await createVenue('Signed Hall');
-    await until(() => received.length === 1, 'the delivery');
-    const [entry] = received;
+    await until(() => receiver.received.length === 1, 'the delivery');
+    const [entry] = receiver.received;
     const headers = entry!.headers as Record<string, string>;
     const verified = new Webhook(secret).verify(entry!.body, headers) as Record<string, any>;
     expect(verified).toMatchObject({
@@ -166,7 +137,7 @@ describe('webhook deliveries', () => {
     startDispatcher();
     const id = await createVenue('Quiet Hall');
     await updateVenue(id, 'Loud Hall');
-    await until(() => received.length === 1, 'the update');
+    await until(() => receiver.received.length === 1, 'the update');
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(payloads().map((p) => p.type)).toEqual(['venue.updated']);
   });
@@ -174,7 +145,7 @@ describe('webhook deliveries', () => {
   it('are retried with backoff after 500s and timeouts, in order, with a delivery log', async () => {
     const { id: endpointId } = await register('/flaky', ['venue.*']);
     // First attempt 500, second times out (the client gives up at 300 ms), third and later succeed.
-    answer = (_entry, index) =>
+    receiver.answer = (_entry, index) =>
       index === 0 ? { status: 500 } : index === 1 ? { status: 204, delayMs: 600 } : { status: 204 };
     startDispatcher();
     const venue = await createVenue('Flaky Hall');
@@ -182,7 +153,7 @@ describe('webhook deliveries', () => {
     await updateVenue(venue, 'Flaky Hall 3');
     await until(() => payloads().length >= 3 + 1, 'every change delivered');
     // The first change was tried three times before anything after it was sent.
-    const ids = received.map((entry) => entry.headers['webhook-id']);
+    const ids = receiver.received.map((entry) => entry.headers['webhook-id']);
     expect(ids[0]).toBe(ids[1]);
     expect(ids[1]).toBe(ids[2]);
     const delivered = payloads().filter(
@@ -209,7 +180,7 @@ describe('webhook deliveries', () => {
 
   it('a dead endpoint is disabled after CALENDAR_WEBHOOK_MAX_FAILURES consecutive failures', async () => {
     const { id } = await register('/dead', ['*']);
-    answer = () => ({ status: 503 });
+    receiver.answer = () => ({ status: 503 });
     startDispatcher();
     await createVenue('Dead Hall');
     await until(
@@ -219,13 +190,13 @@ describe('webhook deliveries', () => {
     const endpoint = await h.db.webhookEndpoint.findUniqueOrThrow({ where: { id } });
     expect(endpoint.failures).toBe(4);
     expect(endpoint.disabledReason).toMatch(/4 consecutive failed deliveries \(last: answered 503\)/);
-    expect(received).toHaveLength(4);
+    expect(receiver.received).toHaveLength(4);
     // Enabled again, it starts over where it stopped: the same change.
-    answer = () => ({ status: 204 });
+    receiver.answer = () => ({ status: 204 });
     await gql(`mutation { setWebhookEndpointEnabled(id: ${id}, enabled: true) { enabled } }`);
     startDispatcher();
     await until(() => payloads().length === 1, 'the redelivery');
-    expect(received.at(-1)!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
+    expect(receiver.received.at(-1)!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
   });
 
   it('nothing is lost when no dispatcher runs between the commit and the delivery', async () => {
@@ -380,12 +351,12 @@ describe('SSRF', () => {
     expect(refusal('http://user:pw@example.com/')).toMatch(/Credentials/);
     expect(checkWebhookUrl('http://127.0.0.1:9/hook', true)).toBe('http://127.0.0.1:9/hook');
     // A name resolving to a private address is refused when connecting (DNS rebinding included).
-    const refused = await post(`http://localhost:${new URL(base).port}/x`, {}, '{}', {
+    const refused = await post(`http://localhost:${new URL(receiver.base).port}/x`, {}, '{}', {
       timeoutMs: 1000,
       allowPrivate: false,
     });
     expect(refused.status).toBeNull();
     expect(refused.error).toMatch(/EPRIVATE/);
-    expect(received).toHaveLength(0);
+    expect(receiver.received).toHaveLength(0);
   });
 });
