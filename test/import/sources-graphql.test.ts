@@ -85,9 +85,13 @@ describe('import sources on GraphQL', () => {
     const cases: Array<[Record<string, unknown>, string[]]> = [
       [{ every: 'hourly' }, ['every']],
       [{ every: '1m' }, ['every']],
+      [{ every: '99999999999999999999d' }, ['every']],
+      [{ every: '400d' }, ['every']],
       [{ type: 'CSV' }, ['csvType']],
       [{ csvType: 'EVENTS' }, ['csvType']],
       [{ appPassword: 'x' }, ['user']],
+      [{ type: 'TEC', user: 'u'.repeat(61), appPassword: 'x' }, ['user']],
+      [{ type: 'TEC', user: 'u', appPassword: 'x'.repeat(257) }, ['appPassword']],
       [{ location: 'ftp://example.org/feed.ics' }, ['location']],
       [{ location: '/etc/passwd' }, ['location']],
     ];

@@ -27,6 +27,11 @@ import { clipOf } from './vanished.js';
 
 /** The shortest interval a source may be read at. */
 export const MIN_EVERY_SECONDS = 300;
+/** The longest: a source read less often than yearly is not a subscription. */
+export const MAX_EVERY_SECONDS = 366 * 86_400;
+/** A WordPress login is at most 60 characters; application passwords are 24 (longer ones are refused). */
+const MAX_LOGIN_LENGTH = 60;
+const MAX_APP_PASSWORD_LENGTH = 256;
 const CLAIM_MS = 15 * 60_000;
 /** The most runs one `importRuns` answer lists. */
 export const MAX_RUNS_LISTED = 100;
@@ -126,12 +131,16 @@ function checkInput(input: SubscriptionInput): number {
   if (input.everySeconds === null) reasons.every = 'An interval such as 30m, 1h or 1d.';
   else if (!Number.isInteger(input.everySeconds) || input.everySeconds < MIN_EVERY_SECONDS)
     reasons.every = `At least ${MIN_EVERY_SECONDS / 60} minutes.`;
+  else if (input.everySeconds > MAX_EVERY_SECONDS) reasons.every = 'At most a year.';
   if (input.conflict && !(CONFLICT_POLICIES as readonly string[]).includes(input.conflict))
     reasons.conflict = `One of ${CONFLICT_POLICIES.join(', ')}.`;
   if (input.type === 'csv' && !(CSV_TYPES as readonly string[]).includes(input.csvType ?? ''))
     reasons.csvType = `A CSV source needs one of ${CSV_TYPES.join(', ')}.`;
   if (input.type !== 'csv' && input.csvType) reasons.csvType = 'Only for a CSV source.';
   if (input.appPassword && !input.user) reasons.user = 'An application password needs its login.';
+  if ((input.user?.length ?? 0) > MAX_LOGIN_LENGTH) reasons.user = `At most ${MAX_LOGIN_LENGTH} characters.`;
+  if ((input.appPassword?.length ?? 0) > MAX_APP_PASSWORD_LENGTH)
+    reasons.appPassword = `At most ${MAX_APP_PASSWORD_LENGTH} characters.`;
   if ((input.user || input.appPassword) && input.type !== 'tec')
     reasons.user = 'Credentials are for a TEC source only.';
   if (Object.keys(reasons).length || input.everySeconds === null) throw invalidParams(reasons);
