@@ -1,8 +1,9 @@
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/database.js';
-import { type ServerProcess, freePort, startServerProcess } from '../helpers/server-process.js';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
 // kill -9 of the real server after writes were acknowledged and while the first delivery was in flight
 // (the receiver never answered it): after a restart on the same database every acknowledged write
@@ -18,23 +19,20 @@ let drop: (() => Promise<void>) | undefined;
 let server: ServerProcess | undefined;
 let receiver: Server | undefined;
 
-/** The server on this database and port, delivering webhooks to loopback at once, retrying fast. */
-const start = (url: string, port: number) =>
-  startServerProcess(
-    {
-      DATABASE_URL: url,
-      CALENDAR_ADMIN_USER: ADMIN,
-      CALENDAR_ADMIN_PASSWORD: PASSWORD,
-      CALENDAR_WEBHOOKS: 'on',
-      CALENDAR_WEBHOOKS_ALLOW_PRIVATE: 'true',
-      CALENDAR_WEBHOOK_POLL_MS: '50',
-      CALENDAR_WEBHOOK_TIMEOUT_MS: '1000',
-      CALENDAR_WEBHOOK_BACKOFF_MS: '50',
-      CALENDAR_WEBHOOK_MAX_BACKOFF_MS: '200',
-      CALENDAR_WEBHOOK_MAX_FAILURES: '1000',
-    },
-    port,
-  );
+/** The server on this database (on a free port), delivering webhooks to loopback at once, retrying fast. */
+const start = (url: string) =>
+  startServerProcess({
+    DATABASE_URL: url,
+    CALENDAR_ADMIN_USER: ADMIN,
+    CALENDAR_ADMIN_PASSWORD: PASSWORD,
+    CALENDAR_WEBHOOKS: 'on',
+    CALENDAR_WEBHOOKS_ALLOW_PRIVATE: 'true',
+    CALENDAR_WEBHOOK_POLL_MS: '50',
+    CALENDAR_WEBHOOK_TIMEOUT_MS: '1000',
+    CALENDAR_WEBHOOK_BACKOFF_MS: '50',
+    CALENDAR_WEBHOOK_MAX_BACKOFF_MS: '200',
+    CALENDAR_WEBHOOK_MAX_FAILURES: '1000',
+  });
 
 afterAll(async () => {
   server?.kill();
@@ -48,27 +46,9 @@ describe('kill -9 between commit and delivery', () => {
   it('delivers every acknowledged write after the restart, signed and in order', async () => {
     const database = await freshDatabase();
     drop = database.drop;
-    const port = await freePort();
-    const hookPort = await freePort();
-    const graphql = `http://127.0.0.1:${port}/graphql`;
-    const api = `http://127.0.0.1:${port}/calendar/events/v1`;
-    server = await start(database.url, port);
-
-    const registered = await fetch(graphql, {
-      method: 'POST',
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        query: `mutation ($url: String!) {
-          createWebhookEndpoint(url: $url, events: ["event.created"]) { secret }
-        }`,
-        variables: { url: `http://127.0.0.1:${hookPort}/hook` },
-      }),
-    });
-    const { data, errors } = (await registered.json()) as { data?: any; errors?: unknown };
-    expect(errors).toBeUndefined();
-    const secret = data.createWebhookEndpoint.secret as string;
-
-    // The receiver takes the first attempts and never answers them: nothing is delivered.
+    // The receiver listens before anything else starts: a port only probed free could be taken by
+    // an outgoing connection's ephemeral port before the receiver binds it. It takes the first
+    // attempts and never answers them: nothing is delivered.
     const received: Array<{ body: string; headers: IncomingHttpHeaders }> = [];
     let answering = false;
     let inFlight = 0;
@@ -84,7 +64,25 @@ describe('kill -9 between commit and delivery', () => {
         res.writeHead(204).end();
       });
     });
-    await new Promise<void>((done) => receiver!.listen(hookPort, '127.0.0.1', done));
+    await new Promise<void>((done) => receiver!.listen(0, '127.0.0.1', done));
+    const hookPort = (receiver.address() as AddressInfo).port;
+    server = await start(database.url);
+    const graphql = `http://127.0.0.1:${server.port}/graphql`;
+    const api = `http://127.0.0.1:${server.port}/calendar/events/v1`;
+
+    const registered = await fetch(graphql, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: `mutation ($url: String!) {
+          createWebhookEndpoint(url: $url, events: ["event.created"]) { secret }
+        }`,
+        variables: { url: `http://127.0.0.1:${hookPort}/hook` },
+      }),
+    });
+    const { data, errors } = (await registered.json()) as { data?: any; errors?: unknown };
+    expect(errors).toBeUndefined();
+    const secret = data.createWebhookEndpoint.secret as string;
 
     const acknowledged: number[] = [];
     for (let n = 1; n <= WRITES; n++) {
@@ -109,7 +107,8 @@ describe('kill -9 between commit and delivery', () => {
     receiver.closeAllConnections();
     answering = true;
 
-    server = await start(database.url, port);
+    // The restart takes a port of its own: the old one may have gone to another process meanwhile.
+    server = await start(database.url);
     const delivered = () =>
       received.map(
         ({ body, headers }) =>
