@@ -40,6 +40,16 @@ export type EventFact =
 /** What every event list's membership and order read, whatever its filters. */
 export const LIST_FACTS: readonly EventFact[] = ['span', 'order', 'status', 'hidden'];
 
+/** An event's place in the default list order: its local start, then its id. */
+export type StartKey = readonly [localStart: string, id: number];
+
+/**
+ * How much of a list's order an answer shows: `members` — none, only who is in it (a total); a `page`
+ * of the default order (local start, then id) — the keys of its first and last rows, so that an event
+ * moving on the calendar wholly before or wholly after the page leaves it as it was. Absent: all of it.
+ */
+export type ListExtent = 'members' | { first: StartKey; last: StartKey };
+
 /**
  * An event list: the wall-clock bounds it applies to its events' local start and end (`null`:
  * unbounded, taken inclusively: an event outside them is no member, before or after any write), and
@@ -58,6 +68,7 @@ export interface EventWindow {
   /** Venue and organizer filters: a member has one of them. */
   venues: readonly number[] | null;
   organizers: readonly number[] | null;
+  extent?: ListExtent;
 }
 
 /**
@@ -65,6 +76,8 @@ export interface EventWindow {
  * facts the write may have changed (`all`: any, as a creation or a deletion does).
  */
 export interface EventMove {
+  /** The event's id, where the writer names it (a page's extent compares it after the start). */
+  id?: number;
   before: EventSpan | null;
   after: EventSpan | null;
   facts: readonly EventFact[] | 'all';
@@ -105,14 +118,21 @@ export const ANY_WRITE: Dependencies = {
 
 export const recordTag = (kind: string, id: number | string): string => `${kind}:${id}`;
 
+/** Whether `span` lies within the date bounds of `window` (its other criteria aside). */
+function withinDates(window: EventWindow, span: EventSpan): boolean {
+  return (
+    (window.startFrom === null || span.localStart >= window.startFrom) &&
+    (window.startTo === null || span.localStart <= window.startTo) &&
+    (window.endFrom === null || span.localEnd >= window.endFrom) &&
+    (window.endTo === null || span.localEnd <= window.endTo)
+  );
+}
+
 /** Whether the list of `window` could hold an event at `span`. */
 export function windowAdmits(window: EventWindow, span: EventSpan | null): boolean {
   return (
     span !== null &&
-    (window.startFrom === null || span.localStart >= window.startFrom) &&
-    (window.startTo === null || span.localStart <= window.startTo) &&
-    (window.endFrom === null || span.localEnd >= window.endFrom) &&
-    (window.endTo === null || span.localEnd <= window.endTo) &&
+    withinDates(window, span) &&
     (window.statuses === null || span.status === undefined || window.statuses.includes(span.status)) &&
     window.terms.every((set) => meets(set, span.terms)) &&
     meets(window.venues, span.venues) &&
@@ -135,14 +155,44 @@ export function affects(effect: WriteEffect, dependencies: Dependencies): boolea
   return dependencies.windows.some((window) => moves.some((move) => moveMeets(move, window)));
 }
 
-/** Whether an event written can join, leave or move within the list of `window`. */
+/** Whether an event written can join, leave or move within the list of `window`, as far as it shows. */
 function moveMeets(move: EventMove, window: EventWindow): boolean {
-  const relevant =
-    move.facts === 'all' ||
-    move.before === null ||
-    move.after === null ||
-    move.facts.some((fact) => window.facts.includes(fact));
-  return relevant && (windowAdmits(window, move.before) || windowAdmits(window, move.after));
+  const { before, after, facts } = move;
+  const admitted = windowAdmits(window, before) || windowAdmits(window, after);
+  if (!admitted || facts === 'all' || before === null || after === null) return admitted;
+  // A total does not read the order (publication dates order the lists of `include`).
+  const read = facts.filter(
+    (fact) => window.facts.includes(fact) && !(fact === 'order' && window.extent === 'members'),
+  );
+  if (!read.length) return false;
+  if (window.extent === undefined || read.some((fact) => fact !== 'span')) return true;
+  // Only its place on the calendar changed of what the list reads, so its other criteria judge it as
+  // before: it joins or leaves when the dates decide differently, else it moves within the list.
+  const wasIn = withinDates(window, before);
+  if (wasIn !== withinDates(window, after)) return true;
+  if (!wasIn || window.extent === 'members') return false;
+  if (move.id === undefined) return true;
+  const from: StartKey = [before.localStart, move.id];
+  const to: StartKey = [after.localStart, move.id];
+  const { first, last } = window.extent;
+  // Wholly before the page or wholly after it, before and after the write: the page keeps its rows.
+  const staysBefore = compareKeys(from, first) < 0 && compareKeys(to, first) < 0;
+  const staysAfter = compareKeys(from, last) > 0 && compareKeys(to, last) > 0;
+  return !staysBefore && !staysAfter;
+}
+
+/** The default list order: local start (fixed-width text, so code-unit order), then id. */
+function compareKeys(a: StartKey, b: StartKey): number {
+  if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
+  return a[1] - b[1];
+}
+
+/** The same dependencies for a number that reads only who is in each list (a total). */
+export function membersOnly(dependencies: Dependencies): Dependencies {
+  return {
+    ...dependencies,
+    windows: dependencies.windows.map((window) => ({ ...window, extent: 'members' as const })),
+  };
 }
 
 /** The union of several answers' dependencies (a GraphQL document of several fields, a merged list). */

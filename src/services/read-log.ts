@@ -3,6 +3,7 @@ import {
   type Dependencies,
   type DependencyKind,
   type EventWindow,
+  type ListExtent,
   recordTag,
 } from '../domain/dependencies.js';
 
@@ -36,6 +37,12 @@ export class ReadLog {
   /** An event list ran over this window. */
   eventList(window: EventWindow): void {
     this.windows.push(window);
+  }
+
+  /** The answer shows only this extent of the list it logged as `window` (one page of it). */
+  narrowEventList(window: EventWindow, extent: ListExtent): void {
+    const index = this.windows.indexOf(window);
+    if (index >= 0) this.windows[index] = { ...window, extent };
   }
 
   /** The answer depends on every record of this family (a lookup by slug, a list of the family). */

@@ -15,7 +15,11 @@ function effectOfChange(change: Change): WriteEffect {
   switch (change.kind) {
     case 'event':
       // Every event write is an `events` write: answers that cannot say which events they hold drop.
-      return { records, kinds: ['events'], events: change.move ? [change.move] : 'unknown' };
+      return {
+        records,
+        kinds: ['events'],
+        events: change.move ? [{ ...change.move, id: change.id }] : 'unknown',
+      };
     case 'term':
       // A count moves when an event is linked, unlinked, published or trashed: the answers showing the
       // term and the term lists. Its name, slug or parent change lookups by slug and the lists' order.

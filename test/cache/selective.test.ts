@@ -522,3 +522,79 @@ describe('the filters of a list decide, beside its dates', () => {
     expect(observed).toEqual({ inCategory: 'hit', atVenue: 'hit' });
   });
 });
+
+describe('an event moving within a list’s dates drops only the pages it passes', () => {
+  // 25 June events, one a day at 10:00: pages of 10 hold days 1–10, 11–20 and 21–25. A move that stays
+  // wholly before or wholly after a page leaves that page (and every total) as it was; one that leaves
+  // the month changes every page's total.
+  const junePage = (y: number, page: number): Read => ({
+    path: `${API}/events?${month(y, '06', 30)}&per_page=10&page=${page}`,
+  });
+  const gqlJunePage = (y: number, page: number): Read => ({
+    graphql: `{ events(filter: { startDate: "${y}-06-01", endDate: "${y}-06-30" }, page: ${page}, perPage: 10) {
+      pageInfo { total } items { id title startDate } } }`,
+  });
+  const day = (y: number, d: number) => `${y}-06-${String(d).padStart(2, '0')}`;
+  const cases: Array<{
+    api: Api;
+    move: string;
+    from: number;
+    to: string;
+    stale: Array<'page1' | 'page2' | 'page3' | 'gqlPage2' | 'july'>;
+  }> = [
+    { api: 'REST', move: 'within page 1', from: 3, to: '06-07', stale: ['page1'] },
+    { api: 'GraphQL', move: 'within page 2', from: 12, to: '06-14', stale: ['page2', 'gqlPage2'] },
+    {
+      api: 'REST',
+      move: 'from page 1 to page 3',
+      from: 3,
+      to: '06-23',
+      stale: ['page1', 'page2', 'page3', 'gqlPage2'],
+    },
+    { api: 'GraphQL', move: 'from page 3 to its end', from: 22, to: '06-28', stale: ['page3'] },
+    {
+      api: 'REST',
+      move: 'out of the month',
+      from: 24,
+      to: '07-04',
+      stale: ['page1', 'page2', 'page3', 'gqlPage2', 'july'],
+    },
+  ];
+  it.each(cases)('$api: a move $move', async ({ api, from, to, stale }) => {
+    const w = await makeWorld();
+    const ids: number[] = [];
+    for (let d = 1; d <= 25; d++)
+      ids.push((await createEvent(h.db, { title: `June ${d}`, start: `${day(w.year, d)} 10:00:00` })).id);
+    cache.invalidate();
+    const targets = {
+      page1: junePage(w.year, 1),
+      page2: junePage(w.year, 2),
+      page3: junePage(w.year, 3),
+      gqlPage2: gqlJunePage(w.year, 2),
+      july: warmed(w).july,
+    };
+    const names = Object.keys(targets) as Array<keyof typeof targets>;
+    for (const name of names) expect((await read(app, targets[name])).headers['x-cache'], name).toBe('miss');
+
+    const id = ids[from - 1]!;
+    const start = `${w.year}-${to} 10:00:00`;
+    const end = `${w.year}-${to} 12:00:00`;
+    if (api === 'REST')
+      await rest('post', `/events/${id}`, { start_date: start, end_date: end }, users.administrator);
+    else
+      await graphql(
+        `mutation { updateEvent(id: ${id}, input: { startDate: "${start}", endDate: "${end}" }) { id } }`,
+        users.administrator,
+      );
+
+    const observed: Record<string, string> = {};
+    for (const name of names) {
+      const again = await read(app, targets[name]);
+      observed[name] = again.headers['x-cache'] === 'hit' ? 'stayed' : 'stale';
+      expect.soft(answer(again), name).toEqual(answer(await read(fresh, targets[name])));
+    }
+    expect(observed).toEqual(
+      Object.fromEntries(names.map((n) => [n, stale.includes(n) ? 'stale' : 'stayed'])),
+    );
+  });
+});

@@ -224,6 +224,12 @@ export async function applyFilters(
   };
 }
 
+/** The list's order unless a filter sets another: local start, then id (what a page's extent compares). */
+export const DEFAULT_EVENT_ORDER: Prisma.EventOrderByWithRelationInput[] = [
+  { localStart: 'asc' },
+  { id: 'asc' },
+];
+
 /** Validates the filters and builds the list's query: the events not hidden from listings that meet them. */
 export async function resolveEventQuery(
   ctx: Context,
@@ -233,7 +239,7 @@ export async function resolveEventQuery(
   const applied = await applyFilters(ctx, filter, options);
   return {
     where: { AND: [{ hideFromListings: false }, ...applied.where] },
-    orderBy: applied.order ?? [{ localStart: 'asc' }, { id: 'asc' }],
+    orderBy: applied.order ?? DEFAULT_EVENT_ORDER,
     distances: applied.distances,
     termIds: applied.termIds,
     effective: applied.effective,

@@ -4,6 +4,7 @@ import {
   type EventFact,
   type EventWindow,
   LIST_FACTS,
+  membersOnly,
 } from '../../domain/dependencies.js';
 import { FILTER_NAMES, filterDeclaration } from '../../model/event-filters.js';
 import { ApiError, invalidParams } from '../../domain/errors.js';
@@ -19,6 +20,7 @@ import {
   type EventListOptions,
   type EffectiveEventFilter,
   type EventQuery,
+  DEFAULT_EVENT_ORDER,
   radiusName,
   resolveEventQuery,
 } from './events-query.js';
@@ -38,6 +40,7 @@ export async function eventArchive(
   const query = await resolveEventQuery(ctx, filter, options);
   const dependencies = listDependencies(query);
   logList(ctx, dependencies);
+  const defaultOrder = query.orderBy === DEFAULT_EVENT_ORDER;
   const pageNotFound = () =>
     new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
   const ordered = query.distances ? await nearestEventIds(ctx, query, radiusName(options)) : null;
@@ -51,6 +54,8 @@ export async function eventArchive(
     password: options.password ?? null,
     /** Geo lists: the ids of this page, nearest first (the page is fetched by id). */
     ids: ordered ? ordered.slice(archive.skip, archive.skip + archive.take) : null,
+    /** The list as logged, when a page of it in the default order may narrow it to its rows' keys. */
+    narrowable: defaultOrder && !ordered ? dependencies.windows[0]! : null,
   };
 }
 
@@ -67,7 +72,9 @@ function countEvents(
   password?: string | null,
 ): Promise<number> {
   const count = () => ctx.db.event.count({ where });
-  return ctx.keep && !password ? ctx.keep(`events ${JSON.stringify(where)}`, dependencies, count) : count();
+  return ctx.keep && !password
+    ? ctx.keep(`events ${JSON.stringify(where)}`, membersOnly(dependencies), count)
+    : count();
 }
 
 /**
@@ -200,8 +207,24 @@ export async function eventPageItems<T extends ListedEvent>(
       skip: archive.skip,
       take: archive.take,
     });
+    narrowToPage(ctx, archive.narrowable, rows);
   }
   return rows.map((row) => judged(row, ctx.viewer, archive.password));
+}
+
+/**
+ * Tells the read log that the answer shows only this page of the list: its first and last rows' keys
+ * in the default order (when the selection read the start; an empty page keeps the whole list).
+ */
+function narrowToPage(ctx: Context, window: EventWindow | null, rows: ReadonlyArray<{ id: number }>): void {
+  const first = rows[0] as { id: number; localStart?: unknown } | undefined;
+  const last = rows[rows.length - 1] as { id: number; localStart?: unknown } | undefined;
+  if (!window || !ctx.reads || typeof first?.localStart !== 'string' || typeof last?.localStart !== 'string')
+    return;
+  ctx.reads.narrowEventList(window, {
+    first: [first.localStart, first.id],
+    last: [last.localStart, last.id],
+  });
 }
 
 /**
