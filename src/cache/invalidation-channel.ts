@@ -1,4 +1,4 @@
-import { EVERYTHING, type WriteEffect } from '../domain/dependencies.js';
+import { EVERYTHING, type WriteEffect, withoutTexts } from '../domain/dependencies.js';
 import type { Logger } from '../logger.js';
 import { type BusSettings, type InstanceBus, announce, busAddressOf } from '../ops/instance-bus.js';
 import type { ResponseCache } from './response-cache.js';
@@ -20,9 +20,11 @@ export function shareInvalidations(cache: ResponseCache, bus: InstanceBus): void
     heard: () => cache.resume(),
     lost: () => cache.suspend(),
   });
-  cache.onInvalidate((effect) =>
-    bus.publish(CHANNEL, JSON.stringify(effect).length > MAX_MESSAGE ? EVERYTHING : effect),
-  );
+  // The events' texts stay here: other instances judge their searches as if any text changed.
+  cache.onInvalidate((written) => {
+    const effect = withoutTexts(written);
+    bus.publish(CHANNEL, JSON.stringify(effect).length > MAX_MESSAGE ? EVERYTHING : effect);
+  });
 }
 
 /** Room left for the bus's own envelope within NOTIFY's 8,000 bytes. */

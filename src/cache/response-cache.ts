@@ -8,6 +8,7 @@ import {
   EVERYTHING,
   type WriteEffect,
   affects,
+  withoutTexts,
 } from '../domain/dependencies.js';
 import { versionedEtag } from '../domain/versions.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
@@ -196,7 +197,8 @@ export class ResponseCache {
    * itself — are not told again.
    */
   invalidate(effect: WriteEffect = EVERYTHING, origin: 'local' | 'remote' = 'local'): void {
-    this.recent.push(effect);
+    // Remembered without texts (bounded memory): an answer computed meanwhile is judged more strictly.
+    this.recent.push(withoutTexts(effect));
     if (this.recent.length > RECENT_EFFECTS) this.recent.shift();
     this.applied++;
     this.options.onEvent?.('invalidation');

@@ -1,3 +1,5 @@
+import { type SearchTerm, searchVerdict } from './search.js';
+
 // What a cached answer depends on, and what a committed write changed: the two halves of selective
 // invalidation (the response cache drops an answer only when a write's effect meets its dependencies).
 // Both are plain data, so that an answer carries its dependencies back to the edge with its value and a
@@ -10,6 +12,8 @@
 export interface EventSpan {
   localStart: string;
   localEnd: string;
+  /** The texts `search` reads (`eventSearchTexts`): kept to this instance, never sent to others. */
+  texts?: readonly string[];
   status?: string;
   terms?: readonly number[];
   venues?: readonly number[];
@@ -68,6 +72,8 @@ export interface EventWindow {
   /** Venue and organizer filters: a member has one of them. */
   venues: readonly number[] | null;
   organizers: readonly number[] | null;
+  /** The terms of its `search`, if it has one. */
+  search?: readonly SearchTerm[];
   extent?: ListExtent;
 }
 
@@ -136,7 +142,8 @@ export function windowAdmits(window: EventWindow, span: EventSpan | null): boole
     (window.statuses === null || span.status === undefined || window.statuses.includes(span.status)) &&
     window.terms.every((set) => meets(set, span.terms)) &&
     meets(window.venues, span.venues) &&
-    meets(window.organizers, span.organizers)
+    meets(window.organizers, span.organizers) &&
+    (!window.search || searchVerdict(window.search, span.texts) !== false)
   );
 }
 
@@ -160,9 +167,13 @@ function moveMeets(move: EventMove, window: EventWindow): boolean {
   const { before, after, facts } = move;
   const admitted = windowAdmits(window, before) || windowAdmits(window, after);
   if (!admitted || facts === 'all' || before === null || after === null) return admitted;
-  // A total does not read the order (publication dates order the lists of `include`).
   const read = facts.filter(
-    (fact) => window.facts.includes(fact) && !(fact === 'order' && window.extent === 'members'),
+    (fact) =>
+      window.facts.includes(fact) &&
+      // A total does not read the order (publication dates order the lists of `include`)...
+      !(fact === 'order' && window.extent === 'members') &&
+      // ...and texts its search judges alike before and after change neither who is in nor the order.
+      !(fact === 'text' && window.search && textsJudgedAlike(window.search, before, after)),
   );
   if (!read.length) return false;
   if (window.extent === undefined || read.some((fact) => fact !== 'span')) return true;
@@ -181,6 +192,11 @@ function moveMeets(move: EventMove, window: EventWindow): boolean {
   return !staysBefore && !staysAfter;
 }
 
+function textsJudgedAlike(terms: readonly SearchTerm[], before: EventSpan, after: EventSpan): boolean {
+  const was = searchVerdict(terms, before.texts);
+  return was !== undefined && was === searchVerdict(terms, after.texts);
+}
+
 /** The default list order: local start (fixed-width text, so code-unit order), then id. */
 function compareKeys(a: StartKey, b: StartKey): number {
   if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
@@ -192,6 +208,21 @@ export function membersOnly(dependencies: Dependencies): Dependencies {
   return {
     ...dependencies,
     windows: dependencies.windows.map((window) => ({ ...window, extent: 'members' as const })),
+  };
+}
+
+/** The effect without the events' texts: what is sent to other instances, or remembered a while. */
+export function withoutTexts(effect: WriteEffect): WriteEffect {
+  if (effect.events === 'unknown' || !effect.events.some((move) => move.before?.texts || move.after?.texts))
+    return effect;
+  const strip = (span: EventSpan | null) => {
+    if (!span?.texts) return span;
+    const { texts: _texts, ...rest } = span;
+    return rest;
+  };
+  return {
+    ...effect,
+    events: effect.events.map((move) => ({ ...move, before: strip(move.before), after: strip(move.after) })),
   };
 }
 

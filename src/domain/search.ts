@@ -71,3 +71,44 @@ export const SEARCHED_FIELDS = {
   ],
   Organizer: ['name', 'description', 'excerpt', 'phone', 'email', 'website'],
 } as const;
+
+/**
+ * The texts `search` reads of an event, for the caches to judge a write against a cached search
+ * (`searchVerdict`); none past `MAX_JUDGED_TEXT` characters, which the caches then take as unknown.
+ */
+export function eventSearchTexts(event: Record<(typeof SEARCHED_FIELDS.Event)[number], string>) {
+  const texts = SEARCHED_FIELDS.Event.map((field) => event[field]);
+  return texts.reduce((length, text) => length + text.length, 0) > MAX_JUDGED_TEXT ? undefined : texts;
+}
+
+const MAX_JUDGED_TEXT = 65_536;
+
+/**
+ * Whether a record with these `texts` meets a search's `terms` as both databases decide it: `true` or
+ * `false` when certain, `undefined` when not (a term with a non-ASCII character or a LIKE wildcard, or
+ * texts unknown). SQLite's LIKE folds ASCII case only; PostgreSQL's ILIKE lowers both sides, where two
+ * non-ASCII characters lower to ASCII (U+0130 to `i`, the Kelvin sign to `k`): an ASCII term folded
+ * against the texts folded alike is certainly contained, and certainly absent when those two
+ * characters, lowered as well, do not contain it either.
+ */
+export function searchVerdict(
+  terms: readonly SearchTerm[],
+  texts: readonly string[] | undefined,
+): boolean | undefined {
+  if (!texts) return undefined;
+  let verdict: boolean | undefined = true;
+  for (const { text, exclude } of terms) {
+    // eslint-disable-next-line no-control-regex -- ASCII is the point
+    if (!/^[\x00-\x7f]*$/.test(text) || /[%_]/.test(text)) return undefined;
+    const term = foldAscii(text);
+    const surely = texts.some((field) => foldAscii(field).includes(term));
+    const possibly = surely || texts.some((field) => foldAscii(lowerToAscii(field)).includes(term));
+    const met = surely ? !exclude : !possibly ? exclude : undefined;
+    if (met === false) return false;
+    if (met === undefined) verdict = undefined;
+  }
+  return verdict;
+}
+
+const foldAscii = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+const lowerToAscii = (text: string) => text.replace(/\u0130/g, 'i').replace(/\u212a/g, 'k');

@@ -598,3 +598,76 @@ describe('an event moving within a list’s dates drops only the pages it passes
     );
   });
 });
+
+describe('a cached search stays unless the write changes what it finds', () => {
+  // The search names event B's title word; event A's texts are judged against it before and after.
+  const cases: Array<{
+    api: Api;
+    write: string;
+    run: (w: World, as: Credentials) => Promise<void>;
+    stale: boolean;
+  }> = [
+    {
+      api: 'REST',
+      write: 'a text edit of an event it never finds',
+      run: (w, as) => rest('post', `/events/${w.a.id}`, { description: 'Strings and brass' }, as),
+      stale: false,
+    },
+    {
+      api: 'GraphQL',
+      write: 'a text edit that makes an event match',
+      run: (w, as) =>
+        graphql(`mutation { updateEvent(id: ${w.a.id}, input: { title: "Exhibition concert" }) { id } }`, as),
+      stale: true,
+    },
+    {
+      api: 'GraphQL',
+      write: 'a create of an event it does not find',
+      run: (w, as) =>
+        graphql(
+          `mutation { createEvent(input: { title: "Talk", startDate: "${w.year}-06-01 12:00:00", endDate: "${w.year}-06-01 13:00:00" }) { id } }`,
+          as,
+        ),
+      stale: false,
+    },
+    {
+      api: 'REST',
+      write: 'a create of an event it finds',
+      run: (w, as) =>
+        rest(
+          'post',
+          '/events',
+          {
+            title: 'Talk',
+            description: 'Before the exhibition',
+            start_date: `${w.year}-06-01 12:00:00`,
+            end_date: `${w.year}-06-01 13:00:00`,
+          },
+          as,
+        ),
+      stale: true,
+    },
+    {
+      api: 'REST',
+      write: 'a trash of an event it never finds',
+      run: (w, as) => rest('delete', `/events/${w.a.id}`, undefined, as),
+      stale: false,
+    },
+  ];
+  it.each(cases)('$api: $write', async ({ run, stale }) => {
+    const w = await makeWorld();
+    cache.invalidate();
+    const search: Read = {
+      path: `${API}/events?search=exhibition&start_date=${w.year}-01-01&end_date=${w.year}-12-31`,
+    };
+    const first = await read(app, search);
+    expect(first.headers['x-cache']).toBe('miss');
+    expect(first.headers['x-tec-total']).toBe('1');
+
+    await run(w, users.administrator);
+
+    const again = await read(app, search);
+    expect(again.headers['x-cache']).toBe(stale ? 'miss' : 'hit');
+    expect(answer(again)).toEqual(answer(await read(fresh, search)));
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { searchTerms } from '../../src/domain/search.js';
+import { searchTerms, searchVerdict } from '../../src/domain/search.js';
 
 // A search split as WordPress splits it (WP_Query::parse_search, parse_search_terms).
 
@@ -40,5 +40,37 @@ describe('searchTerms', () => {
 
   it('ignores line breaks', () => {
     expect(texts('jazz\r\nnight')).toEqual(['jazznight']);
+  });
+});
+
+// What a cache may conclude about a record's texts against a search: certain only where both databases
+// agree (SQLite folds ASCII case; PostgreSQL lowers both sides), unknown otherwise.
+describe('searchVerdict', () => {
+  const verdict = (search: string, ...texts: string[]) => searchVerdict(searchTerms(search), texts);
+
+  it('is certain of ASCII terms, whatever their case, in any of the texts', () => {
+    expect(verdict('JAZZ night', 'Late jazz', '', 'A NIGHT out')).toBe(true);
+    expect(verdict('jazz', 'Late blues', '', '<p>Soul</p>')).toBe(false);
+    expect(verdict('jazz blues', 'Late jazz', '', '')).toBe(false);
+  });
+
+  it('judges excluded terms the other way round', () => {
+    expect(verdict('jazz -blues', 'Late jazz', '', '')).toBe(true);
+    expect(verdict('jazz -blues', 'Late jazz', 'and Blues', '')).toBe(false);
+  });
+
+  it('does not guess past ASCII, LIKE wildcards or unknown texts', () => {
+    expect(verdict('café', 'Un café', '', '')).toBeUndefined();
+    expect(verdict('50%', 'Save 50% today', '', '')).toBeUndefined();
+    expect(verdict('a_b', 'a-b', '', '')).toBeUndefined();
+    expect(searchVerdict(searchTerms('jazz'), undefined)).toBeUndefined();
+  });
+
+  it('takes the two characters PostgreSQL lowers to ASCII as possible matches', () => {
+    // U+212A KELVIN SIGN lowers to "k", U+0130 to "i": ILIKE matches, SQLite's LIKE does not.
+    expect(verdict('kelvin', '\u212aelvin scale', '', '')).toBeUndefined();
+    expect(verdict('istanbul', '\u0130stanbul', '', '')).toBeUndefined();
+    expect(verdict('-kelvin', '\u212aelvin scale', '', '')).toBeUndefined();
+    expect(verdict('kelvin', 'Caf\u00e9 \u00e9t\u00e9', '', '')).toBe(false);
   });
 });

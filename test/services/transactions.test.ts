@@ -41,6 +41,11 @@ const spanOf = (event: { localStart: string; localEnd: string }) => ({
   localStart: event.localStart,
   localEnd: event.localEnd,
 });
+const textsOf = (event: { title: string; excerpt: string; description: string }) => [
+  event.title,
+  event.excerpt,
+  event.description,
+];
 
 const EVENT = { title: 'Pipeline', start_date: '2027-03-01 10:00:00', end_date: '2027-03-01 12:00:00' };
 
@@ -64,6 +69,8 @@ describe('every writer records its changes', () => {
               after: {
                 localStart: '2027-03-01 10:00:00',
                 localEnd: '2027-03-01 12:00:00',
+                // What `search` reads: title, excerpt, description.
+                texts: ['Pipeline', '', ''],
                 status: 'publish',
                 terms: [],
                 venues: [],
@@ -88,8 +95,8 @@ describe('every writer records its changes', () => {
               id: event.id,
               operation: 'trashed',
               move: {
-                before: { ...spanOf(event), status: 'publish', terms: [] },
-                after: { ...spanOf(event), status: 'trash', terms: [] },
+                before: { ...spanOf(event), texts: textsOf(event), status: 'publish', terms: [] },
+                after: { ...spanOf(event), texts: textsOf(event), status: 'trash', terms: [] },
                 facts: 'all',
               },
             },
@@ -115,8 +122,8 @@ describe('every writer records its changes', () => {
               id: event.id,
               operation: 'updated',
               move: {
-                before: { ...spanOf(event), status: 'publish' },
-                after: { ...spanOf(event), status: 'publish' },
+                before: { ...spanOf(event), texts: textsOf(event), status: 'publish' },
+                after: { ...spanOf(event), texts: [event.title, '', '<p>changed</p>'], status: 'publish' },
                 facts: ['text'],
               },
             },

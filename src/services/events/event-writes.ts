@@ -1,5 +1,6 @@
 import type { Scope } from '../scope.js';
 import type { EventSpan } from '../../domain/dependencies.js';
+import { SEARCHED_FIELDS, eventSearchTexts } from '../../domain/search.js';
 import { ApiError, invalidParams } from '../../domain/errors.js';
 import { DEFAULT_EVENT_STATUS, keepsReason } from '../../domain/event-status.js';
 import {
@@ -88,6 +89,8 @@ interface EventRow extends SeriesPlace {
   allDay: boolean;
   eventStatus: string;
   eventStatusReason: string;
+  excerpt: string;
+  description: string;
   modifiedAt: Date;
   startsAt: Date;
   endsAt: Date;
@@ -107,6 +110,9 @@ const EVENT_ROW = {
   allDay: true,
   eventStatus: true,
   eventStatusReason: true,
+  // What `search` reads, for the caches to judge the write against cached searches.
+  excerpt: true,
+  description: true,
   modifiedAt: true,
   startsAt: true,
   endsAt: true,
@@ -176,6 +182,27 @@ const CONFLICT = { conflictCode: 'event-write-conflict' };
 /** Where an event is on the calendar, as the change it makes tells the caches. */
 const spanOf = ({ localStart, localEnd }: EventSpan): EventSpan => ({ localStart, localEnd });
 
+type SearchedTexts = Record<(typeof SEARCHED_FIELDS.Event)[number], string>;
+
+/**
+ * The texts `search` reads once `data` is written over `existing` (null: a creation, the columns'
+ * defaults), as the change tells the caches; unknown when `data` writes one other than as a string.
+ */
+function textsAfter(data: Partial<Record<keyof SearchedTexts, unknown>>, existing: SearchedTexts | null) {
+  const texts: Partial<SearchedTexts> = {};
+  for (const field of SEARCHED_FIELDS.Event) {
+    const written = data[field] === undefined ? (existing?.[field] ?? '') : data[field];
+    if (typeof written !== 'string') return {};
+    texts[field] = written;
+  }
+  return textsOf(texts as SearchedTexts);
+}
+
+const textsOf = (event: SearchedTexts) => {
+  const texts = eventSearchTexts(event);
+  return texts ? { texts } : {};
+};
+
 /**
  * Creates an event (201 on REST): validation → permission → writes, in one transaction, and returns it
  * as `load` reads it there.
@@ -208,9 +235,13 @@ export function createEvent<T extends LoadedEvent>(
       const links = await resolveLinks(w, values);
       const publishedAt = values.publishedAt ?? now;
       const status = publicationStatus(effectiveStatus(viewer, values.status), publishedAt, now);
+      const created = {
+        title: values.title!,
+        ...plainColumns(values),
+      };
       const event = await tx.event.create({
         data: {
-          title: values.title!,
+          ...created,
           ...plainColumns(values),
           ...eventStatusColumns(values, null),
           ...schedule,
@@ -233,6 +264,7 @@ export function createEvent<T extends LoadedEvent>(
           before: null,
           after: {
             ...spanOf(schedule),
+            ...textsAfter(created, null),
             status,
             terms: [...(links.categories ?? []), ...(links.tags ?? [])],
             venues: links.venues ?? [],
@@ -348,11 +380,13 @@ export function updateEvent<T extends LoadedEvent>(
         move: {
           before: {
             ...spanOf(existing),
+            ...textsOf(existing),
             status: existing.status,
             ...(countsChange && { terms: termsBefore }),
           },
           after: {
             ...spanOf(schedule ?? existing),
+            ...textsAfter(data, existing),
             status: (data.status as string | undefined) ?? existing.status,
           },
           facts: factsWritten(Object.keys(data), Object.keys(links)),
@@ -411,7 +445,7 @@ export function deleteEvent<T extends LoadedEvent>(
         await tx.event.delete({ where: { id: existing.id } });
         w.changed('event', existing.id, 'deleted', {
           move: {
-            before: { ...spanOf(existing), status: existing.status, terms },
+            before: { ...spanOf(existing), ...textsOf(existing), status: existing.status, terms },
             after: null,
             facts: 'all',
           },
@@ -430,8 +464,8 @@ export function deleteEvent<T extends LoadedEvent>(
       });
       w.changed('event', existing.id, 'trashed', {
         move: {
-          before: { ...spanOf(existing), status: existing.status, terms },
-          after: { ...spanOf(existing), status: 'trash', terms },
+          before: { ...spanOf(existing), ...textsOf(existing), status: existing.status, terms },
+          after: { ...spanOf(existing), ...textsOf(existing), status: 'trash', terms },
           facts: 'all',
         },
       });

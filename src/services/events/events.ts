@@ -6,6 +6,7 @@ import {
   LIST_FACTS,
   membersOnly,
 } from '../../domain/dependencies.js';
+import { searchTerms } from '../../domain/search.js';
 import { FILTER_NAMES, filterDeclaration } from '../../model/event-filters.js';
 import { ApiError, invalidParams } from '../../domain/errors.js';
 import { normalizePaging } from '../../domain/paging.js';
@@ -125,6 +126,7 @@ function windowOf(effective: EffectiveEventFilter, termIds: number[][]): EventWi
     terms: termIds,
     venues: effective.venues,
     organizers: effective.organizers,
+    ...(effective.search ? { search: searchTerms(effective.search) } : {}),
   };
 }
 
