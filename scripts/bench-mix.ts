@@ -22,6 +22,11 @@ const API = '/calendar/events/v1';
 const ZIPF_S = 1;
 /** Answers vary on Accept: wrk sends the same (scripts/bench-mix.lua). */
 const READ_ACCEPT = 'application/json';
+/** The mix's candidate read URLs (paths) over the database at `url`, most popular first. */
+export async function mixReadUrls(url: string): Promise<string[]> {
+  return readUrls(await catalogue(url), random(42));
+}
+
 /** Enough distinct reads that a cache cannot look good by holding a handful of answers. */
 const MIN_URLS = 4000;
 
@@ -47,6 +52,8 @@ export interface MixRow {
   hitRatio?: number;
   /** Answers dropped to stay within CALENDAR_CACHE_MB during the measured run. */
   evictions?: number;
+  /** Answers the writes made stale during the measured run (what selective invalidation dropped). */
+  dropped?: number;
   sqlPerRequest: number;
   cpuPerRequest: number;
   rssMb: number;
@@ -484,7 +491,7 @@ class Writer {
 async function cacheCounters(
   server: MixServer,
   metricsToken: string,
-): Promise<{ hit: number; miss: number; eviction: number }> {
+): Promise<{ hit: number; miss: number; eviction: number; dropped: number }> {
   const response = await fetch(`${server.origin}/metrics`, {
     headers: { authorization: `Bearer ${metricsToken}` },
   });
@@ -496,7 +503,12 @@ async function cacheCounters(
         text,
       )?.[1] ?? 0,
     );
-  return { hit: counter('hit'), miss: counter('miss'), eviction: counter('eviction') };
+  return {
+    hit: counter('hit'),
+    miss: counter('miss'),
+    eviction: counter('eviction'),
+    dropped: counter('dropped'),
+  };
 }
 
 async function wrkMix(origin: string, table: string, connections: number, duration: number) {
@@ -562,6 +574,7 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
         ? {
             hitRatio: lookups ? hits / lookups : Number.NaN,
             evictions: cacheAfter.eviction - cacheBefore.eviction,
+            dropped: cacheAfter.dropped - cacheBefore.dropped,
           }
         : {}),
       sqlPerRequest: statements / result.requests,
@@ -603,6 +616,7 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       'CPU ms/req',
       'RSS MB',
       'writes (failed)',
+      'dropped/write',
     ],
     ...rows.map((row) => [
       row.name + (row.non2xx || row.errors ? ` (${row.non2xx} non-2xx, ${row.errors} errors)` : ''),
@@ -615,6 +629,7 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       answered(row, row.cpuPerRequest.toFixed(3)),
       row.rssMb.toFixed(0),
       row.writes ? `${row.writes.sent} (${row.writes.failed})` : '-',
+      row.writes?.sent && row.dropped !== undefined ? (row.dropped / row.writes.sent).toFixed(0) : '-',
     ]),
   ];
   const widths = (table[0] ?? []).map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));

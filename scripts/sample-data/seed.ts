@@ -21,6 +21,7 @@ import {
   planSeries,
   sampleTerms,
 } from './generate.js';
+import { refreshStatistics } from '../../src/db/statistics.js';
 
 export interface SeedOptions {
   seed: number;
@@ -230,6 +231,7 @@ export async function seedDatabase(
     .slice(0, others)
     .map((plan, i) => ({ id: firstEvent + sample.length + Math.floor((i * others) / plans.length), plan }));
   counts.occurrences = await seedSeries(db, provider, [...sample, ...planned], now);
+  await refreshStatistics(db, provider);
   return counts;
 }
 

@@ -20,6 +20,7 @@ import {
   updateRecord,
 } from './writes.js';
 import { type Clip, FeedCoverage, VANISHED, trashVanished } from './vanished.js';
+import { BULK_ROWS, refreshStatistics } from '../../db/statistics.js';
 
 // One import run: each record of each batch is matched by its source key in the mapping table and then
 // created, updated, left alone (unchanged, or an older copy), or held back by the conflict policy when
@@ -250,6 +251,8 @@ export class ImportRun {
     }
     this.summary.seconds = Math.round((performance.now() - started) / 10) / 100;
     await this.save(checkpoint, 'done');
+    if (!this.options.dryRun && this.counts.created + this.counts.updated >= BULK_ROWS)
+      await refreshStatistics(this.scope.db, this.scope.config.databaseProvider);
     return this.result();
   }
 
