@@ -504,6 +504,30 @@ describe('the filters of a list decide, beside its dates', () => {
         ),
     },
   ];
+  cases.push(
+    {
+      api: 'REST',
+      write: 'date move, across event A, of an event of another category and venue',
+      run: (w, as) =>
+        rest(
+          'post',
+          `/events/${w.b.id}`,
+          { start_date: `${w.year}-02-03 10:00:00`, end_date: `${w.year}-02-03 12:00:00` },
+          as,
+        ),
+    },
+    {
+      api: 'GraphQL',
+      write: 'venue change of an event of another venue to a third one',
+      run: async (w, as) => {
+        const third = await createVenue(h.db, { name: `Barn ${w.year}` });
+        await graphql(
+          `mutation { updateEvent(id: ${w.b.id}, input: { venues: [{ id: ${third.id} }] }) { id } }`,
+          as,
+        );
+      },
+    },
+  );
   it.each(cases)('$api: $write leaves the category- and venue-filtered lists cached', async ({ run }) => {
     const w = await makeWorld();
     cache.invalidate();

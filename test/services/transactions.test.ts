@@ -41,6 +41,7 @@ const spanOf = (event: { localStart: string; localEnd: string }) => ({
   localStart: event.localStart,
   localEnd: event.localEnd,
 });
+const noLinks = { terms: [], venues: [], organizers: [] };
 const textsOf = (event: { title: string; excerpt: string; description: string }) => [
   event.title,
   event.excerpt,
@@ -122,8 +123,14 @@ describe('every writer records its changes', () => {
               id: event.id,
               operation: 'updated',
               move: {
-                before: { ...spanOf(event), texts: textsOf(event), status: 'publish' },
-                after: { ...spanOf(event), texts: [event.title, '', '<p>changed</p>'], status: 'publish' },
+                // Its links, unchanged: the lists filtered by others keep theirs.
+                before: { ...spanOf(event), texts: textsOf(event), status: 'publish', ...noLinks },
+                after: {
+                  ...spanOf(event),
+                  texts: [event.title, '', '<p>changed</p>'],
+                  status: 'publish',
+                  ...noLinks,
+                },
                 facts: ['text'],
               },
             },

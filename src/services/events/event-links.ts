@@ -194,6 +194,20 @@ export async function linkedTermIds(tx: Tx, eventId: number): Promise<number[]> 
   );
 }
 
+/** The ids an event links to, as the caches compare them with the filters of cached lists. */
+export async function linkedIds(tx: Tx, eventId: number) {
+  const [terms, venues, organizers] = await Promise.all([
+    linkedTermIds(tx, eventId),
+    tx.eventVenue.findMany({ where: { eventId }, select: { venueId: true } }),
+    tx.eventOrganizer.findMany({ where: { eventId }, select: { organizerId: true } }),
+  ]);
+  return {
+    terms,
+    venues: venues.map((link) => link.venueId),
+    organizers: organizers.map((link) => link.organizerId),
+  };
+}
+
 /**
  * Recounts the published events of these terms. The term rows are locked first (in id order), so that
  * concurrent writes touching one term count each other's committed links.

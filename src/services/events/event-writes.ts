@@ -27,7 +27,14 @@ import {
   sentSeries,
 } from './event-input.js';
 import { declaredColumns } from '../../model/event-fields.js';
-import { checkReferences, linkedTermIds, recount, resolveLinks, writeLinks } from './event-links.js';
+import {
+  checkReferences,
+  linkedIds,
+  linkedTermIds,
+  recount,
+  resolveLinks,
+  writeLinks,
+} from './event-links.js';
 import { factsWritten } from './event-facts.js';
 import { publicationStatus, scheduleOf } from './event-schedule.js';
 import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
@@ -369,7 +376,16 @@ export function updateEvent<T extends LoadedEvent>(
       }
       const countsChange =
         data.status !== undefined || links.categories !== undefined || links.tags !== undefined;
-      const termsBefore = countsChange ? await linkedTermIds(tx, existing.id) : [];
+      // The links before and after, so that the caches keep the lists filtered by other terms,
+      // venues and organizers (terms are unknown after a write of only categories or only tags).
+      const linksBefore = await linkedIds(tx, existing.id);
+      const termsBefore = linksBefore.terms;
+      const termsAfter =
+        links.categories === undefined && links.tags === undefined
+          ? termsBefore
+          : links.categories !== undefined && links.tags !== undefined
+            ? [...links.categories, ...links.tags]
+            : undefined;
       // Always written, so that `modifiedAt` (the version) and the revision (the feeds' SEQUENCE) move
       // even when only links change.
       await tx.event.update({
@@ -378,16 +394,14 @@ export function updateEvent<T extends LoadedEvent>(
       });
       w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated', {
         move: {
-          before: {
-            ...spanOf(existing),
-            ...textsOf(existing),
-            status: existing.status,
-            ...(countsChange && { terms: termsBefore }),
-          },
+          before: { ...spanOf(existing), ...textsOf(existing), status: existing.status, ...linksBefore },
           after: {
             ...spanOf(schedule ?? existing),
             ...textsAfter(data, existing),
             status: (data.status as string | undefined) ?? existing.status,
+            ...(termsAfter && { terms: termsAfter }),
+            venues: links.venues ?? linksBefore.venues,
+            organizers: links.organizers ?? linksBefore.organizers,
           },
           facts: factsWritten(Object.keys(data), Object.keys(links)),
         },
