@@ -74,10 +74,18 @@ export function graphqlReadsPlugin(): Plugin<YogaInitialContext & Context> {
   return {
     onPluginInit({ addPlugin }) {
       addPlugin(
-        useOnResolve<YogaInitialContext & Context>(({ context, info }) => {
+        useOnResolve<YogaInitialContext & Context>(({ context, info, root }) => {
           const reads = context.reads;
-          const kind = reads && recordKindOf(info.returnType);
-          if (!reads || !kind) return;
+          if (!reads) return;
+          // A term's count moves without the term being written (`services/write-effects.ts`).
+          if (info.fieldName === 'count' && recordKindOf(info.parentType) === 'term') {
+            const id = (root as { id?: unknown } | null)?.id;
+            if (typeof id === 'number') reads.record('term-count', id);
+            else reads.readUnknown();
+            return;
+          }
+          const kind = recordKindOf(info.returnType);
+          if (!kind) return;
           const atRoot = info.parentType === info.schema.getQueryType();
           // A list of events the services did not run as a list (a series' exceptions) logs no window:
           // which events it holds may change with any event write.

@@ -50,8 +50,8 @@ export class ReadLog {
     this.kinds.add(kind);
   }
 
-  /** The answer depends on this record (it shows it, or a filter named it). */
-  record(kind: 'event' | 'venue' | 'organizer' | 'term', id: number): void {
+  /** The answer depends on this record (it shows it, or a filter named it), or on a term's count. */
+  record(kind: 'event' | 'venue' | 'organizer' | 'term' | 'term-count', id: number): void {
     this.records.add(recordTag(kind, id));
   }
 

@@ -22,12 +22,11 @@ function effectOfChange(change: Change): WriteEffect {
       };
     case 'term':
       // A count moves when an event is linked, unlinked, published or trashed: the answers showing the
-      // term and the term lists. Its name, slug or parent change lookups by slug and the lists' order.
-      return {
-        records,
-        kinds: change.countOnly ? ['term-counts'] : ['term', 'term-counts'],
-        events: [],
-      };
+      // term's count (`term-count:5`; an answer showing it without its count stays) and the term lists.
+      // Its name, slug or parent change every answer showing it, lookups by slug and the lists' order.
+      return change.countOnly
+        ? { records: [recordTag('term-count', change.id)], kinds: ['term-counts'], events: [] }
+        : { records, kinds: ['term', 'term-counts'], events: [] };
     case 'venue':
     case 'organizer':
       return { records, kinds: [change.kind], events: [] };

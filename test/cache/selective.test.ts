@@ -695,3 +695,39 @@ describe('a cached search stays unless the write changes what it finds', () => {
     expect(answer(again)).toEqual(answer(await read(fresh, search)));
   });
 });
+
+describe('a term count that moves drops the answers showing that count, not those showing only the term', () => {
+  // A create in category C1 moves C1's count: event A's answers show it (REST always shows a term's
+  // count), as does a GraphQL document asking for it; one asking only for the name keeps its answer.
+  it.each(['REST', 'GraphQL'] as const)('%s: a create in the category', async (api) => {
+    const w = await makeWorld();
+    cache.invalidate();
+    const named: Read = { graphql: `{ event(id: ${w.a.id}) { id title categories { name } } }` };
+    const counted: Read = { graphql: `{ event(id: ${w.a.id}) { id title categories { name count } } }` };
+    const single: Read = { path: `${API}/events/${w.a.id}` };
+    for (const target of [named, counted, single])
+      expect((await read(app, target)).headers['x-cache']).toBe('miss');
+
+    const input = { title: 'Open air', start: `${w.year}-07-04 20:00:00`, end: `${w.year}-07-04 23:00:00` };
+    if (api === 'REST')
+      await rest(
+        'post',
+        '/events',
+        { title: input.title, start_date: input.start, end_date: input.end, categories: [w.category1] },
+        users.administrator,
+      );
+    else
+      await graphql(
+        `mutation { createEvent(input: { title: "${input.title}", startDate: "${input.start}", endDate: "${input.end}", categories: [{ id: ${w.category1} }] }) { id } }`,
+        users.administrator,
+      );
+
+    const observed = [];
+    for (const target of [named, counted, single]) {
+      const again = await read(app, target);
+      observed.push(again.headers['x-cache']);
+      expect(answer(again)).toEqual(answer(await read(fresh, target)));
+    }
+    expect(observed).toEqual(['hit', 'miss', 'miss']);
+  });
+});
