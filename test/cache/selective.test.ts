@@ -731,3 +731,63 @@ describe('a term count that moves drops the answers showing that count, not thos
     expect(observed).toEqual(['hit', 'miss', 'miss']);
   });
 });
+
+describe('a cursor page drops only when an event moves into or across it', () => {
+  // 25 June events, one a day at 10:00; GraphQL pages of 10 by cursor: the first (days 1–10, the row
+  // of day 11 telling that more follow) and the one after day 10's cursor.
+  const connection = (y: number, after: string | null): Read => ({
+    graphql: `{ eventsConnection(filter: { startDate: "${y}-06-01", endDate: "${y}-06-30" }, first: 10${
+      after ? `, after: "${after}"` : ''
+    }) { pageInfo { hasNextPage endCursor } edges { node { databaseId title startDate } } } }`,
+  });
+  const cases: Array<{ move: string; from: number; to: string; stale: Array<'first' | 'second'> }> = [
+    { move: 'within the first page', from: 3, to: '06-07 10:00:00', stale: ['first'] },
+    { move: 'from the third page to its end', from: 22, to: '06-28 10:00:00', stale: [] },
+    {
+      move: 'from the first page into the second',
+      from: 3,
+      to: '06-15 10:00:00',
+      stale: ['first', 'second'],
+    },
+    // Between the second page's cursor (day 10, 10:00) and its first row (day 11): it becomes that row.
+    { move: 'to just after the cursor', from: 5, to: '06-10 11:00:00', stale: ['first', 'second'] },
+  ];
+  it.each(cases)('GraphQL: a move $move', async ({ from, to, stale }) => {
+    const w = await makeWorld();
+    const ids: number[] = [];
+    for (let d = 1; d <= 25; d++)
+      ids.push(
+        (
+          await createEvent(h.db, {
+            title: `June ${d}`,
+            start: `${w.year}-06-${String(d).padStart(2, '0')} 10:00:00`,
+          })
+        ).id,
+      );
+    cache.invalidate();
+    const firstPage = await read(app, connection(w.year, null));
+    expect(firstPage.headers['x-cache']).toBe('miss');
+    const cursor = firstPage.body.data.eventsConnection.pageInfo.endCursor as string;
+    const targets = { first: connection(w.year, null), second: connection(w.year, cursor) };
+    expect((await read(app, targets.second)).headers['x-cache']).toBe('miss');
+
+    const [day, time] = to.split(' ');
+    const start = `${w.year}-${day} ${time}`;
+    const end = `${w.year}-${day} 23:00:00`;
+    await graphql(
+      `mutation { updateEvent(id: ${ids[from - 1]}, input: { startDate: "${start}", endDate: "${end}" }) { id } }`,
+      users.administrator,
+    );
+
+    const observed: Record<string, string> = {};
+    for (const name of ['first', 'second'] as const) {
+      const again = await read(app, targets[name]);
+      observed[name] = again.headers['x-cache'] === 'hit' ? 'stayed' : 'stale';
+      expect.soft(answer(again), name).toEqual(answer(await read(fresh, targets[name])));
+    }
+    expect(observed).toEqual({
+      first: stale.includes('first') ? 'stale' : 'stayed',
+      second: stale.includes('second') ? 'stale' : 'stayed',
+    });
+  });
+});

@@ -171,6 +171,18 @@ export async function eventConnection<T extends ListedEvent>(
     orderBy: window.orderBy,
     take: window.take,
   });
+  // A forward page in the default order holds the list from just after its cursor (or its first row)
+  // to the last row fetched, the one that tells whether more follow included.
+  if (query.orderBy === DEFAULT_EVENT_ORDER && !window.backward && !window.beforeKey) {
+    const [afterStart, afterId] = window.afterKey ?? [];
+    narrowToPage(
+      ctx,
+      dependencies.windows[0]!,
+      typeof afterStart === 'string' && typeof afterId === 'number'
+        ? [{ id: afterId, localStart: afterStart }, ...rows]
+        : rows,
+    );
+  }
   return {
     ...connectionPage(keys, window, rows, (row) => judged(row, ctx.viewer, options.password)),
     totalCount: () => countEvents(ctx, query.where, dependencies, options.password),
@@ -216,11 +228,16 @@ export async function eventPageItems<T extends ListedEvent>(
 
 /**
  * Tells the read log that the answer shows only this page of the list: its first and last rows' keys
- * in the default order (when the selection read the start; an empty page keeps the whole list).
+ * in the default order (when the selection read the start; an empty page keeps the whole list). A
+ * cursor page passes its cursor's key first: nothing at or before it is on the page.
  */
-function narrowToPage(ctx: Context, window: EventWindow | null, rows: ReadonlyArray<{ id: number }>): void {
-  const first = rows[0] as { id: number; localStart?: unknown } | undefined;
-  const last = rows[rows.length - 1] as { id: number; localStart?: unknown } | undefined;
+function narrowToPage(
+  ctx: Context,
+  window: EventWindow | null,
+  rows: ReadonlyArray<{ id: number; localStart?: unknown }>,
+): void {
+  const first = rows[0];
+  const last = rows[rows.length - 1];
   if (!window || !ctx.reads || typeof first?.localStart !== 'string' || typeof last?.localStart !== 'string')
     return;
   ctx.reads.narrowEventList(window, {
