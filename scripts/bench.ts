@@ -211,9 +211,22 @@ async function sqlPerRequest(target: Target): Promise<number | undefined> {
   return (await target.server.sql()) / samples;
 }
 
+/** The load comes from wrk: said plainly before seeding anything when it is not installed. */
+async function requireWrk(): Promise<void> {
+  try {
+    // `wrk -v` prints its version and exits 1; only a missing binary is an error here.
+    await run('wrk', ['-v']).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') throw error;
+    });
+  } catch {
+    throw new Error('wrk is not installed: `apt-get install wrk` (Debian/Ubuntu) or `brew install wrk`');
+  }
+}
+
 async function main(): Promise<void> {
   const { duration, connections, events, warmup, db: kind, mix, series } = options();
   const postgres = kind === 'postgres';
+  await requireWrk();
   // The servers run the compiled app, as `npm start` does: build it first unless dist/ is current.
   await run(process.execPath, [new URL('./build-if-stale.mjs', import.meta.url).pathname]);
   const dir = mkdtempSync(join(tmpdir(), 'calendar-bench-'));
