@@ -16,17 +16,21 @@ afterAll(async () => {
   await h?.close();
 });
 
+/** Replaces the database's content with `events` sample events from `seed`. */
+const seedSample = (seed: number, events: number) =>
+  seedDatabase(h.db, h.config.databaseProvider, {
+    seed,
+    now: new Date(),
+    events,
+    ...defaultCounts(events),
+    reset: true,
+  });
+
 describe('seedDatabase', () => {
   // PostgreSQL plans from statistics; a fresh bulk load without them planned a venue list for one row
   // (300 ms instead of 3). SQLite gets no ANALYZE: its list plans are the ones its indexes are built for.
   it('leaves the planner statistics of the event tables current', async () => {
-    await seedDatabase(h.db, h.config.databaseProvider, {
-      seed: 2,
-      now: new Date(),
-      events: 30,
-      ...defaultCounts(30),
-      reset: true,
-    });
+    await seedSample(2, 30);
     if (h.config.databaseProvider === 'postgresql') {
       const rows = await h.db.$queryRawUnsafe<Array<{ relname: string; analyzed: boolean }>>(
         `SELECT relname, last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables
@@ -47,13 +51,7 @@ describe('seedDatabase', () => {
   });
 
   it('gives every post a sample editor when the site has no administrator', async () => {
-    await seedDatabase(h.db, h.config.databaseProvider, {
-      seed: 1,
-      now: new Date(),
-      events: 40,
-      ...defaultCounts(40),
-      reset: true,
-    });
+    await seedSample(1, 40);
     const author = await h.db.user.findUniqueOrThrow({ where: { login: SAMPLE_AUTHOR } });
     expect(author.role).toBe('editor');
     for (const count of [

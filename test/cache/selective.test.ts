@@ -103,6 +103,21 @@ async function makeWorld(): Promise<World> {
   };
 }
 
+/** 25 June events of `year`, one a day at 10:00, by day (ids[0] is June 1st). */
+async function juneDays(year: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let d = 1; d <= 25; d++)
+    ids.push(
+      (
+        await createEvent(h.db, {
+          title: `June ${d}`,
+          start: `${year}-06-${String(d).padStart(2, '0')} 10:00:00`,
+        })
+      ).id,
+    );
+  return ids;
+}
+
 /** A cached read: a REST path, or a GraphQL query (POST). */
 type Read = { path: string } | { graphql: string };
 
@@ -184,6 +199,13 @@ async function rest(
   const res = await (body ? request.send(body) : request);
   expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
 }
+
+/** A GraphQL create, in June of the world's year, of an event without category or venue. */
+const createTalk = (w: World, as: Credentials) =>
+  graphql(
+    `mutation { createEvent(input: { title: "Talk", startDate: "${w.year}-06-01 12:00:00", endDate: "${w.year}-06-01 13:00:00" }) { id } }`,
+    as,
+  );
 
 async function graphql(query: string, as: Credentials, variables: object = {}): Promise<void> {
   const res = await app.post('/graphql').auth(as.login, as.password).send({ query, variables });
@@ -497,11 +519,7 @@ describe('the filters of a list decide, beside its dates', () => {
     {
       api: 'GraphQL',
       write: 'create of an event without category or venue',
-      run: (w, as) =>
-        graphql(
-          `mutation { createEvent(input: { title: "Talk", startDate: "${w.year}-06-01 12:00:00", endDate: "${w.year}-06-01 13:00:00" }) { id } }`,
-          as,
-        ),
+      run: createTalk,
     },
   ];
   cases.push(
@@ -558,7 +576,6 @@ describe('an event moving within a list’s dates drops only the pages it passes
     graphql: `{ events(filter: { startDate: "${y}-06-01", endDate: "${y}-06-30" }, page: ${page}, perPage: 10) {
       pageInfo { total } items { id title startDate } } }`,
   });
-  const day = (y: number, d: number) => `${y}-06-${String(d).padStart(2, '0')}`;
   const cases: Array<{
     api: Api;
     move: string;
@@ -586,9 +603,7 @@ describe('an event moving within a list’s dates drops only the pages it passes
   ];
   it.each(cases)('$api: a move $move', async ({ api, from, to, stale }) => {
     const w = await makeWorld();
-    const ids: number[] = [];
-    for (let d = 1; d <= 25; d++)
-      ids.push((await createEvent(h.db, { title: `June ${d}`, start: `${day(w.year, d)} 10:00:00` })).id);
+    const ids = await juneDays(w.year);
     cache.invalidate();
     const targets = {
       page1: junePage(w.year, 1),
@@ -647,11 +662,7 @@ describe('a cached search stays unless the write changes what it finds', () => {
     {
       api: 'GraphQL',
       write: 'a create of an event it does not find',
-      run: (w, as) =>
-        graphql(
-          `mutation { createEvent(input: { title: "Talk", startDate: "${w.year}-06-01 12:00:00", endDate: "${w.year}-06-01 13:00:00" }) { id } }`,
-          as,
-        ),
+      run: createTalk,
       stale: false,
     },
     {
@@ -754,16 +765,7 @@ describe('a cursor page drops only when an event moves into or across it', () =>
   ];
   it.each(cases)('GraphQL: a move $move', async ({ from, to, stale }) => {
     const w = await makeWorld();
-    const ids: number[] = [];
-    for (let d = 1; d <= 25; d++)
-      ids.push(
-        (
-          await createEvent(h.db, {
-            title: `June ${d}`,
-            start: `${w.year}-06-${String(d).padStart(2, '0')} 10:00:00`,
-          })
-        ).id,
-      );
+    const ids = await juneDays(w.year);
     cache.invalidate();
     const firstPage = await read(app, connection(w.year, null));
     expect(firstPage.headers['x-cache']).toBe('miss');
