@@ -96,13 +96,14 @@ export function searchVerdict(
   texts: readonly string[] | undefined,
 ): boolean | undefined {
   if (!texts) return undefined;
+  const { folded, lowered } = foldedOf(texts);
   let verdict: boolean | undefined = true;
   for (const { text, exclude } of terms) {
     // eslint-disable-next-line no-control-regex -- ASCII is the point
     if (!/^[\x00-\x7f]*$/.test(text) || /[%_]/.test(text)) return undefined;
     const term = foldAscii(text);
-    const surely = texts.some((field) => foldAscii(field).includes(term));
-    const possibly = surely || texts.some((field) => foldAscii(lowerToAscii(field)).includes(term));
+    const surely = folded.some((field) => field.includes(term));
+    const possibly = surely || (lowered?.some((field) => field.includes(term)) ?? false);
     const met = surely ? !exclude : !possibly ? exclude : undefined;
     if (met === false) return false;
     if (met === undefined) verdict = undefined;
@@ -111,4 +112,23 @@ export function searchVerdict(
 }
 
 const foldAscii = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
-const lowerToAscii = (text: string) => text.replace(/\u0130/g, 'i').replace(/\u212a/g, 'k');
+
+/**
+ * The texts folded once however many cached searches a write is judged against (each write's texts
+ * are compared with every cached search's terms); `lowered` only when they hold one of the two
+ * characters PostgreSQL lowers to ASCII (lowering them commutes with the ASCII fold).
+ */
+const foldedTexts = new WeakMap<readonly string[], { folded: string[]; lowered: string[] | null }>();
+
+function foldedOf(texts: readonly string[]) {
+  let known = foldedTexts.get(texts);
+  if (!known) {
+    const folded = texts.map(foldAscii);
+    const lowered = folded.some((text) => /[\u0130\u212a]/.test(text))
+      ? folded.map((text) => text.replace(/\u0130/g, 'i').replace(/\u212a/g, 'k'))
+      : null;
+    known = { folded, lowered };
+    foldedTexts.set(texts, known);
+  }
+  return known;
+}
