@@ -242,14 +242,11 @@ export function createEvent<T extends LoadedEvent>(
       const links = await resolveLinks(w, values);
       const publishedAt = values.publishedAt ?? now;
       const status = publicationStatus(effectiveStatus(viewer, values.status), publishedAt, now);
-      const created = {
-        title: values.title!,
-        ...plainColumns(values),
-      };
+      // Its plain columns, written and told to the caches (the texts `search` reads are among them).
+      const created = { title: values.title!, ...plainColumns(values) };
       const event = await tx.event.create({
         data: {
           ...created,
-          ...plainColumns(values),
           ...eventStatusColumns(values, null),
           ...schedule,
           slug:
