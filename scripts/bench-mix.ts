@@ -48,8 +48,10 @@ export interface MixRow {
   /** Reads answered other than 2xx, and socket errors. */
   non2xx: number;
   errors: number;
-  /** Hits / (hits + misses) of the response cache over the measured run; undefined with it off. */
+  /** Hits / (hits + refreshes + misses) of the response cache over the measured run; undefined with it off. */
   hitRatio?: number;
+  /** Refreshes (answers whose term counts a write moved, rewritten in place) / the same lookups. */
+  refreshRatio?: number;
   /** Answers dropped to stay within CALENDAR_CACHE_MB during the measured run. */
   evictions?: number;
   /** Answers the writes made stale during the measured run (what selective invalidation dropped). */
@@ -491,7 +493,7 @@ class Writer {
 async function cacheCounters(
   server: MixServer,
   metricsToken: string,
-): Promise<{ hit: number; miss: number; eviction: number; dropped: number }> {
+): Promise<{ hit: number; miss: number; refreshed: number; eviction: number; dropped: number }> {
   const response = await fetch(`${server.origin}/metrics`, {
     headers: { authorization: `Bearer ${metricsToken}` },
   });
@@ -506,6 +508,7 @@ async function cacheCounters(
   return {
     hit: counter('hit'),
     miss: counter('miss'),
+    refreshed: counter('refreshed'),
     eviction: counter('eviction'),
     dropped: counter('dropped'),
   };
@@ -566,13 +569,15 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
     await writer?.stop();
     const cacheAfter = cacheBefore && (await cacheCounters(server, metricsToken));
     const hits = cacheAfter && cacheBefore ? cacheAfter.hit - cacheBefore.hit : 0;
-    const lookups = cacheAfter && cacheBefore ? hits + cacheAfter.miss - cacheBefore.miss : 0;
+    const refreshes = cacheAfter && cacheBefore ? cacheAfter.refreshed - cacheBefore.refreshed : 0;
+    const lookups = cacheAfter && cacheBefore ? hits + refreshes + cacheAfter.miss - cacheBefore.miss : 0;
     rows.push({
       name,
       ...result,
       ...(cacheAfter && cacheBefore
         ? {
             hitRatio: lookups ? hits / lookups : Number.NaN,
+            refreshRatio: lookups ? refreshes / lookups : Number.NaN,
             evictions: cacheAfter.eviction - cacheBefore.eviction,
             dropped: cacheAfter.dropped - cacheBefore.dropped,
           }
@@ -611,6 +616,7 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       'p50 ms',
       'p99 ms',
       'cache hits',
+      'refreshed',
       'evictions',
       'SQL/req',
       'CPU ms/req',
@@ -624,6 +630,7 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       answered(row, row.p50.toFixed(2)),
       answered(row, row.p99.toFixed(2)),
       row.hitRatio === undefined ? '-' : `${(row.hitRatio * 100).toFixed(1)} %`,
+      row.refreshRatio === undefined ? '-' : `${(row.refreshRatio * 100).toFixed(1)} %`,
       row.evictions === undefined ? '-' : String(row.evictions),
       answered(row, row.sqlPerRequest.toFixed(2)),
       answered(row, row.cpuPerRequest.toFixed(3)),

@@ -6,6 +6,7 @@ import { authenticateRequests, viewerOf } from './auth/authenticate-requests.js'
 import { LoginLimits } from './auth/login-limits.js';
 import { cacheFastPath, rawCacheHits } from './cache/fast-path.js';
 import { ResponseCache } from './cache/response-cache.js';
+import { termCounts } from './services/terms/term-counts.js';
 import { ShapeCache } from './cache/shape-cache.js';
 import type { Config } from './config.js';
 import { createContext } from './context.js';
@@ -85,6 +86,7 @@ export function buildApp({
   // The one invalidation path of REST and GraphQL: a committed write drops what it changed, before its
   // response is sent.
   writes.afterCommit((committed) => cache.invalidate(writeEffectOf(committed)));
+  cache.readCountsWith((terms) => termCounts(db, terms));
   // The same notification feeds the subscriptions; a draining instance ends their streams.
   const changes = givenChanges ?? new ChangeFeed({ ...config.subscriptions, logger });
   writes.afterCommit((committed) => changes.publish(committed));

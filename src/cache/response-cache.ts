@@ -8,6 +8,7 @@ import {
   EVERYTHING,
   type WriteEffect,
   affects,
+  countsOnly,
   withoutTexts,
 } from '../domain/dependencies.js';
 import { versionedEtag } from '../domain/versions.js';
@@ -26,7 +27,16 @@ interface Entry {
   /** Which store this is: an alias names the entry it was recorded for, never a later one. */
   serial: number;
   dependencies: Dependencies;
+  /** The record version its entity tag starts with (a single record's answer). */
+  version?: string;
+  /** How its edge rewrites the term counts it shows (`AnswerMeta.rewriteCounts`). */
+  rewriteCounts?: RewriteCounts;
+  /** A write moved only counts it can rewrite: the next read refreshes them (`refresh`). */
+  stale?: boolean;
 }
+
+/** The body with the term counts it shows replaced; null when it cannot be (recompute it instead). */
+export type RewriteCounts = (body: string, counts: ReadonlyMap<number, number>) => string | null;
 
 interface Kept {
   value: number;
@@ -87,6 +97,11 @@ export interface AnswerMeta {
   dependencies?: Dependencies;
   /** The answer reports a failure (a GraphQL one is still a 200): never stored, so never shared. */
   hasErrors?: boolean;
+  /**
+   * How to rewrite the counts of the terms in `dependencies.counts` in the answer's body: a write that
+   * moves only those counts leaves it cached, to be refreshed with the current numbers when next read.
+   */
+  rewriteCounts?: RewriteCounts;
 }
 
 /** Headers an entry never keeps: they belong to one exchange. */
@@ -94,9 +109,11 @@ const EXCHANGE_HEADERS = new Set(['content-length', 'date', 'connection', 'set-c
 
 /**
  * `invalidation`: a write's effect applied; `dropped`: one entry it made stale; `shared`: a miss that
- * waited for the same answer being computed by another request instead of computing it again.
+ * waited for the same answer being computed by another request instead of computing it again;
+ * `refreshed`: a read answered from an entry whose term counts a write had moved, with those numbers
+ * read again and rewritten (neither a hit nor a miss: one small query instead of the whole answer).
  */
-export type CacheEvent = 'hit' | 'miss' | 'eviction' | 'invalidation' | 'dropped' | 'shared';
+export type CacheEvent = 'hit' | 'miss' | 'refreshed' | 'eviction' | 'invalidation' | 'dropped' | 'shared';
 
 export interface ResponseCacheOptions {
   enabled: boolean;
@@ -107,6 +124,9 @@ export interface ResponseCacheOptions {
   /** The clock (milliseconds since the epoch) that decides the site-zone day of a key; tests set it. */
   now?: () => number;
 }
+
+/** The current counts of these terms, read to refresh an answer that shows them. */
+export type ReadTermCounts = (terms: readonly number[]) => Promise<ReadonlyMap<number, number>>;
 
 /** Headers of a final answer that an alias never keeps: they are set per exchange. */
 const ALIAS_SKIPPED = new Set([...EXCHANGE_HEADERS, 'x-cache', 'vary']);
@@ -141,6 +161,8 @@ export class ResponseCache {
   private readonly kept: LRUCache<string, Kept> | null;
   /** Answers being computed, by key: concurrent misses of one key wait for the first (single flight). */
   private readonly computing = new Map<string, Promise<unknown>>();
+  /** Where refreshed counts come from (`readCountsWith`); until given, an answer whose counts move drops. */
+  private readTermCounts: ReadTermCounts | null = null;
 
   constructor(private readonly options: ResponseCacheOptions) {
     const aliasBytes = Math.max(1, Math.floor(options.maxBytes * ALIAS_SHARE));
@@ -207,15 +229,33 @@ export class ResponseCache {
       this.clear();
       for (let i = 0; i < count; i++) this.options.onEvent?.('dropped');
     } else {
-      for (const store of [this.entries, this.kept]) {
-        if (!store) continue;
+      if (this.entries) {
         const stale: string[] = [];
-        for (const [key, held] of store.entries()) if (affects(effect, held.dependencies)) stale.push(key);
-        for (const key of stale) store.delete(key);
-        if (store === this.entries) for (const _ of stale) this.options.onEvent?.('dropped');
+        for (const [key, entry] of this.entries.entries()) {
+          if (!affects(effect, entry.dependencies)) continue;
+          if (this.refreshable(entry) && countsOnly(effect, entry.dependencies)) entry.stale = true;
+          else stale.push(key);
+        }
+        for (const key of stale) this.entries.delete(key);
+        for (const _ of stale) this.options.onEvent?.('dropped');
+      }
+      if (this.kept) {
+        const stale: string[] = [];
+        for (const [key, kept] of this.kept.entries())
+          if (affects(effect, kept.dependencies)) stale.push(key);
+        for (const key of stale) this.kept.delete(key);
       }
     }
     if (origin === 'local') for (const listener of this.listeners) listener(effect);
+  }
+
+  /** The app that serves through this cache gives it its database's term counts. */
+  readCountsWith(read: ReadTermCounts): void {
+    this.readTermCounts = read;
+  }
+
+  private refreshable(entry: Entry): boolean {
+    return entry.rewriteCounts !== undefined && this.readTermCounts !== null;
   }
 
   private clear(): void {
@@ -313,7 +353,7 @@ export class ResponseCache {
     const alias = this.aliases.get(aliasKey);
     if (!alias) return undefined;
     const entry = this.entries.get(alias.key);
-    if (!entry || entry.serial !== alias.serial) {
+    if (!entry || entry.serial !== alias.serial || entry.stale) {
       this.aliases.delete(aliasKey);
       return undefined;
     }
@@ -354,18 +394,22 @@ export class ResponseCache {
     if (this.suspended) key = null;
     if (key !== null && this.entries) {
       let entry = this.entries.get(key);
-      if (!entry) {
+      if (!entry || entry.stale) {
         const pending = this.computing.get(key);
         if (pending) {
           await pending.catch(() => undefined);
           entry = this.entries.get(key);
-          if (entry) this.options.onEvent?.('shared');
+          if (entry && !entry.stale) this.options.onEvent?.('shared');
         }
       }
-      this.options.onEvent?.(entry ? 'hit' : 'miss');
-      if (entry) return this.answer(ctx, key, entry);
+      if (entry && !entry.stale) {
+        this.options.onEvent?.('hit');
+        return this.answer(ctx, key, entry, 'hit');
+      }
       if (!this.computing.has(key)) {
-        const work = this.computeAndStore(ctx, key, compute);
+        const work = entry
+          ? this.refresh(ctx, key, entry, compute)
+          : this.computeAndStore(ctx, key, compute, 'miss');
         this.computing.set(key, work);
         try {
           return await work;
@@ -374,23 +418,50 @@ export class ResponseCache {
         }
       }
     }
-    return this.computeAndStore(ctx, key, compute);
+    return this.computeAndStore(ctx, key, compute, key !== null && this.entries ? 'miss' : null);
   }
 
-  private answer(ctx: KoaContext, key: string, entry: Entry): void {
+  private answer(ctx: KoaContext, key: string, entry: Entry, as: 'hit' | 'refresh'): void {
     ctx.state.cacheEntry = { key, serial: entry.serial, body: entry.body } satisfies ServedEntry;
     ctx.status = entry.status;
     for (const [name, value] of Object.entries(entry.headers)) ctx.set(name, value);
-    ctx.set('X-Cache', 'hit');
+    ctx.set('X-Cache', as);
     ctx.body = entry.body;
     conditional(ctx, true);
+  }
+
+  /**
+   * A stale entry whose writes moved only term counts it shows: those counts read again and rewritten
+   * into its body (new validators), stored unless a write met it meanwhile. Recomputed whole when the
+   * entry went or changed during the read, or a term is gone.
+   */
+  private async refresh(
+    ctx: KoaContext,
+    key: string,
+    entry: Entry,
+    compute: () => Promise<AnswerMeta | void>,
+  ): Promise<void> {
+    const mark = this.mark();
+    const counts = await this.readTermCounts!(entry.dependencies.counts ?? []);
+    const rewritten =
+      this.entries?.peek(key) === entry ? entry.rewriteCounts!(entry.body.toString(), counts) : null;
+    if (rewritten === null || !this.entries) return this.computeAndStore(ctx, key, compute, 'miss');
+    this.options.onEvent?.('refreshed');
+    const body = ownBytes(Buffer.from(rewritten));
+    const etag = entry.version ? versionedEtag(entry.version, bytesHash(body)) : strongEtag(body);
+    const refreshed: Entry = { ...entry, headers: { ...entry.headers, etag }, body, serial: ++this.serial };
+    delete refreshed.stale;
+    if (this.current(mark, entry.dependencies)) this.entries.set(key, refreshed);
+    this.answer(ctx, key, refreshed, 'refresh');
   }
 
   private async computeAndStore(
     ctx: KoaContext,
     key: string | null,
     compute: () => Promise<AnswerMeta | void>,
+    counted: 'miss' | null,
   ): Promise<void> {
+    if (counted) this.options.onEvent?.(counted);
     const mark = this.mark();
     const meta = (await compute()) ?? {};
     const body = ctx.body;
@@ -422,7 +493,15 @@ export class ResponseCache {
       headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
     }
     const serial = ++this.serial;
-    this.entries.set(storedAs, { status: 200, headers, body: bytes, serial, dependencies });
+    this.entries.set(storedAs, {
+      status: 200,
+      headers,
+      body: bytes,
+      serial,
+      dependencies,
+      ...(meta.version && { version: meta.version }),
+      ...(meta.rewriteCounts && dependencies.counts?.length && { rewriteCounts: meta.rewriteCounts }),
+    });
     ctx.state.cacheEntry = { key: storedAs, serial, body: bytes } satisfies ServedEntry;
   }
 }

@@ -99,6 +99,12 @@ export interface Dependencies {
   kinds: DependencyKind[];
   /** The event lists it holds: an event written whose span lies in one of them, before or after, drops it. */
   windows: EventWindow[];
+  /**
+   * Terms whose counts the answer shows where its edge can rewrite them in place: a write that moves
+   * one of them makes the answer stale, and the cache refreshes those numbers instead of dropping it
+   * (`countsOnly`). A count shown otherwise is the record `term-count:5`.
+   */
+  counts?: number[];
 }
 
 /** What a committed write changed, as the caches need to know it. */
@@ -153,6 +159,28 @@ const meets = (filter: readonly number[] | null, ids: readonly number[] | undefi
 
 /** Whether a write with `effect` can change an answer with `dependencies`. */
 export function affects(effect: WriteEffect, dependencies: Dependencies): boolean {
+  if (effect.all) return true;
+  if (dependencies.counts?.length && movesCounts(effect, dependencies.counts)) return true;
+  return affectsBeyondCounts(effect, dependencies);
+}
+
+/**
+ * Whether a write that `affects` an answer changes nothing of it but term counts it can rewrite in
+ * place (`Dependencies.counts`): the answer is refreshed, not recomputed.
+ */
+export function countsOnly(effect: WriteEffect, dependencies: Dependencies): boolean {
+  return !effect.all && !!dependencies.counts?.length && !affectsBeyondCounts(effect, dependencies);
+}
+
+const COUNT_TAG = recordTag('term-count', '');
+
+/** Whether the write moved one of these terms' counts (its records are few; an answer's terms too). */
+const movesCounts = (effect: WriteEffect, terms: readonly number[]) =>
+  effect.records.some(
+    (tag) => tag.startsWith(COUNT_TAG) && terms.includes(Number(tag.slice(COUNT_TAG.length))),
+  );
+
+function affectsBeyondCounts(effect: WriteEffect, dependencies: Dependencies): boolean {
   if (effect.all) return true;
   if (effect.records.length && dependencies.records.some((tag) => effect.records.includes(tag))) return true;
   if (effect.kinds.some((kind) => dependencies.kinds.includes(kind))) return true;
@@ -228,10 +256,12 @@ export function withoutTexts(effect: WriteEffect): WriteEffect {
 
 /** The union of several answers' dependencies (a GraphQL document of several fields, a merged list). */
 export function mergeDependencies(...parts: Dependencies[]): Dependencies {
+  const counts = [...new Set(parts.flatMap((part) => part.counts ?? []))];
   return {
     records: [...new Set(parts.flatMap((part) => part.records))],
     kinds: [...new Set(parts.flatMap((part) => part.kinds))],
     windows: parts.flatMap((part) => part.windows),
+    ...(counts.length && { counts }),
   };
 }
 

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Context } from '../context.js';
 import { type AnswerMeta, ResponseCache } from '../cache/response-cache.js';
 import { dependsOnClock } from '../domain/dates.js';
-import { mergeDependencies } from '../domain/dependencies.js';
+import { type DependencyKind, mergeDependencies, recordTag } from '../domain/dependencies.js';
 import { ANONYMOUS } from '../domain/permissions.js';
 import { API_PREFIX } from '../domain/urls.js';
 import { parseIfMatch } from '../domain/versions.js';
@@ -23,6 +23,7 @@ import { sendJson, sendResult } from './envelope.js';
 import { NO_ROUTE, sendError } from './errors.js';
 import { restOperations } from './operations.js';
 import { recordsShown } from './records-shown.js';
+import { countsShown, withCounts } from './shown-counts.js';
 import { type ParamValue, isSet, nulRefused, readArguments, readQuery } from './params.js';
 import type { HttpMethod, RestRoute } from './route-table.js';
 
@@ -187,13 +188,7 @@ export function createRestRouter(options: {
         return {
           version: outcome.version,
           clockSensitive: readsClock(variables, cache.siteTimezone),
-          ...(route.dependsOn && {
-            dependencies: mergeDependencies(reads.dependencies(recordsShown(outcome.value)), {
-              records: [],
-              kinds: route.dependsOn.families,
-              windows: [],
-            }),
-          }),
+          ...(route.dependsOn && dependenciesOf(reads, outcome, route.dependsOn.families)),
         };
       };
       if (method !== 'GET') return run();
@@ -208,6 +203,27 @@ export function createRestRouter(options: {
   const noRoute = (ctx: KoaContext) => sendError(ctx, NO_ROUTE());
   for (const prefix of [API_PREFIX, `/:lang${API_PREFIX}`]) router.all(`${prefix}/{*rest}`, noRoute);
   return router;
+}
+
+/**
+ * What a REST answer depends on: what its reads logged, the records it shows and its route's families.
+ * The term counts it shows in the run `shown-counts.ts` rewrites are refreshed in place when they move.
+ */
+function dependenciesOf(
+  reads: ReadLog,
+  outcome: { value: unknown; json: string },
+  families: DependencyKind[],
+): Pick<AnswerMeta, 'dependencies' | 'rewriteCounts'> {
+  const counts = countsShown(outcome.json);
+  const rewritten = new Set(counts.map((id) => recordTag('term-count', id)));
+  const shown = recordsShown(outcome.value).filter((tag) => !rewritten.has(tag));
+  const dependencies = mergeDependencies(reads.dependencies(shown), {
+    records: [],
+    kinds: families,
+    windows: [],
+    counts,
+  });
+  return counts.length ? { dependencies, rewriteCounts: withCounts } : { dependencies };
 }
 
 function routesByPath(routes: readonly RestRoute[]): Map<string, RestRoute[]> {

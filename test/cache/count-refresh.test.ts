@@ -1,0 +1,221 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import Koa from 'koa';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type AnswerMeta, type CacheEvent, ResponseCache } from '../../src/cache/response-cache.js';
+import type { Dependencies, WriteEffect } from '../../src/domain/dependencies.js';
+import { countsShown, withCounts } from '../../src/rest/shown-counts.js';
+
+// An answer whose only change is a term count it shows is refreshed in place (src/cache/
+// response-cache.ts `refresh`): the counts read again and rewritten into the body, with new
+// validators; single flight; never stored across a write that meets it; recomputed whole when the
+// entry went meanwhile or a term is gone.
+
+/** A term embedded in an event, as the REST edge serialises it. */
+const term = (id: number, count: number, name = `Term ${id}`) =>
+  `{"name":${JSON.stringify(name)},"taxonomy":"tribe_events_cat","parent":0,"count":${count},"filter":"raw","id":${id}}`;
+const body = (counts: Record<number, number>, title = 'Concert') =>
+  `{"id":1,"title":${JSON.stringify(title)},"categories":[${Object.entries(counts)
+    .map(([id, count]) => term(Number(id), count))
+    .join(',')}]}`;
+
+describe('the counts a REST body shows', () => {
+  it('finds each term whose count shows in the rewritable run, once', () => {
+    expect(countsShown(`[${body({ 2: 183, 5: 7 })},${body({ 2: 183 })}]`)).toEqual([2, 5]);
+  });
+
+  it('does not take text inside a string for the run', () => {
+    const title = '"count":3,"filter":"raw","id":9';
+    expect(countsShown(body({}, title))).toEqual([]);
+    const counts = new Map([[9, 100]]);
+    expect(withCounts(body({}, title), counts)).toBe(body({}, title));
+  });
+
+  it('rewrites every run of a term, and refuses when a term has no count (deleted)', () => {
+    const json = `[${body({ 2: 1, 5: 7 })},${body({ 2: 1 })}]`;
+    expect(
+      withCounts(
+        json,
+        new Map([
+          [2, 40],
+          [5, 8],
+        ]),
+      ),
+    ).toBe(`[${body({ 2: 40, 5: 8 })},${body({ 2: 40 })}]`);
+    expect(withCounts(json, new Map([[2, 40]]))).toBeNull();
+  });
+});
+
+describe('ResponseCache: refreshing counts', () => {
+  const koa = new Koa();
+  const KEY = 'a single';
+  const DEPENDS: Dependencies = { records: ['event:1', 'term:2'], kinds: [], windows: [], counts: [2] };
+  const countMoved = (id: number): WriteEffect => ({
+    records: [`term-count:${id}`],
+    kinds: ['term-counts'],
+    events: [],
+  });
+  const eventWritten: WriteEffect = { records: ['event:1'], kinds: ['events'], events: 'unknown' };
+
+  let cache: ResponseCache;
+  let events: CacheEvent[];
+  let stored: Map<number, number>;
+  let reads: number;
+  let computes: number;
+  /** Held count reads: each resolves with the counts stored when it is released. */
+  let gate: Promise<void> | null;
+  let open: () => void;
+
+  beforeEach(() => {
+    events = [];
+    stored = new Map([[2, 10]]);
+    reads = computes = 0;
+    gate = null;
+    cache = new ResponseCache({
+      enabled: true,
+      maxBytes: 1024 * 1024,
+      siteTimezone: 'UTC',
+      onEvent: (event) => events.push(event),
+    });
+    cache.readCountsWith(async (terms) => {
+      reads++;
+      if (gate) await gate;
+      return new Map(terms.flatMap((id) => (stored.has(id) ? [[id, stored.get(id)!] as const] : [])));
+    });
+  });
+
+  function context(etag?: string): Koa.Context {
+    const request = new IncomingMessage(new Socket());
+    request.method = 'GET';
+    request.url = '/calendar/events/v1/events/1';
+    if (etag) request.headers['if-none-match'] = etag;
+    return koa.createContext(request, new ServerResponse(request));
+  }
+
+  /** A compute answering the current state: the stored counts, with `rewriteCounts` unless told not. */
+  const compute =
+    (ctx: Koa.Context, rewritable = true) =>
+    async (): Promise<AnswerMeta> => {
+      computes++;
+      ctx.status = 200;
+      ctx.body = body(Object.fromEntries(stored));
+      return rewritable
+        ? { dependencies: DEPENDS, version: 'v1', rewriteCounts: withCounts }
+        : { dependencies: { ...DEPENDS, records: [...DEPENDS.records, 'term-count:2'], counts: [] } };
+    };
+
+  async function get(etag?: string, rewritable = true) {
+    const ctx = context(etag);
+    await cache.serve(ctx, KEY, compute(ctx, rewritable));
+    return {
+      status: ctx.status,
+      body: ctx.body === null ? null : String(ctx.body),
+      cache: ctx.response.get('X-Cache'),
+      etag: ctx.response.get('ETag'),
+    };
+  }
+
+  it('a count that moves refreshes the answer in place: new body, new validator, one read', async () => {
+    const first = await get();
+    expect(first).toMatchObject({ cache: 'miss', body: body({ 2: 10 }) });
+    stored.set(2, 11);
+    cache.invalidate(countMoved(2));
+    expect(events).not.toContain('dropped');
+
+    const refreshed = await get(first.etag);
+    expect(refreshed).toMatchObject({ status: 200, cache: 'refresh', body: body({ 2: 11 }) });
+    expect(refreshed.etag).not.toBe(first.etag);
+    expect(refreshed.etag.startsWith('"v1')).toBe(true);
+    expect([reads, computes]).toEqual([1, 1]);
+    // Stored: the next read is a plain hit, and the new validator is honoured.
+    expect(await get(refreshed.etag)).toMatchObject({ status: 304, cache: 'hit' });
+    expect(reads).toBe(1);
+  });
+
+  it('a count the answer does not show leaves it as it is', async () => {
+    await get();
+    cache.invalidate(countMoved(3));
+    expect(await get()).toMatchObject({ cache: 'hit' });
+    expect(reads).toBe(0);
+  });
+
+  it('a write that changes more than counts drops it', async () => {
+    await get();
+    cache.invalidate({ ...eventWritten, records: ['event:1', 'term-count:2'] });
+    expect(events).toContain('dropped');
+    expect(await get()).toMatchObject({ cache: 'miss' });
+    expect([reads, computes]).toEqual([0, 2]);
+  });
+
+  it('an answer its edge cannot rewrite drops, as before', async () => {
+    await get(undefined, false);
+    cache.invalidate(countMoved(2));
+    expect(events).toContain('dropped');
+    expect(await get(undefined, false)).toMatchObject({ cache: 'miss' });
+  });
+
+  it('concurrent reads of a stale answer read the counts once', async () => {
+    await get();
+    stored.set(2, 12);
+    cache.invalidate(countMoved(2));
+    gate = new Promise((resolve) => (open = resolve));
+    const all = Promise.all(Array.from({ length: 6 }, () => get()));
+    open();
+    const answers = await all;
+    expect(reads).toBe(1);
+    expect(new Set(answers.map((answer) => answer.body))).toEqual(new Set([body({ 2: 12 })]));
+    expect(answers.map((answer) => answer.cache).sort()).toEqual([
+      'hit',
+      'hit',
+      'hit',
+      'hit',
+      'hit',
+      'refresh',
+    ]);
+  });
+
+  it('a count moving again during the refresh: served, not stored, refreshed again next time', async () => {
+    await get();
+    stored.set(2, 12);
+    cache.invalidate(countMoved(2));
+    gate = new Promise((resolve) => (open = resolve));
+    const during = get();
+    await Promise.resolve();
+    cache.invalidate(countMoved(2));
+    stored.set(2, 13);
+    open();
+    expect(await during).toMatchObject({ cache: 'refresh' });
+    gate = null;
+    expect(await get()).toMatchObject({ cache: 'refresh', body: body({ 2: 13 }) });
+    expect(reads).toBe(2);
+  });
+
+  it('an entry dropped during the refresh is recomputed whole', async () => {
+    await get();
+    cache.invalidate(countMoved(2));
+    gate = new Promise((resolve) => (open = resolve));
+    const during = get();
+    await Promise.resolve();
+    cache.invalidate(eventWritten);
+    stored.set(2, 20);
+    open();
+    expect(await during).toMatchObject({ cache: 'miss', body: body({ 2: 20 }) });
+    expect(computes).toBe(2);
+  });
+
+  it('a term deleted before the refresh: recomputed whole', async () => {
+    await get();
+    cache.invalidate(countMoved(2));
+    stored.delete(2);
+    expect(await get()).toMatchObject({ cache: 'miss', body: body({}) });
+    expect(computes).toBe(2);
+  });
+
+  it('without a count reader (no app gave one), a count that moves drops the answer', async () => {
+    const bare = new ResponseCache({ enabled: true, maxBytes: 1024 * 1024, siteTimezone: 'UTC' });
+    const ctx = context();
+    await bare.serve(ctx, KEY, compute(ctx));
+    bare.invalidate(countMoved(2));
+    expect(bare.size).toBe(0);
+  });
+});
