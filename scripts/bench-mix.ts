@@ -60,6 +60,8 @@ export interface MixRow {
   cpuPerRequest: number;
   rssMb: number;
   writes?: { sent: number; failed: number; rate: number };
+  /** Answers dropped per kind of write, over the writes that ran alone (none overlapping another). */
+  droppedByKind?: Partial<Record<WriteKind, { writes: number; dropped: number }>>;
 }
 
 // --- the reads ---------------------------------------------------------------------------------
@@ -331,12 +333,28 @@ class Writer {
   private readonly created: number[] = [];
   private readonly next = random(7);
   private sequence = 0;
+  private started = 0;
+  readonly droppedByKind: Partial<Record<WriteKind, { writes: number; dropped: number }>> = {};
 
   constructor(
     private readonly origin: string,
     private readonly authorization: string,
     private readonly c: Catalogue,
+    /** The server's count of answers dropped so far: read around each write that runs alone. */
+    private readonly dropped?: () => Promise<number>,
   ) {}
+
+  /** The write, and what it dropped when no other write overlapped it (each kind's cost, measured). */
+  private async measured(kind: WriteKind, write: () => Promise<void>): Promise<void> {
+    const alone = this.inFlight.size === 0 && this.dropped;
+    const sequence = ++this.started;
+    const before = alone ? await this.dropped!() : 0;
+    await write();
+    if (!alone || this.started !== sequence) return;
+    const tally = (this.droppedByKind[kind] ??= { writes: 0, dropped: 0 });
+    tally.writes++;
+    tally.dropped += (await this.dropped!()) - before;
+  }
 
   start(rate: number): void {
     const started = performance.now();
@@ -435,7 +453,10 @@ class Writer {
     if (kind === 'trash')
       id = this.created.splice(Math.floor(this.next() * this.created.length), 1)[0] as number;
     try {
-      const created = viaRest ? await this.rest(kind, id, rest) : await this.graphql(kind, id, graphql);
+      let created: number | undefined;
+      await this.measured(kind, async () => {
+        created = viaRest ? await this.rest(kind, id, rest) : await this.graphql(kind, id, graphql);
+      });
       if (created !== undefined) this.created.push(created);
       if (kind === 'dates') {
         event.localStart = (rest.start_date as string) ?? event.localStart;
@@ -555,7 +576,9 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
 
   const rows: MixRow[] = [];
   const measure = async (name: string, server: MixServer, writesPerSecond: number) => {
-    const writer = writesPerSecond > 0 ? new Writer(cached.origin, options.authorization, c) : undefined;
+    const dropped = async () => (await cacheCounters(cached, metricsToken)).dropped;
+    const writer =
+      writesPerSecond > 0 ? new Writer(cached.origin, options.authorization, c, dropped) : undefined;
     writer?.start(writesPerSecond);
     if (warmup > 0) await wrkMix(server.origin, table, connections, warmup);
     const cacheBefore = server === cached ? await cacheCounters(server, metricsToken) : undefined;
@@ -567,6 +590,7 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
     const statements = await server.sql();
     const writesAfter = writer?.counts();
     await writer?.stop();
+    const droppedByKind = writer?.droppedByKind;
     const cacheAfter = cacheBefore && (await cacheCounters(server, metricsToken));
     const hits = cacheAfter && cacheBefore ? cacheAfter.hit - cacheBefore.hit : 0;
     const refreshes = cacheAfter && cacheBefore ? cacheAfter.refreshed - cacheBefore.refreshed : 0;
@@ -594,6 +618,7 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
             },
           }
         : {}),
+      ...(droppedByKind && { droppedByKind }),
     });
     console.log(`measured ${name}`);
   };
@@ -644,6 +669,13 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
   for (const [i, row] of table.entries()) {
     console.log(`| ${row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`);
     if (i === 0) console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  }
+  for (const row of rows) {
+    if (!row.droppedByKind) continue;
+    const kinds = Object.entries(row.droppedByKind).map(
+      ([kind, { writes, dropped }]) => `${kind} ${(dropped / writes).toFixed(0)} (${writes})`,
+    );
+    console.log(`\n${row.name}: answers dropped per write of each kind (writes alone): ${kinds.join(', ')}`);
   }
   const rps = (name: string) => rows.find((row) => row.name === name)?.rps ?? Number.NaN;
   const percent = (value: number) => `${(value * 100).toFixed(1)} %`;

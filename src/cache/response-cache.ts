@@ -9,6 +9,7 @@ import {
   type WriteEffect,
   affects,
   countsOnly,
+  recordTag,
   withoutTexts,
 } from '../domain/dependencies.js';
 import { versionedEtag } from '../domain/versions.js';
@@ -42,6 +43,9 @@ interface Kept {
   value: number;
   dependencies: Dependencies;
 }
+
+/** Term counts known at most (a number each): past it, they are forgotten and read again. */
+const MAX_KNOWN_COUNTS = 10_000;
 
 /** How many recent effects are remembered to decide whether an answer computed meanwhile is current. */
 const RECENT_EFFECTS = 512;
@@ -163,6 +167,12 @@ export class ResponseCache {
   private readonly computing = new Map<string, Promise<unknown>>();
   /** Where refreshed counts come from (`readCountsWith`); until given, an answer whose counts move drops. */
   private readTermCounts: ReadTermCounts | null = null;
+  /**
+   * Term counts read since the last write that moved them, so that the answers one write made stale
+   * are refreshed with one read of its terms' counts, not one each. Forgotten under the same
+   * invalidation as the answers.
+   */
+  private readonly knownCounts = new Map<number, number>();
 
   constructor(private readonly options: ResponseCacheOptions) {
     const aliasBytes = Math.max(1, Math.floor(options.maxBytes * ALIAS_SHARE));
@@ -224,6 +234,7 @@ export class ResponseCache {
     if (this.recent.length > RECENT_EFFECTS) this.recent.shift();
     this.applied++;
     this.options.onEvent?.('invalidation');
+    this.forgetCounts(effect);
     if (effect.all) {
       const count = this.entries?.size ?? 0;
       this.clear();
@@ -254,11 +265,49 @@ export class ResponseCache {
     this.readTermCounts = read;
   }
 
+  /** Forgets the known counts of the terms a write touched (all of them after a write that cannot say). */
+  private forgetCounts(effect: WriteEffect): void {
+    if (!this.knownCounts.size) return;
+    if (effect.all) return this.knownCounts.clear();
+    for (const tag of effect.records) {
+      const [kind, id] = tag.split(':');
+      if (kind === 'term-count' || kind === 'term') this.knownCounts.delete(Number(id));
+    }
+  }
+
+  /** The current counts of `terms`: those known, and the others read (and known from then on). */
+  private async currentCounts(terms: readonly number[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    const missing: number[] = [];
+    for (const id of terms) {
+      const known = this.knownCounts.get(id);
+      if (known === undefined) missing.push(id);
+      else counts.set(id, known);
+    }
+    if (!missing.length) return counts;
+    const mark = this.mark();
+    const read = await this.readTermCounts!(missing);
+    // Known only when no write moved them (or renamed or deleted the term) while they were read.
+    const known = this.current(mark, {
+      records: missing.map((id) => recordTag('term', id)),
+      kinds: [],
+      windows: [],
+      counts: missing,
+    });
+    if (known && this.knownCounts.size + missing.length > MAX_KNOWN_COUNTS) this.knownCounts.clear();
+    for (const [id, count] of read) {
+      counts.set(id, count);
+      if (known) this.knownCounts.set(id, count);
+    }
+    return counts;
+  }
+
   private refreshable(entry: Entry): boolean {
     return entry.rewriteCounts !== undefined && this.readTermCounts !== null;
   }
 
   private clear(): void {
+    this.knownCounts.clear();
     this.entries?.clear();
     this.aliases?.clear();
     this.kept?.clear();
@@ -442,7 +491,7 @@ export class ResponseCache {
     compute: () => Promise<AnswerMeta | void>,
   ): Promise<void> {
     const mark = this.mark();
-    const counts = await this.readTermCounts!(entry.dependencies.counts ?? []);
+    const counts = await this.currentCounts(entry.dependencies.counts ?? []);
     const rewritten =
       this.entries?.peek(key) === entry ? entry.rewriteCounts!(entry.body.toString(), counts) : null;
     if (rewritten === null || !this.entries) return this.computeAndStore(ctx, key, compute, 'miss');

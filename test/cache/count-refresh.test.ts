@@ -104,9 +104,9 @@ describe('ResponseCache: refreshing counts', () => {
         : { dependencies: { ...DEPENDS, records: [...DEPENDS.records, 'term-count:2'], counts: [] } };
     };
 
-  async function get(etag?: string, rewritable = true) {
+  async function get(etag?: string, rewritable = true, key = KEY) {
     const ctx = context(etag);
-    await cache.serve(ctx, KEY, compute(ctx, rewritable));
+    await cache.serve(ctx, key, compute(ctx, rewritable));
     return {
       status: ctx.status,
       body: ctx.body === null ? null : String(ctx.body),
@@ -130,6 +130,35 @@ describe('ResponseCache: refreshing counts', () => {
     // Stored: the next read is a plain hit, and the new validator is honoured.
     expect(await get(refreshed.etag)).toMatchObject({ status: 304, cache: 'hit' });
     expect(reads).toBe(1);
+  });
+
+  it('the answers one write made stale are refreshed with one read of its counts', async () => {
+    const keys = ['one', 'two', 'three'];
+    for (const key of keys) await get(undefined, true, key);
+    stored.set(2, 15);
+    cache.invalidate(countMoved(2));
+    for (const key of keys) expect(await get(undefined, true, key)).toMatchObject({ body: body({ 2: 15 }) });
+    expect(reads).toBe(1);
+    // The next write that moves the count makes it unknown again.
+    stored.set(2, 16);
+    cache.invalidate(countMoved(2));
+    for (const key of keys) expect(await get(undefined, true, key)).toMatchObject({ body: body({ 2: 16 }) });
+    expect(reads).toBe(2);
+  });
+
+  it('a count read while a write moved it is not kept for the next refresh', async () => {
+    for (const key of ['one', 'two']) await get(undefined, true, key);
+    cache.invalidate(countMoved(2));
+    gate = new Promise((resolve) => (open = resolve));
+    const during = get(undefined, true, 'one');
+    await Promise.resolve();
+    stored.set(2, 30);
+    cache.invalidate(countMoved(2));
+    open();
+    await during;
+    gate = null;
+    expect(await get(undefined, true, 'two')).toMatchObject({ cache: 'refresh', body: body({ 2: 30 }) });
+    expect(reads).toBe(2);
   });
 
   it('a count the answer does not show leaves it as it is', async () => {
