@@ -37,6 +37,10 @@ export interface MixServer {
   sql(): Promise<number>;
   cpuMicros(): Promise<number>;
   rssMb(): Promise<number>;
+  /** Answers the response cache dropped for writes so far. */
+  dropped(): Promise<number>;
+  profileStart(): Promise<void>;
+  profileStop(path: string): Promise<void>;
 }
 
 export interface MixRow {
@@ -557,6 +561,8 @@ export interface MixOptions {
   connections: number;
   duration: number;
   warmup: number;
+  /** Where each row's CPU profile of its server is written (the measured run only); none: no profile. */
+  profileDir?: string;
 }
 
 export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; urls: number }> {
@@ -576,17 +582,19 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
 
   const rows: MixRow[] = [];
   const measure = async (name: string, server: MixServer, writesPerSecond: number) => {
-    const dropped = async () => (await cacheCounters(cached, metricsToken)).dropped;
     const writer =
-      writesPerSecond > 0 ? new Writer(cached.origin, options.authorization, c, dropped) : undefined;
+      writesPerSecond > 0 ? new Writer(cached.origin, options.authorization, c, cached.dropped) : undefined;
     writer?.start(writesPerSecond);
     if (warmup > 0) await wrkMix(server.origin, table, connections, warmup);
     const cacheBefore = server === cached ? await cacheCounters(server, metricsToken) : undefined;
     const writesBefore = writer?.counts();
     await server.resetSql();
     const cpuBefore = await server.cpuMicros();
+    if (options.profileDir) await server.profileStart();
     const result = await wrkMix(server.origin, table, connections, duration);
     const cpu = (await server.cpuMicros()) - cpuBefore;
+    if (options.profileDir)
+      await server.profileStop(join(options.profileDir, `${name.replace(/\W+/g, '-')}.cpuprofile`));
     const statements = await server.sql();
     const writesAfter = writer?.counts();
     await writer?.stop();

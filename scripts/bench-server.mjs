@@ -1,9 +1,12 @@
 // The app server child of `npm run bench`: the compiled app (dist/, as `npm start` runs it, without a
 // TypeScript loader holding transpiled sources in memory) on a free port. It counts SQL statements and
 // answers the parent's questions over the IPC channel: `sql` (statements since `reset`), `cpu` (this
-// process's user + system CPU, µs), `rss` (peak, KB), `rssNow` (KB) and `cacheBytes` (the response
-// cache's fill). It serves /metrics as a deployment with CALENDAR_METRICS_TOKEN does, metrics and all.
+// process's user + system CPU, µs), `rss` (peak, KB), `rssNow` (KB), `cacheBytes` (the response
+// cache's fill), `dropped` (answers writes dropped) and `profileStart`/`profileStop` (a CPU profile).
+// It serves /metrics as a deployment with CALENDAR_METRICS_TOKEN does, metrics and all.
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import process from 'node:process';
 import { buildApp, createResponseCache } from '../dist/src/app.js';
 import { loadConfig } from '../dist/src/config.js';
@@ -31,6 +34,29 @@ const answers = {
   rss: () => process.resourceUsage().maxRSS,
   rssNow: () => Math.round(process.memoryUsage().rss / 1024),
   cacheBytes: () => cache.bytes,
+  // Answers the writes dropped so far: read around single writes, cheaper than rendering /metrics.
+  dropped: async () =>
+    (await metrics?.cacheEvents.get())?.values.find((value) => value.labels.event === 'dropped')?.value ?? 0,
+  profileStart: async () => {
+    profiler ??= new Session();
+    profiler.connect();
+    await post('Profiler.enable');
+    await post('Profiler.start');
+    return 0;
+  },
+  profileStop: async (path) => {
+    const { profile } = await post('Profiler.stop');
+    writeFileSync(path, JSON.stringify(profile));
+    profiler.disconnect();
+    return 0;
+  },
 };
-process.on('message', (question) => process.send?.(answers[question]?.() ?? null));
+let profiler;
+const post = (method) =>
+  new Promise((resolve, reject) =>
+    profiler.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+  );
+process.on('message', async ([id, question, argument]) => {
+  process.send?.([id, (await answers[question]?.(argument)) ?? null]);
+});
 process.send?.(server.address().port);

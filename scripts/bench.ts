@@ -1,5 +1,5 @@
 // npm run bench -- [--db sqlite|postgres] [--duration 10] [--connections 10] [--events 10000] [--warmup 2] [--mix]
-//   [--series 20]
+//   [--series 20] [--profile DIR]
 // Seeds a throwaway database, serves it with the real app twice (response cache on, and
 // CALENDAR_CACHE=off) in child processes running the compiled app (scripts/bench-server.mjs), next
 // to two floors in this process: node:http sending the very bytes of the REST list from memory, and
@@ -8,14 +8,15 @@
 // one table: ratios are only meaningful within it. `--mix` adds the traffic mix (scripts/bench-mix.ts):
 // thousands of distinct reads by popularity, with and without writes, beside the rows above. `--series P`
 // seeds P % of the events as members of series (the same total) and adds a list full of one series'
-// occurrences and a single occurrence beside the plain list and single rows.
+// occurrences and a single occurrence beside the plain list and single rows. `--profile DIR` writes a CPU
+// profile of the mix's server for each mix row's measured run into DIR (`.cpuprofile`).
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -111,6 +112,7 @@ function options() {
       warmup: { type: 'string', default: '2' },
       mix: { type: 'boolean', default: false },
       series: { type: 'string', default: '0' },
+      profile: { type: 'string' },
     },
   });
   if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
@@ -123,7 +125,8 @@ function options() {
   for (const [key, value] of Object.entries(numbers))
     if (!Number.isInteger(value) || value < 0) throw new Error(`--${key} must be a non-negative integer`);
   if (numbers.series > 100) throw new Error('--series is a percentage of the events (0 to 100)');
-  return { ...numbers, db: values.db, mix: values.mix };
+  if (values.profile !== undefined && !values.mix) throw new Error('--profile profiles the mix: add --mix');
+  return { ...numbers, db: values.db, mix: values.mix, profile: values.profile };
 }
 
 async function wrk(
@@ -175,11 +178,25 @@ class ServerChild {
     return new ServerChild(child, `http://127.0.0.1:${port}`);
   }
 
-  private ask(question: 'sql' | 'rss' | 'rssNow' | 'reset' | 'cpu' | 'cacheBytes'): Promise<number> {
-    const answer = once(this.child, 'message') as Promise<[number]>;
-    this.child.send(question);
-    return answer.then(([value]) => value);
+  private ask(
+    question:
+      'sql' | 'rss' | 'rssNow' | 'reset' | 'cpu' | 'cacheBytes' | 'dropped' | 'profileStart' | 'profileStop',
+    argument?: string,
+  ): Promise<number> {
+    // Numbered: the mix's writer asks while the row's measurements ask, and answers may cross.
+    const id = ++this.asked;
+    return new Promise((resolve) => {
+      const listen = (message: [number, number]) => {
+        if (message[0] !== id) return;
+        this.child.off('message', listen);
+        resolve(message[1]);
+      };
+      this.child.on('message', listen);
+      this.child.send([id, question, argument]);
+    });
   }
+
+  private asked = 0;
 
   resetSql = () => this.ask('reset');
   sql = () => this.ask('sql');
@@ -187,6 +204,11 @@ class ServerChild {
   rssMb = async () => (await this.ask('rssNow')) / 1024;
   cpuMicros = () => this.ask('cpu');
   cacheBytes = () => this.ask('cacheBytes');
+  dropped = () => this.ask('dropped');
+  /** A CPU profile (the inspector's sampler, as `node --cpu-prof`) from now until `profileStop`. */
+  profileStart = async () => void (await this.ask('profileStart'));
+  /** Writes the profile since `profileStart` to `path` (`.cpuprofile`, for DevTools or speedscope). */
+  profileStop = async (path: string) => void (await this.ask('profileStop', path));
   stop = () => this.child.kill();
 }
 
@@ -224,7 +246,8 @@ async function requireWrk(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { duration, connections, events, warmup, db: kind, mix, series } = options();
+  const { duration, connections, events, warmup, db: kind, mix, series, profile } = options();
+  if (profile) mkdirSync(resolve(profile), { recursive: true });
   const postgres = kind === 'postgres';
   await requireWrk();
   // The servers run the compiled app, as `npm start` does: build it first unless dist/ is current.
@@ -381,6 +404,7 @@ async function main(): Promise<void> {
         cached: mixServer,
         uncached,
         metricsToken: METRICS_TOKEN,
+        ...(profile && { profileDir: resolve(profile) }),
         authorization: authorization as string,
         connections,
         duration,

@@ -8,7 +8,7 @@ import {
   EVERYTHING,
   type WriteEffect,
   affects,
-  countsOnly,
+  effectTest,
   recordTag,
   withoutTexts,
 } from '../domain/dependencies.js';
@@ -37,7 +37,7 @@ interface Entry {
 }
 
 /** The body with the term counts it shows replaced; null when it cannot be (recompute it instead). */
-export type RewriteCounts = (body: string, counts: ReadonlyMap<number, number>) => string | null;
+export type RewriteCounts = (body: Buffer, counts: ReadonlyMap<number, number>) => Buffer | null;
 
 interface Kept {
   value: number;
@@ -240,11 +240,12 @@ export class ResponseCache {
       this.clear();
       for (let i = 0; i < count; i++) this.options.onEvent?.('dropped');
     } else {
+      const test = effectTest(effect);
       if (this.entries) {
         const stale: string[] = [];
         for (const [key, entry] of this.entries.entries()) {
-          if (!affects(effect, entry.dependencies)) continue;
-          if (this.refreshable(entry) && countsOnly(effect, entry.dependencies)) entry.stale = true;
+          if (!test.affects(entry.dependencies)) continue;
+          if (this.refreshable(entry) && !test.beyondCounts(entry.dependencies)) entry.stale = true;
           else stale.push(key);
         }
         for (const key of stale) this.entries.delete(key);
@@ -252,8 +253,7 @@ export class ResponseCache {
       }
       if (this.kept) {
         const stale: string[] = [];
-        for (const [key, kept] of this.kept.entries())
-          if (affects(effect, kept.dependencies)) stale.push(key);
+        for (const [key, kept] of this.kept.entries()) if (test.affects(kept.dependencies)) stale.push(key);
         for (const key of stale) this.kept.delete(key);
       }
     }
@@ -492,11 +492,10 @@ export class ResponseCache {
   ): Promise<void> {
     const mark = this.mark();
     const counts = await this.currentCounts(entry.dependencies.counts ?? []);
-    const rewritten =
-      this.entries?.peek(key) === entry ? entry.rewriteCounts!(entry.body.toString(), counts) : null;
+    const rewritten = this.entries?.peek(key) === entry ? entry.rewriteCounts!(entry.body, counts) : null;
     if (rewritten === null || !this.entries) return this.computeAndStore(ctx, key, compute, 'miss');
     this.options.onEvent?.('refreshed');
-    const body = ownBytes(Buffer.from(rewritten));
+    const body = ownBytes(rewritten);
     const etag = entry.version ? versionedEtag(entry.version, bytesHash(body)) : strongEtag(body);
     const refreshed: Entry = { ...entry, headers: { ...entry.headers, etag }, body, serial: ++this.serial };
     delete refreshed.stale;

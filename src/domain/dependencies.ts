@@ -102,7 +102,7 @@ export interface Dependencies {
   /**
    * Terms whose counts the answer shows where its edge can rewrite them in place: a write that moves
    * one of them makes the answer stale, and the cache refreshes those numbers instead of dropping it
-   * (`countsOnly`). A count shown otherwise is the record `term-count:5`.
+   * (`EffectTest.beyondCounts`). A count shown otherwise is the record `term-count:5`.
    */
   counts?: number[];
 }
@@ -158,36 +158,45 @@ const meets = (filter: readonly number[] | null, ids: readonly number[] | undefi
   filter === null || ids === undefined || filter.some((id) => ids.includes(id));
 
 /** Whether a write with `effect` can change an answer with `dependencies`. */
-export function affects(effect: WriteEffect, dependencies: Dependencies): boolean {
-  if (effect.all) return true;
-  if (dependencies.counts?.length && movesCounts(effect, dependencies.counts)) return true;
-  return affectsBeyondCounts(effect, dependencies);
+export const affects = (effect: WriteEffect, dependencies: Dependencies): boolean =>
+  effectTest(effect).affects(dependencies);
+
+/** One write's effect, ready to be judged against many answers' dependencies (a cache's every entry). */
+export interface EffectTest {
+  /** Whether the write can change an answer with these dependencies. */
+  affects(dependencies: Dependencies): boolean;
+  /**
+   * Whether it changes more of it than the term counts the answer can have rewritten in place
+   * (`Dependencies.counts`): an answer it `affects` only through those is refreshed, not recomputed.
+   */
+  beyondCounts(dependencies: Dependencies): boolean;
 }
 
-/**
- * Whether a write that `affects` an answer changes nothing of it but term counts it can rewrite in
- * place (`Dependencies.counts`): the answer is refreshed, not recomputed.
- */
-export function countsOnly(effect: WriteEffect, dependencies: Dependencies): boolean {
-  return !effect.all && !!dependencies.counts?.length && !affectsBeyondCounts(effect, dependencies);
-}
+const EVERY_ANSWER: EffectTest = { affects: () => true, beyondCounts: () => true };
 
 const COUNT_TAG = recordTag('term-count', '');
 
-/** Whether the write moved one of these terms' counts (its records are few; an answer's terms too). */
-const movesCounts = (effect: WriteEffect, terms: readonly number[]) =>
-  effect.records.some(
-    (tag) => tag.startsWith(COUNT_TAG) && terms.includes(Number(tag.slice(COUNT_TAG.length))),
-  );
-
-function affectsBeyondCounts(effect: WriteEffect, dependencies: Dependencies): boolean {
-  if (effect.all) return true;
-  if (effect.records.length && dependencies.records.some((tag) => effect.records.includes(tag))) return true;
-  if (effect.kinds.some((kind) => dependencies.kinds.includes(kind))) return true;
-  if (!dependencies.windows.length) return false;
+/** `effect`'s records, families and moved term counts as sets, worked out once for all the answers. */
+export function effectTest(effect: WriteEffect): EffectTest {
+  if (effect.all) return EVERY_ANSWER;
+  const records = new Set(effect.records);
+  const kinds = new Set(effect.kinds);
+  const counts = new Set<number>();
+  for (const tag of effect.records)
+    if (tag.startsWith(COUNT_TAG)) counts.add(Number(tag.slice(COUNT_TAG.length)));
   const moves = effect.events;
-  if (moves === 'unknown') return effect.kinds.includes('events');
-  return dependencies.windows.some((window) => moves.some((move) => moveMeets(move, window)));
+  const beyondCounts = (dependencies: Dependencies): boolean => {
+    if (records.size && dependencies.records.some((tag) => records.has(tag))) return true;
+    if (kinds.size && dependencies.kinds.some((kind) => kinds.has(kind))) return true;
+    if (!dependencies.windows.length) return false;
+    if (moves === 'unknown') return kinds.has('events');
+    return dependencies.windows.some((window) => moves.some((move) => moveMeets(move, window)));
+  };
+  return {
+    affects: (dependencies) =>
+      (counts.size > 0 && !!dependencies.counts?.some((id) => counts.has(id))) || beyondCounts(dependencies),
+    beyondCounts,
+  };
 }
 
 /** Whether an event written can join, leave or move within the list of `window`, as far as it shows. */

@@ -12,16 +12,39 @@ export function countsShown(json: string): number[] {
   return [...terms];
 }
 
+const COUNT_KEY = Buffer.from('"count":');
+const AFTER_COUNT = Buffer.from(',"filter":"raw","id":');
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
 /**
- * `json` with the counts it shows replaced by `counts`; null when one of its terms has none there (it
- * was deleted meanwhile: the answer is recomputed instead).
+ * `body` with the counts it shows replaced by `counts`; null when one of its terms has none there (it
+ * was deleted meanwhile: the answer is recomputed instead). Read and written as bytes (the run is
+ * ASCII, and no byte of a multi-byte UTF-8 character is), so a refresh never decodes the whole body.
  */
-export function withCounts(json: string, counts: ReadonlyMap<number, number>): string | null {
-  let complete = true;
-  const rewritten = json.replace(SHOWN_COUNT, (_run: string, _count: string, id: string) => {
-    const count = counts.get(Number(id));
-    if (count === undefined) complete = false;
-    return `"count":${count ?? 0},"filter":"raw","id":${id}`;
-  });
-  return complete ? rewritten : null;
+export function withCounts(body: Buffer, counts: ReadonlyMap<number, number>): Buffer | null {
+  const parts: Buffer[] = [];
+  let copied = 0;
+  for (let at = body.indexOf(COUNT_KEY); at >= 0; at = body.indexOf(COUNT_KEY, at + 1)) {
+    const countStart = at + COUNT_KEY.length;
+    const countEnd = digitsEnd(body, countStart);
+    const followEnd = Math.min(countEnd + AFTER_COUNT.length, body.length);
+    const followed = AFTER_COUNT.compare(body, countEnd, followEnd) === 0;
+    if (countEnd === countStart || !followed) continue;
+    const idStart = countEnd + AFTER_COUNT.length;
+    const idEnd = digitsEnd(body, idStart);
+    if (idEnd === idStart) continue;
+    const count = counts.get(Number(body.toString('latin1', idStart, idEnd)));
+    if (count === undefined) return null;
+    parts.push(body.subarray(copied, countStart), Buffer.from(String(count)));
+    copied = countEnd;
+  }
+  parts.push(body.subarray(copied));
+  return Buffer.concat(parts);
+}
+
+function digitsEnd(bytes: Buffer, from: number): number {
+  let end = from;
+  while (end < bytes.length && bytes[end]! >= DIGIT_0 && bytes[end]! <= DIGIT_9) end++;
+  return end;
 }

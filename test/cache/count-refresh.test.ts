@@ -28,13 +28,13 @@ describe('the counts a REST body shows', () => {
     const title = '"count":3,"filter":"raw","id":9';
     expect(countsShown(body({}, title))).toEqual([]);
     const counts = new Map([[9, 100]]);
-    expect(withCounts(body({}, title), counts)).toBe(body({}, title));
+    expect(rewrite(body({}, title), counts)).toBe(body({}, title));
   });
 
   it('rewrites every run of a term, and refuses when a term has no count (deleted)', () => {
     const json = `[${body({ 2: 1, 5: 7 })},${body({ 2: 1 })}]`;
     expect(
-      withCounts(
+      rewrite(
         json,
         new Map([
           [2, 40],
@@ -42,9 +42,21 @@ describe('the counts a REST body shows', () => {
         ]),
       ),
     ).toBe(`[${body({ 2: 40, 5: 8 })},${body({ 2: 40 })}]`);
-    expect(withCounts(json, new Map([[2, 40]]))).toBeNull();
+    expect(rewrite(json, new Map([[2, 40]]))).toBeNull();
+  });
+
+  it('rewrites bytes around characters of several bytes, and leaves a body without counts as it is', () => {
+    const json = `[${body({ 2: 9 }, 'Café “Ñ” 🎷')},${body({ 2: 9 }, '"count":1,')}]`;
+    expect(rewrite(json, new Map([[2, 1234]]))).toBe(
+      `[${body({ 2: 1234 }, 'Café “Ñ” 🎷')},${body({ 2: 1234 }, '"count":1,')}]`,
+    );
+    expect(rewrite('{"count":5,"id":2}', new Map([[2, 1]]))).toBe('{"count":5,"id":2}');
   });
 });
+
+/** The REST edge's rewrite of a body's bytes, as text. */
+const rewrite = (json: string, counts: ReadonlyMap<number, number>) =>
+  withCounts(Buffer.from(json), counts)?.toString() ?? null;
 
 describe('ResponseCache: refreshing counts', () => {
   const koa = new Koa();
