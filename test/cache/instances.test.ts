@@ -13,7 +13,7 @@ import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
 import { API, SITE_URL } from '../helpers/harness.js';
 import { testPostgresUrl, testRedisUrl } from '../helpers/services.js';
-import { createEvent, createVenue } from '../helpers/fixtures.js';
+import { createEvent, createTerm, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
 // Two instances on one database, each with its own response cache: a write on one is seen by the
@@ -159,6 +159,52 @@ describe.each([
       doc: 'hit',
     });
     expect(dropped).toBe(3);
+  });
+});
+
+describe.each([
+  ['redis', 2035],
+  ['postgres', 2036],
+] as const)('term counts, over %s', (channel, year) => {
+  it('a count moved on one instance is refreshed in the other’s answers showing it, within 100 ms', async () => {
+    const a = await instance(channel);
+    const b = await instance(channel);
+    await Promise.all([a.bus.ready(), b.bus.ready()]);
+    const admin = await createUser(a, 'administrator', `admin-counts-${channel}`);
+    const category = await createTerm(a.db, 'tribe_events_cat', `Counted ${channel}`);
+    const shown = await createEvent(a.db, { start: `${year}-03-10 10:00:00`, termIds: [category.id] });
+    const elsewhere = await createEvent(a.db, { start: `${year}-09-10 10:00:00` });
+    await new Promise((done) => setTimeout(done, 50));
+    const onB = { shown: `${API}/events/${shown.id}`, elsewhere: `${API}/events/${elsewhere.id}` };
+    const countOnB = async () => {
+      const res = await b.http.get(onB.shown).expect(200);
+      return { count: res.body.categories[0].count as number, cache: res.headers['x-cache'] };
+    };
+    expect(await countOnB()).toEqual({ count: 1, cache: 'miss' });
+    await b.http.get(onB.elsewhere).expect(200);
+    b.events.length = 0;
+
+    // A creates a second event in the category, in another month: the single on B shows the count.
+    await a.http
+      .post(`${API}/events`)
+      .auth(admin.login, admin.password)
+      .send({
+        title: 'Counted too',
+        start_date: `${year}-05-10 10:00:00`,
+        end_date: `${year}-05-10 11:00:00`,
+        categories: [category.id],
+      })
+      .expect(201);
+    const written = performance.now();
+    let seen = await countOnB();
+    while (seen.count !== 2 && performance.now() - written < 100) {
+      await new Promise((done) => setTimeout(done, 5));
+      seen = await countOnB();
+    }
+    expect(seen).toEqual({ count: 2, cache: 'refresh' });
+    expect(await countOnB()).toEqual({ count: 2, cache: 'hit' });
+    expect((await b.http.get(onB.elsewhere).expect(200)).headers['x-cache']).toBe('hit');
+    expect(b.events.filter((event) => event === 'dropped')).toHaveLength(0);
   });
 });
 
