@@ -6,7 +6,6 @@ import { authenticateRequests, viewerOf } from './auth/authenticate-requests.js'
 import { LoginLimits } from './auth/login-limits.js';
 import { cacheFastPath, rawCacheHits } from './cache/fast-path.js';
 import { ResponseCache } from './cache/response-cache.js';
-import { termCounts } from './services/terms/term-counts.js';
 import { ShapeCache } from './cache/shape-cache.js';
 import type { Config } from './config.js';
 import { createContext } from './context.js';
@@ -31,6 +30,7 @@ import { wordPressGlobals } from './rest/wordpress-globals.js';
 import { restSchema } from './schema/index.js';
 import { ChangeFeed } from './services/sync/change-feed.js';
 import { recordChanges } from './services/sync/change-log.js';
+import { termCounts } from './services/terms/term-counts.js';
 import { WritePipeline } from './services/transactions.js';
 import { writeEffectOf } from './services/write-effects.js';
 

@@ -176,9 +176,18 @@ const EVERY_ANSWER: EffectTest = { affects: () => true, beyondCounts: () => true
 
 const COUNT_TAG = recordTag('term-count', '');
 
+/** The tests of the effects judged lately (a cache's recent effects are judged again on every store). */
+const tests = new WeakMap<WriteEffect, EffectTest>();
+
 /** `effect`'s records, families and moved term counts as sets, worked out once for all the answers. */
 export function effectTest(effect: WriteEffect): EffectTest {
   if (effect.all) return EVERY_ANSWER;
+  let test = tests.get(effect);
+  if (!test) tests.set(effect, (test = buildTest(effect)));
+  return test;
+}
+
+function buildTest(effect: WriteEffect): EffectTest {
   const records = new Set(effect.records);
   const kinds = new Set(effect.kinds);
   const counts = new Set<number>();

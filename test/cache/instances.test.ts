@@ -66,14 +66,20 @@ async function instance(channel: 'redis' | 'postgres' | 'redis-down') {
   return { http: supertest(app.callback()), db, config, writes, bus, events };
 }
 
+/** Two instances on one channel, both listening, and an administrator written on the first. */
+async function twoInstances(channel: 'redis' | 'postgres', login: string) {
+  const a = await instance(channel);
+  const b = await instance(channel);
+  await Promise.all([a.bus.ready(), b.bus.ready()]);
+  const admin = await createUser(a, 'administrator', login);
+  return { a, b, admin };
+}
+
 const titles = (body: { events: Array<{ title: string }> }) => body.events.map((event) => event.title);
 
 describe.each(['redis', 'postgres'] as const)('over %s', (channel) => {
   it('a write on one instance reaches the other within 100 ms of its response', async () => {
-    const a = await instance(channel);
-    const b = await instance(channel);
-    await Promise.all([a.bus.ready(), b.bus.ready()]);
-    const admin = await createUser(a, 'administrator', `admin-${channel}`);
+    const { a, b, admin } = await twoInstances(channel, `admin-${channel}`);
     // That write's invalidation travels too: let it arrive before B fills its cache.
     await new Promise((done) => setTimeout(done, 50));
     const before = titles((await b.http.get(LIST).expect(200)).body);
@@ -105,10 +111,7 @@ describe.each([
   ['postgres', 2034],
 ] as const)('selectively, over %s', (channel, year) => {
   it('a write on one instance drops on the other exactly the answers it meets, within 100 ms', async () => {
-    const a = await instance(channel);
-    const b = await instance(channel);
-    await Promise.all([a.bus.ready(), b.bus.ready()]);
-    const admin = await createUser(a, 'administrator', `admin-selective-${channel}`);
+    const { a, b, admin } = await twoInstances(channel, `admin-selective-${channel}`);
     const venue = await createVenue(a.db);
     const moved = await createEvent(a.db, { title: `Moved ${year}`, start: `${year}-07-15 10:00:00` });
     const other = await createEvent(a.db, {
@@ -167,10 +170,7 @@ describe.each([
   ['postgres', 2036],
 ] as const)('term counts, over %s', (channel, year) => {
   it('a count moved on one instance is refreshed in the other’s answers showing it, within 100 ms', async () => {
-    const a = await instance(channel);
-    const b = await instance(channel);
-    await Promise.all([a.bus.ready(), b.bus.ready()]);
-    const admin = await createUser(a, 'administrator', `admin-counts-${channel}`);
+    const { a, b, admin } = await twoInstances(channel, `admin-counts-${channel}`);
     const category = await createTerm(a.db, 'tribe_events_cat', `Counted ${channel}`);
     const shown = await createEvent(a.db, { start: `${year}-03-10 10:00:00`, termIds: [category.id] });
     const elsewhere = await createEvent(a.db, { start: `${year}-09-10 10:00:00` });
