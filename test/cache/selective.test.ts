@@ -560,6 +560,16 @@ describe('the filters of a list decide, beside its dates', () => {
         );
       },
     },
+    {
+      api: 'REST',
+      write: 'trash of an event of another category and venue',
+      run: (w, as) => rest('delete', `/events/${w.b.id}`, undefined, as),
+    },
+    {
+      api: 'GraphQL',
+      write: 'permanent deletion of an event of another category and venue',
+      run: (w, as) => graphql(`mutation { deleteEvent(id: ${w.b.id}, force: true) { id } }`, as),
+    },
   );
   it.each(cases)('$api: $write leaves the category- and venue-filtered lists cached', async ({ run }) => {
     const w = await makeWorld();

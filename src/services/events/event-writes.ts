@@ -450,13 +450,15 @@ export function deleteEvent<T extends LoadedEvent>(
       if (seriesRole(existing) === 'first') await removeOccurrences(w, existing.id, force, now);
       else if (role === 'occurrence' && scopeAsked === 'this') await excludeFromSeries(w, existing, now);
       else if (role === 'occurrence') await endSeriesBefore(w, existing, force, now);
-      const terms = await linkedTermIds(tx, existing.id);
+      // Its links as well as its dates: the lists filtered by other venues and organizers stay.
+      const links = await linkedIds(tx, existing.id);
+      const { terms } = links;
       if (force) {
         const before = judged(await load(tx, existing.id), viewer);
         await tx.event.delete({ where: { id: existing.id } });
         w.changed('event', existing.id, 'deleted', {
           move: {
-            before: { ...spanOf(existing), ...textsOf(existing), status: existing.status, terms },
+            before: { ...spanOf(existing), ...textsOf(existing), status: existing.status, ...links },
             after: null,
             facts: 'all',
           },
@@ -475,8 +477,8 @@ export function deleteEvent<T extends LoadedEvent>(
       });
       w.changed('event', existing.id, 'trashed', {
         move: {
-          before: { ...spanOf(existing), ...textsOf(existing), status: existing.status, terms },
-          after: { ...spanOf(existing), ...textsOf(existing), status: 'trash', terms },
+          before: { ...spanOf(existing), ...textsOf(existing), status: existing.status, ...links },
+          after: { ...spanOf(existing), ...textsOf(existing), status: 'trash', ...links },
           facts: 'all',
         },
       });
