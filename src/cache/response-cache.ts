@@ -13,6 +13,7 @@ import {
   withoutTexts,
 } from '../domain/dependencies.js';
 import { versionedEtag } from '../domain/versions.js';
+import { DependencyIndex, indexBytes } from './dependency-index.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
 
 // The one response cache of REST and GraphQL reads. Entries are whole answers (status, headers, bytes)
@@ -66,7 +67,8 @@ function entryBytes(entry: Entry, key: string): number {
     stringBytes(key) +
     heldBytes(entry.body) +
     heldBytes(entry.headers) +
-    heldBytes(entry.dependencies)
+    heldBytes(entry.dependencies) +
+    indexBytes(entry.dependencies)
   );
 }
 
@@ -145,6 +147,9 @@ function bytesHash(body: Buffer | string): string {
 
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry> | null;
+  /** The entries and the kept numbers by what they depend on: a write judges only those it may meet. */
+  private readonly entryIndex = new DependencyIndex();
+  private readonly keptIndex = new DependencyIndex();
   private readonly aliases: LRUCache<string, Alias> | null;
   private serial = 0;
   private readonly now: () => number;
@@ -181,7 +186,9 @@ export class ResponseCache {
       ? new LRUCache<string, Entry>({
           maxSize: Math.max(1, options.maxBytes - aliasBytes - keptBytes),
           sizeCalculation: entryBytes,
-          dispose: (_entry, _key, reason) => {
+          // Every way out of the LRU (evicted, replaced, deleted, cleared) leaves the index too.
+          dispose: (entry, key, reason) => {
+            this.entryIndex.remove(key, entry.dependencies);
             if (reason === 'evict') options.onEvent?.('eviction');
           },
         })
@@ -195,7 +202,9 @@ export class ResponseCache {
     this.kept = options.enabled
       ? new LRUCache<string, Kept>({
           maxSize: keptBytes,
-          sizeCalculation: (kept, key) => SLOT_BYTES + stringBytes(key) + heldBytes(kept),
+          sizeCalculation: (kept, key) =>
+            SLOT_BYTES + stringBytes(key) + heldBytes(kept) + indexBytes(kept.dependencies),
+          dispose: (kept, key) => this.keptIndex.remove(key, kept.dependencies),
         })
       : null;
     this.now = options.now ?? Date.now;
@@ -243,8 +252,9 @@ export class ResponseCache {
       const test = effectTest(effect);
       if (this.entries) {
         const stale: string[] = [];
-        for (const [key, entry] of this.entries.entries()) {
-          if (!test.affects(entry.dependencies)) continue;
+        for (const key of this.entryIndex.candidates(effect)) {
+          const entry = this.entries.peek(key);
+          if (!entry || !test.affects(entry.dependencies)) continue;
           if (this.refreshable(entry) && !test.beyondCounts(entry.dependencies)) entry.stale = true;
           else stale.push(key);
         }
@@ -253,7 +263,10 @@ export class ResponseCache {
       }
       if (this.kept) {
         const stale: string[] = [];
-        for (const [key, kept] of this.kept.entries()) if (test.affects(kept.dependencies)) stale.push(key);
+        for (const key of this.keptIndex.candidates(effect)) {
+          const kept = this.kept.peek(key);
+          if (kept && test.affects(kept.dependencies)) stale.push(key);
+        }
         for (const key of stale) this.kept.delete(key);
       }
     }
@@ -355,8 +368,20 @@ export class ResponseCache {
     if (kept !== undefined) return kept.value;
     const mark = this.mark();
     const value = await compute();
-    if (this.current(mark, dependencies)) this.kept.set(key, { value, dependencies });
+    if (this.current(mark, dependencies))
+      this.storeIndexed(this.kept, this.keptIndex, key, { value, dependencies });
     return value;
+  }
+
+  /** Stores in `lru` and indexes what was stored (a value over the bound is not stored, so not indexed). */
+  private storeIndexed<V extends { dependencies: Dependencies }>(
+    lru: LRUCache<string, V>,
+    index: DependencyIndex,
+    key: string,
+    value: V,
+  ): void {
+    lru.set(key, value);
+    if (lru.peek(key) === value) index.add(key, value.dependencies);
   }
 
   /** Told about every local invalidation (the bus publishes them to other instances). */
@@ -499,7 +524,8 @@ export class ResponseCache {
     const etag = entry.version ? versionedEtag(entry.version, bytesHash(body)) : strongEtag(body);
     const refreshed: Entry = { ...entry, headers: { ...entry.headers, etag }, body, serial: ++this.serial };
     delete refreshed.stale;
-    if (this.current(mark, entry.dependencies)) this.entries.set(key, refreshed);
+    if (this.current(mark, entry.dependencies))
+      this.storeIndexed(this.entries, this.entryIndex, key, refreshed);
     this.answer(ctx, key, refreshed, 'refresh');
   }
 
@@ -541,7 +567,7 @@ export class ResponseCache {
       headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
     }
     const serial = ++this.serial;
-    this.entries.set(storedAs, {
+    this.storeIndexed(this.entries, this.entryIndex, storedAs, {
       status: 200,
       headers,
       body: bytes,

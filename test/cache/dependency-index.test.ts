@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { DependencyIndex } from '../../src/cache/dependency-index.js';
+import {
+  ANY_WRITE,
+  type Dependencies,
+  type DependencyKind,
+  EVERYTHING,
+  type EventSpan,
+  type EventWindow,
+  type WriteEffect,
+  effectTest,
+} from '../../src/domain/dependencies.js';
+
+// The index only narrows which answers a write is judged against: over thousands of random answers and
+// writes, every answer a write affects (`effectTest`, the exact rule) is among its candidates, and the
+// index rules most of the others out. Removing every answer leaves it empty.
+
+/** A small deterministic generator (mulberry32), so that a failure can be replayed. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const KINDS: DependencyKind[] = ['venue', 'organizer', 'term', 'term-counts', 'events'];
+
+function generator(seed: number) {
+  const next = random(seed);
+  const int = (n: number) => Math.floor(next() * n);
+  const some = <T>(make: () => T, max: number) => Array.from({ length: int(max + 1) }, make);
+  const tag = () =>
+    [`event:${int(60)}`, `venue:${int(8)}`, `term:${int(12)}`, `term-count:${int(12)}`][int(4)]!;
+  const day = () => `2031-${String(1 + int(12)).padStart(2, '0')}-${String(1 + int(28)).padStart(2, '0')}`;
+  const span = (): EventSpan => {
+    const start = `${day()} 10:00:00`;
+    return {
+      localStart: start,
+      localEnd: start.replace('10:00', '12:00'),
+      terms: some(() => int(12), 2),
+      venues: some(() => int(8), 1),
+      organizers: some(() => int(8), 1),
+    };
+  };
+  const window = (): EventWindow => {
+    const from = day();
+    return {
+      startFrom: next() < 0.5 ? null : `${from} 00:00:00`,
+      startTo: null,
+      endFrom: null,
+      endTo: next() < 0.5 ? null : `${from.slice(0, 8)}28 23:59:59`,
+      facts: ['span', 'order', 'status', 'hidden', 'terms', 'venues'],
+      statuses: null,
+      terms: next() < 0.5 ? [] : [[int(12)]],
+      venues: next() < 0.7 ? null : [int(8)],
+      organizers: null,
+    };
+  };
+  const dependencies = (): Dependencies => {
+    if (next() < 0.05) return ANY_WRITE;
+    const counts = some(() => int(12), 2);
+    return {
+      records: [...new Set(some(tag, 6))],
+      kinds: [...new Set(some(() => KINDS[int(KINDS.length)]!, 1))],
+      windows: next() < 0.4 ? some(window, 2) : [],
+      ...(counts.length && { counts }),
+    };
+  };
+  const effect = (): WriteEffect => {
+    const roll = next();
+    if (roll < 0.02) return EVERYTHING;
+    if (roll < 0.3) return { records: [`term-count:${int(12)}`], kinds: ['term-counts'], events: [] };
+    if (roll < 0.4) return { records: [`venue:${int(8)}`], kinds: ['venue'], events: [] };
+    if (roll < 0.45) return { records: [`event:${int(60)}`], kinds: ['events'], events: 'unknown' };
+    const id = int(60);
+    const created = next() < 0.2;
+    return {
+      records: [`event:${id}`],
+      kinds: ['events'],
+      events: [
+        {
+          id,
+          before: created ? null : span(),
+          after: span(),
+          facts: created ? 'all' : [(['text', 'span', 'terms', 'venues'] as const)[int(4)]!],
+        },
+      ],
+    };
+  };
+  return { dependencies, effect };
+}
+
+describe('the dependency index', () => {
+  it('names every answer a write affects among its candidates, and rules out most of the others', () => {
+    const { dependencies, effect } = generator(29);
+    const index = new DependencyIndex();
+    const answers = new Map<string, Dependencies>();
+    for (let i = 0; i < 2000; i++) {
+      const deps = dependencies();
+      answers.set(`answer ${i}`, deps);
+      index.add(`answer ${i}`, deps);
+    }
+    let candidates = 0;
+    let affected = 0;
+    let judged = 0;
+    for (let w = 0; w < 300; w++) {
+      const write = effect();
+      if (write.all) continue;
+      const test = effectTest(write);
+      const found = index.candidates(write);
+      for (const [key, deps] of answers) {
+        if (!test.affects(deps)) continue;
+        affected++;
+        expect(found.has(key), `${key}: ${JSON.stringify(deps)} under ${JSON.stringify(write)}`).toBe(true);
+      }
+      candidates += found.size;
+      judged += answers.size;
+    }
+    expect(affected).toBeGreaterThan(0);
+    // Without the index every answer is judged for every write.
+    expect(candidates).toBeLessThan(judged / 2);
+  });
+
+  it('holds nothing once every answer has left it', () => {
+    const { dependencies } = generator(7);
+    const index = new DependencyIndex();
+    const answers = Array.from({ length: 500 }, (_, i) => [`answer ${i}`, dependencies()] as const);
+    for (const [key, deps] of answers) index.add(key, deps);
+    expect(index.sizes.records).toBeGreaterThan(0);
+    for (const [key, deps] of answers) index.remove(key, deps);
+    expect(index.sizes).toEqual({ records: 0, kinds: 0, counts: 0, windowed: 0 });
+    expect(index.candidates({ records: ['event:1'], kinds: ['events'], events: 'unknown' }).size).toBe(0);
+  });
+});
