@@ -1,11 +1,11 @@
-import { type Dependencies, type WriteEffect, recordTag } from '../domain/dependencies.js';
+import { type Dependencies, type WriteEffect, effectTest, recordTag } from '../domain/dependencies.js';
 
-// Which stored answers a write could concern, found without walking them all. A cache of thousands of
+// Which stored answers a write changes, found without judging them all. A cache of thousands of
 // answers judged one by one cost ~12 ms per write (a list shows up to ~150 records, each compared), a
 // tenth of the server's time at 10 writes a second. The answers are indexed by the records, families
-// and term counts they depend on; a write's candidates are those sharing one with it, plus the answers
-// holding event lists when it moved events. Candidates are still judged exactly (`effectTest`): the
-// index only rules out answers that share nothing with the write.
+// and term counts they depend on, so those matches are set lookups; only the answers holding event
+// lists are judged one by one, and only on their lists (`EffectTest.windowsMeet`). The verdicts are
+// `effectTest`'s own (test/cache/dependency-index.test.ts compares them over random answers).
 
 const COUNT_TAG = recordTag('term-count', '');
 
@@ -22,18 +22,26 @@ export function indexBytes(dependencies: Dependencies): number {
   return slots * INDEX_SLOT_BYTES;
 }
 
+/** What one write does to the answers indexed (a write that changes everything is not asked). */
+export interface Verdicts {
+  /** Changed beyond the term counts they show: recomputed (`EffectTest.beyondCounts`). */
+  beyond: Set<string>;
+  /** Changed only in the term counts they show (`Dependencies.counts`): refreshable in place. */
+  countsOnly: Set<string>;
+}
+
 export class DependencyIndex {
   private readonly byRecord = new Map<string, Set<string>>();
   private readonly byKind = new Map<string, Set<string>>();
   private readonly byCount = new Map<number, Set<string>>();
-  /** Answers holding event lists: any event moved may join, leave or move within one of them. */
-  private readonly windowed = new Set<string>();
+  /** Answers holding event lists, with their dependencies: judged one by one when events move. */
+  private readonly windowed = new Map<string, Dependencies>();
 
   add(key: string, dependencies: Dependencies): void {
     for (const tag of dependencies.records) put(this.byRecord, tag, key);
     for (const kind of dependencies.kinds) put(this.byKind, kind, key);
     for (const term of dependencies.counts ?? []) put(this.byCount, term, key);
-    if (dependencies.windows.length) this.windowed.add(key);
+    if (dependencies.windows.length) this.windowed.set(key, dependencies);
   }
 
   remove(key: string, dependencies: Dependencies): void {
@@ -50,25 +58,32 @@ export class DependencyIndex {
     this.windowed.clear();
   }
 
-  /** The answers a write with `effect` may affect: every one it does, and some it does not. */
-  candidates(effect: WriteEffect): Set<string> {
-    const found = new Set<string>();
-    const addAll = (keys: Set<string> | undefined) => {
-      if (keys) for (const key of keys) found.add(key);
+  /** The answers a write with `effect` changes, and how. */
+  judge(effect: WriteEffect): Verdicts {
+    const beyond = new Set<string>();
+    const addAll = (into: Set<string>, keys: Set<string> | undefined) => {
+      if (keys) for (const key of keys) into.add(key);
     };
+    const countTerms: number[] = [];
     for (const tag of effect.records) {
-      addAll(this.byRecord.get(tag));
-      if (tag.startsWith(COUNT_TAG)) addAll(this.byCount.get(Number(tag.slice(COUNT_TAG.length))));
+      addAll(beyond, this.byRecord.get(tag));
+      if (tag.startsWith(COUNT_TAG)) countTerms.push(Number(tag.slice(COUNT_TAG.length)));
     }
-    for (const kind of effect.kinds) addAll(this.byKind.get(kind));
-    // The same rule as `effectTest`: moves that cannot be told concern the lists through `events`.
+    for (const kind of effect.kinds) addAll(beyond, this.byKind.get(kind));
     const movesEvents =
       effect.events === 'unknown' ? effect.kinds.includes('events') : effect.events.length > 0;
-    if (movesEvents) addAll(this.windowed);
-    return found;
+    if (movesEvents) {
+      const test = effectTest(effect);
+      for (const [key, dependencies] of this.windowed)
+        if (!beyond.has(key) && test.windowsMeet(dependencies)) beyond.add(key);
+    }
+    const countsOnly = new Set<string>();
+    for (const term of countTerms)
+      for (const key of this.byCount.get(term) ?? []) if (!beyond.has(key)) countsOnly.add(key);
+    return { beyond, countsOnly };
   }
 
-  /** How many answers it holds under each part (tests). */
+  /** How many parts it indexes under each heading (tests). */
   get sizes(): { records: number; kinds: number; counts: number; windowed: number } {
     return {
       records: this.byRecord.size,

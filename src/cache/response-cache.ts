@@ -8,7 +8,6 @@ import {
   EVERYTHING,
   type WriteEffect,
   affects,
-  effectTest,
   recordTag,
   withoutTexts,
 } from '../domain/dependencies.js';
@@ -249,25 +248,18 @@ export class ResponseCache {
       this.clear();
       for (let i = 0; i < count; i++) this.options.onEvent?.('dropped');
     } else {
-      const test = effectTest(effect);
       if (this.entries) {
-        const stale: string[] = [];
-        for (const key of this.entryIndex.candidates(effect)) {
+        const { beyond, countsOnly } = this.entryIndex.judge(effect);
+        for (const key of countsOnly) {
           const entry = this.entries.peek(key);
-          if (!entry || !test.affects(entry.dependencies)) continue;
-          if (this.refreshable(entry) && !test.beyondCounts(entry.dependencies)) entry.stale = true;
-          else stale.push(key);
+          if (entry && this.refreshable(entry)) entry.stale = true;
+          else beyond.add(key);
         }
-        for (const key of stale) this.entries.delete(key);
-        for (const _ of stale) this.options.onEvent?.('dropped');
+        for (const key of beyond) if (this.entries.delete(key)) this.options.onEvent?.('dropped');
       }
       if (this.kept) {
-        const stale: string[] = [];
-        for (const key of this.keptIndex.candidates(effect)) {
-          const kept = this.kept.peek(key);
-          if (kept && test.affects(kept.dependencies)) stale.push(key);
-        }
-        for (const key of stale) this.kept.delete(key);
+        const { beyond, countsOnly } = this.keptIndex.judge(effect);
+        for (const key of [...beyond, ...countsOnly]) this.kept.delete(key);
       }
     }
     if (origin === 'local') for (const listener of this.listeners) listener(effect);

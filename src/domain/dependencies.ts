@@ -170,9 +170,11 @@ export interface EffectTest {
    * (`Dependencies.counts`): an answer it `affects` only through those is refreshed, not recomputed.
    */
   beyondCounts(dependencies: Dependencies): boolean;
+  /** Whether it moves an event into, out of or within one of the answer's event lists. */
+  windowsMeet(dependencies: Dependencies): boolean;
 }
 
-const EVERY_ANSWER: EffectTest = { affects: () => true, beyondCounts: () => true };
+const EVERY_ANSWER: EffectTest = { affects: () => true, beyondCounts: () => true, windowsMeet: () => true };
 
 const COUNT_TAG = recordTag('term-count', '');
 
@@ -194,17 +196,20 @@ function buildTest(effect: WriteEffect): EffectTest {
   for (const tag of effect.records)
     if (tag.startsWith(COUNT_TAG)) counts.add(Number(tag.slice(COUNT_TAG.length)));
   const moves = effect.events;
-  const beyondCounts = (dependencies: Dependencies): boolean => {
-    if (records.size && dependencies.records.some((tag) => records.has(tag))) return true;
-    if (kinds.size && dependencies.kinds.some((kind) => kinds.has(kind))) return true;
+  const windowsMeet = (dependencies: Dependencies): boolean => {
     if (!dependencies.windows.length) return false;
     if (moves === 'unknown') return kinds.has('events');
     return dependencies.windows.some((window) => moves.some((move) => moveMeets(move, window)));
   };
+  const beyondCounts = (dependencies: Dependencies): boolean =>
+    (records.size > 0 && dependencies.records.some((tag) => records.has(tag))) ||
+    (kinds.size > 0 && dependencies.kinds.some((kind) => kinds.has(kind))) ||
+    windowsMeet(dependencies);
   return {
     affects: (dependencies) =>
       (counts.size > 0 && !!dependencies.counts?.some((id) => counts.has(id))) || beyondCounts(dependencies),
     beyondCounts,
+    windowsMeet,
   };
 }
 
