@@ -1,10 +1,18 @@
-import { type Dependencies, type WriteEffect, effectTest, recordTag } from '../domain/dependencies.js';
+import {
+  type Dependencies,
+  type EventSpan,
+  type EventWindow,
+  type WriteEffect,
+  effectTest,
+  recordTag,
+} from '../domain/dependencies.js';
 
 // Which stored answers a write changes, found without judging them all. A cache of thousands of
 // answers judged one by one cost ~12 ms per write (a list shows up to ~150 records, each compared), a
 // tenth of the server's time at 10 writes a second. The answers are indexed by the records, families
 // and term counts they depend on, so those matches are set lookups; only the answers holding event
-// lists are judged one by one, and only on their lists (`EffectTest.windowsMeet`). The verdicts are
+// lists are judged one by one, on their lists (`EffectTest.windowsMeet`), and only those whose filter
+// could hold an event moved: a list filtered by a venue, an organizer or a term waits under it. The verdicts are
 // `effectTest`'s own (test/cache/dependency-index.test.ts compares them over random answers).
 
 const COUNT_TAG = recordTag('term-count', '');
@@ -34,28 +42,39 @@ export class DependencyIndex {
   private readonly byRecord = new Map<string, Set<string>>();
   private readonly byKind = new Map<string, Set<string>>();
   private readonly byCount = new Map<number, Set<string>>();
-  /** Answers holding event lists, with their dependencies: judged one by one when events move. */
-  private readonly windowed = new Map<string, Dependencies>();
+  /**
+   * Answers holding event lists, with their dependencies, under each list's filter (`filterOf`): judged
+   * one by one when an event that could meet the filter moves.
+   */
+  private readonly byFilter = new Map<string, Map<string, Dependencies>>();
 
   add(key: string, dependencies: Dependencies): void {
     for (const tag of dependencies.records) put(this.byRecord, tag, key);
     for (const kind of dependencies.kinds) put(this.byKind, kind, key);
     for (const term of dependencies.counts ?? []) put(this.byCount, term, key);
-    if (dependencies.windows.length) this.windowed.set(key, dependencies);
+    for (const filter of filtersOf(dependencies)) {
+      let answers = this.byFilter.get(filter);
+      if (!answers) this.byFilter.set(filter, (answers = new Map()));
+      answers.set(key, dependencies);
+    }
   }
 
   remove(key: string, dependencies: Dependencies): void {
     for (const tag of dependencies.records) take(this.byRecord, tag, key);
     for (const kind of dependencies.kinds) take(this.byKind, kind, key);
     for (const term of dependencies.counts ?? []) take(this.byCount, term, key);
-    this.windowed.delete(key);
+    for (const filter of filtersOf(dependencies)) {
+      const answers = this.byFilter.get(filter);
+      answers?.delete(key);
+      if (answers?.size === 0) this.byFilter.delete(filter);
+    }
   }
 
   clear(): void {
     this.byRecord.clear();
     this.byKind.clear();
     this.byCount.clear();
-    this.windowed.clear();
+    this.byFilter.clear();
   }
 
   /** The answers a write with `effect` changes, and how. */
@@ -74,13 +93,37 @@ export class DependencyIndex {
       effect.events === 'unknown' ? effect.kinds.includes('events') : effect.events.length > 0;
     if (movesEvents) {
       const test = effectTest(effect);
-      for (const [key, dependencies] of this.windowed)
-        if (!beyond.has(key) && test.windowsMeet(dependencies)) beyond.add(key);
+      const judged = new Set<string>();
+      for (const filter of this.filtersMet(effect))
+        for (const [key, dependencies] of this.byFilter.get(filter) ?? []) {
+          if (beyond.has(key) || judged.has(key)) continue;
+          judged.add(key);
+          if (test.windowsMeet(dependencies)) beyond.add(key);
+        }
     }
     const countsOnly = new Set<string>();
     for (const term of countTerms)
       for (const key of this.byCount.get(term) ?? []) if (!beyond.has(key)) countsOnly.add(key);
     return { beyond, countsOnly };
+  }
+
+  /** The filters whose lists an effect's moved events could meet (every one when it cannot say). */
+  private filtersMet(effect: WriteEffect): Iterable<string> {
+    if (effect.events === 'unknown') return this.byFilter.keys();
+    const met = new Set<string>([UNFILTERED]);
+    const idsOf = (kind: FilterKind, ids: readonly number[] | undefined) => {
+      if (ids) for (const id of ids) met.add(`${kind}:${id}`);
+      // Links unknown: any list filtered that way may hold it.
+      else for (const filter of this.byFilter.keys()) if (filter.startsWith(`${kind}:`)) met.add(filter);
+    };
+    for (const move of effect.events)
+      for (const span of [move.before, move.after] as Array<EventSpan | null>) {
+        if (!span) continue;
+        idsOf('venue', span.venues);
+        idsOf('organizer', span.organizers);
+        idsOf('term', span.terms);
+      }
+    return met;
   }
 
   /** How many parts it indexes under each heading (tests). */
@@ -89,9 +132,28 @@ export class DependencyIndex {
       records: this.byRecord.size,
       kinds: this.byKind.size,
       counts: this.byCount.size,
-      windowed: this.windowed.size,
+      windowed: this.byFilter.size,
     };
   }
+}
+
+type FilterKind = 'venue' | 'organizer' | 'term';
+const UNFILTERED = 'unfiltered';
+
+/**
+ * Where a list waits in the index: under each id of its venue filter, else of its organizer filter,
+ * else of its first term filter (a member has one of them: an event with none of them never meets
+ * the list), else unfiltered.
+ */
+function filterOf(window: EventWindow): string[] {
+  if (window.venues?.length) return window.venues.map((id) => `venue:${id}`);
+  if (window.organizers?.length) return window.organizers.map((id) => `organizer:${id}`);
+  if (window.terms[0]?.length) return window.terms[0].map((id) => `term:${id}`);
+  return [UNFILTERED];
+}
+
+function filtersOf(dependencies: Dependencies): Set<string> {
+  return new Set(dependencies.windows.flatMap(filterOf));
 }
 
 function put<K>(index: Map<K, Set<string>>, part: K, key: string): void {

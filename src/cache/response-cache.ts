@@ -185,9 +185,9 @@ export class ResponseCache {
       ? new LRUCache<string, Entry>({
           maxSize: Math.max(1, options.maxBytes - aliasBytes - keptBytes),
           sizeCalculation: entryBytes,
-          // Every way out of the LRU (evicted, replaced, deleted, cleared) leaves the index too.
+          // Evicted, deleted or cleared, an entry leaves the index too (a replacement: `storeIndexed`).
           dispose: (entry, key, reason) => {
-            this.entryIndex.remove(key, entry.dependencies);
+            if (reason !== 'set') this.entryIndex.remove(key, entry.dependencies);
             if (reason === 'evict') options.onEvent?.('eviction');
           },
         })
@@ -203,7 +203,9 @@ export class ResponseCache {
           maxSize: keptBytes,
           sizeCalculation: (kept, key) =>
             SLOT_BYTES + stringBytes(key) + heldBytes(kept) + indexBytes(kept.dependencies),
-          dispose: (kept, key) => this.keptIndex.remove(key, kept.dependencies),
+          dispose: (kept, key, reason) => {
+            if (reason !== 'set') this.keptIndex.remove(key, kept.dependencies);
+          },
         })
       : null;
     this.now = options.now ?? Date.now;
@@ -365,15 +367,22 @@ export class ResponseCache {
     return value;
   }
 
-  /** Stores in `lru` and indexes what was stored (a value over the bound is not stored, so not indexed). */
+  /**
+   * Stores in `lru` and indexes what was stored (a value over the bound is not stored, and the one it
+   * would replace is gone). A refreshed entry keeps its dependencies: the index is left as it is.
+   */
   private storeIndexed<V extends { dependencies: Dependencies }>(
     lru: LRUCache<string, V>,
     index: DependencyIndex,
     key: string,
     value: V,
   ): void {
+    const replaced = lru.peek(key);
     lru.set(key, value);
-    if (lru.peek(key) === value) index.add(key, value.dependencies);
+    const stored = lru.peek(key) === value;
+    const same = replaced?.dependencies === value.dependencies;
+    if (replaced && (!stored || !same)) index.remove(key, replaced.dependencies);
+    if (stored && !(replaced && same)) index.add(key, value.dependencies);
   }
 
   /** Told about every local invalidation (the bus publishes them to other instances). */

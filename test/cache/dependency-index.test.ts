@@ -40,9 +40,10 @@ function generator(seed: number) {
     return {
       localStart: start,
       localEnd: start.replace('10:00', '12:00'),
-      terms: some(() => int(12), 2),
-      venues: some(() => int(8), 1),
-      organizers: some(() => int(8), 1),
+      // A writer that cannot say an event's links leaves them out: any list filtered by them may hold it.
+      ...(next() < 0.9 && { terms: some(() => int(12), 2) }),
+      ...(next() < 0.9 && { venues: some(() => int(8), 1) }),
+      ...(next() < 0.9 && { organizers: some(() => int(8), 1) }),
     };
   };
   const window = (): EventWindow => {
@@ -54,9 +55,9 @@ function generator(seed: number) {
       endTo: next() < 0.5 ? null : `${from.slice(0, 8)}28 23:59:59`,
       facts: ['span', 'order', 'status', 'hidden', 'terms', 'venues'],
       statuses: null,
-      terms: next() < 0.5 ? [] : [[int(12)]],
-      venues: next() < 0.7 ? null : [int(8)],
-      organizers: null,
+      terms: next() < 0.5 ? [] : next() < 0.9 ? [[int(12), int(12)]] : [[], [int(12)]],
+      venues: next() < 0.7 ? null : next() < 0.9 ? [int(8)] : [],
+      organizers: next() < 0.8 ? null : [int(8)],
     };
   };
   const dependencies = (): Dependencies => {
