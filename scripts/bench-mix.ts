@@ -630,12 +630,17 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
     });
     console.log(`measured ${name}`);
   };
+  // The read-only mix twice, around the 1 write/s row (which drops little): the machine's speed drifts
+  // within a run, and the targets are ratios to it, so they are taken to the mean of both.
   await measure('read-only mix', cached, 0);
   await measure('mix + 1 write/s', cached, 1);
+  await measure(READ_ONLY_AGAIN, cached, 0);
   await measure('mix + 10 writes/s', cached, 10);
   await measure('read-only mix, CALENDAR_CACHE=off', uncached, 0);
   return { rows, urls: urls.length };
 }
+
+const READ_ONLY_AGAIN = 'read-only mix, again';
 
 /** A row in which no read finished (writes kept every answer a miss) has no per-read figures. */
 const answered = (row: MixRow, cell: string) => (row.requests > 0 ? cell : '-');
@@ -687,9 +692,11 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
   }
   const rps = (name: string) => rows.find((row) => row.name === name)?.rps ?? Number.NaN;
   const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
-  const readOnly = rps('read-only mix');
+  const readOnlyRows = [rps('read-only mix'), rps(READ_ONLY_AGAIN)].filter((value) => !Number.isNaN(value));
+  const readOnly = readOnlyRows.reduce((sum, value) => sum + value, 0) / readOnlyRows.length;
   console.log(
-    `\nmix + 1 write/s ÷ read-only mix: ${percent(rps('mix + 1 write/s') / readOnly)} (target ≥ 90 %)` +
+    `\nread-only mix, mean of its ${readOnlyRows.length} rows: ${readOnly.toFixed(0)} req/s` +
+      `\nmix + 1 write/s ÷ read-only mix: ${percent(rps('mix + 1 write/s') / readOnly)} (target ≥ 90 %)` +
       `\nmix + 10 writes/s ÷ read-only mix: ${percent(rps('mix + 10 writes/s') / readOnly)} (target ≥ 60 %)` +
       `\nread-only mix ÷ single-URL cached REST list: ${percent(readOnly / (singleCachedList?.rps ?? Number.NaN))} (target ≥ 50 %)`,
   );
