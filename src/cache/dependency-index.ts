@@ -3,8 +3,8 @@ import {
   type EventSpan,
   type EventWindow,
   type WriteEffect,
+  countedTerm,
   effectTest,
-  recordTag,
 } from '../domain/dependencies.js';
 
 // Which stored answers a write changes, found without judging them all. A cache of thousands of
@@ -12,13 +12,11 @@ import {
 // tenth of the server's time at 10 writes a second. The answers are indexed by the records, families
 // and term counts they depend on, so those matches are set lookups; only the answers holding event
 // lists are judged one by one, on their lists (`EffectTest.windowsMeet`), and only those whose filter
-// could hold an event moved: a list filtered by a venue, an organizer or a term waits under it. The verdicts are
-// `effectTest`'s own (test/cache/dependency-index.test.ts compares them over random answers).
-
-const COUNT_TAG = recordTag('term-count', '');
+// could hold an event moved (a list filtered by a venue, an organizer or a term waits under it). The
+// verdicts are `effectTest`'s own (test/cache/dependency-index.test.ts compares them over random answers).
 
 /** What the index adds per dependency it holds (a set slot), counted against the cache's bound. */
-export const INDEX_SLOT_BYTES = 40;
+const INDEX_SLOT_BYTES = 40;
 
 /** The index's own memory for one answer's dependencies. */
 export function indexBytes(dependencies: Dependencies): number {
@@ -26,7 +24,7 @@ export function indexBytes(dependencies: Dependencies): number {
     dependencies.records.length +
     dependencies.kinds.length +
     (dependencies.counts?.length ?? 0) +
-    (dependencies.windows.length ? 1 : 0);
+    dependencies.windows.length;
   return slots * INDEX_SLOT_BYTES;
 }
 
@@ -86,7 +84,8 @@ export class DependencyIndex {
     const countTerms: number[] = [];
     for (const tag of effect.records) {
       addAll(beyond, this.byRecord.get(tag));
-      if (tag.startsWith(COUNT_TAG)) countTerms.push(Number(tag.slice(COUNT_TAG.length)));
+      const term = countedTerm(tag);
+      if (term !== undefined) countTerms.push(term);
     }
     for (const kind of effect.kinds) addAll(beyond, this.byKind.get(kind));
     const movesEvents =
@@ -127,12 +126,12 @@ export class DependencyIndex {
   }
 
   /** How many parts it indexes under each heading (tests). */
-  get sizes(): { records: number; kinds: number; counts: number; windowed: number } {
+  get sizes(): { records: number; kinds: number; counts: number; filters: number } {
     return {
       records: this.byRecord.size,
       kinds: this.byKind.size,
       counts: this.byCount.size,
-      windowed: this.byFilter.size,
+      filters: this.byFilter.size,
     };
   }
 }

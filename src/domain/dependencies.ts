@@ -178,6 +178,10 @@ const EVERY_ANSWER: EffectTest = { affects: () => true, beyondCounts: () => true
 
 const COUNT_TAG = recordTag('term-count', '');
 
+/** The term whose count a record tag of a write names (`term-count:5` → 5), if it names one. */
+export const countedTerm = (tag: string): number | undefined =>
+  tag.startsWith(COUNT_TAG) ? Number(tag.slice(COUNT_TAG.length)) : undefined;
+
 /** The tests of the effects judged lately (a cache's recent effects are judged again on every store). */
 const tests = new WeakMap<WriteEffect, EffectTest>();
 
@@ -193,8 +197,10 @@ function buildTest(effect: WriteEffect): EffectTest {
   const records = new Set(effect.records);
   const kinds = new Set(effect.kinds);
   const counts = new Set<number>();
-  for (const tag of effect.records)
-    if (tag.startsWith(COUNT_TAG)) counts.add(Number(tag.slice(COUNT_TAG.length)));
+  for (const tag of effect.records) {
+    const term = countedTerm(tag);
+    if (term !== undefined) counts.add(term);
+  }
   const moves = effect.events;
   const windowsMeet = (dependencies: Dependencies): boolean => {
     if (!dependencies.windows.length) return false;

@@ -134,7 +134,7 @@ describe('the dependency index', () => {
     for (const [key, deps] of answers) index.add(key, deps);
     expect(index.sizes.records).toBeGreaterThan(0);
     for (const [key, deps] of answers) index.remove(key, deps);
-    expect(index.sizes).toEqual({ records: 0, kinds: 0, counts: 0, windowed: 0 });
+    expect(index.sizes).toEqual({ records: 0, kinds: 0, counts: 0, filters: 0 });
     expect(index.judge({ records: ['event:1'], kinds: ['events'], events: 'unknown' })).toEqual({
       beyond: new Set(),
       countsOnly: new Set(),
