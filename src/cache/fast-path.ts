@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import parseBody from 'co-body';
 import type { Context as KoaContext, Middleware, Next } from 'koa';
+import { acceptsGzip } from '../http/content-coding.js';
 import type { Logger } from '../logger.js';
 import { requestDone, routeTemplateOf } from '../ops/http-metrics.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -93,17 +94,20 @@ async function aliasKeyOf(ctx: KoaContext, cache: ResponseCache): Promise<string
   }
   // An escape could spell `password`; the normal path decides on the decoded text.
   if (PASSWORD.test(body) || body.includes('\\u') || registersDocument(body, REGISTERS_IN_BODY)) return null;
-  return postAliasKey(cache, ctx.get('accept'), ctx.url, body);
+  return postAliasKey(cache, ctx.req, body);
 }
 
+/** Whether an alias's answer is the gzip-coded representation: part of its key. */
+const codingOf = (req: IncomingMessage) => (acceptsGzip(req.headers['accept-encoding']) ? 'gzip' : '');
+
 /** The alias key of a GraphQL POST: its exact spelling (the raw path and the middleware agree). */
-function postAliasKey(cache: ResponseCache, accept: string, url: string, body: string): string {
-  return `${cache.today()}\nP\n${accept}\n${url}\n${body}`;
+function postAliasKey(cache: ResponseCache, req: IncomingMessage, body: string): string {
+  return `${cache.today()}\nP\n${req.headers.accept ?? ''}\n${codingOf(req)}\n${req.url ?? ''}\n${body}`;
 }
 
 /** The alias key of a GET or HEAD (they share entries). */
 function getAliasKey(cache: ResponseCache, req: IncomingMessage): string {
-  return `${cache.today()}\nG\n${req.headers.accept ?? ''}\n${req.url ?? ''}`;
+  return `${cache.today()}\nG\n${req.headers.accept ?? ''}\n${codingOf(req)}\n${req.url ?? ''}`;
 }
 
 /** Set on a request the raw path looked up in vain: the middleware records under that key. */
@@ -214,7 +218,7 @@ export function rawCacheHits(options: {
     }
     if (PASSWORD.test(body) || body.includes('\\u') || registersDocument(body, REGISTERS_IN_BODY))
       return false;
-    return answer(req, res, postAliasKey(cache, req.headers.accept ?? '', req.url ?? '', body), started);
+    return answer(req, res, postAliasKey(cache, req, body), started);
   }
 }
 

@@ -12,6 +12,7 @@ import {
   withoutTexts,
 } from '../domain/dependencies.js';
 import { versionedEtag } from '../domain/versions.js';
+import { acceptsGzip, codedEtag, gunzipped, gzipped } from '../http/content-coding.js';
 import { DependencyIndex, indexBytes } from './dependency-index.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
 
@@ -23,8 +24,11 @@ import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
 
 interface Entry {
   status: number;
+  /** The plain representation's headers (its entity tag; no `Content-Encoding`). */
   headers: Record<string, string>;
+  /** The body as kept: gzip-coded when `coded` (`http/content-coding.ts`), else the plain bytes. */
   body: Buffer;
+  coded: boolean;
   /** Which store this is: an alias names the entry it was recorded for, never a later one. */
   serial: number;
   dependencies: Dependencies;
@@ -57,6 +61,11 @@ const RECENT_EFFECTS = 512;
 const ALIAS_SHARE = 1 / 8;
 /** The share of the bound the kept numbers may use (a number and its dependencies each). */
 const KEPT_SHARE = 1 / 64;
+/**
+ * The share of the bound for plain copies of coded bodies, for the clients that do not accept gzip:
+ * the most read of them are kept, so those clients' hits are not each an inflate.
+ */
+const PLAIN_SHARE = 1 / 4;
 /** An LRU slot (its key map entry and five parallel arrays) and the record around a held value. */
 const SLOT_BYTES = 128;
 
@@ -79,6 +88,8 @@ function entryBytes(entry: Entry, key: string): number {
 export interface Alias {
   key: string;
   serial: number;
+  /** The representation it was recorded with: gzip-coded (its key says the client accepts gzip). */
+  coded: boolean;
   headers: Array<[string, string]>;
   vary: string[];
   /** The route template the metrics count it under. */
@@ -89,7 +100,9 @@ export interface Alias {
 export interface ServedEntry {
   key: string;
   serial: number;
+  /** The bytes sent: the entry's coded body, or its plain copy. */
   body: Buffer;
+  coded: boolean;
 }
 
 /** What an answer's storing and validators depend on, returned with it by the work that made it. */
@@ -150,6 +163,8 @@ export class ResponseCache {
   private readonly entryIndex = new DependencyIndex();
   private readonly keptIndex = new DependencyIndex();
   private readonly aliases: LRUCache<string, Alias> | null;
+  /** Plain copies of coded bodies by entry serial, for clients that do not accept gzip. */
+  private readonly plain: LRUCache<number, Buffer> | null;
   private serial = 0;
   private readonly now: () => number;
   /** The site-zone day of `now()` and the instants where it starts and ends (recomputed outside). */
@@ -181,12 +196,15 @@ export class ResponseCache {
   constructor(private readonly options: ResponseCacheOptions) {
     const aliasBytes = Math.max(1, Math.floor(options.maxBytes * ALIAS_SHARE));
     const keptBytes = Math.max(1, Math.floor(options.maxBytes * KEPT_SHARE));
+    const plainBytes = Math.max(1, Math.floor(options.maxBytes * PLAIN_SHARE));
     this.entries = options.enabled
       ? new LRUCache<string, Entry>({
-          maxSize: Math.max(1, options.maxBytes - aliasBytes - keptBytes),
+          maxSize: Math.max(1, options.maxBytes - aliasBytes - keptBytes - plainBytes),
           sizeCalculation: entryBytes,
-          // Evicted, deleted or cleared, an entry leaves the index too (a replacement: `storeIndexed`).
+          // Evicted, deleted or cleared, an entry leaves the index too (a replacement: `storeIndexed`),
+          // and its plain copy goes with it.
           dispose: (entry, key, reason) => {
+            this.plain?.delete(entry.serial);
             if (reason !== 'set') this.entryIndex.remove(key, entry.dependencies);
             if (reason === 'evict') options.onEvent?.('eviction');
           },
@@ -196,6 +214,12 @@ export class ResponseCache {
       ? new LRUCache<string, Alias>({
           maxSize: aliasBytes,
           sizeCalculation: (alias, key) => SLOT_BYTES + stringBytes(key) + heldBytes(alias),
+        })
+      : null;
+    this.plain = options.enabled
+      ? new LRUCache<number, Buffer>({
+          maxSize: plainBytes,
+          sizeCalculation: (body) => SLOT_BYTES + heldBytes(body),
         })
       : null;
     this.kept = options.enabled
@@ -229,6 +253,7 @@ export class ResponseCache {
     return (
       (this.entries?.calculatedSize ?? 0) +
       (this.aliases?.calculatedSize ?? 0) +
+      (this.plain?.calculatedSize ?? 0) +
       (this.kept?.calculatedSize ?? 0)
     );
   }
@@ -317,6 +342,7 @@ export class ResponseCache {
     this.knownCounts.clear();
     this.entries?.clear();
     this.aliases?.clear();
+    this.plain?.clear();
     this.kept?.clear();
   }
 
@@ -433,7 +459,18 @@ export class ResponseCache {
       return undefined;
     }
     this.options.onEvent?.('hit');
-    return { alias, body: entry.body };
+    return { alias, body: alias.coded ? entry.body : this.plainBody(entry) };
+  }
+
+  /** An entry's plain bytes: its body, or the kept (else inflated, then kept) copy of its coded body. */
+  private plainBody(entry: Entry): Buffer {
+    if (!entry.coded) return entry.body;
+    let plain = this.plain?.get(entry.serial);
+    if (!plain) {
+      plain = gunzipped(entry.body);
+      this.plain?.set(entry.serial, plain);
+    }
+    return plain;
   }
 
   /**
@@ -454,7 +491,14 @@ export class ResponseCache {
       .split(',')
       .map((field) => field.trim())
       .filter((field) => field !== '' && field.toLowerCase() !== 'origin');
-    this.aliases.set(aliasKey, { key: served.key, serial: served.serial, headers, vary, route });
+    this.aliases.set(aliasKey, {
+      key: served.key,
+      serial: served.serial,
+      coded: served.coded,
+      headers,
+      vary,
+      route,
+    });
   }
 
   /**
@@ -497,11 +541,13 @@ export class ResponseCache {
   }
 
   private answer(ctx: KoaContext, key: string, entry: Entry, as: 'hit' | 'refresh'): void {
-    ctx.state.cacheEntry = { key, serial: entry.serial, body: entry.body } satisfies ServedEntry;
+    const coded = entry.coded && acceptsGzip(ctx.get('accept-encoding'));
+    const body = coded ? entry.body : this.plainBody(entry);
+    ctx.state.cacheEntry = { key, serial: entry.serial, body, coded } satisfies ServedEntry;
     ctx.status = entry.status;
     for (const [name, value] of Object.entries(entry.headers)) ctx.set(name, value);
     ctx.set('X-Cache', as);
-    ctx.body = entry.body;
+    sendRepresentation(ctx, body, coded);
     conditional(ctx, true);
   }
 
@@ -518,15 +564,24 @@ export class ResponseCache {
   ): Promise<void> {
     const mark = this.mark();
     const counts = await this.currentCounts(entry.dependencies.counts ?? []);
-    const rewritten = this.entries?.peek(key) === entry ? entry.rewriteCounts!(entry.body, counts) : null;
+    const rewritten =
+      this.entries?.peek(key) === entry ? entry.rewriteCounts!(this.plainBody(entry), counts) : null;
     if (rewritten === null || !this.entries) return this.computeAndStore(ctx, key, compute, 'miss');
     this.options.onEvent?.('refreshed');
-    const body = ownBytes(rewritten);
-    const etag = entry.version ? versionedEtag(entry.version, bytesHash(body)) : strongEtag(body);
-    const refreshed: Entry = { ...entry, headers: { ...entry.headers, etag }, body, serial: ++this.serial };
+    const plain = ownBytes(rewritten);
+    const etag = entry.version ? versionedEtag(entry.version, bytesHash(plain)) : strongEtag(plain);
+    const coded = gzipped(plain);
+    const refreshed: Entry = {
+      ...entry,
+      headers: { ...entry.headers, etag },
+      body: coded ?? plain,
+      coded: coded !== null,
+      serial: ++this.serial,
+    };
     delete refreshed.stale;
     if (this.current(mark, entry.dependencies))
       this.storeIndexed(this.entries, this.entryIndex, key, refreshed);
+    if (coded) this.plain?.set(refreshed.serial, plain);
     this.answer(ctx, key, refreshed, 'refresh');
   }
 
@@ -549,9 +604,14 @@ export class ResponseCache {
         : null;
     // A kept body owns its bytes, so that what the bound counts is what it keeps.
     if (storedAs !== null) bytes = ownBytes(bytes);
-    ctx.body = bytes;
     // A single record's tag starts with its version (what `If-Match` compares on a later write).
-    ctx.set('ETag', meta.version ? versionedEtag(meta.version, bytesHash(bytes)) : strongEtag(bytes));
+    const etag = meta.version ? versionedEtag(meta.version, bytesHash(bytes)) : strongEtag(bytes);
+    ctx.set('ETag', etag);
+    const acceptsCoded = acceptsGzip(ctx.get('accept-encoding'));
+    const coded = storedAs !== null || acceptsCoded ? gzipped(bytes) : null;
+    const sentCoded = coded !== null && acceptsCoded;
+    const sent = sentCoded ? coded : bytes;
+    sendRepresentation(ctx, sent, sentCoded);
     conditional(ctx, key !== null);
     if (storedAs === null || !this.entries) return;
     ctx.set('X-Cache', 'miss');
@@ -562,23 +622,37 @@ export class ResponseCache {
         value === undefined ||
         EXCHANGE_HEADERS.has(name) ||
         name === 'x-cache' ||
+        name === 'content-encoding' ||
         name.startsWith('access-control-')
       )
         continue;
       headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
     }
+    // The entry keeps the plain representation's headers; its coded one is derived when sent.
+    headers.etag = etag;
     const serial = ++this.serial;
     this.storeIndexed(this.entries, this.entryIndex, storedAs, {
       status: 200,
       headers,
-      body: bytes,
+      body: coded ?? bytes,
+      coded: coded !== null,
       serial,
       dependencies,
       ...(meta.version && { version: meta.version }),
       ...(meta.rewriteCounts && dependencies.counts?.length && { rewriteCounts: meta.rewriteCounts }),
     });
-    ctx.state.cacheEntry = { key: storedAs, serial, body: bytes } satisfies ServedEntry;
+    if (coded && !sentCoded) this.plain?.set(serial, bytes);
+    ctx.state.cacheEntry = { key: storedAs, serial, body: sent, coded: sentCoded } satisfies ServedEntry;
   }
+}
+
+/** The body of a 200 answer as sent: gzip-coded (with that representation's entity tag) or plain. */
+function sendRepresentation(ctx: KoaContext, body: Buffer, coded: boolean): void {
+  if (coded) {
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.set('ETag', codedEtag(ctx.response.get('etag')));
+  }
+  ctx.body = body;
 }
 
 /** Cache-Control and Vary for a cacheable read; 304 without a body when the client's copy is current. */
@@ -590,6 +664,7 @@ function conditional(ctx: KoaContext, shared: boolean): void {
   );
   ctx.vary('Authorization');
   ctx.vary('Accept');
+  ctx.vary('Accept-Encoding');
   if (ctx.fresh) {
     ctx.status = 304;
     ctx.body = null;

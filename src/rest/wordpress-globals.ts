@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { API_PREFIX } from '../domain/urls.js';
+import { gunzipped } from '../http/content-coding.js';
 
 // WordPress REST "global parameters", which its clients rely on (`@wordpress/api-fetch` sends every
 // PUT, PATCH and DELETE as a POST with `X-HTTP-Method-Override`):
@@ -78,7 +79,10 @@ export function wordPressGlobals(): Middleware {
     await next();
     if (fields === null && !envelope) return;
     if (!ctx.response.is('json') || (typeof ctx.body !== 'string' && !Buffer.isBuffer(ctx.body))) return;
-    let data: unknown = JSON.parse(String(ctx.body));
+    // Reshaped, the answer is sent plain: its coded bytes (a shared answer's) are read as text first.
+    const coded = ctx.response.get('Content-Encoding') === 'gzip';
+    let data: unknown = JSON.parse(coded ? gunzipped(ctx.body as Buffer).toString('utf8') : String(ctx.body));
+    if (coded) ctx.remove('Content-Encoding');
     if (fields !== null && ctx.status < 400) data = pickFields(data, fieldTree(fields));
     // The bytes differ from what the validators describe.
     ctx.remove('ETag');
