@@ -539,10 +539,16 @@ async function cacheCounters(
   };
 }
 
-async function wrkMix(origin: string, table: string, connections: number, duration: number) {
+async function wrkMix(
+  origin: string,
+  table: string,
+  connections: number,
+  duration: number,
+  headers: readonly string[],
+) {
   const { stdout } = await run(
     'wrk',
-    ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', LUA_SCRIPT, origin],
+    ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', ...headers, '-s', LUA_SCRIPT, origin],
     { env: { ...process.env, BENCH_MIX_TABLE: table }, maxBuffer: 1 << 20 },
   );
   const line = stdout.split('\n').find((l) => l.startsWith('BENCH '));
@@ -561,12 +567,14 @@ export interface MixOptions {
   connections: number;
   duration: number;
   warmup: number;
+  /** wrk's extra header arguments (`-H 'Accept-Encoding: gzip'` with `--gzip`). */
+  wrkHeaders: readonly string[];
   /** Where each row's CPU profile of its server is written (the measured run only); none: no profile. */
   profileDir?: string;
 }
 
 export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; urls: number }> {
-  const { cached, uncached, metricsToken, connections, duration, warmup } = options;
+  const { cached, uncached, metricsToken, connections, duration, warmup, wrkHeaders } = options;
   const c = await catalogue(options.url);
   const candidates = readUrls(c, random(42));
   const started = performance.now();
@@ -585,13 +593,13 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
     const writer =
       writesPerSecond > 0 ? new Writer(cached.origin, options.authorization, c, cached.dropped) : undefined;
     writer?.start(writesPerSecond);
-    if (warmup > 0) await wrkMix(server.origin, table, connections, warmup);
+    if (warmup > 0) await wrkMix(server.origin, table, connections, warmup, wrkHeaders);
     const cacheBefore = server === cached ? await cacheCounters(server, metricsToken) : undefined;
     const writesBefore = writer?.counts();
     await server.resetSql();
     const cpuBefore = await server.cpuMicros();
     if (options.profileDir) await server.profileStart();
-    const result = await wrkMix(server.origin, table, connections, duration);
+    const result = await wrkMix(server.origin, table, connections, duration, wrkHeaders);
     const cpu = (await server.cpuMicros()) - cpuBefore;
     if (options.profileDir)
       await server.profileStop(join(options.profileDir, `${name.replace(/\W+/g, '-')}.cpuprofile`));

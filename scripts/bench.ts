@@ -1,5 +1,5 @@
 // npm run bench -- [--db sqlite|postgres] [--duration 10] [--connections 10] [--events 10000] [--warmup 2] [--mix]
-//   [--series 20] [--profile DIR]
+//   [--series 20] [--profile DIR] [--gzip]
 // Seeds a throwaway database, serves it with the real app twice (response cache on, and
 // CALENDAR_CACHE=off) in child processes running the compiled app (scripts/bench-server.mjs), next
 // to two floors in this process: node:http sending the very bytes of the REST list from memory, and
@@ -9,7 +9,9 @@
 // thousands of distinct reads by popularity, with and without writes, beside the rows above. `--series P`
 // seeds P % of the events as members of series (the same total) and adds a list full of one series'
 // occurrences and a single occurrence beside the plain list and single rows. `--profile DIR` writes a CPU
-// profile of the mix's server for each mix row's measured run into DIR (`.cpuprofile`).
+// profile of the mix's server for each mix row's measured run into DIR (`.cpuprofile`). `--gzip` sends
+// `Accept-Encoding: gzip` with every request, as browsers and mobile HTTP stacks do (the floors still
+// send the plain bytes).
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -113,6 +115,7 @@ function options() {
       mix: { type: 'boolean', default: false },
       series: { type: 'string', default: '0' },
       profile: { type: 'string' },
+      gzip: { type: 'boolean', default: false },
     },
   });
   if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
@@ -126,8 +129,11 @@ function options() {
     if (!Number.isInteger(value) || value < 0) throw new Error(`--${key} must be a non-negative integer`);
   if (numbers.series > 100) throw new Error('--series is a percentage of the events (0 to 100)');
   if (values.profile !== undefined && !values.mix) throw new Error('--profile profiles the mix: add --mix');
-  return { ...numbers, db: values.db, mix: values.mix, profile: values.profile };
+  return { ...numbers, db: values.db, mix: values.mix, profile: values.profile, gzip: values.gzip };
 }
+
+/** wrk's extra header arguments: with `--gzip`, every request accepts gzip-coded answers. */
+let wrkHeaders: readonly string[] = [];
 
 async function wrk(
   url: string,
@@ -138,7 +144,7 @@ async function wrk(
 ) {
   const { stdout } = await run(
     'wrk',
-    ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url],
+    ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', ...wrkHeaders, '-s', script, url],
     { env: { ...process.env, BENCH_BODY: body ?? '' }, maxBuffer: 1 << 20 },
   );
   const line = stdout.split('\n').find((l) => l.startsWith('BENCH '));
@@ -246,7 +252,8 @@ async function requireWrk(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { duration, connections, events, warmup, db: kind, mix, series, profile } = options();
+  const { duration, connections, events, warmup, db: kind, mix, series, profile, gzip } = options();
+  if (gzip) wrkHeaders = ['-H', 'Accept-Encoding: gzip'];
   if (profile) mkdirSync(resolve(profile), { recursive: true });
   const postgres = kind === 'postgres';
   await requireWrk();
@@ -409,6 +416,7 @@ async function main(): Promise<void> {
         connections,
         duration,
         warmup,
+        wrkHeaders,
       }));
     const full = await fillCache(cached, config.cache.maxBytes, events, connections);
     const listTarget = targets.find((target) => target.server === cached)!;
@@ -416,7 +424,7 @@ async function main(): Promise<void> {
     const fullRss = await cached.rssMb();
     printTable(
       rows,
-      `${events} events${series > 0 ? ` (${series} % in series)` : ''} on ${kind}, wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up), ` +
+      `${events} events${series > 0 ? ` (${series} % in series)` : ''} on ${kind}, wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up)${gzip ? ', Accept-Encoding: gzip' : ''}, ` +
         `peak server RSS: cached ${rss[0]!.toFixed(0)} MB, uncached ${rss[1]!.toFixed(0)} MB; ` +
         `cached server with its cache full (${(full / 2 ** 20).toFixed(0)} of ` +
         `${(config.cache.maxBytes / 2 ** 20).toFixed(0)} MB) under the cached list: RSS ${fullRss.toFixed(0)} MB`,
@@ -426,7 +434,7 @@ async function main(): Promise<void> {
         mixed.rows,
         rows.find((row) => row.target.server === cached)?.result,
         `Traffic mix: ${mixed.urls} distinct anonymous reads (REST and GraphQL GET), Zipf s = 1, ` +
-          `wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up, writes running), ${events} events on ${kind}; ` +
+          `wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up, writes running${gzip ? ', Accept-Encoding: gzip' : ''}), ${events} events on ${kind}; ` +
           `SQL and CPU per read include the writes'; RSS at the row's end`,
       );
   } finally {

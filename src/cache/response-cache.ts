@@ -51,6 +51,9 @@ interface Kept {
 /** Term counts known at most (a number each): past it, they are forgotten and read again. */
 const MAX_KNOWN_COUNTS = 10_000;
 
+/** Refreshed bodies being coded again on the thread pool at most; past it, one stays plain. */
+const MAX_RECODING = 8;
+
 /** How many recent effects are remembered to decide whether an answer computed meanwhile is current. */
 const RECENT_EFFECTS = 512;
 
@@ -88,8 +91,10 @@ function entryBytes(entry: Entry, key: string): number {
 export interface Alias {
   key: string;
   serial: number;
-  /** The representation it was recorded with: gzip-coded (its key says the client accepts gzip). */
+  /** The representation it was recorded with: gzip-coded or plain. */
   coded: boolean;
+  /** Its requests accept gzip (part of its key): coded once the entry is, after a refresh's recoding. */
+  acceptsGzip: boolean;
   headers: Array<[string, string]>;
   vary: string[];
   /** The route template the metrics count it under. */
@@ -192,6 +197,8 @@ export class ResponseCache {
    * invalidation as the answers.
    */
   private readonly knownCounts = new Map<number, number>();
+  /** Refreshed bodies being coded again (`recode`). */
+  private recoding = 0;
 
   constructor(private readonly options: ResponseCacheOptions) {
     const aliasBytes = Math.max(1, Math.floor(options.maxBytes * ALIAS_SHARE));
@@ -454,7 +461,9 @@ export class ResponseCache {
     const alias = this.aliases.get(aliasKey);
     if (!alias) return undefined;
     const entry = this.entries.get(alias.key);
-    if (!entry || entry.serial !== alias.serial || entry.stale) {
+    // The representation the normal path would give now: a refreshed entry is coded after its answer.
+    const coded = entry?.coded === true && alias.acceptsGzip;
+    if (!entry || entry.serial !== alias.serial || entry.stale || coded !== alias.coded) {
       this.aliases.delete(aliasKey);
       return undefined;
     }
@@ -495,6 +504,7 @@ export class ResponseCache {
       key: served.key,
       serial: served.serial,
       coded: served.coded,
+      acceptsGzip: acceptsGzip(ctx.get('accept-encoding')),
       headers,
       vary,
       route,
@@ -570,7 +580,10 @@ export class ResponseCache {
     this.options.onEvent?.('refreshed');
     const plain = ownBytes(rewritten);
     const etag = entry.version ? versionedEtag(entry.version, bytesHash(plain)) : strongEtag(plain);
-    const coded = gzipped(plain);
+    // Coded on the thread pool: for a client that accepts gzip before it is answered (the same bytes as a
+    // recomputed answer), for any other after (`recode`), so the request does not wait for it. Counts
+    // move with every create, trash and term change: coding on the event loop cost more than the refresh.
+    const coded = acceptsGzip(ctx.get('accept-encoding')) ? await gzipped(plain) : null;
     const refreshed: Entry = {
       ...entry,
       headers: { ...entry.headers, etag },
@@ -579,10 +592,32 @@ export class ResponseCache {
       serial: ++this.serial,
     };
     delete refreshed.stale;
-    if (this.current(mark, entry.dependencies))
+    if (this.current(mark, entry.dependencies)) {
       this.storeIndexed(this.entries, this.entryIndex, key, refreshed);
-    if (coded) this.plain?.set(refreshed.serial, plain);
+      if (coded) this.plain?.set(refreshed.serial, plain);
+      else this.recode(key, refreshed);
+    }
     this.answer(ctx, key, refreshed, 'refresh');
+  }
+
+  /**
+   * Codes a refreshed entry's plain body on the thread pool and puts the coded entry in its place (the
+   * same serial: its aliases stay valid), unless it changed or went meanwhile. With `MAX_RECODING`
+   * already under way it stays plain, counted in full against the bound.
+   */
+  private recode(key: string, entry: Entry): void {
+    if (this.recoding >= MAX_RECODING) return;
+    this.recoding++;
+    const plain = entry.body;
+    gzipped(plain)
+      .then((coded) => {
+        if (!coded || !this.entries || this.entries.peek(key) !== entry) return;
+        this.storeIndexed(this.entries, this.entryIndex, key, { ...entry, body: coded, coded: true });
+        this.plain?.set(entry.serial, plain);
+      })
+      // A body that cannot be coded stays plain.
+      .catch(() => undefined)
+      .finally(() => this.recoding--);
   }
 
   private async computeAndStore(
@@ -598,17 +633,17 @@ export class ResponseCache {
     let bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.isBuffer(body) ? body : null;
     if (ctx.status !== 200 || bytes === null) return;
     const dependencies = meta.dependencies ?? ANY_WRITE;
-    const storedAs =
-      this.entries && !meta.clockSensitive && !meta.hasErrors && this.current(mark, dependencies)
-        ? key
-        : null;
+    const storable = this.entries !== null && key !== null && !meta.clockSensitive && !meta.hasErrors;
     // A kept body owns its bytes, so that what the bound counts is what it keeps.
-    if (storedAs !== null) bytes = ownBytes(bytes);
+    if (storable) bytes = ownBytes(bytes);
+    const acceptsCoded = acceptsGzip(ctx.get('accept-encoding'));
+    // Coded on the thread pool: the event loop answers other requests meanwhile.
+    const coded = storable || acceptsCoded ? await gzipped(bytes) : null;
+    // Judged after the coding: a write that met the answer meanwhile keeps it from being stored.
+    const storedAs = storable && this.current(mark, dependencies) ? key : null;
     // A single record's tag starts with its version (what `If-Match` compares on a later write).
     const etag = meta.version ? versionedEtag(meta.version, bytesHash(bytes)) : strongEtag(bytes);
     ctx.set('ETag', etag);
-    const acceptsCoded = acceptsGzip(ctx.get('accept-encoding'));
-    const coded = storedAs !== null || acceptsCoded ? gzipped(bytes) : null;
     const sentCoded = coded !== null && acceptsCoded;
     const sent = sentCoded ? coded : bytes;
     sendRepresentation(ctx, sent, sentCoded);

@@ -1,4 +1,5 @@
-import { constants, gunzipSync, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { constants, gunzipSync, gzip } from 'node:zlib';
 import Negotiator from 'negotiator';
 import { ownBytes } from '../cache/held-bytes.js';
 
@@ -23,20 +24,25 @@ const decided = new Map<string, boolean>();
 export function acceptsGzip(header: string | readonly string[] | undefined): boolean {
   if (header === undefined || header === '') return false;
   const value = typeof header === 'string' ? header : header.join(', ');
-  let gzip = decided.get(value);
-  if (gzip === undefined) {
-    gzip =
+  let prefers = decided.get(value);
+  if (prefers === undefined) {
+    prefers =
       new Negotiator({ headers: { 'accept-encoding': value } }).encoding(['gzip', 'identity']) === 'gzip';
     if (decided.size >= MAX_REMEMBERED) decided.clear();
-    decided.set(value, gzip);
+    decided.set(value, prefers);
   }
-  return gzip;
+  return prefers;
 }
 
-/** The gzip coding of `body`, or null when it is too small to gain from it. */
-export function gzipped(body: Buffer): Buffer | null {
+const gzipInPool = promisify(gzip);
+
+/**
+ * The gzip coding of `body`, or null when it is too small to gain from it. Coded on libuv's thread
+ * pool, so the event loop goes on answering meanwhile.
+ */
+export async function gzipped(body: Buffer): Promise<Buffer | null> {
   if (body.length < MIN_CODED_BYTES) return null;
-  const coded = gzipSync(body, { level: LEVEL });
+  const coded = await gzipInPool(body, { level: LEVEL });
   // zlib's output is a view of a larger chunk: a kept copy owns exactly its bytes.
   return coded.length < body.length ? ownBytes(coded) : null;
 }

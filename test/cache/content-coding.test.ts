@@ -1,4 +1,4 @@
-import { type IncomingHttpHeaders, type Server, get } from 'node:http';
+import { type IncomingHttpHeaders, type Server, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,8 @@ import { ResponseCache } from '../../src/cache/response-cache.js';
 import { acceptsGzip } from '../../src/http/content-coding.js';
 import { createLogger } from '../../src/logger.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { createEvent } from '../helpers/fixtures.js';
+import { createEvent, createTerm } from '../helpers/fixtures.js';
+import { type Users, basicAuth, withRoles } from '../helpers/users.js';
 
 // Answers read through the response cache are sent gzip-coded to clients that accept it, and kept
 // coded (src/http/content-coding.ts): the two representations carry their own entity tags, both are
@@ -16,6 +17,8 @@ import { createEvent } from '../helpers/fixtures.js';
 let h: Harness;
 let server: Server;
 let cache: ResponseCache;
+let users: Users;
+let category: { id: number };
 
 beforeAll(async () => {
   h = await startHarness();
@@ -23,8 +26,11 @@ beforeAll(async () => {
   cache = new ResponseCache({ ...config.cache, siteTimezone: config.siteTimezone });
   server = buildApp({ db: h.db, config, cache, logger: createLogger('silent') }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
+  users = await withRoles(h);
+  category = await createTerm(h.db, 'tribe_events_cat', 'Concerts');
   for (let i = 0; i < 12; i++)
     await createEvent(h.db, {
+      termIds: [category.id],
       title: `Evening concert ${i}`,
       fields: {
         description: `<p>Strings and brass, programme ${i}: ${'a long description '.repeat(20)}</p>`,
@@ -47,21 +53,35 @@ interface RawAnswer {
 }
 
 /** A read over a socket, its bytes as they came (HTTP clients inflate a coded body on their own). */
-function raw(path: string, acceptEncoding: string, ifNoneMatch?: string): Promise<RawAnswer> {
+function raw(
+  path: string,
+  acceptEncoding: string,
+  ifNoneMatch?: string,
+  write?: { method: string; body: string; authorization: string },
+): Promise<RawAnswer> {
   const { port } = server.address() as AddressInfo;
-  const headers = { 'accept-encoding': acceptEncoding, ...(ifNoneMatch && { 'if-none-match': ifNoneMatch }) };
+  const headers = {
+    'accept-encoding': acceptEncoding,
+    ...(ifNoneMatch && { 'if-none-match': ifNoneMatch }),
+    ...(write && { authorization: write.authorization, 'content-type': 'application/json' }),
+  };
   return new Promise((resolve, reject) => {
-    get({ host: '127.0.0.1', port, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers as RawAnswer['headers'],
-          body: Buffer.concat(chunks),
-        }),
-      );
-    }).on('error', reject);
+    const sent = request(
+      { host: '127.0.0.1', port, path, headers, method: write?.method ?? 'GET' },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers as RawAnswer['headers'],
+            body: Buffer.concat(chunks),
+          }),
+        );
+      },
+    );
+    sent.on('error', reject);
+    sent.end(write?.body);
   });
 }
 
@@ -122,6 +142,42 @@ describe('gzip-coded answers', () => {
     const coded = await read(`${API}/events/${event!.id}`, 'gzip');
     expect(coded.headers['content-encoding']).toBe('gzip');
     expect(coded.headers.etag).toMatch(/^"m[0-9a-z]+\.[\w-]+\.gz"$/);
+  });
+
+  it('codes a refreshed answer again after answering a client that does not accept gzip', async () => {
+    const before = await read(LIST, 'gzip');
+    expect(before.headers['content-encoding']).toBe('gzip');
+    // An event past the list's window moves only the count of a category every listed event shows.
+    const created = await raw(`${API}/events`, 'identity', undefined, {
+      method: 'POST',
+      authorization: basicAuth(users.administrator),
+      body: JSON.stringify({
+        title: 'Far ahead',
+        start_date: '2031-05-01 10:00:00',
+        end_date: '2031-05-01 12:00:00',
+        categories: [category.id],
+      }),
+    });
+    expect(created.status).toBe(201);
+    // A client that does not accept gzip is answered at once; the entry is coded after.
+    const refreshed = await read(LIST, 'identity');
+    expect(refreshed.headers['x-cache']).toBe('refresh');
+    expect(refreshed.headers['content-encoding']).toBeUndefined();
+    const counts = (
+      JSON.parse(refreshed.body.toString('utf8')) as {
+        events: Array<{ categories: Array<{ count: number }> }>;
+      }
+    ).events.map((event) => event.categories[0]!.count);
+    expect(new Set(counts)).toEqual(new Set([13]));
+    let again = await read(LIST, 'gzip');
+    for (let wait = 0; again.headers['content-encoding'] !== 'gzip' && wait < 50; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      again = await read(LIST, 'gzip');
+    }
+    expect(again.headers['x-cache']).toBe('hit');
+    expect(again.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(again.body).equals(refreshed.body)).toBe(true);
+    expect(again.headers.etag).toBe(`${refreshed.headers.etag.slice(0, -1)}.gz"`);
   });
 
   it('leaves a small answer plain whatever the client accepts', async () => {
