@@ -12,7 +12,7 @@ import {
   withoutTexts,
 } from '../domain/dependencies.js';
 import { versionedEtag } from '../domain/versions.js';
-import { acceptsGzip, codedEtag, gunzipped, gzipped } from '../http/content-coding.js';
+import { acceptsGzip, codedEtag, gunzipped, gzipped, gzippedAside } from '../http/content-coding.js';
 import { DependencyIndex, indexBytes } from './dependency-index.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
 
@@ -580,10 +580,10 @@ export class ResponseCache {
     this.options.onEvent?.('refreshed');
     const plain = ownBytes(rewritten);
     const etag = entry.version ? versionedEtag(entry.version, bytesHash(plain)) : strongEtag(plain);
-    // Coded on the thread pool: for a client that accepts gzip before it is answered (the same bytes as a
-    // recomputed answer), for any other after (`recode`), so the request does not wait for it. Counts
-    // move with every create, trash and term change: coding on the event loop cost more than the refresh.
-    const coded = acceptsGzip(ctx.get('accept-encoding')) ? await gzipped(plain) : null;
+    // Coded before a client that accepts gzip is answered (the same bytes as a recomputed answer); for
+    // any other, after its answer on the thread pool (`recode`). Counts move with every create, trash
+    // and term change: coding every refresh on the event loop cost more than the refresh itself.
+    const coded = acceptsGzip(ctx.get('accept-encoding')) ? gzipped(plain) : null;
     const refreshed: Entry = {
       ...entry,
       headers: { ...entry.headers, etag },
@@ -609,7 +609,7 @@ export class ResponseCache {
     if (this.recoding >= MAX_RECODING) return;
     this.recoding++;
     const plain = entry.body;
-    gzipped(plain)
+    gzippedAside(plain)
       .then((coded) => {
         if (!coded || !this.entries || this.entries.peek(key) !== entry) return;
         this.storeIndexed(this.entries, this.entryIndex, key, { ...entry, body: coded, coded: true });
@@ -637,9 +637,7 @@ export class ResponseCache {
     // A kept body owns its bytes, so that what the bound counts is what it keeps.
     if (storable) bytes = ownBytes(bytes);
     const acceptsCoded = acceptsGzip(ctx.get('accept-encoding'));
-    // Coded on the thread pool: the event loop answers other requests meanwhile.
-    const coded = storable || acceptsCoded ? await gzipped(bytes) : null;
-    // Judged after the coding: a write that met the answer meanwhile keeps it from being stored.
+    const coded = storable || acceptsCoded ? gzipped(bytes) : null;
     const storedAs = storable && this.current(mark, dependencies) ? key : null;
     // A single record's tag starts with its version (what `If-Match` compares on a later write).
     const etag = meta.version ? versionedEtag(meta.version, bytesHash(bytes)) : strongEtag(bytes);

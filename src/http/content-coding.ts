@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { constants, gunzipSync, gzip } from 'node:zlib';
+import { constants, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import Negotiator from 'negotiator';
 import { ownBytes } from '../cache/held-bytes.js';
 
@@ -34,18 +34,26 @@ export function acceptsGzip(header: string | readonly string[] | undefined): boo
   return prefers;
 }
 
+/** The gzip coding of `body`, or null when it is too small to gain from it. */
+export function gzipped(body: Buffer): Buffer | null {
+  if (body.length < MIN_CODED_BYTES) return null;
+  return smaller(gzipSync(body, { level: LEVEL }), body);
+}
+
 const gzipInPool = promisify(gzip);
 
 /**
- * The gzip coding of `body`, or null when it is too small to gain from it. Coded on libuv's thread
- * pool, so the event loop goes on answering meanwhile.
+ * `gzipped` on libuv's thread pool, for a body no request waits for. Not for the ones a request
+ * waits for: under load a pooled call (a zlib handle each, freed only by the collector) cost the
+ * process more CPU than coding on the event loop (docs/internals/performance.md).
  */
-export async function gzipped(body: Buffer): Promise<Buffer | null> {
+export async function gzippedAside(body: Buffer): Promise<Buffer | null> {
   if (body.length < MIN_CODED_BYTES) return null;
-  const coded = await gzipInPool(body, { level: LEVEL });
-  // zlib's output is a view of a larger chunk: a kept copy owns exactly its bytes.
-  return coded.length < body.length ? ownBytes(coded) : null;
+  return smaller(await gzipInPool(body, { level: LEVEL }), body);
 }
+
+/** zlib's output is a view of a larger chunk: a kept copy owns exactly its bytes. */
+const smaller = (coded: Buffer, body: Buffer) => (coded.length < body.length ? ownBytes(coded) : null);
 
 export function gunzipped(coded: Buffer): Buffer {
   return ownBytes(gunzipSync(coded));
