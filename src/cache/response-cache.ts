@@ -53,6 +53,11 @@ const MAX_KNOWN_COUNTS = 10_000;
 
 /** Refreshed bodies being coded again on the thread pool at most; past it, one stays plain. */
 const MAX_RECODING = 8;
+/**
+ * How long a refreshed body stays plain before it is coded again: while counts move several times a
+ * second, most are refreshed again first (from the plain bytes: no inflating, no coding in between).
+ */
+const RECODE_DELAY_MS = 500;
 
 /** How many recent effects are remembered to decide whether an answer computed meanwhile is current. */
 const RECENT_EFFECTS = 512;
@@ -601,23 +606,26 @@ export class ResponseCache {
   }
 
   /**
-   * Codes a refreshed entry's plain body on the thread pool and puts the coded entry in its place (the
-   * same serial: its aliases stay valid), unless it changed or went meanwhile. With `MAX_RECODING`
-   * already under way it stays plain, counted in full against the bound.
+   * After `RECODE_DELAY_MS`, codes a refreshed entry's plain body on the thread pool and puts the coded
+   * entry in its place (the same serial: its aliases stay valid), unless it changed or went meanwhile.
+   * With `MAX_RECODING` already under way it stays plain, counted in full against the bound.
    */
   private recode(key: string, entry: Entry): void {
-    if (this.recoding >= MAX_RECODING) return;
-    this.recoding++;
-    const plain = entry.body;
-    gzippedAside(plain)
-      .then((coded) => {
-        if (!coded || !this.entries || this.entries.peek(key) !== entry) return;
-        this.storeIndexed(this.entries, this.entryIndex, key, { ...entry, body: coded, coded: true });
-        this.plain?.set(entry.serial, plain);
-      })
-      // A body that cannot be coded stays plain.
-      .catch(() => undefined)
-      .finally(() => this.recoding--);
+    const current = () => this.entries?.peek(key) === entry;
+    setTimeout(() => {
+      if (!current() || this.recoding >= MAX_RECODING) return;
+      this.recoding++;
+      const plain = entry.body;
+      gzippedAside(plain)
+        .then((coded) => {
+          if (!coded || !current()) return;
+          this.storeIndexed(this.entries!, this.entryIndex, key, { ...entry, body: coded, coded: true });
+          this.plain?.set(entry.serial, plain);
+        })
+        // A body that cannot be coded stays plain.
+        .catch(() => undefined)
+        .finally(() => this.recoding--);
+    }, RECODE_DELAY_MS).unref();
   }
 
   private async computeAndStore(

@@ -43,9 +43,9 @@ export function gzipped(body: Buffer): Buffer | null {
 const gzipInPool = promisify(gzip);
 
 /**
- * `gzipped` on libuv's thread pool, for a body no request waits for. Not for the ones a request
- * waits for: under load a pooled call (a zlib handle each, freed only by the collector) cost the
- * process more CPU than coding on the event loop (docs/internals/performance.md).
+ * `gzipped` on libuv's thread pool, for a body no request waits for. A body a request waits for is
+ * coded on the event loop: the pool adds a hop and a handle per call, and the mix measured no gain
+ * from it (docs/internals/performance.md).
  */
 export async function gzippedAside(body: Buffer): Promise<Buffer | null> {
   if (body.length < MIN_CODED_BYTES) return null;

@@ -170,8 +170,9 @@ describe('gzip-coded answers', () => {
     ).events.map((event) => event.categories[0]!.count);
     expect(new Set(counts)).toEqual(new Set([13]));
     let again = await read(LIST, 'gzip');
-    for (let wait = 0; again.headers['content-encoding'] !== 'gzip' && wait < 50; wait++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    // Coded half a second after the refresh (RECODE_DELAY_MS).
+    for (let wait = 0; again.headers['content-encoding'] !== 'gzip' && wait < 60; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
       again = await read(LIST, 'gzip');
     }
     expect(again.headers['x-cache']).toBe('hit');
