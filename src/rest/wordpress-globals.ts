@@ -79,7 +79,8 @@ export function wordPressGlobals(): Middleware {
     await next();
     if (fields === null && !envelope) return;
     if (!ctx.response.is('json') || (typeof ctx.body !== 'string' && !Buffer.isBuffer(ctx.body))) return;
-    // Reshaped, the answer is sent plain: its coded bytes (a shared answer's) are read as text first.
+    // Reshaped, the answer is sent plain: coded bytes (any answer the cache's `serve` coded) are read as
+    // text first.
     const coded = ctx.response.get('Content-Encoding') === 'gzip';
     let data: unknown = JSON.parse(coded ? gunzipped(ctx.body as Buffer).toString('utf8') : String(ctx.body));
     if (coded) ctx.remove('Content-Encoding');
