@@ -28,12 +28,17 @@ export function indexBytes(dependencies: Dependencies): number {
   return slots * INDEX_SLOT_BYTES;
 }
 
-/** What one write does to the answers indexed (a write that changes everything is not asked). */
+/**
+ * What one write does to the answers indexed (a write that changes everything is not asked): answers
+ * in `countsOnly` or `totalsOnly` (possibly both) are changed in nothing else.
+ */
 export interface Verdicts {
-  /** Changed beyond the term counts they show: recomputed (`EffectTest.beyondCounts`). */
+  /** Changed beyond what can be rewritten in place: recomputed (`EffectTest.beyondRefresh`). */
   beyond: Set<string>;
-  /** Changed only in the term counts they show (`Dependencies.counts`): refreshable in place. */
+  /** Changed in the term counts they show (`Dependencies.counts`): refreshable in place. */
   countsOnly: Set<string>;
+  /** Changed in the total of the page of a list they show (`ListMeeting` `total`): refreshable too. */
+  totalsOnly: Set<string>;
 }
 
 export class DependencyIndex {
@@ -90,6 +95,7 @@ export class DependencyIndex {
     for (const kind of effect.kinds) addAll(beyond, this.byKind.get(kind));
     const movesEvents =
       effect.events === 'unknown' ? effect.kinds.includes('events') : effect.events.length > 0;
+    const totalsOnly = new Set<string>();
     if (movesEvents) {
       const test = effectTest(effect);
       const judged = new Set<string>();
@@ -97,13 +103,15 @@ export class DependencyIndex {
         for (const [key, dependencies] of this.byFilter.get(filter) ?? []) {
           if (beyond.has(key) || judged.has(key)) continue;
           judged.add(key);
-          if (test.windowsMeet(dependencies)) beyond.add(key);
+          const meeting = test.windowsMeet(dependencies);
+          if (meeting === 'rows') beyond.add(key);
+          else if (meeting === 'total') totalsOnly.add(key);
         }
     }
     const countsOnly = new Set<string>();
     for (const term of countTerms)
       for (const key of this.byCount.get(term) ?? []) if (!beyond.has(key)) countsOnly.add(key);
-    return { beyond, countsOnly };
+    return { beyond, countsOnly, totalsOnly };
   }
 
   /** The filters whose lists an effect's moved events could meet (every one when it cannot say). */

@@ -13,6 +13,7 @@ import {
 } from '../domain/dependencies.js';
 import { versionedEtag } from '../domain/versions.js';
 import { acceptsGzip, codedEtag, gunzipped, gzipped, gzippedAside } from '../http/content-coding.js';
+import type { TotalRewrite } from '../rest/shown-total.js';
 import { DependencyIndex, indexBytes } from './dependency-index.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
 
@@ -36,9 +37,15 @@ interface Entry {
   version?: string;
   /** How its edge rewrites the term counts it shows (`AnswerMeta.rewriteCounts`). */
   rewriteCounts?: RewriteCounts;
-  /** A write moved only counts it can rewrite: the next read refreshes them (`refresh`). */
-  stale?: boolean;
+  /** How its edge counts again and rewrites the list total it shows (`AnswerMeta.rewriteTotal`). */
+  rewriteTotal?: TotalRewrite;
+  /** Writes moved counts it shows, and nothing it cannot rewrite: the next read refreshes them. */
+  staleCounts?: boolean;
+  /** Writes changed the total it shows, and nothing it cannot rewrite: the next read refreshes it. */
+  staleTotal?: boolean;
 }
+
+const isStale = (entry: Entry) => entry.staleCounts === true || entry.staleTotal === true;
 
 /** The body with the term counts it shows replaced; null when it cannot be (recompute it instead). */
 export type RewriteCounts = (body: Buffer, counts: ReadonlyMap<number, number>) => Buffer | null;
@@ -84,7 +91,8 @@ function entryBytes(entry: Entry, key: string): number {
     heldBytes(entry.body) +
     heldBytes(entry.headers) +
     heldBytes(entry.dependencies) +
-    indexBytes(entry.dependencies)
+    indexBytes(entry.dependencies) +
+    (entry.rewriteTotal ? heldBytes(entry.rewriteTotal.holds) : 0)
   );
 }
 
@@ -130,6 +138,12 @@ export interface AnswerMeta {
    * moves only those counts leaves it cached, to be refreshed with the current numbers when next read.
    */
   rewriteCounts?: RewriteCounts;
+  /**
+   * How to count again and rewrite the total of the one list page the answer shows: a write that
+   * changes only who is in the list after the page (`ListMeeting` `total`) leaves it cached, to be
+   * refreshed with the current total when next read.
+   */
+  rewriteTotal?: TotalRewrite;
 }
 
 /** Headers an entry never keeps: they belong to one exchange. */
@@ -288,17 +302,22 @@ export class ResponseCache {
       for (let i = 0; i < count; i++) this.options.onEvent?.('dropped');
     } else {
       if (this.entries) {
-        const { beyond, countsOnly } = this.entryIndex.judge(effect);
+        const { beyond, countsOnly, totalsOnly } = this.entryIndex.judge(effect);
         for (const key of countsOnly) {
           const entry = this.entries.peek(key);
-          if (entry && this.refreshable(entry)) entry.stale = true;
+          if (entry && this.refreshable(entry)) entry.staleCounts = true;
+          else beyond.add(key);
+        }
+        for (const key of totalsOnly) {
+          const entry = this.entries.peek(key);
+          if (entry?.rewriteTotal) entry.staleTotal = true;
           else beyond.add(key);
         }
         for (const key of beyond) if (this.entries.delete(key)) this.options.onEvent?.('dropped');
       }
       if (this.kept) {
-        const { beyond, countsOnly } = this.keptIndex.judge(effect);
-        for (const key of [...beyond, ...countsOnly]) this.kept.delete(key);
+        const { beyond, countsOnly, totalsOnly } = this.keptIndex.judge(effect);
+        for (const key of [...beyond, ...countsOnly, ...totalsOnly]) this.kept.delete(key);
       }
     }
     if (origin === 'local') for (const listener of this.listeners) listener(effect);
@@ -468,7 +487,7 @@ export class ResponseCache {
     const entry = this.entries.get(alias.key);
     // The representation the normal path would give now: a refreshed entry is coded after its answer.
     const coded = entry?.coded === true && alias.acceptsGzip;
-    if (!entry || entry.serial !== alias.serial || entry.stale || coded !== alias.coded) {
+    if (!entry || entry.serial !== alias.serial || isStale(entry) || coded !== alias.coded) {
       this.aliases.delete(aliasKey);
       return undefined;
     }
@@ -528,15 +547,15 @@ export class ResponseCache {
     if (this.suspended) key = null;
     if (key !== null && this.entries) {
       let entry = this.entries.get(key);
-      if (!entry || entry.stale) {
+      if (!entry || isStale(entry)) {
         const pending = this.computing.get(key);
         if (pending) {
           await pending.catch(() => undefined);
           entry = this.entries.get(key);
-          if (entry && !entry.stale) this.options.onEvent?.('shared');
+          if (entry && !isStale(entry)) this.options.onEvent?.('shared');
         }
       }
-      if (entry && !entry.stale) {
+      if (entry && !isStale(entry)) {
         this.options.onEvent?.('hit');
         return this.answer(ctx, key, entry, 'hit');
       }
@@ -567,9 +586,10 @@ export class ResponseCache {
   }
 
   /**
-   * A stale entry whose writes moved only term counts it shows: those counts read again and rewritten
-   * into its body (new validators), stored unless a write met it meanwhile. Recomputed whole when the
-   * entry went or changed during the read, or a term is gone.
+   * A stale entry whose writes moved only term counts it shows or its list's total: those read again
+   * and rewritten into its body and headers (new validators), stored unless a write met it meanwhile.
+   * Recomputed whole when the entry went or changed during the read, a term is gone, or the total
+   * changes more than its numbers (the page's links).
    */
   private async refresh(
     ctx: KoaContext,
@@ -578,12 +598,15 @@ export class ResponseCache {
     compute: () => Promise<AnswerMeta | void>,
   ): Promise<void> {
     const mark = this.mark();
-    const counts = await this.currentCounts(entry.dependencies.counts ?? []);
+    const [counts, total] = await Promise.all([
+      entry.staleCounts ? this.currentCounts(entry.dependencies.counts ?? []) : null,
+      entry.staleTotal ? entry.rewriteTotal!.recount() : null,
+    ]);
     const rewritten =
-      this.entries?.peek(key) === entry ? entry.rewriteCounts!(this.plainBody(entry), counts) : null;
+      this.entries?.peek(key) === entry ? rewrite(entry, this.plainBody(entry), counts, total) : null;
     if (rewritten === null || !this.entries) return this.computeAndStore(ctx, key, compute, 'miss');
     this.options.onEvent?.('refreshed');
-    const plain = ownBytes(rewritten);
+    const plain = ownBytes(rewritten.body);
     const etag = entry.version ? versionedEtag(entry.version, bytesHash(plain)) : strongEtag(plain);
     // Coded before a client that accepts gzip is answered (the same bytes as a recomputed answer); for
     // any other, after its answer on the thread pool (`recode`). Counts move with every create, trash
@@ -591,12 +614,13 @@ export class ResponseCache {
     const coded = acceptsGzip(ctx.get('accept-encoding')) ? gzipped(plain) : null;
     const refreshed: Entry = {
       ...entry,
-      headers: { ...entry.headers, etag },
+      headers: { ...rewritten.headers, etag },
       body: coded ?? plain,
       coded: coded !== null,
       serial: ++this.serial,
     };
-    delete refreshed.stale;
+    delete refreshed.staleCounts;
+    delete refreshed.staleTotal;
     if (this.current(mark, entry.dependencies)) {
       this.storeIndexed(this.entries, this.entryIndex, key, refreshed);
       if (coded) this.plain?.set(refreshed.serial, plain);
@@ -681,10 +705,30 @@ export class ResponseCache {
       dependencies,
       ...(meta.version && { version: meta.version }),
       ...(meta.rewriteCounts && dependencies.counts?.length && { rewriteCounts: meta.rewriteCounts }),
+      ...(meta.rewriteTotal && { rewriteTotal: meta.rewriteTotal }),
     });
     if (coded && !sentCoded) this.plain?.set(serial, bytes);
     ctx.state.cacheEntry = { key: storedAs, serial, body: sent, coded: sentCoded } satisfies ServedEntry;
   }
+}
+
+/**
+ * A stale entry's plain body and headers with the counts and the total read again (null: each not
+ * stale); null when one cannot be rewritten.
+ */
+function rewrite(
+  entry: Entry,
+  body: Buffer,
+  counts: ReadonlyMap<number, number> | null,
+  total: number | null,
+): { body: Buffer; headers: Record<string, string> } | null {
+  let answer: { body: Buffer; headers: Record<string, string> } | null = { body, headers: entry.headers };
+  if (counts) {
+    const withCounts = entry.rewriteCounts!(body, counts);
+    answer = withCounts && { body: withCounts, headers: entry.headers };
+  }
+  if (answer && total !== null) answer = entry.rewriteTotal!.rewrite(answer, total);
+  return answer;
 }
 
 /** The body of a 200 answer as sent: gzip-coded (with that representation's entity tag) or plain. */

@@ -50,9 +50,11 @@ export type StartKey = readonly [localStart: string, id: number];
 /**
  * How much of a list's order an answer shows: `members` — none, only who is in it (a total); a `page`
  * of the default order (local start, then id) — the keys of its first and last rows, so that an event
- * moving on the calendar wholly before or wholly after the page leaves it as it was. Absent: all of it.
+ * moving on the calendar wholly before or wholly after the page leaves it as it was; `full`: it holds
+ * as many rows as a page can, so an event joining or leaving after its last row changes the list's
+ * total but none of its rows (on a page that is not full it would join it). Absent: all of it.
  */
-export type ListExtent = 'members' | { first: StartKey; last: StartKey };
+export type ListExtent = 'members' | { first: StartKey; last: StartKey; full?: boolean };
 
 /**
  * An event list: the wall-clock bounds it applies to its events' local start and end (`null`:
@@ -89,6 +91,12 @@ export interface EventMove {
   facts: readonly EventFact[] | 'all';
 }
 
+/**
+ * How a write meets an event list an answer holds: not at all; in the `rows` it shows (or its order, or
+ * a whole list's members); or only in its `total` — who is in the list after the page's last row.
+ */
+export type ListMeeting = false | 'rows' | 'total';
+
 /** Families of records whose any write an answer depends on (a lookup by slug, a list of them). */
 export type DependencyKind = 'venue' | 'organizer' | 'term' | 'term-counts' | 'events';
 
@@ -102,7 +110,7 @@ export interface Dependencies {
   /**
    * Terms whose counts the answer shows where its edge can rewrite them in place: a write that moves
    * one of them makes the answer stale, and the cache refreshes those numbers instead of dropping it
-   * (`EffectTest.beyondCounts`). A count shown otherwise is the record `term-count:5`.
+   * (`EffectTest.beyondRefresh`). A count shown otherwise is the record `term-count:5`.
    */
   counts?: number[];
 }
@@ -166,15 +174,20 @@ export interface EffectTest {
   /** Whether the write can change an answer with these dependencies. */
   affects(dependencies: Dependencies): boolean;
   /**
-   * Whether it changes more of it than the term counts the answer can have rewritten in place
-   * (`Dependencies.counts`): an answer it `affects` only through those is refreshed, not recomputed.
+   * Whether it changes more of it than what can be rewritten in place: the term counts the answer shows
+   * (`Dependencies.counts`) and the total of a page's list (`ListMeeting` `total`). An answer it
+   * `affects` only through those can be refreshed instead of recomputed.
    */
-  beyondCounts(dependencies: Dependencies): boolean;
-  /** Whether it moves an event into, out of or within one of the answer's event lists. */
-  windowsMeet(dependencies: Dependencies): boolean;
+  beyondRefresh(dependencies: Dependencies): boolean;
+  /** How it meets the answer's event lists: the strongest meeting of any of them. */
+  windowsMeet(dependencies: Dependencies): ListMeeting;
 }
 
-const EVERY_ANSWER: EffectTest = { affects: () => true, beyondCounts: () => true, windowsMeet: () => true };
+const EVERY_ANSWER: EffectTest = {
+  affects: () => true,
+  beyondRefresh: () => true,
+  windowsMeet: () => 'rows',
+};
 
 const COUNT_TAG = recordTag('term-count', '');
 
@@ -202,28 +215,37 @@ function buildTest(effect: WriteEffect): EffectTest {
     if (term !== undefined) counts.add(term);
   }
   const moves = effect.events;
-  const windowsMeet = (dependencies: Dependencies): boolean => {
+  const windowsMeet = (dependencies: Dependencies): ListMeeting => {
     if (!dependencies.windows.length) return false;
-    if (moves === 'unknown') return kinds.has('events');
-    return dependencies.windows.some((window) => moves.some((move) => moveMeets(move, window)));
+    if (moves === 'unknown') return kinds.has('events') && 'rows';
+    let meeting: ListMeeting = false;
+    for (const window of dependencies.windows)
+      for (const move of moves) {
+        const met = moveMeets(move, window);
+        if (met === 'rows') return met;
+        meeting ||= met;
+      }
+    return meeting;
   };
-  const beyondCounts = (dependencies: Dependencies): boolean =>
+  const recordsMeet = (dependencies: Dependencies): boolean =>
     (records.size > 0 && dependencies.records.some((tag) => records.has(tag))) ||
-    (kinds.size > 0 && dependencies.kinds.some((kind) => kinds.has(kind))) ||
-    windowsMeet(dependencies);
+    (kinds.size > 0 && dependencies.kinds.some((kind) => kinds.has(kind)));
   return {
     affects: (dependencies) =>
-      (counts.size > 0 && !!dependencies.counts?.some((id) => counts.has(id))) || beyondCounts(dependencies),
-    beyondCounts,
+      (counts.size > 0 && !!dependencies.counts?.some((id) => counts.has(id))) ||
+      recordsMeet(dependencies) ||
+      windowsMeet(dependencies) !== false,
+    beyondRefresh: (dependencies) => recordsMeet(dependencies) || windowsMeet(dependencies) === 'rows',
     windowsMeet,
   };
 }
 
-/** Whether an event written can join, leave or move within the list of `window`, as far as it shows. */
-function moveMeets(move: EventMove, window: EventWindow): boolean {
+/** Whether (and how) an event written can join, leave or move within the list of `window`, as it shows. */
+function moveMeets(move: EventMove, window: EventWindow): ListMeeting {
   const { before, after, facts } = move;
   const admitted = windowAdmits(window, before) || windowAdmits(window, after);
-  if (!admitted || facts === 'all' || before === null || after === null) return admitted;
+  if (!admitted) return false;
+  if (facts === 'all' || before === null || after === null) return rowsOrTotal(move, window);
   const read = facts.filter(
     (fact) =>
       window.facts.includes(fact) &&
@@ -233,20 +255,34 @@ function moveMeets(move: EventMove, window: EventWindow): boolean {
       !(fact === 'text' && window.search && textsJudgedAlike(window.search, before, after)),
   );
   if (!read.length) return false;
-  if (window.extent === undefined || read.some((fact) => fact !== 'span')) return true;
+  if (window.extent === undefined || read.some((fact) => fact !== 'span')) return rowsOrTotal(move, window);
   // Only its place on the calendar changed of what the list reads, so its other criteria judge it as
   // before: it joins or leaves when the dates decide differently, else it moves within the list.
   const wasIn = withinDates(window, before);
-  if (wasIn !== withinDates(window, after)) return true;
+  if (wasIn !== withinDates(window, after)) return rowsOrTotal(move, window);
   if (!wasIn || window.extent === 'members') return false;
-  if (move.id === undefined) return true;
+  if (move.id === undefined) return 'rows';
   const from: StartKey = [before.localStart, move.id];
   const to: StartKey = [after.localStart, move.id];
   const { first, last } = window.extent;
   // Wholly before the page or wholly after it, before and after the write: the page keeps its rows.
   const staysBefore = compareKeys(from, first) < 0 && compareKeys(to, first) < 0;
   const staysAfter = compareKeys(from, last) > 0 && compareKeys(to, last) > 0;
-  return !staysBefore && !staysAfter;
+  return !staysBefore && !staysAfter && 'rows';
+}
+
+/**
+ * A move that may change who is in the list: only its total, when the list is a full page and the
+ * event lies after the page's last row wherever it is (the rows before it and so the page are as
+ * they were); else its rows.
+ */
+function rowsOrTotal(move: EventMove, window: EventWindow): ListMeeting {
+  const page = window.extent;
+  if (typeof page !== 'object' || !page.full || move.id === undefined) return 'rows';
+  const id = move.id;
+  const afterPage = (span: EventSpan | null) =>
+    span === null || compareKeys([span.localStart, id], page.last) > 0;
+  return afterPage(move.before) && afterPage(move.after) ? 'total' : 'rows';
 }
 
 function textsJudgedAlike(terms: readonly SearchTerm[], before: EventSpan, after: EventSpan): boolean {

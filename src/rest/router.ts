@@ -24,6 +24,7 @@ import { NO_ROUTE, sendError } from './errors.js';
 import { restOperations } from './operations.js';
 import { recordsShown } from './records-shown.js';
 import { countsShown, withCounts } from './shown-counts.js';
+import { totalRewrite } from './shown-total.js';
 import { type ParamValue, isSet, nulRefused, readArguments, readQuery } from './params.js';
 import type { HttpMethod, RestRoute } from './route-table.js';
 
@@ -189,6 +190,7 @@ export function createRestRouter(options: {
           version: outcome.version,
           clockSensitive: readsClock(variables, cache.siteTimezone),
           ...(route.dependsOn && dependenciesOf(reads, outcome, route.dependsOn.families)),
+          ...(route.dependsOn && route.headers && totalOf(reads, route.headers)),
         };
       };
       if (method !== 'GET') return run();
@@ -224,6 +226,12 @@ function dependenciesOf(
     counts,
   });
   return counts.length ? { dependencies, rewriteCounts: withCounts } : { dependencies };
+}
+
+/** How a list answer's total is rewritten when only who is in the list after its page changes. */
+function totalOf(reads: ReadLog, headers: Record<string, string>): Pick<AnswerMeta, 'rewriteTotal'> {
+  const shown = reads.totalShown();
+  return shown ? { rewriteTotal: totalRewrite(shown, headers) } : {};
 }
 
 function routesByPath(routes: readonly RestRoute[]): Map<string, RestRoute[]> {

@@ -12,7 +12,17 @@ import {
 // made the request hands a fresh log to the services through the request's context and reads it back
 // with the answer: written only by the services' list and lookup functions, read only by that edge.
 
+/** The total of a list's page an answer shows, with how to count it again (`ReadLog.totalShown`). */
+export interface ShownTotal {
+  recount: () => Promise<number>;
+  /** What `recount` keeps alive (its query), measured by a cache that keeps it. */
+  holds: unknown;
+  page: number;
+  perPage: number;
+}
+
 export class ReadLog {
+  private total: ShownTotal | undefined;
   private readonly records = new Set<string>();
   private readonly kinds = new Set<DependencyKind>();
   private readonly windows: EventWindow[] = [];
@@ -39,10 +49,24 @@ export class ReadLog {
     this.windows.push(window);
   }
 
-  /** The answer shows only this extent of the list it logged as `window` (one page of it). */
-  narrowEventList(window: EventWindow, extent: ListExtent): void {
+  /**
+   * The answer shows only this extent of the list it logged as `window` (one page of it), and the
+   * list's `total`, where the page can say how to count it again.
+   */
+  narrowEventList(window: EventWindow, extent: ListExtent, total?: ShownTotal): void {
     const index = this.windows.indexOf(window);
-    if (index >= 0) this.windows[index] = { ...window, extent };
+    if (index < 0) return;
+    this.windows[index] = { ...window, extent };
+    if (total) this.total = total;
+  }
+
+  /**
+   * The total shown of the answer's one event list, a full page of it: a write that changes only who
+   * is in the list after that page (`ListMeeting` `total`) leaves the rest of the answer as it was.
+   * None when the answer read anything else that could make it differ.
+   */
+  totalShown(): ShownTotal | undefined {
+    return this.unknown || this.windows.length !== 1 ? undefined : this.total;
   }
 
   /** The answer depends on every record of this family (a lookup by slug, a list of the family). */

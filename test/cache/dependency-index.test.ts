@@ -8,6 +8,7 @@ import {
   type EventSpan,
   type EventWindow,
   type WriteEffect,
+  countedTerm,
   effectTest,
 } from '../../src/domain/dependencies.js';
 
@@ -46,9 +47,23 @@ function generator(seed: number) {
       ...(next() < 0.9 && { organizers: some(() => int(8), 1) }),
     };
   };
+  /** A list's whole order, its members only, or a page of it (full or the last one). */
+  const extent = (): EventWindow['extent'] => {
+    const roll = next();
+    if (roll < 0.4) return undefined;
+    if (roll < 0.5) return 'members';
+    const [a, b] = [day(), day()].sort();
+    return {
+      first: [`${a} 10:00:00`, int(60)],
+      last: [`${b} 10:00:00`, int(60)],
+      ...(next() < 0.8 && { full: true }),
+    };
+  };
   const window = (): EventWindow => {
     const from = day();
+    const shows = extent();
     return {
+      ...(shows && { extent: shows }),
       startFrom: next() < 0.5 ? null : `${from} 00:00:00`,
       startTo: null,
       endFrom: null,
@@ -78,15 +93,17 @@ function generator(seed: number) {
     if (roll < 0.45) return { records: [`event:${int(60)}`], kinds: ['events'], events: 'unknown' };
     const id = int(60);
     const created = next() < 0.2;
+    const trashed = !created && next() < 0.2;
     return {
-      records: [`event:${id}`],
+      // A create, a trash or a term change moves its terms' counts too.
+      records: [`event:${id}`, ...(next() < 0.3 ? [`term-count:${int(12)}`] : [])],
       kinds: ['events'],
       events: [
         {
           id,
           before: created ? null : span(),
-          after: span(),
-          facts: created ? 'all' : [(['text', 'span', 'terms', 'venues'] as const)[int(4)]!],
+          after: trashed ? null : span(),
+          facts: created ? 'all' : [(['text', 'span', 'terms', 'venues', 'status'] as const)[int(5)]!],
         },
       ],
     };
@@ -104,26 +121,44 @@ describe('the dependency index', () => {
       answers.set(`answer ${i}`, deps);
       index.add(`answer ${i}`, deps);
     }
-    const seen = { beyond: 0, countsOnly: 0, untouched: 0 };
+    const seen = { beyond: 0, countsOnly: 0, totalsOnly: 0, both: 0, untouched: 0 };
     for (let w = 0; w < 300; w++) {
       const write = effect();
       if (write.all) continue;
       const test = effectTest(write);
-      const { beyond, countsOnly } = index.judge(write);
+      const movedCounts = new Set(write.records.map(countedTerm).filter((id) => id !== undefined));
+      const { beyond, countsOnly, totalsOnly } = index.judge(write);
       for (const [key, deps] of answers) {
-        const expected = !test.affects(deps)
-          ? 'untouched'
-          : test.beyondCounts(deps)
-            ? 'beyond'
-            : 'countsOnly';
-        const judged = beyond.has(key) ? 'beyond' : countsOnly.has(key) ? 'countsOnly' : 'untouched';
-        expect(judged, `${key}: ${JSON.stringify(deps)} under ${JSON.stringify(write)}`).toBe(expected);
-        seen[expected]++;
+        // The exact rule: beyond what can be refreshed, else which of the two refreshes it needs.
+        const affected = test.affects(deps);
+        const whole = affected && test.beyondRefresh(deps);
+        const counts = affected && !whole && !!deps.counts?.some((id) => movedCounts.has(id));
+        const total = affected && !whole && test.windowsMeet(deps) === 'total';
+        const context = () => `${key}: ${JSON.stringify(deps)} under ${JSON.stringify(write)}`;
+        const judged = { beyond: beyond.has(key), counts: countsOnly.has(key), total: totalsOnly.has(key) };
+        // Compared whole only on a difference: 600,000 verdicts.
+        if (judged.beyond !== whole || judged.counts !== counts || judged.total !== total)
+          expect(judged, context()).toEqual({ beyond: whole, counts, total });
+        if (affected !== (whole || counts || total))
+          expect(affected, context()).toBe(whole || counts || total);
+        seen[
+          !affected
+            ? 'untouched'
+            : whole
+              ? 'beyond'
+              : counts && total
+                ? 'both'
+                : counts
+                  ? 'countsOnly'
+                  : 'totalsOnly'
+        ]++;
       }
     }
     // Every verdict occurs, so the comparison above covered each.
     expect(seen.beyond).toBeGreaterThan(100);
     expect(seen.countsOnly).toBeGreaterThan(100);
+    expect(seen.totalsOnly).toBeGreaterThan(100);
+    expect(seen.both).toBeGreaterThan(10);
     expect(seen.untouched).toBeGreaterThan(100);
   });
 
@@ -138,6 +173,7 @@ describe('the dependency index', () => {
     expect(index.judge({ records: ['event:1'], kinds: ['events'], events: 'unknown' })).toEqual({
       beyond: new Set(),
       countsOnly: new Set(),
+      totalsOnly: new Set(),
     });
   });
 });

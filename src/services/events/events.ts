@@ -49,6 +49,7 @@ export async function eventArchive(
     ? async () => (ordered as number[]).length
     : (where: Prisma.EventWhereInput) => countEvents(ctx, where, dependencies, options.password);
   const archive = await archivePage(query, paging, count, pageNotFound);
+  const narrowable = defaultOrder && !ordered ? dependencies.windows[0]! : null;
   return {
     ...archive,
     effective: query.effective,
@@ -56,8 +57,19 @@ export async function eventArchive(
     /** Geo lists: the ids of this page, nearest first (the page is fetched by id). */
     ids: ordered ? ordered.slice(archive.skip, archive.skip + archive.take) : null,
     /** The list as logged, when a page of it in the default order may narrow it to its rows' keys. */
-    narrowable: defaultOrder && !ordered ? dependencies.windows[0]! : null,
+    narrowable,
+    /** How a narrowable page's total is counted again (the kept total), for an answer that shows it. */
+    recount: narrowable && !options.password ? recountOf(ctx, archive.where, dependencies) : null,
   };
+}
+
+/** The list's total counted again, holding only what counting needs (a cached answer may keep it). */
+function recountOf(
+  { db, keep }: Pick<Context, 'db' | 'keep'>,
+  where: Prisma.EventWhereInput,
+  dependencies: Dependencies,
+): { recount: () => Promise<number>; holds: unknown } {
+  return { recount: () => countEvents({ db, keep }, where, dependencies), holds: [where, dependencies] };
 }
 
 export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
@@ -67,7 +79,7 @@ export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
  * a filter holding a password, which nothing keeps).
  */
 function countEvents(
-  ctx: Context,
+  ctx: Pick<Context, 'db' | 'keep'>,
   where: Prisma.EventWhereInput,
   dependencies: Dependencies,
   password?: string | null,
@@ -221,7 +233,7 @@ export async function eventPageItems<T extends ListedEvent>(
       skip: archive.skip,
       take: archive.take,
     });
-    narrowToPage(ctx, archive.narrowable, rows);
+    narrowToPage(ctx, archive.narrowable, rows, archive);
   }
   return rows.map((row) => judged(row, ctx.viewer, archive.password));
 }
@@ -229,21 +241,25 @@ export async function eventPageItems<T extends ListedEvent>(
 /**
  * Tells the read log that the answer shows only this page of the list: its first and last rows' keys
  * in the default order (when the selection read the start; an empty page keeps the whole list). A
- * cursor page passes its cursor's key first: nothing at or before it is on the page.
+ * cursor page passes its cursor's key first: nothing at or before it is on the page. A numbered page
+ * (`archive`) also says whether it is full, and how the total it shows is counted again.
  */
 function narrowToPage(
   ctx: Context,
   window: EventWindow | null,
   rows: ReadonlyArray<{ id: number; localStart?: unknown }>,
+  archive?: EventArchive,
 ): void {
   const first = rows[0];
   const last = rows[rows.length - 1];
   if (!window || !ctx.reads || typeof first?.localStart !== 'string' || typeof last?.localStart !== 'string')
     return;
-  ctx.reads.narrowEventList(window, {
-    first: [first.localStart, first.id],
-    last: [last.localStart, last.id],
-  });
+  const full = rows.length === archive?.take;
+  ctx.reads.narrowEventList(
+    window,
+    { first: [first.localStart, first.id], last: [last.localStart, last.id], ...(full && { full }) },
+    full && archive.recount ? { ...archive.recount, ...archive.paging } : undefined,
+  );
 }
 
 /**
