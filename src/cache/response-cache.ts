@@ -76,11 +76,6 @@ const RECENT_EFFECTS = 512;
 const ALIAS_SHARE = 1 / 8;
 /** The share of the bound the kept numbers may use (a number and its dependencies each). */
 const KEPT_SHARE = 1 / 64;
-/**
- * The share of the bound for plain copies of coded bodies, for the clients that do not accept gzip:
- * the most read of them are kept, so those clients' hits are not each an inflate.
- */
-const PLAIN_SHARE = 1 / 4;
 /** An LRU slot (its key map entry and five parallel arrays) and the record around a held value. */
 const SLOT_BYTES = 128;
 
@@ -187,8 +182,14 @@ export class ResponseCache {
   private readonly entryIndex = new DependencyIndex();
   private readonly keptIndex = new DependencyIndex();
   private readonly aliases: LRUCache<string, Alias> | null;
-  /** Plain copies of coded bodies by entry serial, for clients that do not accept gzip. */
+  /**
+   * Plain copies of coded bodies by entry serial, for the clients that do not accept gzip: the most
+   * read are kept, so those clients' hits are not each an inflate. They share the answers' part of the
+   * bound (`answerBytes`) and give way to them: the least read copies go when the answers need room.
+   */
   private readonly plain: LRUCache<number, Buffer> | null;
+  /** The bound less the aliases' and kept numbers' shares: the answers and their plain copies. */
+  private readonly answerBytes: number;
   private serial = 0;
   private readonly now: () => number;
   /** The site-zone day of `now()` and the instants where it starts and ends (recomputed outside). */
@@ -222,10 +223,10 @@ export class ResponseCache {
   constructor(private readonly options: ResponseCacheOptions) {
     const aliasBytes = Math.max(1, Math.floor(options.maxBytes * ALIAS_SHARE));
     const keptBytes = Math.max(1, Math.floor(options.maxBytes * KEPT_SHARE));
-    const plainBytes = Math.max(1, Math.floor(options.maxBytes * PLAIN_SHARE));
+    this.answerBytes = Math.max(1, options.maxBytes - aliasBytes - keptBytes);
     this.entries = options.enabled
       ? new LRUCache<string, Entry>({
-          maxSize: Math.max(1, options.maxBytes - aliasBytes - keptBytes - plainBytes),
+          maxSize: this.answerBytes,
           sizeCalculation: entryBytes,
           // Evicted, deleted or cleared, an entry leaves the index too (a replacement: `storeIndexed`),
           // and its plain copy goes with it.
@@ -244,7 +245,7 @@ export class ResponseCache {
       : null;
     this.plain = options.enabled
       ? new LRUCache<number, Buffer>({
-          maxSize: plainBytes,
+          maxSize: this.answerBytes,
           sizeCalculation: (body) => SLOT_BYTES + heldBytes(body),
         })
       : null;
@@ -495,13 +496,26 @@ export class ResponseCache {
     return { alias, body: alias.coded ? entry.body : this.plainBody(entry) };
   }
 
+  /** Keeps the plain copy of a coded entry's body, within what the answers leave of their bound. */
+  private keepPlain(serial: number, plain: Buffer): void {
+    this.plain?.set(serial, plain);
+    this.trimPlain();
+  }
+
+  /** Drops the least read plain copies until the answers and their copies fit the answers' bound. */
+  private trimPlain(): void {
+    if (!this.plain || !this.entries) return;
+    while (this.plain.size > 0 && this.entries.calculatedSize + this.plain.calculatedSize > this.answerBytes)
+      this.plain.pop();
+  }
+
   /** An entry's plain bytes: its body, or the kept (else inflated, then kept) copy of its coded body. */
   private plainBody(entry: Entry): Buffer {
     if (!entry.coded) return entry.body;
     let plain = this.plain?.get(entry.serial);
     if (!plain) {
       plain = gunzipped(entry.body);
-      this.plain?.set(entry.serial, plain);
+      this.keepPlain(entry.serial, plain);
     }
     return plain;
   }
@@ -623,8 +637,9 @@ export class ResponseCache {
     delete refreshed.staleTotal;
     if (this.current(mark, entry.dependencies)) {
       this.storeIndexed(this.entries, this.entryIndex, key, refreshed);
-      if (coded) this.plain?.set(refreshed.serial, plain);
+      if (coded) this.keepPlain(refreshed.serial, plain);
       else this.recode(key, refreshed);
+      this.trimPlain();
     }
     this.answer(ctx, key, refreshed, 'refresh');
   }
@@ -644,7 +659,7 @@ export class ResponseCache {
         .then((coded) => {
           if (!coded || !current()) return;
           this.storeIndexed(this.entries!, this.entryIndex, key, { ...entry, body: coded, coded: true });
-          this.plain?.set(entry.serial, plain);
+          this.keepPlain(entry.serial, plain);
         })
         // A body that cannot be coded stays plain.
         .catch(() => undefined)
@@ -707,7 +722,8 @@ export class ResponseCache {
       ...(meta.rewriteCounts && dependencies.counts?.length && { rewriteCounts: meta.rewriteCounts }),
       ...(meta.rewriteTotal && { rewriteTotal: meta.rewriteTotal }),
     });
-    if (coded && !sentCoded) this.plain?.set(serial, bytes);
+    if (coded && !sentCoded) this.keepPlain(serial, bytes);
+    this.trimPlain();
     ctx.state.cacheEntry = { key: storedAs, serial, body: sent, coded: sentCoded } satisfies ServedEntry;
   }
 }

@@ -17,10 +17,11 @@ import { DocumentCache } from '../../src/graphql/documents.js';
 
 const koa = new Koa();
 
-function contextFor(url: string): Koa.Context {
+function contextFor(url: string, acceptEncoding?: string): Koa.Context {
   const request = new IncomingMessage(new Socket());
   request.method = 'GET';
   request.url = url;
+  if (acceptEncoding) request.headers['accept-encoding'] = acceptEncoding;
   return koa.createContext(request, new ServerResponse(request));
 }
 
@@ -54,6 +55,34 @@ describe('the response cache', () => {
     expect(peak).toBeGreaterThan(maxBytes * 0.8);
     expect(cache.size).toBeLessThan(600);
     expect(cache.aliasCount).toBeLessThan(600);
+  });
+
+  it('gives plain copies the room the answers leave: a copy never pushes an answer out', async () => {
+    const fill = async (count: number, acceptEncoding?: string) => {
+      const cache = new ResponseCache({ enabled: true, maxBytes, siteTimezone: 'UTC' });
+      let peak = 0;
+      for (let i = 0; i < count; i++) {
+        const ctx = contextFor(`/calendar/events/v1/events?page=${i}`, acceptEncoding);
+        await cache.serve(ctx, `key ${i}`, async () => {
+          ctx.status = 200;
+          ctx.type = 'application/json';
+          ctx.body = JSON.stringify({ page: i, text: `${i} `.repeat(1500) });
+          return { dependencies: listOf(10, i) };
+        });
+        peak = Math.max(peak, cache.bytes);
+      }
+      return { peak, size: cache.size };
+    };
+    // Room to spare: the plain clients' copies are kept beside the answers, in whatever room they leave
+    // (here well over a quarter of the bound, their share before they shared the answers' room).
+    const spare = (await fill(30)).peak - (await fill(30, 'gzip')).peak;
+    expect(spare).toBeGreaterThan(maxBytes * 0.4);
+    // Full: as many answers as with gzip clients, who leave no copies; the copies went first.
+    const coded = await fill(400, 'gzip');
+    const plain = await fill(400);
+    expect(coded.size).toBeLessThan(400);
+    expect(plain.size).toBe(coded.size);
+    expect(plain.peak).toBeLessThanOrEqual(maxBytes);
   });
 
   it("counts an entry's dependencies, key and headers besides its body", async () => {
