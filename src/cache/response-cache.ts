@@ -13,7 +13,6 @@ import {
 } from '../domain/dependencies.js';
 import { versionedEtag } from '../domain/versions.js';
 import { acceptsGzip, codedEtag, gunzipped, gzipped, gzippedAside } from '../http/content-coding.js';
-import type { TotalRewrite } from '../rest/shown-total.js';
 import { DependencyIndex, indexBytes } from './dependency-index.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
 
@@ -49,6 +48,21 @@ const isStale = (entry: Entry) => entry.staleCounts === true || entry.staleTotal
 
 /** The body with the term counts it shows replaced; null when it cannot be (recompute it instead). */
 export type RewriteCounts = (body: Buffer, counts: ReadonlyMap<number, number>) => Buffer | null;
+
+/** A body and the headers kept with it (lower-case names, as Koa gives them). */
+export interface Representation {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/** How an answer's list total is counted again and rewritten (`AnswerMeta.rewriteTotal`). */
+export interface TotalRewrite {
+  recount: () => Promise<number>;
+  /** What it keeps alive beside the answer (its count's query), counted against the bound. */
+  holds: unknown;
+  /** The answer with `total` in place of the one it shows; null when more would change (recompute it). */
+  rewrite(answer: Representation, total: number): Representation | null;
+}
 
 interface Kept {
   value: number;
@@ -741,8 +755,8 @@ function rewrite(
   body: Buffer,
   counts: ReadonlyMap<number, number> | null,
   total: number | null,
-): { body: Buffer; headers: Record<string, string> } | null {
-  let answer: { body: Buffer; headers: Record<string, string> } | null = { body, headers: entry.headers };
+): Representation | null {
+  let answer: Representation | null = { body, headers: entry.headers };
   if (counts) {
     const withCounts = entry.rewriteCounts!(body, counts);
     answer = withCounts && { body: withCounts, headers: entry.headers };

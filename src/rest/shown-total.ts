@@ -1,3 +1,4 @@
+import type { TotalRewrite } from '../cache/response-cache.js';
 import { totalPages } from '../domain/paging.js';
 import type { ShownTotal } from '../services/read-log.js';
 
@@ -10,21 +11,6 @@ import type { ShownTotal } from '../services/read-log.js';
 const TAIL = /,"total":(\d+),"total_pages":(\d+)\}$/;
 /** Enough of the body's end for the tail with the largest numbers. */
 const TAIL_BYTES = 64;
-
-/** A body and the headers kept with it (lower-case names, as Koa gives them). */
-export interface Representation {
-  body: Buffer;
-  headers: Record<string, string>;
-}
-
-/** How an answer's total is counted again and rewritten; what `AnswerMeta.rewriteTotal` carries. */
-export interface TotalRewrite {
-  recount: () => Promise<number>;
-  /** What it keeps alive beside the answer (`ShownTotal.holds`). */
-  holds: unknown;
-  /** The answer with `total` in place of the one it shows; null when more would change (recompute it). */
-  rewrite(answer: Representation, total: number): Representation | null;
-}
 
 /**
  * The rewrite of a list answer showing `shown` (a full page of its list), whose route puts the total
