@@ -125,6 +125,13 @@ export interface Alias {
   route: string;
 }
 
+/** An alias's answer: the bytes to send, and whether they were refreshed for it (`X-Cache`). */
+export interface AliasHit {
+  alias: Alias;
+  body: Buffer;
+  as: 'hit' | 'refresh';
+}
+
 /** What `serve` leaves on `ctx.state.cacheEntry` when the answer is a shared entry (hit or stored). */
 export interface ServedEntry {
   key: string;
@@ -497,21 +504,57 @@ export class ResponseCache {
 
   /**
    * The entry an alias names, with the alias, when both are current (not suspended, the very entry
-   * the alias was recorded for); a hit is counted. Nothing otherwise (and a stale alias is dropped).
+   * the alias was recorded for); a hit is counted. An entry that writes made stale in what it can
+   * rewrite (counts, total) is refreshed here, and the alias follows the refreshed entry: a refresh
+   * never needs the normal path. Nothing otherwise (and an alias that cannot follow is dropped).
    */
-  lookupAlias(aliasKey: string): { alias: Alias; body: Buffer } | undefined {
+  lookupAlias(aliasKey: string): AliasHit | Promise<AliasHit | undefined> | undefined {
     if (this.suspended || !this.aliases || !this.entries) return undefined;
     const alias = this.aliases.get(aliasKey);
     if (!alias) return undefined;
     const entry = this.entries.get(alias.key);
     // The representation the normal path would give now: a refreshed entry is coded after its answer.
     const coded = entry?.coded === true && alias.acceptsGzip;
-    if (!entry || entry.serial !== alias.serial || isStale(entry) || coded !== alias.coded) {
+    if (!entry || entry.serial !== alias.serial || coded !== alias.coded) {
       this.aliases.delete(aliasKey);
       return undefined;
     }
+    if (isStale(entry)) return this.refreshAlias(aliasKey, alias, entry);
     this.options.onEvent?.('hit');
-    return { alias, body: alias.coded ? entry.body : this.plainBody(entry) };
+    return { alias, body: alias.coded ? entry.body : this.plainBody(entry), as: 'hit' };
+  }
+
+  /**
+   * Refreshes a stale entry for an alias (once for concurrent requests, as `serve` does), moves the
+   * alias to the refreshed entry with its new validators and totals, and answers from it. Undefined
+   * when the entry must be recomputed: the normal path does that.
+   */
+  private async refreshAlias(aliasKey: string, alias: Alias, stale: Entry): Promise<AliasHit | undefined> {
+    let refreshed: Entry | null | undefined;
+    const pending = this.computing.get(alias.key);
+    if (pending) {
+      await pending.catch(() => undefined);
+      refreshed = this.entries?.peek(alias.key);
+      if (refreshed && !isStale(refreshed)) this.options.onEvent?.('shared');
+    } else {
+      const work = this.refreshed(alias.key, stale, alias.acceptsGzip);
+      this.computing.set(alias.key, work);
+      try {
+        refreshed = await work;
+      } finally {
+        if (this.computing.get(alias.key) === work) this.computing.delete(alias.key);
+      }
+    }
+    const stored = refreshed && this.entries?.peek(alias.key) === refreshed;
+    if (!refreshed || isStale(refreshed) || refreshed.coded !== alias.coded) {
+      this.aliases?.delete(aliasKey);
+      return undefined;
+    }
+    const body = alias.coded ? refreshed.body : this.plainBody(refreshed);
+    const followed = { ...alias, serial: refreshed.serial, headers: followHeaders(alias, stale, refreshed) };
+    if (stored) this.aliases?.set(aliasKey, followed);
+    else this.aliases?.delete(aliasKey);
+    return { alias: followed, body, as: pending ? 'hit' : 'refresh' };
   }
 
   /** Keeps the plain copy of a coded entry's body, within what the answers leave of their bound. */
@@ -617,18 +660,25 @@ export class ResponseCache {
     conditional(ctx, true);
   }
 
-  /**
-   * A stale entry whose writes moved only term counts it shows or its list's total: those read again
-   * and rewritten into its body and headers (new validators), stored unless a write met it meanwhile.
-   * Recomputed whole when the entry went or changed during the read, a term is gone, or the total
-   * changes more than its numbers (the page's links).
-   */
+  /** A stale entry refreshed (`refreshed`) and answered; recomputed whole when it cannot be. */
   private async refresh(
     ctx: KoaContext,
     key: string,
     entry: Entry,
     compute: () => Promise<AnswerMeta | void>,
   ): Promise<void> {
+    const refreshed = await this.refreshed(key, entry, acceptsGzip(ctx.get('accept-encoding')));
+    if (refreshed === null) return this.computeAndStore(ctx, key, compute, 'miss');
+    this.answer(ctx, key, refreshed, 'refresh');
+  }
+
+  /**
+   * A stale entry whose writes moved only term counts it shows or its list's total: those read again
+   * and rewritten into its body and headers (new validators), stored unless a write met it meanwhile.
+   * Null (recompute it whole) when the entry went or changed during the read, a term is gone, or the
+   * total changes more than its numbers (the page's links). `coded`: for a client that accepts gzip.
+   */
+  private async refreshed(key: string, entry: Entry, coded: boolean): Promise<Entry | null> {
     const mark = this.mark();
     const [counts, total] = await Promise.all([
       entry.staleCounts ? this.currentCounts(entry.dependencies.counts ?? []) : null,
@@ -636,30 +686,30 @@ export class ResponseCache {
     ]);
     const rewritten =
       this.entries?.peek(key) === entry ? rewrite(entry, this.plainBody(entry), counts, total) : null;
-    if (rewritten === null || !this.entries) return this.computeAndStore(ctx, key, compute, 'miss');
+    if (rewritten === null || !this.entries) return null;
     this.options.onEvent?.('refreshed');
     const plain = ownBytes(rewritten.body);
     const etag = entry.version ? versionedEtag(entry.version, bytesHash(plain)) : strongEtag(plain);
     // Coded before a client that accepts gzip is answered (the same bytes as a recomputed answer); for
     // any other, after its answer on the thread pool (`recode`). Counts move with every create, trash
     // and term change: coding every refresh on the event loop cost more than the refresh itself.
-    const coded = acceptsGzip(ctx.get('accept-encoding')) ? gzipped(plain) : null;
+    const codedBody = coded ? gzipped(plain) : null;
     const refreshed: Entry = {
       ...entry,
       headers: { ...rewritten.headers, etag },
-      body: coded ?? plain,
-      coded: coded !== null,
+      body: codedBody ?? plain,
+      coded: codedBody !== null,
       serial: ++this.serial,
     };
     delete refreshed.staleCounts;
     delete refreshed.staleTotal;
     if (this.current(mark, entry.dependencies)) {
       this.storeIndexed(this.entries, this.entryIndex, key, refreshed);
-      if (coded) this.keepPlain(refreshed.serial, plain);
+      if (codedBody) this.keepPlain(refreshed.serial, plain);
       else this.recode(key, refreshed);
       this.trimPlain();
     }
-    this.answer(ctx, key, refreshed, 'refresh');
+    return refreshed;
   }
 
   /**
@@ -744,6 +794,18 @@ export class ResponseCache {
     this.trimPlain();
     ctx.state.cacheEntry = { key: storedAs, serial, body: sent, coded: sentCoded } satisfies ServedEntry;
   }
+}
+
+/**
+ * An alias's headers for the entry that replaced `before` by a refresh: each header the refresh changed
+ * (validator, totals) takes its new value, the validator in the alias's representation.
+ */
+function followHeaders(alias: Alias, before: Entry, after: Entry): Array<[string, string]> {
+  return alias.headers.map(([name, value]) => {
+    const now = after.headers[name];
+    if (now === undefined || now === before.headers[name]) return [name, value];
+    return [name, name === 'etag' && alias.coded ? codedEtag(now) : now];
+  });
 }
 
 /**

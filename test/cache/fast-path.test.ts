@@ -8,7 +8,7 @@ import { ResponseCache } from '../../src/cache/response-cache.js';
 import { createLogger } from '../../src/logger.js';
 import { Metrics } from '../../src/ops/metrics.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { createEvent } from '../helpers/fixtures.js';
+import { createEvent, createTerm } from '../helpers/fixtures.js';
 import { type Users, withRoles } from '../helpers/users.js';
 
 // The cache-hit fast path (src/cache/fast-path.ts): an anonymous read answered from a shared entry
@@ -43,6 +43,11 @@ beforeAll(async () => {
   const lookup = cache.lookupAlias.bind(cache);
   vi.spyOn(cache, 'lookupAlias').mockImplementation((key) => {
     const found = lookup(key);
+    if (found instanceof Promise)
+      return found.then((hit) => {
+        fastHits.push(hit !== undefined);
+        return hit;
+      });
     fastHits.push(found !== undefined);
     return found;
   });
@@ -222,6 +227,47 @@ describe('the cache-hit fast path', () => {
     const fast = await read().expect(200);
     expect(fast.text).toBe(after.text);
     expect(fastHits).toEqual([false, true, false, true]);
+  });
+
+  it('refreshes an entry whose counts or total a write moved before Koa, and the alias follows it', async () => {
+    const term = await createTerm(h.db, 'tribe_events_cat', 'Fast refresh');
+    const soon = new Date(Date.now() + 2 * 86400_000).toISOString().slice(0, 10);
+    await createEvent(h.db, { title: 'Counted', start: `${soon} 09:00:00`, termIds: [term.id] });
+    const list = `${API}/events?per_page=50`;
+    const shown = (count: number) => `"count":${count},"filter":"raw","id":${term.id}`;
+    const first = await http.get(list).expect(200);
+    expect(first.text).toContain(shown(1));
+    await http.get(list).expect(200);
+    expect(fastHits).toEqual([false, true]);
+    // A past event in the category: outside the list's window, it moves only the count the list shows.
+    await http
+      .post(`${API}/events`)
+      .auth(users.administrator.login, users.administrator.password)
+      .send({
+        title: 'Long ago',
+        status: 'publish',
+        categories: [term.id],
+        start_date: '2020-01-01 10:00:00',
+        end_date: '2020-01-01 11:00:00',
+      })
+      .expect(201);
+    const refreshed = await http.get(list).expect(200);
+    expect(fastHits).toEqual([false, true, true]);
+    expect(refreshed.headers['x-cache']).toBe('refresh');
+    expect(refreshed.text).toBe(first.text.replace(shown(1), shown(2)));
+    expect(refreshed.headers.etag).not.toBe(first.headers.etag);
+    for (const name of ['cache-control', 'vary', 'allow', 'x-tec-total', 'content-type'])
+      expect(refreshed.headers[name], name).toBe(first.headers[name]);
+    // The alias now names the refreshed entry: a fast hit, whose validator is the new one.
+    const again = await http.get(list).expect(200);
+    expect(fastHits).toEqual([false, true, true, true]);
+    expect(again.headers['x-cache']).toBe('hit');
+    expect(again.headers.etag).toBe(refreshed.headers.etag);
+    expect(again.text).toBe(refreshed.text);
+    await http
+      .get(list)
+      .set('If-None-Match', refreshed.headers.etag as string)
+      .expect(304);
   });
 
   it('does not let an alias outlive its day in the site zone', async () => {
