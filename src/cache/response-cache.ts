@@ -95,14 +95,21 @@ const KEPT_SHARE = 1 / 64;
 /** An LRU slot (its key map entry and five parallel arrays) and the record around a held value. */
 const SLOT_BYTES = 128;
 
+/** What an entry's dependencies hold, in and out of the index: a refreshed entry keeps the same. */
+const dependencyBytes = new WeakMap<Dependencies, number>();
+
 function entryBytes(entry: Entry, key: string): number {
+  let dependencies = dependencyBytes.get(entry.dependencies);
+  if (dependencies === undefined) {
+    dependencies = heldBytes(entry.dependencies) + indexBytes(entry.dependencies);
+    dependencyBytes.set(entry.dependencies, dependencies);
+  }
   return (
     SLOT_BYTES +
     stringBytes(key) +
     heldBytes(entry.body) +
     heldBytes(entry.headers) +
-    heldBytes(entry.dependencies) +
-    indexBytes(entry.dependencies) +
+    dependencies +
     (entry.rewriteTotal ? heldBytes(entry.rewriteTotal.holds) : 0)
   );
 }

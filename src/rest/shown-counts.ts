@@ -20,11 +20,16 @@ const DIGIT_9 = 0x39;
 /**
  * `body` with the counts it shows replaced by `counts`; null when one of its terms has none there (it
  * was deleted meanwhile: the answer is recomputed instead). Read and written as bytes (the run is
- * ASCII, and no byte of a multi-byte UTF-8 character is), so a refresh never decodes the whole body.
+ * ASCII, and no byte of a multi-byte UTF-8 character is), so a refresh never decodes the whole body;
+ * the runs are found first and the answer written into one buffer (a refresh runs on every read of a
+ * list after a count moved).
  */
 export function withCounts(body: Buffer, counts: ReadonlyMap<number, number>): Buffer | null {
-  const parts: Buffer[] = [];
-  let copied = 0;
+  // Each run's count digits (start, end) and its new digits.
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const digits: string[] = [];
+  let length = body.length;
   for (let at = body.indexOf(COUNT_KEY); at >= 0; at = body.indexOf(COUNT_KEY, at + 1)) {
     const countStart = at + COUNT_KEY.length;
     const countEnd = digitsEnd(body, countStart);
@@ -34,17 +39,34 @@ export function withCounts(body: Buffer, counts: ReadonlyMap<number, number>): B
     const idStart = countEnd + AFTER_COUNT.length;
     const idEnd = digitsEnd(body, idStart);
     if (idEnd === idStart) continue;
-    const count = counts.get(Number(body.toString('latin1', idStart, idEnd)));
+    const count = counts.get(digitsValue(body, idStart, idEnd));
     if (count === undefined) return null;
-    parts.push(body.subarray(copied, countStart), Buffer.from(String(count)));
-    copied = countEnd;
+    const text = String(count);
+    starts.push(countStart);
+    ends.push(countEnd);
+    digits.push(text);
+    length += text.length - (countEnd - countStart);
   }
-  parts.push(body.subarray(copied));
-  return Buffer.concat(parts);
+  const out = Buffer.allocUnsafe(length);
+  let copied = 0;
+  let written = 0;
+  for (let slot = 0; slot < starts.length; slot++) {
+    written += body.copy(out, written, copied, starts[slot]);
+    written += out.write(digits[slot]!, written, 'latin1');
+    copied = ends[slot]!;
+  }
+  body.copy(out, written, copied);
+  return out;
 }
 
 function digitsEnd(bytes: Buffer, from: number): number {
   let end = from;
   while (end < bytes.length && bytes[end]! >= DIGIT_0 && bytes[end]! <= DIGIT_9) end++;
   return end;
+}
+
+function digitsValue(bytes: Buffer, from: number, to: number): number {
+  let value = 0;
+  for (let at = from; at < to; at++) value = value * 10 + (bytes[at]! - DIGIT_0);
+  return value;
 }
