@@ -72,7 +72,7 @@ interface Kept {
 /** Term counts known at most (a number each): past it, they are forgotten and read again. */
 const MAX_KNOWN_COUNTS = 10_000;
 
-/** Refreshed bodies being coded again on the thread pool at most; past it, one stays plain. */
+/** Refreshed bodies being coded again on the thread pool at once; the others wait their turn. */
 const MAX_RECODING = 8;
 /**
  * How long a refreshed body stays plain before it is coded again: while counts move every few seconds,
@@ -251,6 +251,8 @@ export class ResponseCache {
   private readonly knownCounts = new Map<number, number>();
   /** Refreshed bodies being coded again (`recode`). */
   private recoding = 0;
+  /** Refreshed entries due to be coded again, in the order they became due. */
+  private readonly recodeQueue: Array<{ key: string; entry: Entry }> = [];
 
   constructor(private readonly options: ResponseCacheOptions) {
     const aliasBytes = Math.max(1, Math.floor(options.maxBytes * ALIAS_SHARE));
@@ -407,6 +409,7 @@ export class ResponseCache {
     this.entries?.clear();
     this.aliases?.clear();
     this.plain?.clear();
+    this.recodeQueue.length = 0;
     this.kept?.clear();
   }
 
@@ -722,12 +725,21 @@ export class ResponseCache {
   /**
    * After `RECODE_DELAY_MS`, codes a refreshed entry's plain body on the thread pool and puts the coded
    * entry in its place (the same serial: its aliases stay valid), unless it changed or went meanwhile.
-   * With `MAX_RECODING` already under way it stays plain, counted in full against the bound.
+   * At most `MAX_RECODING` at a time; the others wait their turn (one write refreshes dozens of
+   * entries at once, and a body left plain would hold several times its coded size until evicted).
    */
   private recode(key: string, entry: Entry): void {
-    const current = () => this.entries?.peek(key) === entry;
     setTimeout(() => {
-      if (!current() || this.recoding >= MAX_RECODING) return;
+      this.recodeQueue.push({ key, entry });
+      this.recodeNext();
+    }, this.options.recodeDelayMs ?? RECODE_DELAY_MS).unref();
+  }
+
+  private recodeNext(): void {
+    while (this.recoding < MAX_RECODING && this.recodeQueue.length > 0) {
+      const { key, entry } = this.recodeQueue.shift()!;
+      const current = () => this.entries?.peek(key) === entry;
+      if (!current()) continue;
       this.recoding++;
       const plain = entry.body;
       gzippedAside(plain)
@@ -738,8 +750,11 @@ export class ResponseCache {
         })
         // A body that cannot be coded stays plain.
         .catch(() => undefined)
-        .finally(() => this.recoding--);
-    }, this.options.recodeDelayMs ?? RECODE_DELAY_MS).unref();
+        .finally(() => {
+          this.recoding--;
+          this.recodeNext();
+        });
+    }
   }
 
   private async computeAndStore(

@@ -260,3 +260,51 @@ describe('ResponseCache: refreshing counts', () => {
     expect(bare.size).toBe(0);
   });
 });
+
+describe('ResponseCache: coding refreshed answers again', () => {
+  it('codes every answer one write refreshed, more than are coded at once', async () => {
+    const koa = new Koa();
+    const cache = new ResponseCache({
+      enabled: true,
+      maxBytes: 4 * 1024 * 1024,
+      siteTimezone: 'UTC',
+      recodeDelayMs: 20,
+    });
+    let count = 10;
+    cache.readCountsWith(async (terms) => new Map(terms.map((id) => [id, count])));
+    const keys = Array.from({ length: 24 }, (_, n) => `list ${n}`);
+    const big = () =>
+      `[${Array.from({ length: 40 }, (_, n) => body({ 2: count }, `Concert ${n}`)).join(',')}]`;
+    const serve = async (key: string, coding: string) => {
+      const request = new IncomingMessage(new Socket());
+      request.method = 'GET';
+      request.url = '/calendar/events/v1/events';
+      request.headers['accept-encoding'] = coding;
+      const ctx = koa.createContext(request, new ServerResponse(request));
+      await cache.serve(ctx, key, async () => {
+        ctx.status = 200;
+        ctx.body = big();
+        return {
+          dependencies: { records: ['term:2'], kinds: [], windows: [], counts: [2] },
+          rewriteCounts: withCounts,
+        };
+      });
+      return { cache: ctx.response.get('X-Cache'), coding: ctx.response.get('Content-Encoding') };
+    };
+    for (const key of keys) expect(await serve(key, 'gzip')).toMatchObject({ cache: 'miss', coding: 'gzip' });
+    count = 11;
+    cache.invalidate({ records: ['term-count:2'], kinds: ['term-counts'], events: [] });
+    // Refreshed together for clients without gzip: all fall due to be coded at the same moment.
+    const refreshed = await Promise.all(keys.map((key) => serve(key, 'identity')));
+    expect(refreshed).toEqual(keys.map(() => ({ cache: 'refresh', coding: undefined })));
+    const coded = async () =>
+      (await Promise.all(keys.map((key) => serve(key, 'gzip')))).filter((answer) => answer.coding === 'gzip')
+        .length;
+    let done = await coded();
+    for (let wait = 0; done < keys.length && wait < 100; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      done = await coded();
+    }
+    expect(done).toBe(keys.length);
+  });
+});
