@@ -36,6 +36,8 @@ interface Entry {
   version?: string;
   /** How its edge rewrites the term counts it shows (`AnswerMeta.rewriteCounts`). */
   rewriteCounts?: RewriteCounts;
+  /** Where its plain body shows those counts, as its last count refresh left them (none yet: found then). */
+  countRuns?: CountRuns;
   /** How its edge counts again and rewrites the list total it shows (`AnswerMeta.rewriteTotal`). */
   rewriteTotal?: TotalRewrite;
   /** Writes moved counts it shows, and nothing it cannot rewrite: the next read refreshes them. */
@@ -46,8 +48,18 @@ interface Entry {
 
 const isStale = (entry: Entry) => entry.staleCounts === true || entry.staleTotal === true;
 
-/** The body with the term counts it shows replaced; null when it cannot be (recompute it instead). */
-export type RewriteCounts = (body: Buffer, counts: ReadonlyMap<number, number>) => Buffer | null;
+/** Where a body shows term counts, as its edge finds them: opaque to the cache, kept with the entry. */
+export type CountRuns = Int32Array;
+
+/**
+ * The body with the term counts it shows replaced, and where they now are; null when it cannot be
+ * (recompute it instead). `runs`: where they were, from the last rewrite (found anew when not given).
+ */
+export type RewriteCounts = (
+  body: Buffer,
+  counts: ReadonlyMap<number, number>,
+  runs?: CountRuns,
+) => { body: Buffer; runs: CountRuns } | null;
 
 /** A body and the headers kept with it (lower-case names, as Koa gives them). */
 export interface Representation {
@@ -110,7 +122,8 @@ function entryBytes(entry: Entry, key: string): number {
     heldBytes(entry.body) +
     heldBytes(entry.headers) +
     dependencies +
-    (entry.rewriteTotal ? heldBytes(entry.rewriteTotal.holds) : 0)
+    (entry.rewriteTotal ? heldBytes(entry.rewriteTotal.holds) : 0) +
+    (entry.countRuns ? heldBytes(entry.countRuns) : 0)
   );
 }
 
@@ -706,6 +719,7 @@ export class ResponseCache {
     const codedBody = coded ? gzipped(plain) : null;
     const refreshed: Entry = {
       ...entry,
+      ...(rewritten.countRuns && { countRuns: rewritten.countRuns }),
       headers: { ...rewritten.headers, etag },
       body: codedBody ?? plain,
       coded: codedBody !== null,
@@ -839,14 +853,18 @@ function rewrite(
   body: Buffer,
   counts: ReadonlyMap<number, number> | null,
   total: number | null,
-): Representation | null {
+): (Representation & { countRuns?: CountRuns }) | null {
   let answer: Representation | null = { body, headers: entry.headers };
+  let countRuns = entry.countRuns;
   if (counts) {
-    const withCounts = entry.rewriteCounts!(body, counts);
-    answer = withCounts && { body: withCounts, headers: entry.headers };
+    const withCounts = entry.rewriteCounts!(body, counts, countRuns);
+    if (!withCounts) return null;
+    answer = { body: withCounts.body, headers: entry.headers };
+    countRuns = withCounts.runs;
   }
-  if (answer && total !== null) answer = entry.rewriteTotal!.rewrite(answer, total);
-  return answer;
+  // The total is rewritten in the envelope's tail, after every count: the runs stay where they are.
+  if (total !== null) answer = entry.rewriteTotal!.rewrite(answer, total);
+  return answer && { ...answer, ...(countRuns && { countRuns }) };
 }
 
 /** The body of a 200 answer as sent: gzip-coded (with that representation's entity tag) or plain. */

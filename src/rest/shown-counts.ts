@@ -3,6 +3,8 @@
 // structure of the JSON can write (inside a string every quote is escaped). Such an answer stays cached
 // when the count moves and gets its numbers rewritten (`Dependencies.counts`), instead of a whole miss.
 
+import type { CountRuns } from '../cache/response-cache.js';
+
 const SHOWN_COUNT = /"count":(\d+),"filter":"raw","id":(\d+)/g;
 
 /** The terms whose counts `json` shows in the rewritable run. */
@@ -18,18 +20,12 @@ const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 
 /**
- * `body` with the counts it shows replaced by `counts`; null when one of its terms has none there (it
- * was deleted meanwhile: the answer is recomputed instead). Read and written as bytes (the run is
- * ASCII, and no byte of a multi-byte UTF-8 character is), so a refresh never decodes the whole body;
- * the runs are found first and the answer written into one buffer (a refresh runs on every read of a
- * list after a count moved).
+ * Where `body` shows counts in the rewritable run: for each run, its digits' start and end offsets and
+ * its term, three numbers a run. Read as bytes (the run is ASCII, and no byte of a multi-byte UTF-8
+ * character is), so finding them never decodes the whole body.
  */
-export function withCounts(body: Buffer, counts: ReadonlyMap<number, number>): Buffer | null {
-  // Each run's count digits (start, end) and its new digits.
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const digits: string[] = [];
-  let length = body.length;
+export function countRuns(body: Buffer): CountRuns {
+  const runs: number[] = [];
   for (let at = body.indexOf(COUNT_KEY); at >= 0; at = body.indexOf(COUNT_KEY, at + 1)) {
     const countStart = at + COUNT_KEY.length;
     const countEnd = digitsEnd(body, countStart);
@@ -39,24 +35,45 @@ export function withCounts(body: Buffer, counts: ReadonlyMap<number, number>): B
     const idStart = countEnd + AFTER_COUNT.length;
     const idEnd = digitsEnd(body, idStart);
     if (idEnd === idStart) continue;
-    const count = counts.get(digitsValue(body, idStart, idEnd));
+    runs.push(countStart, countEnd, digitsValue(body, idStart, idEnd));
+  }
+  return Int32Array.from(runs);
+}
+
+/**
+ * `body` with the counts it shows replaced by `counts`, and where its runs now are; null when one of
+ * its terms has none there (it was deleted meanwhile: the answer is recomputed instead). `runs`: where
+ * they are in `body`, as the last rewrite left them (found when not given), so that the answers
+ * refreshed after every write that moves a count are rewritten without being searched again.
+ */
+export function withCounts(
+  body: Buffer,
+  counts: ReadonlyMap<number, number>,
+  runs: CountRuns = countRuns(body),
+): { body: Buffer; runs: CountRuns } | null {
+  const digits: string[] = [];
+  let length = body.length;
+  for (let run = 0; run < runs.length; run += 3) {
+    const count = counts.get(runs[run + 2]!);
     if (count === undefined) return null;
     const text = String(count);
-    starts.push(countStart);
-    ends.push(countEnd);
     digits.push(text);
-    length += text.length - (countEnd - countStart);
+    length += text.length - (runs[run + 1]! - runs[run]!);
   }
   const out = Buffer.allocUnsafe(length);
+  const moved = new Int32Array(runs.length);
   let copied = 0;
   let written = 0;
-  for (let slot = 0; slot < starts.length; slot++) {
-    written += body.copy(out, written, copied, starts[slot]);
-    written += out.write(digits[slot]!, written, 'latin1');
-    copied = ends[slot]!;
+  for (let run = 0; run < runs.length; run += 3) {
+    written += body.copy(out, written, copied, runs[run]);
+    moved[run] = written;
+    written += out.write(digits[run / 3]!, written, 'latin1');
+    moved[run + 1] = written;
+    moved[run + 2] = runs[run + 2]!;
+    copied = runs[run + 1]!;
   }
   body.copy(out, written, copied);
-  return out;
+  return { body: out, runs: moved };
 }
 
 function digitsEnd(bytes: Buffer, from: number): number {

@@ -4,7 +4,7 @@ import Koa from 'koa';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type AnswerMeta, type CacheEvent, ResponseCache } from '../../src/cache/response-cache.js';
 import type { Dependencies, WriteEffect } from '../../src/domain/dependencies.js';
-import { countsShown, withCounts } from '../../src/rest/shown-counts.js';
+import { countRuns, countsShown, withCounts } from '../../src/rest/shown-counts.js';
 
 // An answer whose only change is a term count it shows is refreshed in place (src/cache/
 // response-cache.ts `refresh`): the counts read again and rewritten into the body, with new
@@ -56,7 +56,38 @@ describe('the counts a REST body shows', () => {
 
 /** The REST edge's rewrite of a body's bytes, as text. */
 const rewrite = (json: string, counts: ReadonlyMap<number, number>) =>
-  withCounts(Buffer.from(json), counts)?.toString() ?? null;
+  withCounts(Buffer.from(json), counts)?.body.toString() ?? null;
+
+describe('the runs a rewrite leaves', () => {
+  it('are where the counts now are: a rewrite from them is the rewrite of a body searched anew', () => {
+    const json = `[${body({ 2: 9, 5: 100 }, 'Café “Ñ” 🎷')},${body({ 5: 100 }, '"count":1,')},${body({ 2: 9 })}]`;
+    let bytes = Buffer.from(json);
+    let runs = countRuns(bytes);
+    expect(runs.length).toBe(4 * 3);
+    const steps = [
+      [1234, 7],
+      [8, 100000],
+      [8, 100000],
+      [0, 1],
+    ] as const;
+    for (const [two, five] of steps) {
+      const counts = new Map([
+        [2, two],
+        [5, five],
+      ]);
+      const searched = withCounts(bytes, counts)!;
+      const kept = withCounts(bytes, counts, runs)!;
+      expect(kept.body.equals(searched.body)).toBe(true);
+      expect(kept.body.toString()).toBe(
+        `[${body({ 2: two, 5: five }, 'Café “Ñ” 🎷')},${body({ 5: five }, '"count":1,')},${body({ 2: two })}]`,
+      );
+      expect([...kept.runs]).toEqual([...countRuns(kept.body)]);
+      bytes = kept.body;
+      runs = kept.runs;
+    }
+    expect(withCounts(bytes, new Map([[2, 1]]), runs)).toBeNull();
+  });
+});
 
 describe('ResponseCache: refreshing counts', () => {
   const koa = new Koa();
@@ -151,11 +182,15 @@ describe('ResponseCache: refreshing counts', () => {
     cache.invalidate(countMoved(2));
     for (const key of keys) expect(await get(undefined, true, key)).toMatchObject({ body: body({ 2: 15 }) });
     expect(reads).toBe(1);
-    // The next write that moves the count makes it unknown again.
-    stored.set(2, 16);
+    // The next write that moves the count makes it unknown again (rewritten where the last rewrite
+    // left it, one digit longer now).
+    stored.set(2, 160);
     cache.invalidate(countMoved(2));
-    for (const key of keys) expect(await get(undefined, true, key)).toMatchObject({ body: body({ 2: 16 }) });
+    for (const key of keys) expect(await get(undefined, true, key)).toMatchObject({ body: body({ 2: 160 }) });
     expect(reads).toBe(2);
+    stored.set(2, 9);
+    cache.invalidate(countMoved(2));
+    for (const key of keys) expect(await get(undefined, true, key)).toMatchObject({ body: body({ 2: 9 }) });
   });
 
   it('a count read while a write moved it is not kept for the next refresh', async () => {
