@@ -569,7 +569,10 @@ export class ResponseCache {
       }
     }
     const stored = refreshed && this.entries?.peek(alias.key) === refreshed;
-    if (!refreshed || isStale(refreshed) || refreshed.coded !== alias.coded) {
+    // A refresh keeps the entry's dependencies (the very object); a recomputed answer has its own, and
+    // perhaps headers the alias never had: the normal path records the alias for it.
+    const followable = refreshed && refreshed.dependencies === stale.dependencies;
+    if (!refreshed || !followable || isStale(refreshed) || refreshed.coded !== alias.coded) {
       this.aliases?.delete(aliasKey);
       return undefined;
     }

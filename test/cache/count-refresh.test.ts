@@ -61,7 +61,7 @@ const rewrite = (json: string, counts: ReadonlyMap<number, number>) =>
 describe('the runs a rewrite leaves', () => {
   it('are where the counts now are: a rewrite from them is the rewrite of a body searched anew', () => {
     const json = `[${body({ 2: 9, 5: 100 }, 'Café “Ñ” 🎷')},${body({ 5: 100 }, '"count":1,')},${body({ 2: 9 })}]`;
-    let bytes = Buffer.from(json);
+    let bytes: Buffer = Buffer.from(json);
     let runs = countRuns(bytes);
     expect(runs.length).toBe(4 * 3);
     const steps = [

@@ -268,6 +268,32 @@ describe('the cache-hit fast path', () => {
       .get(list)
       .set('If-None-Match', refreshed.headers.etag as string)
       .expect(304);
+    // Concurrent reads of the stale entry: one refreshes it, the others wait and are answered from it.
+    await http
+      .post(`${API}/events`)
+      .auth(users.administrator.login, users.administrator.password)
+      .send({
+        title: 'Longer ago',
+        status: 'publish',
+        categories: [term.id],
+        start_date: '2019-01-01 10:00:00',
+        end_date: '2019-01-01 11:00:00',
+      })
+      .expect(201);
+    fastHits = [];
+    const together = await Promise.all(Array.from({ length: 5 }, () => http.get(list).expect(200)));
+    expect(fastHits).toEqual([true, true, true, true, true]);
+    expect(together.map((answer) => answer.headers['x-cache']).sort()).toEqual([
+      'hit',
+      'hit',
+      'hit',
+      'hit',
+      'refresh',
+    ]);
+    expect(new Set(together.map((answer) => answer.text))).toEqual(
+      new Set([first.text.replace(shown(1), shown(3))]),
+    );
+    expect(new Set(together.map((answer) => answer.headers.etag)).size).toBe(1);
   });
 
   it('does not let an alias outlive its day in the site zone', async () => {
