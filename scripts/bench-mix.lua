@@ -29,7 +29,7 @@ end
 
 function done(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('BENCH {"requests":%d,"rps":%.1f,"p50":%.3f,"p99":%.3f,"non2xx":%d,"errors":%d}\n',
+  io.write(string.format('BENCH {"requests":%d,"rps":%.1f,"p50":%.3f,"p99":%.3f,"non2xx":%d,"errors":%d,"bytes":%d}\n',
     summary.requests, summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000,
-    latency:percentile(99) / 1000, e.status, e.connect + e.read + e.write + e.timeout))
+    latency:percentile(99) / 1000, e.status, e.connect + e.read + e.write + e.timeout, summary.bytes))
 end

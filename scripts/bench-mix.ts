@@ -39,6 +39,10 @@ export interface MixServer {
   rssMb(): Promise<number>;
   /** Answers the response cache dropped for writes so far. */
   dropped(): Promise<number>;
+  /** Starts counting the garbage collector's pauses afresh. */
+  gcReset(): Promise<void>;
+  /** The collector's pauses since `gcReset`: their sum and the longest, in ms. */
+  gcPauses(): Promise<{ totalMs: number; longestMs: number }>;
   profileStart(): Promise<void>;
   profileStop(path: string): Promise<void>;
 }
@@ -52,6 +56,8 @@ export interface MixRow {
   /** Reads answered other than 2xx, and socket errors. */
   non2xx: number;
   errors: number;
+  /** Bytes received, headers included. */
+  bytes: number;
   /** Hits / (hits + refreshes + misses) of the response cache over the measured run; undefined with it off. */
   hitRatio?: number;
   /** Refreshes (answers whose term counts a write moved, rewritten in place) / the same lookups. */
@@ -63,6 +69,8 @@ export interface MixRow {
   sqlPerRequest: number;
   cpuPerRequest: number;
   rssMb: number;
+  /** The share of the measured run the event loop spent stopped for garbage collection, and its longest stop (ms). */
+  gc: { share: number; longestMs: number };
   writes?: { sent: number; failed: number; rate: number };
   /** Answers dropped per kind of write, over the writes that ran alone (none overlapping another). */
   droppedByKind?: Partial<Record<WriteKind, { writes: number; dropped: number }>>;
@@ -553,7 +561,10 @@ async function wrkMix(
   );
   const line = stdout.split('\n').find((l) => l.startsWith('BENCH '));
   if (!line) throw new Error(`wrk printed no result:\n${stdout}`);
-  return JSON.parse(line.slice(6)) as Pick<MixRow, 'requests' | 'rps' | 'p50' | 'p99' | 'non2xx' | 'errors'>;
+  return JSON.parse(line.slice(6)) as Pick<
+    MixRow,
+    'requests' | 'rps' | 'p50' | 'p99' | 'non2xx' | 'errors' | 'bytes'
+  >;
 }
 
 export interface MixOptions {
@@ -598,9 +609,11 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
     const writesBefore = writer?.counts();
     await server.resetSql();
     const cpuBefore = await server.cpuMicros();
+    await server.gcReset();
     if (options.profileDir) await server.profileStart();
     const result = await wrkMix(server.origin, table, connections, duration, wrkHeaders);
     const cpu = (await server.cpuMicros()) - cpuBefore;
+    const gcPauses = await server.gcPauses();
     if (options.profileDir)
       await server.profileStop(join(options.profileDir, `${name.replace(/\W+/g, '-')}.cpuprofile`));
     const statements = await server.sql();
@@ -625,6 +638,7 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
       sqlPerRequest: statements / result.requests,
       cpuPerRequest: cpu / 1000 / result.requests,
       rssMb: await server.rssMb(),
+      gc: { share: gcPauses.totalMs / (duration * 1000), longestMs: gcPauses.longestMs },
       ...(writesAfter && writesBefore
         ? {
             writes: {
@@ -653,6 +667,13 @@ const READ_ONLY_AGAIN = 'read-only mix, again';
 /** A row in which no read finished (writes kept every answer a miss) has no per-read figures. */
 const answered = (row: MixRow, cell: string) => (row.requests > 0 ? cell : '-');
 
+/**
+ * What one answer weighed on the wire, headers included: most of a hit's CPU is writing it to the
+ * socket, so rows compare only alongside it.
+ */
+export const kilobytesPerRequest = ({ bytes, requests }: { bytes: number; requests: number }): string =>
+  requests ? (bytes / requests / 1024).toFixed(1) : '-';
+
 /** The mix's table and the ratios issue #29's targets are stated in. */
 export function printMix(rows: MixRow[], singleCachedList: { rps: number } | undefined, title: string): void {
   const table = [
@@ -666,6 +687,8 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       'evictions',
       'SQL/req',
       'CPU ms/req',
+      'KB/req',
+      'GC (longest ms)',
       'RSS MB',
       'writes (failed)',
       'dropped/write',
@@ -680,6 +703,8 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       row.evictions === undefined ? '-' : String(row.evictions),
       answered(row, row.sqlPerRequest.toFixed(2)),
       answered(row, row.cpuPerRequest.toFixed(3)),
+      answered(row, kilobytesPerRequest(row)),
+      `${(row.gc.share * 100).toFixed(1)} % (${row.gc.longestMs.toFixed(0)})`,
       row.rssMb.toFixed(0),
       row.writes ? `${row.writes.sent} (${row.writes.failed})` : '-',
       row.writes?.sent && row.dropped !== undefined ? (row.dropped / row.writes.sent).toFixed(0) : '-',

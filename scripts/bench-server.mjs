@@ -2,11 +2,13 @@
 // TypeScript loader holding transpiled sources in memory) on a free port. It counts SQL statements and
 // answers the parent's questions over the IPC channel: `sql` (statements since `reset`), `cpu` (this
 // process's user + system CPU, µs), `rss` (peak, KB), `rssNow` (KB), `cacheBytes` (the response
-// cache's fill), `dropped` (answers writes dropped) and `profileStart`/`profileStop` (a CPU profile).
+// cache's fill), `dropped` (answers writes dropped), `gcPauseMs`/`gcLongestMs` (the garbage
+// collector's pauses since `gcReset`) and `profileStart`/`profileStop` (a CPU profile).
 // It serves /metrics as a deployment with CALENDAR_METRICS_TOKEN does, metrics and all.
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
+import { PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
 import { buildApp, createResponseCache } from '../dist/src/app.js';
 import { loadConfig } from '../dist/src/config.js';
@@ -24,9 +26,23 @@ const server = buildApp({ db, config, cache, metrics, logger: createLogger('sile
   '127.0.0.1',
 );
 await once(server, 'listening');
+// Every collection stops the event loop for its duration: their sum and the longest bound a row's p99.
+let gcPauses = { total: 0, longest: 0 };
+new PerformanceObserver((list) => {
+  for (const { duration } of list.getEntries()) {
+    gcPauses.total += duration;
+    gcPauses.longest = Math.max(gcPauses.longest, duration);
+  }
+}).observe({ entryTypes: ['gc'] });
 const answers = {
   sql: () => statements,
   reset: () => (statements = 0),
+  gcReset: () => {
+    gcPauses = { total: 0, longest: 0 };
+    return 0;
+  },
+  gcPauseMs: () => gcPauses.total,
+  gcLongestMs: () => gcPauses.longest,
   cpu: () => {
     const { user, system } = process.cpuUsage();
     return user + system;

@@ -28,7 +28,7 @@ import { migrateDatabase } from '../src/db/migrate.js';
 import { endOfDayWall, startOfDayWall } from '../src/domain/dates.js';
 import { defaultCounts } from './sample-data/generate.js';
 import { seedDatabase } from './sample-data/seed.js';
-import { createAdministrator, printMix, runMix } from './bench-mix.js';
+import { createAdministrator, kilobytesPerRequest, printMix, runMix } from './bench-mix.js';
 
 const run = promisify(execFile);
 const SERVER_CHILD = new URL('./bench-server.mjs', import.meta.url).pathname;
@@ -43,6 +43,8 @@ interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Bytes received, headers included (what the server wrote to its sockets). */
+  bytes: number;
 }
 
 interface Target {
@@ -98,9 +100,9 @@ if body ~= nil and #body > 0 then
 end
 function done(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('BENCH {"requests":%d,"rps":%.1f,"p50":%.3f,"p99":%.3f,"non2xx":%d,"errors":%d}\\n',
+  io.write(string.format('BENCH {"requests":%d,"rps":%.1f,"p50":%.3f,"p99":%.3f,"non2xx":%d,"errors":%d,"bytes":%d}\\n',
     summary.requests, summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000,
-    latency:percentile(99) / 1000, e.status, e.connect + e.read + e.write + e.timeout))
+    latency:percentile(99) / 1000, e.status, e.connect + e.read + e.write + e.timeout, summary.bytes))
 end
 `;
 
@@ -186,7 +188,18 @@ class ServerChild {
 
   private ask(
     question:
-      'sql' | 'rss' | 'rssNow' | 'reset' | 'cpu' | 'cacheBytes' | 'dropped' | 'profileStart' | 'profileStop',
+      | 'sql'
+      | 'rss'
+      | 'rssNow'
+      | 'reset'
+      | 'cpu'
+      | 'cacheBytes'
+      | 'dropped'
+      | 'gcReset'
+      | 'gcPauseMs'
+      | 'gcLongestMs'
+      | 'profileStart'
+      | 'profileStop',
     argument?: string,
   ): Promise<number> {
     // Numbered: the mix's writer asks while the row's measurements ask, and answers may cross.
@@ -211,6 +224,8 @@ class ServerChild {
   cpuMicros = () => this.ask('cpu');
   cacheBytes = () => this.ask('cacheBytes');
   dropped = () => this.ask('dropped');
+  gcReset = async () => void (await this.ask('gcReset'));
+  gcPauses = async () => ({ totalMs: await this.ask('gcPauseMs'), longestMs: await this.ask('gcLongestMs') });
   /** A CPU profile (the inspector's sampler, as `node --cpu-prof`) from now until `profileStop`. */
   profileStart = async () => void (await this.ask('profileStart'));
   /** Writes the profile since `profileStart` to `path` (`.cpuprofile`, for DevTools or speedscope). */
@@ -516,7 +531,7 @@ function printTable(rows: Row[], title: string): void {
   const database = floorOf('database');
   const cells = (row: Row): string[] => {
     const r = row.result;
-    if (!r) return [row.target.name, '-', '-', '-', '-', '-', '-', `not measured: ${row.problem}`];
+    if (!r) return [row.target.name, '-', '-', '-', '-', '-', '-', '-', `not measured: ${row.problem}`];
     const failures = r.non2xx || r.errors ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : '';
     const percent = (floor: number) => `${((r.rps / floor) * 100).toFixed(1)} %`;
     return [
@@ -526,12 +541,23 @@ function printTable(rows: Row[], title: string): void {
       r.p99.toFixed(2),
       row.sqlPerRequest === undefined ? '-' : row.sqlPerRequest.toFixed(1),
       row.cpuPerRequest === undefined ? '-' : row.cpuPerRequest.toFixed(3),
+      kilobytesPerRequest(r),
       percent(memory),
       percent(database) + failures,
     ];
   };
   const table = [
-    ['route', 'req/s', 'p50 ms', 'p99 ms', 'SQL/req', 'CPU ms/req', 'of memory floor', 'of database floor'],
+    [
+      'route',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'SQL/req',
+      'CPU ms/req',
+      'KB/req',
+      'of memory floor',
+      'of database floor',
+    ],
     ...rows.map(cells),
   ];
   const widths = (table[0] ?? []).map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
