@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Context as KoaContext } from 'koa';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
@@ -15,6 +16,7 @@ import { versionedEtag } from '../domain/versions.js';
 import { acceptsGzip, codedEtag, gunzipped, gzipped, gzippedAside } from '../http/content-coding.js';
 import { DependencyIndex, indexBytes } from './dependency-index.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
+import { isLent, lendToResponse, lendUntil } from './lent-bodies.js';
 
 // The one response cache of REST and GraphQL reads. Entries are whole answers (status, headers, bytes)
 // for anonymous viewers, each with what it depends on (the records it shows, the families its lookups
@@ -54,11 +56,13 @@ export type CountRuns = Int32Array;
 /**
  * The body with the term counts it shows replaced, and where they now are; null when it cannot be
  * (recompute it instead). `runs`: where they were, from the last rewrite (found anew when not given).
+ * `inPlace`: the body may be changed and returned (no one else reads it) rather than copied.
  */
 export type RewriteCounts = (
   body: Buffer,
   counts: ReadonlyMap<number, number>,
   runs?: CountRuns,
+  inPlace?: boolean,
 ) => { body: Buffer; runs: CountRuns } | null;
 
 /** A body and the headers kept with it (lower-case names, as Koa gives them). */
@@ -217,8 +221,9 @@ export function strongEtag(body: Buffer | string): string {
   return `"${bytesHash(body)}"`;
 }
 
+// One call, no Hash object: a refresh hashes every answer it rewrites.
 function bytesHash(body: Buffer | string): string {
-  return createHash('sha1').update(body).digest('base64url');
+  return hash('sha1', body, 'base64url');
 }
 
 export class ResponseCache {
@@ -529,9 +534,13 @@ export class ResponseCache {
    * The entry an alias names, with the alias, when both are current (not suspended, the very entry
    * the alias was recorded for); a hit is counted. An entry that writes made stale in what it can
    * rewrite (counts, total) is refreshed here, and the alias follows the refreshed entry: a refresh
-   * never needs the normal path. Nothing otherwise (and an alias that cannot follow is dropped).
+   * never needs the normal path. Nothing otherwise (and an alias that cannot follow is dropped). The
+   * body answered is lent to `response` until it closes.
    */
-  lookupAlias(aliasKey: string): AliasHit | Promise<AliasHit | undefined> | undefined {
+  lookupAlias(
+    aliasKey: string,
+    response: ServerResponse,
+  ): AliasHit | Promise<AliasHit | undefined> | undefined {
     if (this.suspended || !this.aliases || !this.entries) return undefined;
     const alias = this.aliases.get(aliasKey);
     if (!alias) return undefined;
@@ -542,9 +551,11 @@ export class ResponseCache {
       this.aliases.delete(aliasKey);
       return undefined;
     }
-    if (isStale(entry)) return this.refreshAlias(aliasKey, alias, entry);
+    if (isStale(entry)) return this.refreshAlias(aliasKey, alias, entry, response);
     this.options.onEvent?.('hit');
-    return { alias, body: alias.coded ? entry.body : this.plainBody(entry), as: 'hit' };
+    const body = alias.coded ? entry.body : this.plainBody(entry);
+    lendToResponse(body, response);
+    return { alias, body, as: 'hit' };
   }
 
   /**
@@ -552,7 +563,12 @@ export class ResponseCache {
    * alias to the refreshed entry with its new validators and totals, and answers from it. Undefined
    * when the entry must be recomputed: the normal path does that.
    */
-  private async refreshAlias(aliasKey: string, alias: Alias, stale: Entry): Promise<AliasHit | undefined> {
+  private async refreshAlias(
+    aliasKey: string,
+    alias: Alias,
+    stale: Entry,
+    response: ServerResponse,
+  ): Promise<AliasHit | undefined> {
     let refreshed: Entry | null | undefined;
     const pending = this.computing.get(alias.key);
     if (pending) {
@@ -577,6 +593,7 @@ export class ResponseCache {
       return undefined;
     }
     const body = alias.coded ? refreshed.body : this.plainBody(refreshed);
+    lendToResponse(body, response);
     const followed = { ...alias, serial: refreshed.serial, headers: followHeaders(alias, stale, refreshed) };
     if (stored) this.aliases?.set(aliasKey, followed);
     else this.aliases?.delete(aliasKey);
@@ -678,6 +695,7 @@ export class ResponseCache {
   private answer(ctx: KoaContext, key: string, entry: Entry, as: 'hit' | 'refresh'): void {
     const coded = entry.coded && acceptsGzip(ctx.get('accept-encoding'));
     const body = coded ? entry.body : this.plainBody(entry);
+    lendToResponse(body, ctx.res);
     ctx.state.cacheEntry = { key, serial: entry.serial, body, coded } satisfies ServedEntry;
     ctx.status = entry.status;
     for (const [name, value] of Object.entries(entry.headers)) ctx.set(name, value);
@@ -710,8 +728,14 @@ export class ResponseCache {
       entry.staleCounts ? this.currentCounts(entry.dependencies.counts ?? []) : null,
       entry.staleTotal ? entry.rewriteTotal!.recount() : null,
     ]);
-    const rewritten =
-      this.entries?.peek(key) === entry ? rewrite(entry, this.plainBody(entry), counts, total) : null;
+    if (this.entries?.peek(key) !== entry) return null;
+    // Stored at once unless a write met it meanwhile; then, unless a client or a deflate still reads
+    // them, its plain bytes are the refreshed entry's (the old entry and its plain copy go).
+    const storing = this.current(mark, entry.dependencies);
+    const source = this.plainBody(entry);
+    // A new total is written into a new body anyway (and may refuse): in place only for counts alone.
+    const inPlace = storing && total === null && !isLent(source);
+    const rewritten = rewrite(entry, source, counts, total, inPlace);
     if (rewritten === null || !this.entries) return null;
     this.options.onEvent?.('refreshed');
     const plain = ownBytes(rewritten.body);
@@ -730,7 +754,7 @@ export class ResponseCache {
     };
     delete refreshed.staleCounts;
     delete refreshed.staleTotal;
-    if (this.current(mark, entry.dependencies)) {
+    if (storing) {
       this.storeIndexed(this.entries, this.entryIndex, key, refreshed);
       if (codedBody) this.keepPlain(refreshed.serial, plain);
       else this.recode(key, refreshed);
@@ -759,7 +783,7 @@ export class ResponseCache {
       if (!current()) continue;
       this.recoding++;
       const plain = entry.body;
-      gzippedAside(plain)
+      lendUntil(plain, gzippedAside(plain))
         .then((coded) => {
           if (!coded || !current()) return;
           this.storeIndexed(this.entries!, this.entryIndex, key, { ...entry, body: coded, coded: true });
@@ -798,6 +822,7 @@ export class ResponseCache {
     ctx.set('ETag', etag);
     const sentCoded = coded !== null && acceptsCoded;
     const sent = sentCoded ? coded : bytes;
+    lendToResponse(sent, ctx.res);
     sendRepresentation(ctx, sent, sentCoded);
     conditional(ctx, key !== null);
     if (storedAs === null || !this.entries) return;
@@ -849,18 +874,19 @@ function followHeaders(alias: Alias, before: Entry, after: Entry): Array<[string
 
 /**
  * A stale entry's plain body and headers with the counts and the total read again (null: each not
- * stale); null when one cannot be rewritten.
+ * stale); null when one cannot be rewritten. `inPlace`: the counts may be written into `body` itself.
  */
 function rewrite(
   entry: Entry,
   body: Buffer,
   counts: ReadonlyMap<number, number> | null,
   total: number | null,
+  inPlace: boolean,
 ): (Representation & { countRuns?: CountRuns }) | null {
   let answer: Representation | null = { body, headers: entry.headers };
   let countRuns = entry.countRuns;
   if (counts) {
-    const withCounts = entry.rewriteCounts!(body, counts, countRuns);
+    const withCounts = entry.rewriteCounts!(body, counts, countRuns, inPlace);
     if (!withCounts) return null;
     answer = { body: withCounts.body, headers: entry.headers };
     countRuns = withCounts.runs;

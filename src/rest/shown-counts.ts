@@ -45,20 +45,37 @@ export function countRuns(body: Buffer): CountRuns {
  * its terms has none there (it was deleted meanwhile: the answer is recomputed instead). `runs`: where
  * they are in `body`, as the last rewrite left them (found when not given), so that the answers
  * refreshed after every write that moves a count are rewritten without being searched again.
+ * `inPlace`: `body` is the caller's to change, and is changed when no count changes width (the usual
+ * case: a count moves by one), so that a refresh allocates nothing.
  */
 export function withCounts(
   body: Buffer,
   counts: ReadonlyMap<number, number>,
   runs: CountRuns = countRuns(body),
+  inPlace = false,
 ): { body: Buffer; runs: CountRuns } | null {
   const digits: string[] = [];
   let length = body.length;
+  let sameWidths = true;
   for (let run = 0; run < runs.length; run += 3) {
     const count = counts.get(runs[run + 2]!);
     if (count === undefined) return null;
     const text = String(count);
     digits.push(text);
-    length += text.length - (runs[run + 1]! - runs[run]!);
+    const width = runs[run + 1]! - runs[run]!;
+    if (text.length !== width) sameWidths = false;
+    length += text.length - width;
+  }
+  if (inPlace && sameWidths) {
+    for (let run = 0; run < runs.length; run += 3) {
+      // Digit by digit from the end, as one write per run costs more than the digits themselves.
+      let value = counts.get(runs[run + 2]!)!;
+      for (let at = runs[run + 1]! - 1; at >= runs[run]!; at--) {
+        body[at] = DIGIT_0 + (value % 10);
+        value = Math.floor(value / 10);
+      }
+    }
+    return { body, runs };
   }
   const out = Buffer.allocUnsafe(length);
   const moved = new Int32Array(runs.length);

@@ -89,6 +89,28 @@ describe('the runs a rewrite leaves', () => {
   });
 });
 
+describe('a rewrite in place', () => {
+  it('writes the counts into the body itself when none changes width, and copies otherwise', () => {
+    const bytes = Buffer.from(`[${body({ 2: 9, 5: 10 })},${body({ 2: 9 })}]`);
+    const counts = (two: number, five: number) =>
+      new Map([
+        [2, two],
+        [5, five],
+      ]);
+    const same = withCounts(bytes, counts(7, 42), undefined, true)!;
+    expect(same.body).toBe(bytes);
+    expect(bytes.toString()).toBe(`[${body({ 2: 7, 5: 42 })},${body({ 2: 7 })}]`);
+    expect([...same.runs]).toEqual([...countRuns(bytes)]);
+    const wider = withCounts(bytes, counts(10, 42), same.runs, true)!;
+    expect(wider.body).not.toBe(bytes);
+    expect(wider.body.toString()).toBe(`[${body({ 2: 10, 5: 42 })},${body({ 2: 10 })}]`);
+    expect(bytes.toString()).toBe(`[${body({ 2: 7, 5: 42 })},${body({ 2: 7 })}]`);
+    const copied = withCounts(bytes, counts(8, 43), same.runs)!;
+    expect(copied.body).not.toBe(bytes);
+    expect(bytes.toString()).toBe(`[${body({ 2: 7, 5: 42 })},${body({ 2: 7 })}]`);
+  });
+});
+
 describe('ResponseCache: refreshing counts', () => {
   const koa = new Koa();
   const KEY = 'a single';
@@ -157,6 +179,49 @@ describe('ResponseCache: refreshing counts', () => {
       etag: ctx.response.get('ETag'),
     };
   }
+
+  /** A read whose response then closes (sent in full, so no longer reading its bytes), unless `held`. */
+  async function read(held = false) {
+    const ctx = context();
+    await cache.serve(ctx, KEY, compute(ctx));
+    const bytes = ctx.body as Buffer;
+    const text = bytes.toString();
+    const close = () => ctx.res.emit('close');
+    if (!held) close();
+    return { bytes, text, cache: ctx.response.get('X-Cache'), etag: ctx.response.get('ETag'), close };
+  }
+
+  it('kept bytes no client reads any more are refreshed in place; bytes still being sent never change', async () => {
+    const miss = await read();
+    const hit = await read(true);
+    expect([miss.cache, hit.cache]).toEqual(['miss', 'hit']);
+    // The hit's client is still being sent the kept bytes: the refresh writes new ones.
+    stored.set(2, 11);
+    cache.invalidate(countMoved(2));
+    const copied = await read();
+    expect(copied).toMatchObject({ cache: 'refresh', text: body({ 2: 11 }) });
+    expect(copied.bytes).not.toBe(hit.bytes);
+    expect(hit.bytes.toString()).toBe(body({ 2: 10 }));
+    hit.close();
+    // Nobody reads the refreshed bytes now: the next refresh writes its counts into them.
+    stored.set(2, 12);
+    cache.invalidate(countMoved(2));
+    const inPlace = await read();
+    expect(inPlace).toMatchObject({ cache: 'refresh', text: body({ 2: 12 }) });
+    expect(inPlace.bytes).toBe(copied.bytes);
+    expect(inPlace.etag).not.toBe(copied.etag);
+    // A wider count cannot fit: new bytes, the old ones as they were.
+    stored.set(2, 100);
+    cache.invalidate(countMoved(2));
+    const wider = await read();
+    expect(wider).toMatchObject({ cache: 'refresh', text: body({ 2: 100 }) });
+    expect(wider.bytes).not.toBe(inPlace.bytes);
+    expect(inPlace.bytes.toString()).toBe(body({ 2: 12 }));
+    // Each validator is the one a recomputed answer of those bytes gets.
+    cache.invalidate(eventWritten);
+    const recomputed = await read();
+    expect(recomputed).toMatchObject({ cache: 'miss', text: wider.text, etag: wider.etag });
+  });
 
   it('a count that moves refreshes the answer in place: new body, new validator, one read', async () => {
     const first = await get();

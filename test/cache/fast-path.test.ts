@@ -41,8 +41,8 @@ beforeAll(async () => {
     onEvent: (event) => metrics.cacheEvents.inc({ event }),
   });
   const lookup = cache.lookupAlias.bind(cache);
-  vi.spyOn(cache, 'lookupAlias').mockImplementation((key) => {
-    const found = lookup(key);
+  vi.spyOn(cache, 'lookupAlias').mockImplementation((key, response) => {
+    const found = lookup(key, response);
     if (found instanceof Promise)
       return found.then((hit) => {
         fastHits.push(hit !== undefined);
@@ -146,6 +146,8 @@ describe('the cache-hit fast path', () => {
       writeHead: (status: number, headers: Record<string, unknown>) =>
         Object.assign(written, { status, headers }),
       end: (chunk?: Buffer) => Object.assign(written, { body: chunk }),
+      // The cache lends the body it answers until the response closes.
+      once: () => undefined,
     } as unknown as ServerResponse;
     expect(await raw(request(body), response)).toBe(true);
     await new Promise((done) => setImmediate(done));
