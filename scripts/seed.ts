@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { announceInvalidation } from '../src/cache/invalidation-channel.js';
-import { databaseProviderOf } from '../src/config.js';
+import { databaseProviderOf, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type Db, createDb } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
@@ -88,9 +88,11 @@ try {
       `seeded ${provider}: ${counts.events} events, ${counts.venues} venues, ${counts.organizers} organizers, ` +
         `${counts.terms} new terms, ${links} links in ${seconds} s`,
     );
-    // Running servers did not see these writes: their caches start again (where a channel exists).
+    // Running servers did not see these writes: their caches start again (where a channel exists), on
+    // the channel of the calendar this environment configures.
+    const { namespace } = loadConfig({ ...process.env, DATABASE_URL: url });
     await announceInvalidation(
-      { redisUrl: process.env.REDIS_URL, databaseUrl: url, databaseProvider: provider },
+      { redisUrl: process.env.REDIS_URL, databaseUrl: url, databaseProvider: provider, namespace },
       createLogger('warn', 'stderr'),
     );
   }

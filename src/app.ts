@@ -134,7 +134,12 @@ export function buildApp({
   app.use(cors);
   // Then another site's forms, before their credentials are checked (src/http/cross-site.ts).
   app.use(crossSiteWrites(config));
-  app.use(authenticateRequests(new Authenticator(db, new LoginLimits(redis)), GRAPHQL_PATH));
+  app.use(
+    authenticateRequests(
+      new Authenticator(db, new LoginLimits(redis && { redis, namespace: config.namespace })),
+      GRAPHQL_PATH,
+    ),
+  );
   app.use(graphqlRoute({ yoga, cache, persisted }));
   app.use(wordPressGlobals());
   app.use(rest.routes());

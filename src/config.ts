@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { LOGIN_PATTERN, LOGIN_RULE } from './domain/logins.js';
@@ -70,6 +71,8 @@ export interface Config {
   databaseProvider: DatabaseProvider;
   /** Public origin used to build every URL in responses, without a trailing slash. */
   siteUrl: string;
+  /** This calendar's name on a Redis it may share with other calendars (`calendarNamespace`). */
+  namespace: string;
   siteTimezone: string;
   adminUser?: string;
   adminPassword?: string;
@@ -154,12 +157,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       );
     }
   }
+  const siteUrl = (e.CALENDAR_SITE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     databaseProvider: databaseProviderOf(e.DATABASE_URL),
-    siteUrl: (e.CALENDAR_SITE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    siteUrl,
+    namespace: calendarNamespace(siteUrl),
     siteTimezone: e.CALENDAR_TIMEZONE,
     adminUser: e.CALENDAR_ADMIN_USER,
     adminPassword: e.CALENDAR_ADMIN_PASSWORD,
@@ -199,4 +204,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     imports: { pollMs: e.CALENDAR_IMPORT_POLL_MS },
   };
+}
+
+/**
+ * What names a calendar where it may share a store with other calendars: its bus channels and its
+ * Redis keys (Redis pub/sub ignores database numbers, and one Redis often serves several services).
+ * Derived from the site URL: every instance of one calendar has it (each builds its answers' URLs
+ * from it, and answers shared between instances must agree), and no two calendars serve one origin.
+ */
+export function calendarNamespace(siteUrl: string): string {
+  return `calendar-${createHash('sha256').update(siteUrl).digest('hex').slice(0, 12)}`;
 }

@@ -44,17 +44,23 @@ export interface LoginAttempt {
   abandoned(): Promise<void>;
 }
 
+/** Every instance's counts: a Redis, and the calendar's namespace in it (`calendarNamespace`). */
+export interface SharedCounts {
+  redis: Redis;
+  namespace: string;
+}
+
 function limiter(
   name: string,
   points: number,
   duration: number,
-  redis: Redis | undefined,
+  shared: SharedCounts | undefined,
 ): RateLimiterAbstract {
   const memory = new RateLimiterMemory({ keyPrefix: name, points, duration });
-  if (!redis) return memory;
+  if (!shared) return memory;
   return new RateLimiterRedis({
-    storeClient: redis,
-    keyPrefix: `calendar:${name}`,
+    storeClient: shared.redis,
+    keyPrefix: `${shared.namespace}:${name}`,
     points,
     duration,
     insuranceLimiter: memory,
@@ -72,11 +78,15 @@ export class LoginLimits {
   /** Pairs this instance saw fail: only their remembered successes need a store call. */
   private readonly failing = new Set<string>();
 
-  constructor(redis?: Redis) {
+  /**
+   * Counts in this process, or `shared` by every instance under the calendar's namespace, so that
+   * calendars sharing one Redis keep their own counts: failures on one never lock a login out of another.
+   */
+  constructor(shared?: SharedCounts) {
     const { perAddress, perPair, perLogin } = LOGIN_LIMITS;
-    this.byAddress = limiter('address-failures', perAddress.points, perAddress.duration, redis);
-    this.byPair = limiter('pair-failures', perPair.points, perPair.duration, redis);
-    this.byLogin = limiter('login-failures', Number.MAX_SAFE_INTEGER, perLogin.duration, redis);
+    this.byAddress = limiter('address-failures', perAddress.points, perAddress.duration, shared);
+    this.byPair = limiter('pair-failures', perPair.points, perPair.duration, shared);
+    this.byLogin = limiter('login-failures', Number.MAX_SAFE_INTEGER, perLogin.duration, shared);
   }
 
   /**

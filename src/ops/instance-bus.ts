@@ -21,15 +21,26 @@ const ANNOUNCE_TIMEOUT_MS = 2000;
 export interface BusAddress {
   redisUrl?: string;
   postgresUrl?: string;
+  /**
+   * The calendar's namespace (`calendarNamespace`): each channel is named within it, so calendars that
+   * share one Redis (or one PostgreSQL database) never hear each other. Absent: the bare names.
+   */
+  namespace?: string;
 }
 
 /** What decides where the instances meet. */
-export type BusSettings = Pick<Config, 'redisUrl' | 'databaseUrl' | 'databaseProvider'>;
+export type BusSettings = Pick<Config, 'redisUrl' | 'databaseUrl' | 'databaseProvider' | 'namespace'>;
 
 /** The bus address the settings imply: the one rule of the servers, the CLI and the seed script. */
 export function busAddressOf(config: BusSettings): BusAddress {
-  if (config.redisUrl) return { redisUrl: config.redisUrl };
-  return config.databaseProvider === 'postgresql' ? { postgresUrl: config.databaseUrl } : {};
+  const { namespace } = config;
+  if (config.redisUrl) return { redisUrl: config.redisUrl, namespace };
+  return config.databaseProvider === 'postgresql' ? { postgresUrl: config.databaseUrl, namespace } : {};
+}
+
+/** A channel's name on the wire: within the address's namespace. */
+function wireName(address: BusAddress, channel: string): string {
+  return address.namespace ? `${address.namespace}.${channel}` : channel;
 }
 
 export interface ChannelListener {
@@ -52,9 +63,18 @@ export interface InstanceBus {
 
 /** The bus at `address`, or undefined where there is none (SQLite without Redis: one instance). */
 export function connectInstanceBus(address: BusAddress, logger: Logger): InstanceBus | undefined {
-  if (address.redisUrl) return redisBus(address.redisUrl, logger);
-  if (address.postgresUrl) return postgresBus(address.postgresUrl, logger);
-  return undefined;
+  const bus = address.redisUrl
+    ? redisBus(address.redisUrl, logger)
+    : address.postgresUrl
+      ? postgresBus(address.postgresUrl, logger)
+      : undefined;
+  if (!bus || !address.namespace) return bus;
+  return {
+    listen: (channel, listener) => bus.listen(wireName(address, channel), listener),
+    publish: (channel, message) => bus.publish(wireName(address, channel), message),
+    ready: () => bus.ready(),
+    close: () => bus.close(),
+  };
 }
 
 /** Redis pub/sub: one connection publishes, a second (in subscriber mode) listens. */
@@ -185,7 +205,7 @@ export async function announce(
         ANNOUNCE_TIMEOUT_MS,
         'Redis',
       );
-      await redis.publish(channel, payload);
+      await redis.publish(wireName(address, channel), payload);
     } finally {
       redis.disconnect();
     }
@@ -198,7 +218,7 @@ export async function announce(
   });
   await client.connect();
   try {
-    await client.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    await client.query('SELECT pg_notify($1, $2)', [wireName(address, channel), payload]);
   } finally {
     await client.end();
   }

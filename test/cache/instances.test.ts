@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { announceInvalidation, shareInvalidations } from '../../src/cache/invalidation-channel.js';
 import { type CacheEvent, ResponseCache } from '../../src/cache/response-cache.js';
-import { loadConfig } from '../../src/config.js';
+import { calendarNamespace, loadConfig } from '../../src/config.js';
 import { type Db, createDb } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
-import { type InstanceBus, postgresBus, redisBus } from '../../src/ops/instance-bus.js';
+import { type InstanceBus, connectInstanceBus } from '../../src/ops/instance-bus.js';
 import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
 import { API, SITE_URL } from '../helpers/harness.js';
@@ -40,10 +40,11 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function instance(channel: 'redis' | 'postgres' | 'redis-down') {
+/** An instance of the calendar at `siteUrl` (whose namespace names its channels) on `channel`. */
+async function instance(channel: 'redis' | 'postgres' | 'redis-down', siteUrl = SITE_URL) {
   const config = loadConfig({
     DATABASE_URL: database.url,
-    CALENDAR_SITE_URL: SITE_URL,
+    CALENDAR_SITE_URL: siteUrl,
     LOG_LEVEL: 'silent',
     CALENDAR_CACHE: 'on',
   });
@@ -55,10 +56,13 @@ async function instance(channel: 'redis' | 'postgres' | 'redis-down') {
     siteTimezone: config.siteTimezone,
     onEvent: (event) => events.push(event),
   });
-  const bus =
+  const { namespace } = config;
+  const bus = connectInstanceBus(
     channel === 'postgres'
-      ? postgresBus(POSTGRES_URL, logger)
-      : redisBus(channel === 'redis' ? REDIS_URL : 'redis://127.0.0.1:1', logger);
+      ? { postgresUrl: POSTGRES_URL, namespace }
+      : { redisUrl: channel === 'redis' ? REDIS_URL : 'redis://127.0.0.1:1', namespace },
+    logger,
+  )!;
   shareInvalidations(cache, bus);
   opened.push({ db, bus });
   const writes = new WritePipeline();
@@ -103,6 +107,37 @@ describe.each(['redis', 'postgres'] as const)('over %s', (channel) => {
       expect(seen, `round ${round}`).toContain(title);
       expect(seen.length).toBe(before.length + round);
     }
+  });
+});
+
+describe.each(['redis', 'postgres'] as const)('two calendars on one %s', (channel) => {
+  it('never hear each other: a write on one leaves the other’s answers cached', async () => {
+    const { a, b, admin } = await twoInstances(channel, `admin-apart-${channel}`);
+    // Another calendar (its own site URL, so its own namespace) whose instance shares the bus's host.
+    const other = await instance(channel, 'https://other-calendar.example');
+    await other.bus.ready();
+    expect(other.config.namespace).not.toBe(a.config.namespace);
+    await new Promise((done) => setTimeout(done, 50));
+    await b.http.get(LIST).expect(200);
+    await other.http.get(LIST).expect(200);
+    other.events.length = 0;
+    await a.http
+      .post(`${API}/events`)
+      .auth(admin.login, admin.password)
+      .send({ title: `Apart ${channel}`, start_date: '2031-04-14 10:00:00', end_date: '2031-04-14 11:00:00' })
+      .expect(201);
+    const written = performance.now();
+    let seen: string[] = [];
+    while (performance.now() - written < 100) {
+      seen = titles((await b.http.get(LIST).expect(200)).body);
+      if (seen.includes(`Apart ${channel}`)) break;
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    expect(seen).toContain(`Apart ${channel}`);
+    // The same calendar heard it; the other one, given as long again, did not.
+    await new Promise((done) => setTimeout(done, 100));
+    expect((await other.http.get(LIST).expect(200)).headers['x-cache']).toBe('hit');
+    expect(other.events).not.toContain('invalidation');
   });
 });
 
@@ -232,12 +267,18 @@ describe.each(['redis', 'postgres'] as const)('a write by another process, over 
     });
     expect(titles((await b.http.get(LIST).expect(200)).body)).toContain(`Before ${channel}`);
     // …until the writer announces it on the instances' channel.
-    const told = await announceInvalidation(
-      channel === 'redis'
-        ? { redisUrl: REDIS_URL, databaseUrl: database.url, databaseProvider: 'sqlite' }
-        : { databaseUrl: POSTGRES_URL, databaseProvider: 'postgresql' },
-      createLogger('silent'),
-    );
+    // On another calendar's channel first: the instance does not hear it.
+    const announceAs = (namespace: string) =>
+      announceInvalidation(
+        channel === 'redis'
+          ? { redisUrl: REDIS_URL, databaseUrl: database.url, databaseProvider: 'sqlite', namespace }
+          : { databaseUrl: POSTGRES_URL, databaseProvider: 'postgresql', namespace },
+        createLogger('silent'),
+      );
+    expect(await announceAs(calendarNamespace('https://other.example'))).toBe(true);
+    await new Promise((done) => setTimeout(done, 50));
+    expect(titles((await b.http.get(LIST).expect(200)).body)).toContain(`Before ${channel}`);
+    const told = await announceAs(b.config.namespace);
     expect(told).toBe(true);
     const announced = performance.now();
     let seen: string[] = [];
@@ -253,8 +294,17 @@ describe.each(['redis', 'postgres'] as const)('a write by another process, over 
     const logger = createLogger('silent');
     const told = await announceInvalidation(
       channel === 'redis'
-        ? { redisUrl: 'redis://127.0.0.1:1', databaseUrl: database.url, databaseProvider: 'sqlite' }
-        : { databaseUrl: 'postgresql://root@127.0.0.1:1/postgres', databaseProvider: 'postgresql' },
+        ? {
+            redisUrl: 'redis://127.0.0.1:1',
+            databaseUrl: database.url,
+            databaseProvider: 'sqlite',
+            namespace: 'calendar-unreachable',
+          }
+        : {
+            databaseUrl: 'postgresql://root@127.0.0.1:1/postgres',
+            databaseProvider: 'postgresql',
+            namespace: 'calendar-unreachable',
+          },
       logger,
     );
     expect(told).toBe(false);
@@ -287,11 +337,13 @@ describe('when the channel is down', () => {
     const b = await instance('postgres');
     await Promise.all([a.bus.ready(), b.bus.ready()]);
     const admin = await createUser(a, 'administrator', 'admin-pg-lost');
-    // Cut every LISTEN connection of the channel (both instances reconnect within about a second).
+    // Cut every LISTEN connection of this calendar's channels (both instances reconnect within about a
+    // second); a channel's name on the wire is within the calendar's namespace.
     const killer = new pg.Client({ connectionString: POSTGRES_URL });
     await killer.connect();
     await killer.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN calendar_cache%' AND pid <> pg_backend_pid()`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()`,
+      [`LISTEN "${a.config.namespace}.calendar_cache%`],
     );
     await killer.end();
     await new Promise((done) => setTimeout(done, 50));

@@ -11,6 +11,7 @@ import {
   addApplicationPassword,
   createUser as createUserRecord,
 } from '../../src/auth/users.js';
+import { calendarNamespace } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { testRedisUrl } from '../helpers/services.js';
@@ -251,6 +252,25 @@ describe('rate limits', () => {
       const right = await timed(attempt(apps[1]!, login, chosen, nextAddress()));
       expect(right.status).toBe(200);
       expect(right.ms).toBeGreaterThanOrEqual(perLogin.stepMs - 50);
+    });
+
+    it('keeps each calendar’s own counts when calendars share one Redis', async () => {
+      const site = 'https://another-calendar.example';
+      const other = supertest(
+        buildApp({
+          db: h.db,
+          config: { ...h.config, siteUrl: site, namespace: calendarNamespace(site) },
+          logger: createLogger('silent'),
+          redis: connections[0]!,
+        }).callback(),
+      );
+      const user = await createUser(h, 'editor', `apart-${run.replace(':', '-')}`);
+      const from = nextAddress();
+      for (let i = 0; i < perPair.points; i++)
+        await attempt(apps[0]!, user.login, WRONG_GENERATED, from).expect(401);
+      await attempt(apps[1]!, user.login, user.password, from).expect(429);
+      // The same login from the same address on the other calendar: none of those failures count there.
+      await attempt(other, user.login, user.password, from).expect(200);
     });
 
     it('still limits (per instance, in memory) while Redis is unreachable', async () => {
