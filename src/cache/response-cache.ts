@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Context as KoaContext } from 'koa';
 import { LRUCache } from 'lru-cache';
@@ -14,6 +13,7 @@ import {
 } from '../domain/dependencies.js';
 import { versionedEtag } from '../domain/versions.js';
 import { acceptsGzip, codedEtag, gunzipped, gzipped, gzippedAside } from '../http/content-coding.js';
+import { type CountRuns, answerHash, bytesHash, countedHash } from './answer-hash.js';
 import { DependencyIndex, indexBytes } from './dependency-index.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
 import { isLent, lendToResponse, lendUntil } from './lent-bodies.js';
@@ -36,8 +36,10 @@ interface Entry {
   dependencies: Dependencies;
   /** The record version its entity tag starts with (a single record's answer). */
   version?: string;
-  /** How its edge rewrites the term counts it shows (`AnswerMeta.rewriteCounts`). */
-  rewriteCounts?: RewriteCounts;
+  /** How its edge finds and rewrites the term counts it shows (`AnswerMeta.rewriteCounts`). */
+  rewriteCounts?: CountRewrite;
+  /** Its content hash's base: its plain bytes with those counts masked (`answer-hash.ts`). */
+  hashBase?: string;
   /** Where its plain body shows those counts, as its last count refresh left them (none yet: found then). */
   countRuns?: CountRuns;
   /** How its edge counts again and rewrites the list total it shows (`AnswerMeta.rewriteTotal`). */
@@ -50,20 +52,24 @@ interface Entry {
 
 const isStale = (entry: Entry) => entry.staleCounts === true || entry.staleTotal === true;
 
-/** Where a body shows term counts, as its edge finds them: opaque to the cache, kept with the entry. */
-export type CountRuns = Int32Array;
+export type { CountRuns };
 
-/**
- * The body with the term counts it shows replaced, and where they now are; null when it cannot be
- * (recompute it instead). `runs`: where they were, from the last rewrite (found anew when not given).
- * `inPlace`: the body may be changed and returned (no one else reads it) rather than copied.
- */
-export type RewriteCounts = (
-  body: Buffer,
-  counts: ReadonlyMap<number, number>,
-  runs?: CountRuns,
-  inPlace?: boolean,
-) => { body: Buffer; runs: CountRuns } | null;
+/** How an edge finds and rewrites the term counts its answers show. */
+export interface CountRewrite {
+  /** Where `body` shows them. */
+  find(body: Buffer): CountRuns;
+  /**
+   * The body with the counts replaced, and where they now are; null when it cannot be (recompute it
+   * instead). `runs`: where they were, from the last rewrite (found anew when not given). `inPlace`:
+   * the body may be changed and returned (no one else reads it) rather than copied.
+   */
+  rewrite(
+    body: Buffer,
+    counts: ReadonlyMap<number, number>,
+    runs?: CountRuns,
+    inPlace?: boolean,
+  ): { body: Buffer; runs: CountRuns } | null;
+}
 
 /** A body and the headers kept with it (lower-case names, as Koa gives them). */
 export interface Representation {
@@ -179,7 +185,7 @@ export interface AnswerMeta {
    * How to rewrite the counts of the terms in `dependencies.counts` in the answer's body: a write that
    * moves only those counts leaves it cached, to be refreshed with the current numbers when next read.
    */
-  rewriteCounts?: RewriteCounts;
+  rewriteCounts?: CountRewrite;
   /**
    * How to count again and rewrite the total of the one list page the answer shows: a write that
    * changes only who is in the list after the page (`ListMeeting` `total`) leaves it cached, to be
@@ -221,10 +227,9 @@ export function strongEtag(body: Buffer | string): string {
   return `"${bytesHash(body)}"`;
 }
 
-// One call, no Hash object: a refresh hashes every answer it rewrites.
-function bytesHash(body: Buffer | string): string {
-  return hash('sha1', body, 'base64url');
-}
+/** An answer's strong tag from its content hash; a single record's starts with its version. */
+const etagOf = (hash: string, version: string | undefined) =>
+  version ? versionedEtag(version, hash) : `"${hash}"`;
 
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry> | null;
@@ -739,7 +744,12 @@ export class ResponseCache {
     if (rewritten === null || !this.entries) return null;
     this.options.onEvent?.('refreshed');
     const plain = ownBytes(rewritten.body);
-    const etag = entry.version ? versionedEtag(entry.version, bytesHash(plain)) : strongEtag(plain);
+    // Written in place, its masked bytes are those of the base kept: only the counts are hashed.
+    const { hash, base } =
+      plain === source && entry.hashBase && rewritten.countRuns
+        ? { hash: countedHash(entry.hashBase, plain, rewritten.countRuns), base: entry.hashBase }
+        : answerHash(plain, rewritten.countRuns ?? entry.rewriteCounts?.find(plain));
+    const etag = etagOf(hash, entry.version);
     // Coded before a client that accepts gzip is answered (the same bytes as a recomputed answer); for
     // any other, after its answer on the thread pool (`recode`). Counts move with every create, trash
     // and term change: coding every refresh on the event loop cost more than the refresh itself.
@@ -747,6 +757,7 @@ export class ResponseCache {
     const refreshed: Entry = {
       ...entry,
       ...(rewritten.countRuns && { countRuns: rewritten.countRuns }),
+      ...(base && { hashBase: base }),
       headers: { ...rewritten.headers, etag },
       body: codedBody ?? plain,
       coded: codedBody !== null,
@@ -818,7 +829,10 @@ export class ResponseCache {
     const coded = storable || acceptsCoded ? gzipped(bytes) : null;
     const storedAs = storable && this.current(mark, dependencies) ? key : null;
     // A single record's tag starts with its version (what `If-Match` compares on a later write).
-    const etag = meta.version ? versionedEtag(meta.version, bytesHash(bytes)) : strongEtag(bytes);
+    // Counted as the entry will be refreshed: the same bytes get the same tag, fresh or refreshed.
+    const counting = dependencies.counts?.length ? meta.rewriteCounts : undefined;
+    const { hash, base } = answerHash(bytes, counting?.find(bytes));
+    const etag = etagOf(hash, meta.version);
     ctx.set('ETag', etag);
     const sentCoded = coded !== null && acceptsCoded;
     const sent = sentCoded ? coded : bytes;
@@ -851,7 +865,8 @@ export class ResponseCache {
       serial,
       dependencies,
       ...(meta.version && { version: meta.version }),
-      ...(meta.rewriteCounts && dependencies.counts?.length && { rewriteCounts: meta.rewriteCounts }),
+      ...(counting && { rewriteCounts: counting }),
+      ...(base && { hashBase: base }),
       ...(meta.rewriteTotal && { rewriteTotal: meta.rewriteTotal }),
     });
     if (coded && !sentCoded) this.keepPlain(serial, bytes);
@@ -886,7 +901,7 @@ function rewrite(
   let answer: Representation | null = { body, headers: entry.headers };
   let countRuns = entry.countRuns;
   if (counts) {
-    const withCounts = entry.rewriteCounts!(body, counts, countRuns, inPlace);
+    const withCounts = entry.rewriteCounts!.rewrite(body, counts, countRuns, inPlace);
     if (!withCounts) return null;
     answer = { body: withCounts.body, headers: entry.headers };
     countRuns = withCounts.runs;

@@ -23,7 +23,7 @@ import { sendJson, sendResult } from './envelope.js';
 import { NO_ROUTE, sendError } from './errors.js';
 import { restOperations } from './operations.js';
 import { recordsShown } from './records-shown.js';
-import { countsShown, withCounts } from './shown-counts.js';
+import { SHOWN_COUNTS, countsShown } from './shown-counts.js';
 import { totalRewrite } from './shown-total.js';
 import { type ParamValue, isSet, nulRefused, readArguments, readQuery } from './params.js';
 import type { HttpMethod, RestRoute } from './route-table.js';
@@ -225,7 +225,7 @@ function dependenciesOf(
     windows: [],
     counts,
   });
-  return counts.length ? { dependencies, rewriteCounts: withCounts } : { dependencies };
+  return counts.length ? { dependencies, rewriteCounts: SHOWN_COUNTS } : { dependencies };
 }
 
 /** How a list answer's total is rewritten when only who is in the list after its page changes. */

@@ -3,7 +3,7 @@
 // structure of the JSON can write (inside a string every quote is escaped). Such an answer stays cached
 // when the count moves and gets its numbers rewritten (`Dependencies.counts`), instead of a whole miss.
 
-import type { CountRuns } from '../cache/response-cache.js';
+import type { CountRewrite, CountRuns } from '../cache/response-cache.js';
 
 const SHOWN_COUNT = /"count":(\d+),"filter":"raw","id":(\d+)/g;
 
@@ -104,3 +104,6 @@ function digitsValue(bytes: Buffer, from: number, to: number): number {
   for (let at = from; at < to; at++) value = value * 10 + (bytes[at]! - DIGIT_0);
   return value;
 }
+
+/** The REST edge's counts, as the cache finds and rewrites them (`AnswerMeta.rewriteCounts`). */
+export const SHOWN_COUNTS: CountRewrite = { find: countRuns, rewrite: withCounts };

@@ -4,7 +4,7 @@ import Koa from 'koa';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type AnswerMeta, type CacheEvent, ResponseCache } from '../../src/cache/response-cache.js';
 import type { Dependencies, WriteEffect } from '../../src/domain/dependencies.js';
-import { countRuns, countsShown, withCounts } from '../../src/rest/shown-counts.js';
+import { SHOWN_COUNTS, countRuns, countsShown, withCounts } from '../../src/rest/shown-counts.js';
 
 // An answer whose only change is a term count it shows is refreshed in place (src/cache/
 // response-cache.ts `refresh`): the counts read again and rewritten into the body, with new
@@ -165,7 +165,7 @@ describe('ResponseCache: refreshing counts', () => {
       ctx.status = 200;
       ctx.body = body(Object.fromEntries(stored));
       return rewritable
-        ? { dependencies: DEPENDS, version: 'v1', rewriteCounts: withCounts }
+        ? { dependencies: DEPENDS, version: 'v1', rewriteCounts: SHOWN_COUNTS }
         : { dependencies: { ...DEPENDS, records: [...DEPENDS.records, 'term-count:2'], counts: [] } };
     };
 
@@ -386,7 +386,7 @@ describe('ResponseCache: coding refreshed answers again', () => {
         ctx.body = big();
         return {
           dependencies: { records: ['term:2'], kinds: [], windows: [], counts: [2] },
-          rewriteCounts: withCounts,
+          rewriteCounts: SHOWN_COUNTS,
         };
       });
       return { cache: ctx.response.get('X-Cache'), coding: ctx.response.get('Content-Encoding') };
