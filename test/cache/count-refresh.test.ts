@@ -195,25 +195,25 @@ describe('ResponseCache: refreshing counts', () => {
     const miss = await read();
     const hit = await read(true);
     expect([miss.cache, hit.cache]).toEqual(['miss', 'hit']);
+    /** A write moves the count to `count`; the next read refreshes the answer. */
+    const movedTo = (count: number) => {
+      stored.set(2, count);
+      cache.invalidate(countMoved(2));
+      return read();
+    };
     // The hit's client is still being sent the kept bytes: the refresh writes new ones.
-    stored.set(2, 11);
-    cache.invalidate(countMoved(2));
-    const copied = await read();
+    const copied = await movedTo(11);
     expect(copied).toMatchObject({ cache: 'refresh', text: body({ 2: 11 }) });
     expect(copied.bytes).not.toBe(hit.bytes);
     expect(hit.bytes.toString()).toBe(body({ 2: 10 }));
     hit.close();
     // Nobody reads the refreshed bytes now: the next refresh writes its counts into them.
-    stored.set(2, 12);
-    cache.invalidate(countMoved(2));
-    const inPlace = await read();
+    const inPlace = await movedTo(12);
     expect(inPlace).toMatchObject({ cache: 'refresh', text: body({ 2: 12 }) });
     expect(inPlace.bytes).toBe(copied.bytes);
     expect(inPlace.etag).not.toBe(copied.etag);
     // A wider count cannot fit: new bytes, the old ones as they were.
-    stored.set(2, 100);
-    cache.invalidate(countMoved(2));
-    const wider = await read();
+    const wider = await movedTo(100);
     expect(wider).toMatchObject({ cache: 'refresh', text: body({ 2: 100 }) });
     expect(wider.bytes).not.toBe(inPlace.bytes);
     expect(inPlace.bytes.toString()).toBe(body({ 2: 12 }));

@@ -81,6 +81,25 @@ async function twoInstances(channel: 'redis' | 'postgres', login: string) {
 
 const titles = (body: { events: Array<{ title: string }> }) => body.events.map((event) => event.title);
 
+/**
+ * The titles `path` lists on `on`, read again until they include `title` or 100 ms have passed (called
+ * right after the write's response, or the announcement).
+ */
+async function titlesWithin100ms(
+  on: { http: ReturnType<typeof supertest> },
+  path: string,
+  title: string,
+): Promise<string[]> {
+  const since = performance.now();
+  let seen: string[] = [];
+  while (performance.now() - since < 100) {
+    seen = titles((await on.http.get(path).expect(200)).body);
+    if (seen.includes(title)) break;
+    await new Promise((done) => setTimeout(done, 5));
+  }
+  return seen;
+}
+
 describe.each(['redis', 'postgres'] as const)('over %s', (channel) => {
   it('a write on one instance reaches the other within 100 ms of its response', async () => {
     const { a, b, admin } = await twoInstances(channel, `admin-${channel}`);
@@ -97,13 +116,7 @@ describe.each(['redis', 'postgres'] as const)('over %s', (channel) => {
         .auth(admin.login, admin.password)
         .send({ title, start_date: '2031-04-10 10:00:00', end_date: '2031-04-10 11:00:00' })
         .expect(201);
-      const written = performance.now();
-      let seen: string[] = [];
-      while (performance.now() - written < 100) {
-        seen = titles((await b.http.get(LIST).expect(200)).body);
-        if (seen.includes(title)) break;
-        await new Promise((done) => setTimeout(done, 5));
-      }
+      const seen = await titlesWithin100ms(b, LIST, title);
       expect(seen, `round ${round}`).toContain(title);
       expect(seen.length).toBe(before.length + round);
     }
@@ -126,13 +139,7 @@ describe.each(['redis', 'postgres'] as const)('two calendars on one %s', (channe
       .auth(admin.login, admin.password)
       .send({ title: `Apart ${channel}`, start_date: '2031-04-14 10:00:00', end_date: '2031-04-14 11:00:00' })
       .expect(201);
-    const written = performance.now();
-    let seen: string[] = [];
-    while (performance.now() - written < 100) {
-      seen = titles((await b.http.get(LIST).expect(200)).body);
-      if (seen.includes(`Apart ${channel}`)) break;
-      await new Promise((done) => setTimeout(done, 5));
-    }
+    const seen = await titlesWithin100ms(b, LIST, `Apart ${channel}`);
     expect(seen).toContain(`Apart ${channel}`);
     // The same calendar heard it; the other one, given as long again, did not.
     await new Promise((done) => setTimeout(done, 100));
@@ -176,13 +183,7 @@ describe.each([
       .auth(admin.login, admin.password)
       .send({ start_date: `${year}-06-20 10:00:00`, end_date: `${year}-06-20 11:00:00` })
       .expect(200);
-    const written = performance.now();
-    let june: string[] = [];
-    while (performance.now() - written < 100) {
-      june = titles((await b.http.get(onB.june).expect(200)).body);
-      if (june.includes(`Moved ${year}`)) break;
-      await new Promise((done) => setTimeout(done, 5));
-    }
+    const june = await titlesWithin100ms(b, onB.june, `Moved ${year}`);
     expect(june).toContain(`Moved ${year}`);
     const dropped = b.events.filter((event) => event === 'dropped').length;
     const cached: Record<string, string | undefined> = {};
@@ -280,13 +281,7 @@ describe.each(['redis', 'postgres'] as const)('a write by another process, over 
     expect(titles((await b.http.get(LIST).expect(200)).body)).toContain(`Before ${channel}`);
     const told = await announceAs(b.config.namespace);
     expect(told).toBe(true);
-    const announced = performance.now();
-    let seen: string[] = [];
-    while (performance.now() - announced < 100) {
-      seen = titles((await b.http.get(LIST).expect(200)).body);
-      if (seen.includes(`After ${channel}`)) break;
-      await new Promise((done) => setTimeout(done, 5));
-    }
+    const seen = await titlesWithin100ms(b, LIST, `After ${channel}`);
     expect(seen).toContain(`After ${channel}`);
   });
 
