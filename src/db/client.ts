@@ -24,14 +24,28 @@ export interface DbOptions {
  */
 export const SQLITE_PAGE_CACHE_KIB = 16_000;
 
-/** The adapter whose connections reuse statements, with the page cache and mapping set on each. */
+/**
+ * How many values one statement may bind: the connection's own limit (`MAX_VARIABLE_NUMBER`, 32766 in
+ * better-sqlite3's build), told to Prisma, which otherwise assumes SQLite's old default of 999 and
+ * refuses (or splits) a statement naming more. Searches name the events their index found (`id IN`).
+ */
+export function sqliteBindLimit(client: { pragma(source: string): unknown }): number {
+  const options = client.pragma('compile_options') as Array<{ compile_options: string }>;
+  const limit = options
+    .map((row) => /^MAX_VARIABLE_NUMBER=(\d+)$/.exec(row.compile_options)?.[1])
+    .find(Boolean);
+  return limit ? Number(limit) : 999;
+}
+
+/** The adapter whose connections reuse statements, with the page cache, mapping and bind limit set. */
 class SizedSqlite extends StatementReusingSqlite {
   override async connect(): ReturnType<StatementReusingSqlite['connect']> {
     const adapter = await super.connect();
     const { client } = adapter as unknown as { client: { pragma(source: string): unknown } };
     client.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
     client.pragma('mmap_size = 0');
-    return adapter;
+    const connectionInfo = { supportsRelationJoins: false, maxBindValues: sqliteBindLimit(client) };
+    return Object.assign(adapter, { getConnectionInfo: () => connectionInfo });
   }
 }
 

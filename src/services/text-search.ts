@@ -76,11 +76,21 @@ export function trigramIndexable(text: string): boolean {
 const answeredByIndex = ({ text, exclude }: SearchTerm) => !exclude && trigramIndexable(text);
 
 /**
- * More events than this and the list tests the `LIKE` on its own rows instead of naming them: Prisma
- * refuses a SQLite statement of more than 999 parameters, and the list's other filters may take ~600
- * (100 values each). A search matching more costs in proportion to what it matches either way.
+ * More events than this and the list tests the `LIKE` on its own rows instead of naming them: a
+ * statement binds at most 32,766 values on SQLite (`sqliteBindLimit`), the list's other filters up to
+ * ~600 (100 values each), and naming more costs about what testing the window's rows does.
  */
-export const MAX_INDEXED_MATCHES = 300;
+export const MAX_INDEXED_MATCHES = 8192;
+
+/**
+ * The ids as a statement names them: repeated up to a power of two (the same condition), so that
+ * lists of any length share a dozen statement texts, which the connection keeps prepared.
+ */
+export function namedIds(ids: readonly number[]): number[] {
+  if (ids.length < 2) return [...ids];
+  const length = 2 ** Math.ceil(Math.log2(ids.length));
+  return Array.from({ length }, (_, i) => ids[Math.min(i, ids.length - 1)]!);
+}
 
 /**
  * SQLite: the events having every required term of `search` that the index answers (each term in one
@@ -117,5 +127,5 @@ export function eventSearchWhere(
 ): Prisma.EventWhereInput {
   if (!matches) return searchWhere(search, EVENT_SEARCH_FIELDS, provider);
   const rest = searchWhere(search, EVENT_SEARCH_FIELDS, provider, (term) => !answeredByIndex(term));
-  return { AND: [{ id: { in: [...matches] } }, rest] };
+  return { AND: [{ id: { in: namedIds(matches) } }, rest] };
 }

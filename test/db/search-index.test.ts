@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { createEvent } from '../helpers/fixtures.js';
+import { createEvent, createEventsInBulk } from '../helpers/fixtures.js';
 import {
   EVENT_SEARCH_FIELDS,
   MAX_INDEXED_MATCHES,
   eventSearchMatches,
   eventSearchWhere,
+  namedIds,
   searchWhere,
   trigramIndexable,
 } from '../../src/services/text-search.js';
@@ -146,9 +147,30 @@ describe('search through the trigram index', () => {
     expect(plan).not.toMatch(/SCAN Event\b|SEARCH Event\b/);
   });
 
-  it('tests the LIKE on the rows when the index finds more events than a statement may name', async () => {
-    for (let i = 0; i <= MAX_INDEXED_MATCHES; i++)
-      await createEvent(h.db, { title: `Marimba ${i}`, start: '2033-07-01 10:00:00' });
+  it('names thousands of events found (one of a dozen statement texts), then tests the LIKE on the rows', async () => {
+    // More than SQLite's old 999 values a statement, which Prisma assumed before it was told the limit.
+    await createEventsInBulk(h.db, 1500, 'Marimba', '2033-07-01 10:00:00');
+    const found = await eventSearchMatches(h.db, 'marimba', h.config.databaseProvider);
+    if (!postgres) expect(found).toHaveLength(1500);
+    h.queries.length = 0;
+    const named = await h.http
+      .get(`${API}/events`)
+      .query({ search: 'marimba', start_date: '2033-07-01', end_date: '2033-07-01' })
+      .expect(200);
+    expect(named.headers['x-tec-total']).toBe('1500');
+    if (!postgres) {
+      const lists = h.queries.filter(
+        (sql) => /FROM `main`\.`Event`/.test(sql) && /`Event`\.`id` IN/.test(sql),
+      );
+      expect(lists.length).toBeGreaterThan(0);
+      // 1,500 ids named as 2,048 (the last repeated): lists of any length share a few statement texts.
+      for (const sql of lists) expect(sql.match(/\?/g)!.length).toBeGreaterThanOrEqual(2048);
+    }
+    expect(namedIds([7])).toEqual([7]);
+    expect(namedIds([1, 2, 3])).toEqual([1, 2, 3, 3]);
+    expect(namedIds(Array.from({ length: 1025 }, (_, i) => i))).toHaveLength(2048);
+
+    await createEventsInBulk(h.db, MAX_INDEXED_MATCHES + 1 - 1500, 'Marimba', '2033-07-01 10:00:00');
     expect(await eventSearchMatches(h.db, 'marimba', h.config.databaseProvider)).toBeNull();
     const res = await h.http
       .get(`${API}/events`)

@@ -77,6 +77,20 @@ export async function createEvent(db: Db, fixture: EventFixture = {}) {
   return event;
 }
 
+/**
+ * `count` published events without links, titled `title` and a number, on one start (UTC): inserted in
+ * batched statements, for tests that need thousands of rows.
+ */
+export async function createEventsInBulk(db: Db, count: number, title: string, start: string) {
+  const from = DateTime.fromFormat(start, 'yyyy-MM-dd HH:mm:ss', { zone: 'UTC' });
+  const schedule = eventSchedule(from.toJSDate(), from.plus({ hours: 2 }).toJSDate(), 'UTC');
+  const data = Array.from({ length: count }, (_, i) => {
+    const n = next();
+    return { title: `${title} ${i}`, slug: `bulk-${n}`, status: 'publish', ...schedule };
+  });
+  for (let i = 0; i < data.length; i += 500) await db.event.createMany({ data: data.slice(i, i + 500) });
+}
+
 async function insertEvent(db: Db, fixture: EventFixture) {
   const n = next();
   const timezone = fixture.timezone ?? 'UTC';
