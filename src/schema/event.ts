@@ -591,7 +591,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateEventInput, required: true, description: 'The new event' }) },
     resolve: (query, _root, { input }, ctx) => {
       const { input: event, unreadable } = eventInput(input);
-      return createEvent(ctx, event, writtenEvent(query), {
+      return createEvent(ctx, event, writtenEvent(ctx, query), {
         unreadable,
       });
     },
@@ -613,7 +613,7 @@ builder.mutationFields((t) => ({
     resolve: (query, _root, { id, input, ifMatch, scope }, ctx) =>
       onNamedEvent(ctx, 'edit', () => {
         const { input: event, unreadable } = eventInput(input);
-        return updateEvent(withIfMatch(ctx, ifMatch), { id }, event, writtenEvent(query), {
+        return updateEvent(withIfMatch(ctx, ifMatch), { id }, event, writtenEvent(ctx, query), {
           passwordAllowed: true,
           unreadable,
           scope: scope ?? 'this',
@@ -636,7 +636,7 @@ builder.mutationFields((t) => ({
     resolve: (query, _root, { slug, input, ifMatch, scope }, ctx) =>
       onNamedEvent(ctx, 'edit', () => {
         const { input: event, unreadable } = eventInput(input);
-        return updateEvent(withIfMatch(ctx, ifMatch), { slug }, event, writtenEvent(query), {
+        return updateEvent(withIfMatch(ctx, ifMatch), { slug }, event, writtenEvent(ctx, query), {
           passwordAllowed: false,
           unreadable,
           scope: scope ?? 'this',
@@ -659,7 +659,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { id, force, ifMatch, scope }, ctx) =>
       onNamedEvent(ctx, 'delete', () =>
-        deleteEvent(withIfMatch(ctx, ifMatch), { id }, force ?? false, writtenEvent(query), {
+        deleteEvent(withIfMatch(ctx, ifMatch), { id }, force ?? false, writtenEvent(ctx, query), {
           scope: scope ?? 'this',
         }),
       ),
@@ -679,7 +679,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { slug, force, ifMatch, scope }, ctx) =>
       onNamedEvent(ctx, 'delete', () =>
-        deleteEvent(withIfMatch(ctx, ifMatch), { slug }, force ?? false, writtenEvent(query), {
+        deleteEvent(withIfMatch(ctx, ifMatch), { slug }, force ?? false, writtenEvent(ctx, query), {
           scope: scope ?? 'this',
         }),
       ),

@@ -63,7 +63,7 @@ describe('one read path', () => {
     expect(MODELS).toEqual(
       expect.arrayContaining(['event', 'venue', 'organizer', 'term', 'applicationPassword']),
     );
-    expect(queried.has('src/services/events/event-access.ts')).toBe(true);
+    expect(queried.has('src/services/events/event-reads.ts')).toBe(true);
   });
 
   it('no file outside the services, auth, db, ops and cli queries a model directly', () => {

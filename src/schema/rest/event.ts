@@ -592,7 +592,7 @@ builder.mutationFields((t) => ({
     resolve: (query, _root, { input }, ctx) => {
       const { input: event, unreadable } = readEventBody(input);
       return namingEventParams(() =>
-        createEvent(ctx, event, writtenEvent(query), {
+        createEvent(ctx, event, writtenEvent(ctx, query), {
           passwordAllowed: true,
           unreadable,
         }),
@@ -613,7 +613,7 @@ builder.mutationFields((t) => ({
       onNamedEvent(ctx, 'edit', { id }, () =>
         namingEventParams(() => {
           const { input: event, unreadable } = readEventBody(input);
-          return updateEvent(ctx, { id }, event, writtenEvent(query), {
+          return updateEvent(ctx, { id }, event, writtenEvent(ctx, query), {
             passwordAllowed: true,
             unreadable,
             scope: readScope(scope),
@@ -635,7 +635,7 @@ builder.mutationFields((t) => ({
       onNamedEvent(ctx, 'edit', { slug }, () =>
         namingEventParams(() => {
           const { input: event, unreadable } = readEventBody(input);
-          return updateEvent(ctx, { slug }, event, writtenEvent(query), {
+          return updateEvent(ctx, { slug }, event, writtenEvent(ctx, query), {
             passwordAllowed: false,
             unreadable,
             scope: readScope(scope),
@@ -658,7 +658,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { id, force, scope }, ctx) =>
       onNamedEvent(ctx, 'delete', { id }, () =>
-        deleteEvent(ctx, { id }, force ?? false, writtenEvent(query), { scope: readScope(scope) }),
+        deleteEvent(ctx, { id }, force ?? false, writtenEvent(ctx, query), { scope: readScope(scope) }),
       ),
   }),
   tecDeleteEventBySlug: t.prismaField({
@@ -675,7 +675,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, { slug, force, scope }, ctx) =>
       onNamedEvent(ctx, 'delete', { slug }, () =>
-        deleteEvent(ctx, { slug }, force ?? false, writtenEvent(query), { scope: readScope(scope) }),
+        deleteEvent(ctx, { slug }, force ?? false, writtenEvent(ctx, query), { scope: readScope(scope) }),
       ),
   }),
 }));

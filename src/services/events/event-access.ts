@@ -5,6 +5,7 @@ import { type Judged, assertReadable, judged } from '../../domain/visibility.js'
 import { type EventSelection, findEvent, findEvents } from './event-reads.js';
 import { SLUGLESS } from './event-slugs.js';
 import type { Tx } from '../transactions.js';
+import type { Db } from '../../db/client.js';
 
 // What an event read outside the lists may show, decided here: single reads, the change stream, the
 // subscriptions' re-reads and the writes' answers take their events from these functions, so none of
@@ -68,10 +69,14 @@ export async function visibleEvent(
 }
 
 /**
- * The event a write just made or changed, read inside its transaction for its answer: the write's
- * own permission checks stand for visibility here, and the write pipeline gives it its verdict.
+ * The event a write just made or changed, read inside its transaction for its answer (as a single
+ * read reads it: one statement per relation family): the write's own permission checks stand for
+ * visibility here, and the write pipeline gives it its verdict.
  */
-export function writtenEvent(selection: EventSelection) {
-  return (tx: Tx, id: number): Promise<Event> =>
-    tx.event.findUniqueOrThrow({ ...selection, where: { id } } as Prisma.EventFindUniqueOrThrowArgs);
+export function writtenEvent({ config }: Pick<Context, 'config'>, selection: EventSelection) {
+  return async (tx: Tx, id: number): Promise<Event> => {
+    const event = await findEvent({ db: tx as Db, config }, selection, { id });
+    if (!event) throw new Error(`event ${id} went within its own write`);
+    return event;
+  };
 }

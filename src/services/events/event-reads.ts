@@ -10,6 +10,9 @@ import { type Event, Prisma } from '../../generated/sqlite/client.js';
 // A family whose selection asks for more than these statements load (a filter, another order, a relation
 // beyond them) stays with Prisma, as does every other relation.
 
+/** What reading events needs: the database (or a write's transaction) and its provider. */
+export type EventReader = Pick<Context, 'db' | 'config'>;
+
 type Tree = Record<string, unknown>;
 export interface EventSelection {
   include?: Tree;
@@ -142,7 +145,7 @@ const columns = (alias: string, scalars: readonly string[], prefix: string) =>
   scalars.map((name) => `${alias}."${name}" AS "${prefix}${name}"`).join(', ');
 
 /** The links of these events as the shape asks for them, in link order, by event id. */
-async function loadLinks(ctx: Context, family: LinkFamily, shape: Shape, eventIds: number[]) {
+async function loadLinks(ctx: EventReader, family: LinkFamily, shape: Shape, eventIds: number[]) {
   const record = shape.relations[family.record];
   const nested = record?.relations[family.nested.key];
   const n = family.nested;
@@ -175,7 +178,7 @@ async function loadLinks(ctx: Context, family: LinkFamily, shape: Shape, eventId
 }
 
 /** The events' images by id (one statement). */
-async function loadImages(ctx: Context, shape: Shape, imageIds: number[]) {
+async function loadImages(ctx: EventReader, shape: Shape, imageIds: number[]) {
   if (!imageIds.length) return new Map<number, Row>();
   const rows = await ctx.db.$queryRaw<Row[]>`SELECT ${Prisma.raw(
     [`m."id" AS "m_id"`, columns('m', shape.fields, '')].join(', '),
@@ -188,7 +191,7 @@ async function loadImages(ctx: Context, shape: Shape, imageIds: number[]) {
  * one statement where Prisma would send one per level (see above).
  */
 export async function findEvents<T = Event>(
-  ctx: Context,
+  ctx: EventReader,
   selection: EventSelection,
   args: Omit<Prisma.EventFindManyArgs, 'select' | 'include'>,
 ): Promise<T[]> {
@@ -233,7 +236,7 @@ export async function findEvents<T = Event>(
 
 /** One event by id or slug, read as `findEvents` reads a page. */
 export async function findEvent(
-  ctx: Context,
+  ctx: EventReader,
   selection: EventSelection,
   where: { id: number } | { slug: string },
 ): Promise<Event | null> {
