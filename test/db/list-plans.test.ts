@@ -52,8 +52,14 @@ describe('list statements read index entries, not event rows', () => {
       '',
       true,
     );
-    if (postgres) expect(text).toMatch(/Index Only Scan using "?Event_(list|featured_localStart|eventStatus_localStart)_idx/);
-    else expect(text).toMatch(/USING COVERING INDEX Event_(list|featured_localStart|eventStatus_localStart)_idx/);
+    if (postgres)
+      expect(text).toMatch(
+        /Index Only Scan using "?Event_(list|featured_localStart|eventStatus_localStart)_idx/,
+      );
+    else
+      expect(text).toMatch(
+        /USING COVERING INDEX Event_(list|featured_localStart|eventStatus_localStart)_idx/,
+      );
   });
 
   it('a page of a category is read in the list order, its links checked from the index', async () => {
