@@ -5,31 +5,20 @@
 // trash in those categories sends) followed by a read of every page, and as many rounds of plain hits.
 // Reported: CPU of this process (the client's share included, the same in both rows) and wall time per
 // read. Compare the two rows of one run, or runs of two checkouts back to back.
-import { rmSync, mkdtempSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp, createResponseCache } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createDb } from '../src/db/client.js';
-import { migrateDatabase } from '../src/db/migrate.js';
 import { createLogger } from '../src/logger.js';
-import { defaultCounts } from './sample-data/generate.js';
-import { seedDatabase } from './sample-data/seed.js';
+import { throwawaySqlite } from './sample-data/throwaway.js';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '3000' }, rounds: { type: 'string', default: '15' } },
 });
 const events = Number(values.events);
 const rounds = Number(values.rounds);
-const dir = mkdtempSync(join(tmpdir(), 'calendar-refresh-'));
-const url = `file:${join(dir, 'bench.sqlite')}`;
-await migrateDatabase(url);
-const db = await createDb(url);
-const today = new Date(new Date().setUTCHours(0, 0, 0, 0));
-await seedDatabase(db, 'sqlite', { seed: 42, now: today, events, ...defaultCounts(events), reset: false });
+const { url, db, remove } = await throwawaySqlite('refresh', events);
 const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent', CALENDAR_CACHE: 'on' });
 const cache = createResponseCache(config);
 const server = buildApp({ db, config, cache, logger: createLogger('silent') }).listen(0, '127.0.0.1');
@@ -92,4 +81,4 @@ for (let pass = 0; pass < 2; pass++) {
 server.close();
 agent.destroy();
 await db.$disconnect();
-rmSync(dir, { recursive: true, force: true });
+remove();

@@ -6,42 +6,23 @@
 // included, the same for both APIs) and the SQL statements sent. The response cache is on and empty,
 // so judging what the writes change costs next to nothing here; the mix (`npm run bench -- --mix`)
 // measures the rest.
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp, createResponseCache } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createDb } from '../src/db/client.js';
-import { migrateDatabase } from '../src/db/migrate.js';
 import { createLogger } from '../src/logger.js';
+import { throwawaySqlite } from './sample-data/throwaway.js';
 import { createAdministrator } from './bench-mix.js';
-import { defaultCounts } from './sample-data/generate.js';
-import { seedDatabase } from './sample-data/seed.js';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '10000' }, writes: { type: 'string', default: '300' } },
 });
 const events = Number(values.events);
 const writes = Number(values.writes);
-const dir = mkdtempSync(join(tmpdir(), 'calendar-write-'));
-const url = `file:${join(dir, 'bench.sqlite')}`;
-await migrateDatabase(url);
-const seeding = await createDb(url);
-const today = new Date(new Date().setUTCHours(0, 0, 0, 0));
-await seedDatabase(seeding, 'sqlite', {
-  seed: 42,
-  now: today,
-  events,
-  ...defaultCounts(events),
-  reset: false,
-});
-await seeding.$disconnect();
+let statements = 0;
+const { url, db, remove } = await throwawaySqlite('write', events, { onQuery: () => statements++ });
 const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent', CALENDAR_CACHE: 'on' });
 const authorization = await createAdministrator(url, config);
-let statements = 0;
-const db = await createDb(url, { onQuery: () => statements++ });
 const cache = createResponseCache(config);
 const server = buildApp({ db, config, cache, logger: createLogger('silent') }).listen(0, '127.0.0.1');
 await new Promise((listening) => server.once('listening', listening));
@@ -94,4 +75,4 @@ for (let pass = 0; pass < 2; pass++)
   }
 server.close();
 await db.$disconnect();
-rmSync(dir, { recursive: true, force: true });
+remove();
