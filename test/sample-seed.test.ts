@@ -43,10 +43,12 @@ describe('seedDatabase', () => {
         })),
       );
     } else {
-      const stats = await h.db.$queryRawUnsafe<Array<{ name: string }>>(
-        `SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'`,
+      // SQLite keeps them in `sqlite_stat1`, a row per index (the link tables' and the list's).
+      const rows = await h.db.$queryRawUnsafe<Array<{ tbl: string }>>(
+        `SELECT DISTINCT tbl FROM sqlite_stat1
+         WHERE tbl IN ('Event', 'EventVenue', 'EventTerm', 'EventOrganizer') ORDER BY tbl`,
       );
-      expect(stats).toEqual([]);
+      expect(rows.map((row) => row.tbl)).toEqual(['Event', 'EventOrganizer', 'EventTerm', 'EventVenue']);
     }
   });
 

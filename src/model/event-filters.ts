@@ -8,7 +8,8 @@ import type { Prisma } from '../generated/sqlite/client.js';
 import { type Viewer, listableStatuses, readableWhere } from '../domain/permissions.js';
 import type { Taxonomy } from '../domain/urls.js';
 import type { Context } from '../services/scope.js';
-import { eventSearchMatches, eventSearchWhere } from '../services/text-search.js';
+import { EVENT_LINKS, type ListCondition, linkCondition } from '../services/list-conditions.js';
+import { eventSearchCondition } from '../services/text-search.js';
 import {
   DEFAULT_GEO_RADIUS_KM,
   EARTH_RADIUS_KM,
@@ -49,6 +50,10 @@ export interface Checked<E> {
   effective: E | null;
   /** Its condition on the events. */
   where?: Prisma.EventWhereInput;
+  /** How a read may answer `where` more cheaply (`services/list-conditions.ts`); a standing filter ignores it. */
+  indexed?: ListCondition['indexed'];
+  /** The link table `where` reads, and the records it names. */
+  link?: ListCondition['link'];
   errors?: FilterError[];
   /** A refusal of its own, answered alone once the other filters pass (`post_parent`). */
   refusal?: ApiError;
@@ -303,14 +308,13 @@ export const EVENT_FILTERS = {
     price: 100,
     onWithheld: true,
     limit: (given: string | null | undefined) => (searchTooLong(given) ? SEARCH_TOO_LONG : null),
-    // An empty search is no search (the REST adapter cannot tell `search=` from no search, so GraphQL
-    // does the same).
-    check: (given: string | null | undefined): Checked<string> => ({ effective: given?.trim() || null }),
-    // Every word in the title, excerpt or description, as WordPress reads it; SQLite's trigram index is
-    // asked for the search's events before the condition names them.
-    lookup: async (search: string, ctx, request): Promise<Checked<string>> => {
-      const matches = await eventSearchMatches(ctx.db, search, request.databaseProvider);
-      return { effective: search, where: eventSearchWhere(search, request.databaseProvider, matches) };
+    // Every word in the title, excerpt or description, as WordPress reads it (SQLite's trigram index
+    // names a list's events). An empty search is no search (the REST adapter cannot tell `search=` from
+    // no search, so GraphQL does the same).
+    check: (given: string | null | undefined, request: FilterRequest): Checked<string> => {
+      const search = given?.trim() || null;
+      if (!search) return { effective: null };
+      return { effective: search, ...eventSearchCondition(search, request.databaseProvider) };
     },
   },
   categories: {
@@ -343,7 +347,7 @@ export const EVENT_FILTERS = {
       const where = { id: { in: ids }, ...readableWhere(ctx.viewer) };
       const known = await ctx.db.venue.findMany({ where, select: { id: true } });
       if (!allKnown(ids, known)) return refused('venues');
-      return { effective: ids, where: { venues: { some: { venueId: { in: ids } } } } };
+      return { effective: ids, ...linkCondition(EVENT_LINKS.venues, ids) };
     },
   },
   organizers: {
@@ -358,7 +362,7 @@ export const EVENT_FILTERS = {
       const where = { id: { in: ids }, ...readableWhere(ctx.viewer) };
       const known = await ctx.db.organizer.findMany({ where, select: { id: true } });
       if (!allKnown(ids, known)) return refused('organizers');
-      return { effective: ids, where: { organizers: { some: { organizerId: { in: ids } } } } };
+      return { effective: ids, ...linkCondition(EVENT_LINKS.organizers, ids) };
     },
   },
   featured: {
@@ -594,11 +598,6 @@ export type TermFilterName = {
 export const TERM_FILTERS = FILTER_NAMES.filter(
   (name) => 'term' in filterDeclaration(name),
 ) as TermFilterName[];
-
-/** A term filter's condition: the event has one of these terms. */
-export const termWhere = (ids: number[]): Prisma.EventWhereInput => ({
-  terms: { some: { termId: { in: ids } } },
-});
 
 /**
  * The order the checks run in, so the order a request's refused parameters are named in: the date

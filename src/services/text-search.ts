@@ -1,15 +1,15 @@
 import type { Config } from '../config.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import type { Db } from '../db/client.js';
 import { SEARCHED_FIELDS, type SearchTerm, searchTerms } from '../domain/search.js';
+import type { ListCondition } from './list-conditions.js';
 
 // The one `search` condition of the event, venue and organizer lists: the terms WordPress would read
 // (domain/search.ts), each matched case-insensitively against the list's own fields. Event searches
 // read a trigram index on both databases: PostgreSQL's `pg_trgm` GIN indexes serve the ILIKE on the
 // columns as it is. On SQLite the index is the FTS5 table `EventSearch`; Prisma can neither write its
 // queries nor join it usefully (its to-one and `some` filters probe it once per event), so the events
-// of a search are asked of it first, in raw SQL (`eventSearchMatches`), and the list's condition names
-// them (`id IN (…)`). FTS5 finds a term's candidates by trigram and SQLite then tests the `LIKE` on
+// of a search are asked of it first, in raw SQL (`eventSearchCondition`), and a list read names them
+// (`id IN (…)`, `list-conditions.ts`). FTS5 finds a term's candidates by trigram and SQLite then tests the `LIKE` on
 // each, so those ids are exactly what the plain `LIKE` on the columns finds (ASCII case folding alike).
 
 /**
@@ -76,56 +76,20 @@ export function trigramIndexable(text: string): boolean {
 const answeredByIndex = ({ text, exclude }: SearchTerm) => !exclude && trigramIndexable(text);
 
 /**
- * More events than this and the list tests the `LIKE` on its own rows instead of naming them: a
- * statement binds at most 32,766 values on SQLite (`sqliteBindLimit`), the list's other filters up to
- * ~600 (100 values each), and naming more costs about what testing the window's rows does.
+ * `search` over the event texts, as `searchWhere`. On SQLite a list read asks the index for the events
+ * having every required term it answers (each term in one of the texts), from `EventSearch`, in one
+ * statement; only the other terms (excluded ones, terms without 3 characters) test the `LIKE`, on
+ * those events alone. The index cannot narrow a search without such a term, nor one matching more than
+ * `MAX_NAMED_EVENTS` events: the list tests the `LIKE` on its own rows.
  */
-export const MAX_INDEXED_MATCHES = 8192;
-
-/**
- * The ids as a statement names them: repeated up to a power of two (the same condition), so that
- * lists of any length share a dozen statement texts, which the connection keeps prepared.
- */
-export function namedIds(ids: readonly number[]): number[] {
-  if (ids.length < 2) return [...ids];
-  const length = 2 ** Math.ceil(Math.log2(ids.length));
-  return Array.from({ length }, (_, i) => ids[Math.min(i, ids.length - 1)]!);
-}
-
-/**
- * SQLite: the events having every required term of `search` that the index answers (each term in one
- * of the texts), from `EventSearch`, in one statement; `null` when the index cannot narrow the search
- * (PostgreSQL, no such term, or more than `MAX_INDEXED_MATCHES` events).
- */
-export async function eventSearchMatches(
-  db: Db,
-  search: string,
-  provider: Config['databaseProvider'],
-): Promise<number[] | null> {
-  if (provider !== 'sqlite') return null;
+export function eventSearchCondition(search: string, provider: Config['databaseProvider']): ListCondition {
+  const where = searchWhere(search, EVENT_SEARCH_FIELDS, provider);
   const terms = searchTerms(search).filter(answeredByIndex);
-  if (!terms.length) return null;
+  if (provider !== 'sqlite' || !terms.length) return { where };
   // As Prisma writes `contains` on SQLite (`%` and `_` in a term stay wildcards).
   const termMatch = EVENT_SEARCH_FIELDS.map((field) => `"${field}" LIKE '%' || ? || '%'`).join(' OR ');
   const sql = terms.map(() => `SELECT rowid AS id FROM "EventSearch" WHERE ${termMatch}`).join(' INTERSECT ');
-  const rows = await db.$queryRawUnsafe<Array<{ id: number | bigint }>>(
-    `${sql} LIMIT ${MAX_INDEXED_MATCHES + 1}`,
-    ...terms.flatMap(({ text }) => EVENT_SEARCH_FIELDS.map(() => text)),
-  );
-  return rows.length > MAX_INDEXED_MATCHES ? null : rows.map((row) => Number(row.id));
-}
-
-/**
- * `search` over the event texts, as `searchWhere`; given the `matches` the index found for it
- * (`eventSearchMatches`), the terms it answered are those ids, and only the others (excluded terms,
- * terms without 3 characters) test the `LIKE`, on those rows alone.
- */
-export function eventSearchWhere(
-  search: string,
-  provider: Config['databaseProvider'],
-  matches: readonly number[] | null,
-): Prisma.EventWhereInput {
-  if (!matches) return searchWhere(search, EVENT_SEARCH_FIELDS, provider);
+  const values = terms.flatMap(({ text }) => EVENT_SEARCH_FIELDS.map(() => text));
   const rest = searchWhere(search, EVENT_SEARCH_FIELDS, provider, (term) => !answeredByIndex(term));
-  return { AND: [{ id: { in: namedIds(matches) } }, rest] };
+  return { where, indexed: { sql, values, ...(rest.AND.length && { rest }) } };
 }

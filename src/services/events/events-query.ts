@@ -14,11 +14,18 @@ import {
   EVENT_FILTERS,
   filterDeclaration,
   onWithheld,
-  termWhere,
 } from '../../model/event-filters.js';
 import { exceeds, tooManyValues } from '../../domain/limits.js';
 import { contentOpenWhere } from '../../domain/visibility.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
+import {
+  type CountingLink,
+  EVENT_LINKS,
+  type ListCondition,
+  conditionsNow,
+  countingLink,
+  linkCondition,
+} from '../list-conditions.js';
 
 // The event list (`GET /events`, GraphQL `events`) and the event subscription's filter: the declared
 // filters (`model/event-filters.ts`, docs/reference/filters.md) applied in one loop — sizes, checks,
@@ -39,7 +46,10 @@ export interface EventListOptions {
 }
 
 export interface EventQuery {
+  /** The list's condition as this read applies it (naming the events an index found, on SQLite). */
   where: Prisma.EventWhereInput;
+  /** How the list's total is counted. */
+  total: ListTotal;
   orderBy: Prisma.EventOrderByWithRelationInput[];
   effective: EffectiveEventFilter;
   /**
@@ -50,6 +60,16 @@ export interface EventQuery {
   distances: Map<number, number> | null;
   /** The ids each term filter matches (an event must have one of each): what decides its membership. */
   termIds: number[][];
+}
+
+/**
+ * The list's total: the condition counted (the list's, less the link it is counted over) now, and as
+ * a later count reads it (the indexes asked again: a cached page's total counted after a write).
+ */
+export interface ListTotal {
+  where: Prisma.EventWhereInput;
+  through: CountingLink | null;
+  whereAgain: () => Promise<Prisma.EventWhereInput>;
 }
 
 class ParamErrors {
@@ -119,6 +139,8 @@ export interface AppliedFilters {
   effective: EffectiveEventFilter;
   /** Their conditions (D21's included): an event must meet each. */
   where: Prisma.EventWhereInput[];
+  /** The same conditions, with how an index answers some of them for one read (a list's). */
+  conditions: ListCondition[];
   /** The order a filter imposes (`include`: by publication); null: none does. */
   order: Prisma.EventOrderByWithRelationInput[] | null;
   distances: Map<number, number> | null;
@@ -167,13 +189,14 @@ export async function applyFilters(
     FilterName,
     unknown
   >;
-  const where: Prisma.EventWhereInput[] = [];
+  const conditions: ListCondition[] = [];
   const refusals: ApiError[] = [];
   let distances: Map<number, number> | null = null;
   const apply = (name: FilterName, checked: Checked<unknown>) => {
     effective[name] = checked.effective;
     for (const error of checked.errors ?? []) errors.add(error.param, error.reason, error.detail);
-    if (checked.where) where.push(checked.where);
+    const { where, indexed, link } = checked;
+    if (where) conditions.push({ where, ...(indexed && { indexed }), ...(link && { link }) });
     if (checked.refusal) refusals.push(checked.refusal);
     if (checked.distances) distances = checked.distances;
   };
@@ -204,7 +227,7 @@ export async function applyFilters(
   for (const name of resolved.unknown) errors.add(name, 'Invalid parameter.');
   for (const name of terms) {
     effective[name] = [...filter[name]!];
-    where.push(termWhere(resolved.ids[name]));
+    conditions.push(linkCondition(EVENT_LINKS.terms, resolved.ids[name]));
   }
   lookups.forEach(({ name }, i) => apply(name, looked[i]!));
   errors.throwIfAny();
@@ -213,11 +236,12 @@ export async function applyFilters(
   // The listing blanks a protected event's venue, organizers, terms, flags and text for whoever cannot
   // unlock it; a filter on those must not match it either (D21: search included, whoever the viewer).
   if (names.some((name) => onWithheld(name, effective[name])))
-    where.push(contentOpenWhere(ctx.viewer, options.password));
+    conditions.push({ where: contentOpenWhere(ctx.viewer, options.password) });
   const ordering = names.find((name) => filterDeclaration(name).order && isSet(effective[name]));
   return {
     effective: effective as EffectiveEventFilter,
-    where,
+    where: conditions.map((condition) => condition.where),
+    conditions,
     order: ordering ? [...filterDeclaration(ordering).order!] : null,
     distances,
     termIds: terms.map((name) => resolved.ids[name]),
@@ -237,8 +261,20 @@ export async function resolveEventQuery(
   options: EventListOptions,
 ): Promise<EventQuery> {
   const applied = await applyFilters(ctx, filter, options);
+  const { db } = ctx;
+  const listed = (wheres: Prisma.EventWhereInput[]) => ({ AND: [{ hideFromListings: false }, ...wheres] });
+  // Counted over a link, the link's own condition is what the count starts from.
+  const through = countingLink(applied.conditions, ctx.config.databaseProvider);
+  const counted = (wheres: Prisma.EventWhereInput[]) =>
+    listed(through ? wheres.filter((where) => where !== through.condition.where) : wheres);
+  const wheres = await conditionsNow(db, applied.conditions);
   return {
-    where: { AND: [{ hideFromListings: false }, ...applied.where] },
+    where: listed(wheres),
+    total: {
+      where: counted(wheres),
+      through,
+      whereAgain: async () => counted(await conditionsNow(db, applied.conditions)),
+    },
     orderBy: applied.order ?? DEFAULT_EVENT_ORDER,
     distances: applied.distances,
     termIds: applied.termIds,

@@ -16,12 +16,14 @@ import { type Judged, judged } from '../../domain/visibility.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
 import { archivePage } from '../archive.js';
 import { type CursorArgs, connectionPage, keysetWindow, sortKeysOf } from '../keyset.js';
+import { countEventsWhere } from '../list-conditions.js';
 import { nearestEventIds } from './events-geo.js';
 import {
   type EventListFilter,
   type EventListOptions,
   type EffectiveEventFilter,
   type EventQuery,
+  type ListTotal,
   DEFAULT_EVENT_ORDER,
   radiusName,
   resolveEventQuery,
@@ -48,7 +50,7 @@ export async function eventArchive(
   const ordered = query.distances ? await nearestEventIds(ctx, query, radiusName(options)) : null;
   const count = ordered
     ? async () => (ordered as number[]).length
-    : (where: Prisma.EventWhereInput) => countEvents(ctx, where, dependencies, options.password);
+    : () => countEvents(ctx, query.total, dependencies, options.password);
   const archive = await archivePage(query, paging, count, pageNotFound);
   const narrowable = defaultOrder && !ordered ? dependencies.windows[0]! : null;
   return {
@@ -60,17 +62,24 @@ export async function eventArchive(
     /** The list as logged, when a page of it in the default order may narrow it to its rows' keys. */
     narrowable,
     /** How a narrowable page's total is counted again (the kept total), for an answer that shows it. */
-    recount: narrowable && !options.password ? recountOf(ctx, archive.where, dependencies) : null,
+    recount: narrowable && !options.password ? recountOf(ctx, query.total, dependencies) : null,
   };
 }
 
-/** The list's total counted again, holding only what counting needs (a cached answer may keep it). */
+/**
+ * The list's total counted again, holding only what counting needs (a cached answer may keep it): its
+ * condition as it is then (an index asked again names the events it finds then).
+ */
 function recountOf(
   { db, keep }: Pick<Context, 'db' | 'keep'>,
-  where: Prisma.EventWhereInput,
+  { where, through, whereAgain }: ListTotal,
   dependencies: Dependencies,
 ): { recount: () => Promise<number>; holds: unknown } {
-  return { recount: () => countEvents({ db, keep }, where, dependencies), holds: [where, dependencies] };
+  return {
+    recount: async () => countEvents({ db, keep }, { where: await whereAgain(), through }, dependencies),
+    // What `whereAgain` keeps is this read's condition without the events it named: `where` bounds it.
+    holds: [where, dependencies],
+  };
 }
 
 export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
@@ -81,15 +90,16 @@ export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
  */
 function countEvents(
   ctx: Pick<Context, 'db' | 'keep'>,
-  where: Prisma.EventWhereInput,
+  { where, through }: Pick<ListTotal, 'where' | 'through'>,
   dependencies: Dependencies,
   password?: string | null,
 ): Promise<number> {
-  const count = () => ctx.db.event.count({ where });
-  // Hashed: a search names the (up to thousands of) events its index found.
-  return ctx.keep && !password
-    ? ctx.keep(`events ${hash('sha1', JSON.stringify(where), 'base64url')}`, membersOnly(dependencies), count)
-    : count();
+  const count = () => countEventsWhere(ctx.db, where, through);
+  if (!ctx.keep || password) return count();
+  // The link counted over is part of the condition. Hashed: a search names the (up to thousands of)
+  // events its index found.
+  const counted = JSON.stringify([where, through && [through.link.key, through.id]]);
+  return ctx.keep(`events ${hash('sha1', counted, 'base64url')}`, membersOnly(dependencies), count);
 }
 
 /**
@@ -199,7 +209,7 @@ export async function eventConnection<T extends ListedEvent>(
   }
   return {
     ...connectionPage(keys, window, rows, (row) => judged(row, ctx.viewer, options.password)),
-    totalCount: () => countEvents(ctx, query.where, dependencies, options.password),
+    totalCount: () => countEvents(ctx, query.total, dependencies, options.password),
   };
 }
 
