@@ -87,9 +87,10 @@ const MAX_JUDGED_TEXT = 65_536;
  * Whether a record with these `texts` meets a search's `terms` as both databases decide it: `true` or
  * `false` when certain, `undefined` when not (a term with a non-ASCII character or a LIKE wildcard, or
  * texts unknown). SQLite's LIKE folds ASCII case only; PostgreSQL's ILIKE lowers both sides, where two
- * non-ASCII characters lower to ASCII (U+0130 to `i`, the Kelvin sign to `k`): an ASCII term folded
- * against the texts folded alike is certainly contained, and certainly absent when those two
- * characters, lowered as well, do not contain it either.
+ * non-ASCII characters lower to ASCII (U+0130 to `i`, the Kelvin sign to `k`), and SQLite's trigram
+ * index folds the Kelvin sign and the long s (U+017F) to `k` and `s`: an ASCII term folded against the
+ * texts folded alike is certainly contained, and certainly absent when those characters, lowered as
+ * well, do not contain it either.
  */
 export function searchVerdict(
   terms: readonly SearchTerm[],
@@ -115,8 +116,8 @@ const foldAscii = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toL
 
 /**
  * The texts folded once however many cached searches a write is judged against (each write's texts
- * are compared with every cached search's terms); `lowered` only when they hold one of the two
- * characters PostgreSQL lowers to ASCII (lowering them commutes with the ASCII fold).
+ * are compared with every cached search's terms); `lowered` only when they hold one of the three
+ * characters a database folds to ASCII (lowering them commutes with the ASCII fold).
  */
 const foldedTexts = new WeakMap<readonly string[], { folded: string[]; lowered: string[] | null }>();
 
@@ -124,8 +125,13 @@ function foldedOf(texts: readonly string[]) {
   let known = foldedTexts.get(texts);
   if (!known) {
     const folded = texts.map(foldAscii);
-    const lowered = folded.some((text) => /[\u0130\u212a]/.test(text))
-      ? folded.map((text) => text.replace(/\u0130/g, 'i').replace(/\u212a/g, 'k'))
+    const lowered = folded.some((text) => /[\u0130\u212a\u017f]/.test(text))
+      ? folded.map((text) =>
+          text
+            .replace(/\u0130/g, 'i')
+            .replace(/\u212a/g, 'k')
+            .replace(/\u017f/g, 's'),
+        )
       : null;
     known = { folded, lowered };
     foldedTexts.set(texts, known);

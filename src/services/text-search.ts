@@ -9,8 +9,10 @@ import type { ListCondition } from './list-conditions.js';
 // columns as it is. On SQLite the index is the FTS5 table `EventSearch`; Prisma can neither write its
 // queries nor join it usefully (its to-one and `some` filters probe it once per event), so the events
 // of a search are asked of it first, in raw SQL (`eventSearchCondition`), and a list read names them
-// (`id IN (…)`, `list-conditions.ts`). FTS5 finds a term's candidates by trigram and SQLite then tests the `LIKE` on
-// each, so those ids are exactly what the plain `LIKE` on the columns finds (ASCII case folding alike).
+// (`id IN (…)`, `list-conditions.ts`). FTS5 answers an ASCII term as a phrase of trigrams, and any
+// other by finding candidates by trigram and testing the `LIKE` on each: those ids are what the plain
+// `LIKE` on the columns finds (ASCII case folding alike), but for two characters the phrase folds too
+// (`indexedTerm`).
 
 /**
  * Case-insensitive `contains` on both databases: PostgreSQL needs ILIKE (`mode: 'insensitive'`, which
@@ -76,20 +78,41 @@ export function trigramIndexable(text: string): boolean {
 const answeredByIndex = ({ text, exclude }: SearchTerm) => !exclude && trigramIndexable(text);
 
 /**
+ * A term's events from the index, and the values its statement binds. An ASCII term without LIKE
+ * wildcards is a phrase `MATCH`: the trigrams' positions say where it occurs, without reading a text,
+ * ~5× faster than the `LIKE`, which FTS5 tests on every candidate's texts. The phrase folds case as
+ * LIKE does for ASCII, and in the texts folds two more characters to ASCII letters (the Kelvin sign
+ * to `k`, the long s `ſ` to `s`; `searchVerdict` judges them possible matches). Any other term is the
+ * `LIKE`, as Prisma writes `contains` on SQLite (`%` and `_` in a term stay wildcards).
+ */
+function indexedTerm({ text }: SearchTerm): { sql: string; values: string[] } {
+  // eslint-disable-next-line no-control-regex -- ASCII is the point
+  if (/^[\x00-\x7f]{3,}$/.test(text) && !/[%_]/.test(text))
+    return {
+      sql: `SELECT rowid AS id FROM "EventSearch" WHERE "EventSearch" MATCH ?`,
+      values: [`"${text.replace(/"/g, '""')}"`],
+    };
+  const termMatch = EVENT_SEARCH_FIELDS.map((field) => `"${field}" LIKE '%' || ? || '%'`).join(' OR ');
+  return {
+    sql: `SELECT rowid AS id FROM "EventSearch" WHERE ${termMatch}`,
+    values: EVENT_SEARCH_FIELDS.map(() => text),
+  };
+}
+
+/**
  * `search` over the event texts, as `searchWhere`. On SQLite a list read asks the index for the events
- * having every required term it answers (each term in one of the texts), from `EventSearch`, in one
- * statement; only the other terms (excluded ones, terms without 3 characters) test the `LIKE`, on
- * those events alone. The index cannot narrow a search without such a term, nor one matching more than
- * `MAX_NAMED_EVENTS` events: the list tests the `LIKE` on its own rows.
+ * having every required term it answers (each term in one of the texts, `indexedTerm`), from
+ * `EventSearch`, in one statement; only the other terms (excluded ones, terms without 3 characters)
+ * test the `LIKE`, on those events alone. The index cannot narrow a search without such a term, nor
+ * one matching more than `MAX_NAMED_EVENTS` events: the list tests the `LIKE` on its own rows.
  */
 export function eventSearchCondition(search: string, provider: Config['databaseProvider']): ListCondition {
   const where = searchWhere(search, EVENT_SEARCH_FIELDS, provider);
   const terms = searchTerms(search).filter(answeredByIndex);
   if (provider !== 'sqlite' || !terms.length) return { where };
-  // As Prisma writes `contains` on SQLite (`%` and `_` in a term stay wildcards).
-  const termMatch = EVENT_SEARCH_FIELDS.map((field) => `"${field}" LIKE '%' || ? || '%'`).join(' OR ');
-  const sql = terms.map(() => `SELECT rowid AS id FROM "EventSearch" WHERE ${termMatch}`).join(' INTERSECT ');
-  const values = terms.flatMap(({ text }) => EVENT_SEARCH_FIELDS.map(() => text));
+  const selects = terms.map(indexedTerm);
+  const sql = selects.map((select) => select.sql).join(' INTERSECT ');
+  const values = selects.flatMap((select) => select.values);
   const rest = searchWhere(search, EVENT_SEARCH_FIELDS, provider, (term) => !answeredByIndex(term));
   return { where, indexed: { sql, values, ...(rest.AND.length && { rest }) } };
 }

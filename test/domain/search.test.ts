@@ -66,11 +66,14 @@ describe('searchVerdict', () => {
     expect(searchVerdict(searchTerms('jazz'), undefined)).toBeUndefined();
   });
 
-  it('takes the two characters PostgreSQL lowers to ASCII as possible matches', () => {
-    // U+212A KELVIN SIGN lowers to "k", U+0130 to "i": ILIKE matches, SQLite's LIKE does not.
+  it('takes the characters a database folds to ASCII as possible matches', () => {
+    // U+212A KELVIN SIGN lowers to "k", U+0130 to "i": ILIKE matches, SQLite's LIKE does not. SQLite's
+    // trigram index folds the Kelvin sign and U+017F LATIN SMALL LETTER LONG S ("s").
     expect(verdict('kelvin', '\u212aelvin scale', '', '')).toBeUndefined();
     expect(verdict('istanbul', '\u0130stanbul', '', '')).toBeUndefined();
     expect(verdict('-kelvin', '\u212aelvin scale', '', '')).toBeUndefined();
+    expect(verdict('street', '\u017ftreet', '', '')).toBeUndefined();
+    expect(verdict('street', 'Main \u017ftreet', 'street', '')).toBe(true);
     expect(verdict('kelvin', 'Caf\u00e9 \u00e9t\u00e9', '', '')).toBe(false);
   });
 });
