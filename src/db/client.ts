@@ -4,7 +4,7 @@ import { databaseProviderOf } from '../config.js';
 import { PrismaClient } from '../generated/sqlite/client.js';
 import type { Metrics } from '../ops/metrics.js';
 import { StatementReusingSqlite } from './sqlite-statements.js';
-import { SQLITE_OPTIMIZE } from './statistics.js';
+import { keepSqliteStatistics } from './statistics.js';
 
 // Both generated clients expose the same model API (they come from one schema); the application is
 // typed against the SQLite one and receives the PostgreSQL one behind the same type.
@@ -40,7 +40,7 @@ export function sqliteBindLimit(client: { pragma(source: string): unknown }): nu
 
 /**
  * The adapter whose connections reuse statements, with the page cache, mapping and bind limit set and
- * the planner's statistics checked.
+ * the planner's statistics kept.
  */
 class SizedSqlite extends StatementReusingSqlite {
   override async connect(): ReturnType<StatementReusingSqlite['connect']> {
@@ -48,9 +48,16 @@ class SizedSqlite extends StatementReusingSqlite {
     const { client } = adapter as unknown as { client: { pragma(source: string): unknown } };
     client.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
     client.pragma('mmap_size = 0');
-    client.pragma(SQLITE_OPTIMIZE);
+    const stopStatistics = keepSqliteStatistics(client);
     const connectionInfo = { supportsRelationJoins: false, maxBindValues: sqliteBindLimit(client) };
-    return Object.assign(adapter, { getConnectionInfo: () => connectionInfo });
+    const dispose = adapter.dispose.bind(adapter);
+    return Object.assign(adapter, {
+      getConnectionInfo: () => connectionInfo,
+      dispose: async () => {
+        stopStatistics();
+        await dispose();
+      },
+    });
   }
 }
 

@@ -5,10 +5,10 @@ import type { DatabaseProvider } from '../config.js';
 // filtered by venue on 10,000 freshly seeded events was planned for one row and took 300 ms where
 // 3 ms do. Whatever writes thousands of rows at once refreshes them. SQLite's planner needs none
 // for the plans its indexes are built for (`test/db/list-plans.test.ts` holds them), but without them
-// it cannot tell that a list naming a venue's events (`services/list-conditions.ts`) reads fewer rows by
-// id than through its date window: a venue's total at 100,000 events took 18 ms, and 0.6 ms with them.
-// SQLite keeps them in the file (`sqlite_stat1`); a connection checks them when it opens
-// (`SQLITE_OPTIMIZE`), and a bulk write gathers them again.
+// it cannot tell that a venue's links are fewer than the events of a date window
+// (`services/list-conditions.ts`): a venue's total at 100,000 events took 25 ms, and 2 ms with them.
+// SQLite keeps them in the file (`sqlite_stat1`); a connection checks them when it opens and every
+// hour while it stays open (`keepSqliteStatistics`), and a bulk write gathers them again.
 
 /** The tables a bulk load of events fills. */
 const LOADED_TABLES = ['Event', 'EventTerm', 'EventVenue', 'EventOrganizer', 'Term', 'Venue', 'Organizer'];
@@ -17,12 +17,36 @@ const LOADED_TABLES = ['Event', 'EventTerm', 'EventVenue', 'EventOrganizer', 'Te
 export const BULK_ROWS = 1000;
 
 /**
- * What a SQLite connection runs when it opens, as SQLite advises for long-lived connections: gathers
- * the statistics of every table that has none or has grown or shrunk tenfold since (0x10000: every
- * table, not only those this connection has read; 0x2: analyze). A few milliseconds when nothing
- * changed; 0.25 s the first time at 100,000 events.
+ * What a SQLite connection runs, as SQLite advises for long-lived connections: gathers the statistics
+ * of every table that has none or has grown or shrunk tenfold since (0x10000: every table, not only
+ * those this connection has read; 0x2: analyze). A few milliseconds when nothing changed; 0.25 s the
+ * first time at 100,000 events.
  */
 export const SQLITE_OPTIMIZE = 'optimize = 0x10002';
+
+/** How often an open SQLite connection checks its statistics again (SQLite advises every few hours). */
+export const SQLITE_OPTIMIZE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Checks a SQLite connection's statistics now, then every `everyMs` while it is open, so that a
+ * calendar grown tenfold since the service started is planned for its size; returns the stop. A
+ * check that fails (the file busy) is skipped: the next one gathers what it missed.
+ */
+export function keepSqliteStatistics(
+  connection: { pragma(source: string): unknown },
+  everyMs = SQLITE_OPTIMIZE_EVERY_MS,
+): () => void {
+  connection.pragma(SQLITE_OPTIMIZE);
+  const timer = setInterval(() => {
+    try {
+      connection.pragma(SQLITE_OPTIMIZE);
+    } catch {
+      // Best effort: the plans stay those of the statistics already kept.
+    }
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 /** Refreshes the planner's statistics of the event tables after a bulk write. */
 export async function refreshStatistics(
