@@ -1,6 +1,7 @@
 import { EVENT_STATUSES, INVALID_EVENT_STATUS } from '../domain/event-status.js';
 import type { Config } from '../config.js';
-import { WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
+import { DateTime } from 'luxon';
+import { DATE_YEARS, WALL_CLOCK, endOfDayWall, parseDateInput, startOfDayWall } from '../domain/dates.js';
 import type { EventFact } from '../domain/dependencies.js';
 import { ApiError, isApiError } from '../domain/errors.js';
 import { SEARCH_TOO_LONG, searchTooLong } from '../domain/limits.js';
@@ -221,6 +222,13 @@ const windowBound =
     compared[bound.op] = wall;
     const where: Prisma.EventWhereInput = {};
     where[bound.column] = compared;
+    if (bound.column === 'localEnd' && (bound.op === 'lte' || bound.op === 'lt')) {
+      // An event ending by then started before it (the schedule never ends before its start; a day
+      // covers a clock turned back): said outright, the list index reads the window's start to its
+      // end instead of to the end of the calendar.
+      const dayAfter = DateTime.fromFormat(wall, WALL_CLOCK, { zone: 'UTC' }).plus({ days: 1 });
+      if (dayAfter.year <= DATE_YEARS.max) where.localStart = { lt: dayAfter.toFormat(WALL_CLOCK) };
+    }
     return { effective: wall, where };
   };
 
