@@ -94,6 +94,8 @@ export interface CountingLink {
   link: EventLink;
   id: number;
   condition: ListCondition;
+  /** Start from the links whatever the planner guesses (`countEventsWhere`). */
+  linksFirst: boolean;
 }
 
 /**
@@ -105,11 +107,12 @@ export interface CountingLink {
 export function countingLink(
   conditions: readonly ListCondition[],
   provider: Config['databaseProvider'],
+  linksFirst: boolean,
 ): CountingLink | null {
   if (provider !== 'sqlite') return null;
   for (const link of Object.values(EVENT_LINKS)) {
     const condition = conditions.find((c) => c.link?.link === link && c.link.ids.length === 1);
-    if (condition) return { link, id: condition.link!.ids[0]!, condition };
+    if (condition) return { link, id: condition.link!.ids[0]!, condition, linksFirst };
   }
   return null;
 }
@@ -121,11 +124,15 @@ export function countingLink(
 export function countEventsWhere(
   db: Db,
   where: Prisma.EventWhereInput,
-  through: Pick<CountingLink, 'link' | 'id'> | null,
+  through: Pick<CountingLink, 'link' | 'id' | 'linksFirst'> | null,
 ): Promise<number> {
   if (!through) return db.event.count({ where });
   const links = db[through.link.model] as unknown as {
     count(args: { where: Record<string, unknown> }): Promise<number>;
   };
-  return links.count({ where: { [through.link.key]: through.id, event: where } });
+  // Prisma joins the event to its link (`LEFT JOIN`) and SQLite may reorder the join once the
+  // condition rejects a missing event. "Not an event failing it" accepts one (a link always has its
+  // event: the count is the same), so the join keeps its order and the links are read first.
+  const event = through.linksFirst ? { isNot: { NOT: where } } : where;
+  return links.count({ where: { [through.link.key]: through.id, event } });
 }

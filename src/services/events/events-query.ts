@@ -254,6 +254,26 @@ export const DEFAULT_EVENT_ORDER: Prisma.EventOrderByWithRelationInput[] = [
   { id: 'asc' },
 ];
 
+/** Days of starts past which a window likely holds more events than one record's links. */
+const LINKS_FIRST_DAYS = 180;
+
+/**
+ * Whether the events' starts a window admits span `LINKS_FIRST_DAYS` or more (unbounded included):
+ * a total counted over one record's links then starts from them. SQLite's planner guesses the default
+ * window (two years) smaller than a category's links and reads the window first: 32 ms where the
+ * links take 8 ms at 100,000 events. A month, it reads better itself.
+ */
+function spansMonths(effective: EffectiveEventFilter): boolean {
+  const bounds = (walls: Array<string | null>) =>
+    walls.filter((wall): wall is string => wall !== null).sort();
+  const from = bounds([effective.startDate, effective.startsAfter]).at(-1);
+  const to = bounds([effective.startsBefore, effective.endDate, effective.endsBefore])[0];
+  if (from === undefined || to === undefined) return true;
+  const days =
+    (Date.parse(`${to.replace(' ', 'T')}Z`) - Date.parse(`${from.replace(' ', 'T')}Z`)) / 86_400_000;
+  return days >= LINKS_FIRST_DAYS;
+}
+
 /** Validates the filters and builds the list's query: the events not hidden from listings that meet them. */
 export async function resolveEventQuery(
   ctx: Context,
@@ -264,7 +284,11 @@ export async function resolveEventQuery(
   const { db } = ctx;
   const listed = (wheres: Prisma.EventWhereInput[]) => ({ AND: [{ hideFromListings: false }, ...wheres] });
   // Counted over a link, the link's own condition is what the count starts from.
-  const through = countingLink(applied.conditions, ctx.config.databaseProvider);
+  const through = countingLink(
+    applied.conditions,
+    ctx.config.databaseProvider,
+    spansMonths(applied.effective),
+  );
   const counted = (wheres: Prisma.EventWhereInput[]) =>
     listed(through ? wheres.filter((where) => where !== through.condition.where) : wheres);
   const wheres = await conditionsNow(db, applied.conditions);
