@@ -5,12 +5,13 @@ import {
   type WriteEffect,
   countedTerm,
   effectTest,
+  writtenEvents,
 } from '../domain/dependencies.js';
 
 // Which stored answers a write changes, found without judging them all. A cache of thousands of
 // answers judged one by one cost ~12 ms per write (a list shows up to ~150 records, each compared), a
 // tenth of the server's time at 10 writes a second. The answers are indexed by the records, families
-// and term counts they depend on, so those matches are set lookups; only the answers holding event
+// term counts and rows they depend on, so those matches are set lookups; only the answers holding event
 // lists are judged one by one, on their lists (`EffectTest.windowsMeet`), and only those whose filter
 // could hold an event moved (a list filtered by a venue, an organizer or a term waits under it). The
 // verdicts are `effectTest`'s own (test/cache/dependency-index.test.ts compares them over random answers).
@@ -24,13 +25,14 @@ export function indexBytes(dependencies: Dependencies): number {
     dependencies.records.length +
     dependencies.kinds.length +
     (dependencies.counts?.length ?? 0) +
+    (dependencies.rows?.length ?? 0) +
     dependencies.windows.length;
   return slots * INDEX_SLOT_BYTES;
 }
 
 /**
  * What one write does to the answers indexed (a write that changes everything is not asked): answers
- * in `countsOnly` or `totalsOnly` (possibly both) are changed in nothing else.
+ * in `countsOnly`, `totalsOnly` or `rowsOnly` (possibly several) are changed in nothing else.
  */
 export interface Verdicts {
   /** Changed beyond what can be rewritten in place: recomputed (`EffectTest.beyondRefresh`). */
@@ -39,12 +41,15 @@ export interface Verdicts {
   countsOnly: Set<string>;
   /** Changed in the total of the page of a list they show (`ListMeeting` `total`): refreshable too. */
   totalsOnly: Set<string>;
+  /** Changed in rows they show (`Dependencies.rows`), by the events written: rendered again in place. */
+  rowsOnly: Map<string, number[]>;
 }
 
 export class DependencyIndex {
   private readonly byRecord = new Map<string, Set<string>>();
   private readonly byKind = new Map<string, Set<string>>();
   private readonly byCount = new Map<number, Set<string>>();
+  private readonly byRow = new Map<number, Set<string>>();
   /**
    * Answers holding event lists, with their dependencies, under each list's filter (`filterOf`): judged
    * one by one when an event that could meet the filter moves.
@@ -55,6 +60,7 @@ export class DependencyIndex {
     for (const tag of dependencies.records) put(this.byRecord, tag, key);
     for (const kind of dependencies.kinds) put(this.byKind, kind, key);
     for (const term of dependencies.counts ?? []) put(this.byCount, term, key);
+    for (const event of dependencies.rows ?? []) put(this.byRow, event, key);
     for (const filter of filtersOf(dependencies)) {
       let answers = this.byFilter.get(filter);
       if (!answers) this.byFilter.set(filter, (answers = new Map()));
@@ -66,6 +72,7 @@ export class DependencyIndex {
     for (const tag of dependencies.records) take(this.byRecord, tag, key);
     for (const kind of dependencies.kinds) take(this.byKind, kind, key);
     for (const term of dependencies.counts ?? []) take(this.byCount, term, key);
+    for (const event of dependencies.rows ?? []) take(this.byRow, event, key);
     for (const filter of filtersOf(dependencies)) {
       const answers = this.byFilter.get(filter);
       answers?.delete(key);
@@ -77,6 +84,7 @@ export class DependencyIndex {
     this.byRecord.clear();
     this.byKind.clear();
     this.byCount.clear();
+    this.byRow.clear();
     this.byFilter.clear();
   }
 
@@ -92,6 +100,9 @@ export class DependencyIndex {
       const term = countedTerm(tag);
       if (term !== undefined) countTerms.push(term);
     }
+    // Rows of events written other than in place are no more renderable than records.
+    const events = writtenEvents(effect);
+    for (const [event, inPlace] of events) if (!inPlace) addAll(beyond, this.byRow.get(event));
     for (const kind of effect.kinds) addAll(beyond, this.byKind.get(kind));
     const movesEvents =
       effect.events === 'unknown' ? effect.kinds.includes('events') : effect.events.length > 0;
@@ -111,7 +122,15 @@ export class DependencyIndex {
     const countsOnly = new Set<string>();
     for (const term of countTerms)
       for (const key of this.byCount.get(term) ?? []) if (!beyond.has(key)) countsOnly.add(key);
-    return { beyond, countsOnly, totalsOnly };
+    const rowsOnly = new Map<string, number[]>();
+    for (const [event, inPlace] of events)
+      for (const key of inPlace ? (this.byRow.get(event) ?? []) : []) {
+        if (beyond.has(key)) continue;
+        const rows = rowsOnly.get(key);
+        if (rows) rows.push(event);
+        else rowsOnly.set(key, [event]);
+      }
+    return { beyond, countsOnly, totalsOnly, rowsOnly };
   }
 
   /** The filters whose lists an effect's moved events could meet (every one when it cannot say). */
@@ -134,11 +153,12 @@ export class DependencyIndex {
   }
 
   /** How many parts it indexes under each heading (tests). */
-  get sizes(): { records: number; kinds: number; counts: number; filters: number } {
+  get sizes(): { records: number; kinds: number; counts: number; rows: number; filters: number } {
     return {
       records: this.byRecord.size,
       kinds: this.byKind.size,
       counts: this.byCount.size,
+      rows: this.byRow.size,
       filters: this.byFilter.size,
     };
   }

@@ -48,9 +48,14 @@ interface Entry {
   staleCounts?: boolean;
   /** Writes changed the total it shows, and nothing it cannot rewrite: the next read refreshes it. */
   staleTotal?: boolean;
+  /** How its edge renders again the rows it shows (`AnswerMeta.rewriteRows`). */
+  rewriteRows?: RowRewrite;
+  /** Writes changed these events, shown as its rows, and nothing it cannot rewrite: the next read renders them. */
+  staleRows?: number[];
 }
 
-const isStale = (entry: Entry) => entry.staleCounts === true || entry.staleTotal === true;
+const isStale = (entry: Entry) =>
+  entry.staleCounts === true || entry.staleTotal === true || entry.staleRows !== undefined;
 
 export type { CountRuns };
 
@@ -84,6 +89,22 @@ export interface TotalRewrite {
   holds: unknown;
   /** The answer with `total` in place of the one it shows; null when more would change (recompute it). */
   rewrite(answer: Representation, total: number): Representation | null;
+}
+
+/** How an answer's rows are rendered again (`AnswerMeta.rewriteRows`). */
+export interface RowRewrite {
+  /** What it keeps alive beside the answer (what rendering reads), counted against the bound. */
+  holds: unknown;
+  /**
+   * These events' rows as they read now, ready to replace those of the answer's plain body (the
+   * rewrite returns null when they do not fit it); null when one cannot be rendered in place: gone
+   * from the viewer's lists, or showing records or counts the answer does not depend on. Either null:
+   * the answer is recomputed.
+   */
+  render(
+    events: readonly number[],
+    dependencies: Dependencies,
+  ): Promise<((body: Buffer) => Buffer | null) | null>;
 }
 
 interface Kept {
@@ -133,6 +154,7 @@ function entryBytes(entry: Entry, key: string): number {
     heldBytes(entry.headers) +
     dependencies +
     (entry.rewriteTotal ? heldBytes(entry.rewriteTotal.holds) : 0) +
+    (entry.rewriteRows ? heldBytes(entry.rewriteRows.holds) : 0) +
     (entry.countRuns ? heldBytes(entry.countRuns) : 0)
   );
 }
@@ -192,6 +214,12 @@ export interface AnswerMeta {
    * refreshed with the current total when next read.
    */
   rewriteTotal?: TotalRewrite;
+  /**
+   * How to render again the rows of `dependencies.rows`: a write to one of those events that changes
+   * nothing else of the answer (who is in its list, their order, the total) leaves it cached, to be
+   * refreshed with those rows rendered again when next read.
+   */
+  rewriteRows?: RowRewrite;
 }
 
 /** Headers an entry never keeps: they belong to one exchange. */
@@ -360,7 +388,7 @@ export class ResponseCache {
       for (let i = 0; i < count; i++) this.options.onEvent?.('dropped');
     } else {
       if (this.entries) {
-        const { beyond, countsOnly, totalsOnly } = this.entryIndex.judge(effect);
+        const { beyond, countsOnly, totalsOnly, rowsOnly } = this.entryIndex.judge(effect);
         for (const key of countsOnly) {
           const entry = this.entries.peek(key);
           if (entry && this.refreshable(entry)) entry.staleCounts = true;
@@ -371,11 +399,17 @@ export class ResponseCache {
           if (entry?.rewriteTotal) entry.staleTotal = true;
           else beyond.add(key);
         }
+        for (const [key, events] of rowsOnly) {
+          const entry = this.entries.peek(key);
+          if (entry?.rewriteRows) entry.staleRows = [...new Set([...(entry.staleRows ?? []), ...events])];
+          else beyond.add(key);
+        }
         for (const key of beyond) if (this.entries.delete(key)) this.options.onEvent?.('dropped');
       }
       if (this.kept) {
-        const { beyond, countsOnly, totalsOnly } = this.keptIndex.judge(effect);
-        for (const key of [...beyond, ...countsOnly, ...totalsOnly]) this.kept.delete(key);
+        const { beyond, countsOnly, totalsOnly, rowsOnly } = this.keptIndex.judge(effect);
+        for (const key of [...beyond, ...countsOnly, ...totalsOnly, ...rowsOnly.keys()])
+          this.kept.delete(key);
       }
     }
     if (origin === 'local') for (const listener of this.listeners) listener(effect);
@@ -729,18 +763,20 @@ export class ResponseCache {
    */
   private async refreshed(key: string, entry: Entry, coded: boolean): Promise<Entry | null> {
     const mark = this.mark();
-    const [counts, total] = await Promise.all([
+    const [counts, total, rows] = await Promise.all([
       entry.staleCounts ? this.currentCounts(entry.dependencies.counts ?? []) : null,
       entry.staleTotal ? entry.rewriteTotal!.recount() : null,
+      entry.staleRows ? entry.rewriteRows!.render(entry.staleRows, entry.dependencies) : null,
     ]);
-    if (this.entries?.peek(key) !== entry) return null;
+    if (this.entries?.peek(key) !== entry || (entry.staleRows && !rows)) return null;
     // Stored at once unless a write met it meanwhile; then, unless a client or a deflate still reads
     // them, its plain bytes are the refreshed entry's (the old entry and its plain copy go).
     const storing = this.current(mark, entry.dependencies);
     const source = this.plainBody(entry);
-    // A new total is written into a new body anyway (and may refuse): in place only for counts alone.
-    const inPlace = storing && total === null && !isLent(source);
-    const rewritten = rewrite(entry, source, counts, total, inPlace);
+    // A new total or new rows are written into a new body anyway (and may refuse): in place only for
+    // counts alone.
+    const inPlace = storing && total === null && rows === null && !isLent(source);
+    const rewritten = rewrite(entry, source, rows, counts, total, inPlace);
     if (rewritten === null || !this.entries) return null;
     this.options.onEvent?.('refreshed');
     const plain = ownBytes(rewritten.body);
@@ -756,15 +792,18 @@ export class ResponseCache {
     const codedBody = coded ? gzipped(plain) : null;
     const refreshed: Entry = {
       ...entry,
-      ...(rewritten.countRuns && { countRuns: rewritten.countRuns }),
       ...(base && { hashBase: base }),
       headers: { ...rewritten.headers, etag },
       body: codedBody ?? plain,
       coded: codedBody !== null,
       serial: ++this.serial,
     };
+    // Where the counts are now (rows rendered again moved them: found again at the next refresh).
+    if (rewritten.countRuns) refreshed.countRuns = rewritten.countRuns;
+    else delete refreshed.countRuns;
     delete refreshed.staleCounts;
     delete refreshed.staleTotal;
+    delete refreshed.staleRows;
     if (storing) {
       this.storeIndexed(this.entries, this.entryIndex, key, refreshed);
       if (codedBody) this.keepPlain(refreshed.serial, plain);
@@ -868,6 +907,7 @@ export class ResponseCache {
       ...(counting && { rewriteCounts: counting }),
       ...(base && { hashBase: base }),
       ...(meta.rewriteTotal && { rewriteTotal: meta.rewriteTotal }),
+      ...(meta.rewriteRows && dependencies.rows?.length && { rewriteRows: meta.rewriteRows }),
     });
     if (coded && !sentCoded) this.keepPlain(serial, bytes);
     this.trimPlain();
@@ -888,18 +928,27 @@ function followHeaders(alias: Alias, before: Entry, after: Entry): Array<[string
 }
 
 /**
- * A stale entry's plain body and headers with the counts and the total read again (null: each not
- * stale); null when one cannot be rewritten. `inPlace`: the counts may be written into `body` itself.
+ * A stale entry's plain body and headers with its rows rendered again, and the counts and the total
+ * read again (null: each not stale); null when one cannot be rewritten. `inPlace`: the counts may be
+ * written into `body` itself.
  */
 function rewrite(
   entry: Entry,
   body: Buffer,
+  rows: ((body: Buffer) => Buffer | null) | null,
   counts: ReadonlyMap<number, number> | null,
   total: number | null,
   inPlace: boolean,
 ): (Representation & { countRuns?: CountRuns }) | null {
-  let answer: Representation | null = { body, headers: entry.headers };
   let countRuns = entry.countRuns;
+  // Rows first: the counts they show are current, and their runs are found again in the new body.
+  if (rows) {
+    const withRows = rows(body);
+    if (!withRows) return null;
+    body = withRows;
+    countRuns = undefined;
+  }
+  let answer: Representation | null = { body, headers: entry.headers };
   if (counts) {
     const withCounts = entry.rewriteCounts!.rewrite(body, counts, countRuns, inPlace);
     if (!withCounts) return null;

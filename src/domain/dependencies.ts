@@ -113,6 +113,13 @@ export interface Dependencies {
    * (`EffectTest.beyondRefresh`). A count shown otherwise is the record `term-count:5`.
    */
   counts?: number[];
+  /**
+   * Events the answer shows as rows its edge can render again (a REST list's `events`), in place of
+   * their `event:12` records: a write to one of them that leaves the lists as they were (who is in
+   * them, their order, their totals: `windows` judge that) makes the answer stale, and the cache
+   * renders those rows again instead of dropping it (`EffectTest.beyondRefresh`).
+   */
+  rows?: number[];
 }
 
 /** What a committed write changed, as the caches need to know it. */
@@ -175,7 +182,8 @@ export interface EffectTest {
   affects(dependencies: Dependencies): boolean;
   /**
    * Whether it changes more of it than what can be rewritten in place: the term counts the answer shows
-   * (`Dependencies.counts`) and the total of a page's list (`ListMeeting` `total`). An answer it
+   * (`Dependencies.counts`), the rows it can render again (`Dependencies.rows`) and the total of a
+   * page's list (`ListMeeting` `total`). An answer it
    * `affects` only through those can be refreshed instead of recomputed.
    */
   beyondRefresh(dependencies: Dependencies): boolean;
@@ -190,6 +198,36 @@ const EVERY_ANSWER: EffectTest = {
 };
 
 const COUNT_TAG = recordTag('term-count', '');
+const EVENT_TAG = recordTag('event', '');
+
+/** The event a record tag of a write names (`event:12` → 12), if it names one. */
+const writtenEvent = (tag: string): number | undefined =>
+  tag.startsWith(EVENT_TAG) ? Number(tag.slice(EVENT_TAG.length)) : undefined;
+
+/** Facts whose change shows other records in an event's row (a venue linked, a category unlinked). */
+const LINK_FACTS: readonly EventFact[] = ['terms', 'venues', 'organizers'];
+
+/**
+ * The events a write changed, each with whether its row can be rendered again in place
+ * (`Dependencies.rows`): not when it was created or deleted, its links changed (its row would show
+ * other records, which the answer does not depend on), or the writer did not say what changed.
+ */
+export function writtenEvents(effect: WriteEffect): Map<number, boolean> {
+  // One transaction may write an event more than once: in place only if every write of it is.
+  const inPlace = new Map<number, boolean>();
+  if (effect.events !== 'unknown')
+    for (const move of effect.events)
+      if (move.id !== undefined) inPlace.set(move.id, (inPlace.get(move.id) ?? true) && rendersInPlace(move));
+  const written = new Map<number, boolean>();
+  for (const tag of effect.records) {
+    const id = writtenEvent(tag);
+    if (id !== undefined) written.set(id, inPlace.get(id) ?? false);
+  }
+  return written;
+}
+
+const rendersInPlace = ({ before, after, facts }: EventMove) =>
+  facts !== 'all' && before !== null && after !== null && !facts.some((fact) => LINK_FACTS.includes(fact));
 
 /** The term whose count a record tag of a write names (`term-count:5` → 5), if it names one. */
 export const countedTerm = (tag: string): number | undefined =>
@@ -214,6 +252,7 @@ function buildTest(effect: WriteEffect): EffectTest {
     const term = countedTerm(tag);
     if (term !== undefined) counts.add(term);
   }
+  const events = writtenEvents(effect);
   const moves = effect.events;
   const windowsMeet = (dependencies: Dependencies): ListMeeting => {
     if (!dependencies.windows.length) return false;
@@ -233,9 +272,13 @@ function buildTest(effect: WriteEffect): EffectTest {
   return {
     affects: (dependencies) =>
       (counts.size > 0 && !!dependencies.counts?.some((id) => counts.has(id))) ||
+      (events.size > 0 && !!dependencies.rows?.some((id) => events.has(id))) ||
       recordsMeet(dependencies) ||
       windowsMeet(dependencies) !== false,
-    beyondRefresh: (dependencies) => recordsMeet(dependencies) || windowsMeet(dependencies) === 'rows',
+    beyondRefresh: (dependencies) =>
+      recordsMeet(dependencies) ||
+      (events.size > 0 && !!dependencies.rows?.some((id) => events.get(id) === false)) ||
+      windowsMeet(dependencies) === 'rows',
     windowsMeet,
   };
 }
@@ -322,11 +365,13 @@ export function withoutTexts(effect: WriteEffect): WriteEffect {
 /** The union of several answers' dependencies (a GraphQL document of several fields, a merged list). */
 export function mergeDependencies(...parts: Dependencies[]): Dependencies {
   const counts = [...new Set(parts.flatMap((part) => part.counts ?? []))];
+  const rows = [...new Set(parts.flatMap((part) => part.rows ?? []))];
   return {
     records: [...new Set(parts.flatMap((part) => part.records))],
     kinds: [...new Set(parts.flatMap((part) => part.kinds))],
     windows: parts.flatMap((part) => part.windows),
     ...(counts.length && { counts }),
+    ...(rows.length && { rows }),
   };
 }
 

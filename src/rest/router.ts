@@ -25,6 +25,7 @@ import { restOperations } from './operations.js';
 import { recordsShown } from './records-shown.js';
 import { SHOWN_COUNTS, countsShown } from './shown-counts.js';
 import { totalRewrite } from './shown-total.js';
+import { type RowReader, rowRewrite, shownRows } from './shown-rows.js';
 import { type ParamValue, isSet, nulRefused, readArguments, readQuery } from './params.js';
 import type { HttpMethod, RestRoute } from './route-table.js';
 
@@ -186,10 +187,20 @@ export function createRestRouter(options: {
         }
         sendResult(ctx, route, outcome.value, outcome.json, allow);
         if (method !== 'GET') return {};
+        // An event list's rows are rendered again through the same route, listing just those events.
+        const { reads: _answer, ...shared } = context;
+        const readRows: RowReader = async (events) => {
+          const rows = { include: [...events], per_page: events.length };
+          const again = await operations.run(route, rows, { ...shared, reads: new ReadLog() });
+          if ('error' in again) return null;
+          const value = again.value as { events?: unknown };
+          return Array.isArray(value.events) ? (value.events as unknown[]) : null;
+        };
         return {
           version: outcome.version,
           clockSensitive: readsClock(variables, cache.siteTimezone),
-          ...(route.dependsOn && dependenciesOf(reads, outcome, route.dependsOn.families)),
+          ...(route.dependsOn &&
+            dependenciesOf(reads, outcome, route.dependsOn.families, route.rendersRows ? readRows : null)),
           ...(route.dependsOn && route.headers && totalOf(reads, route.headers)),
         };
       };
@@ -209,24 +220,37 @@ export function createRestRouter(options: {
 
 /**
  * What a REST answer depends on: what its reads logged, the records it shows and its route's families.
- * The term counts it shows in the run `shown-counts.ts` rewrites are refreshed in place when they move.
+ * The term counts it shows in the run `shown-counts.ts` rewrites are refreshed in place when they move,
+ * and an event list's rows (`shown-rows.ts`, where the route renders them) are rendered again.
  */
 function dependenciesOf(
   reads: ReadLog,
   outcome: { value: unknown; json: string },
   families: DependencyKind[],
-): Pick<AnswerMeta, 'dependencies' | 'rewriteCounts'> {
+  readRows: RowReader | null,
+): Pick<AnswerMeta, 'dependencies' | 'rewriteCounts' | 'rewriteRows'> {
   const counts = countsShown(outcome.json);
   const rewritten = new Set(counts.map((id) => recordTag('term-count', id)));
   const shown = recordsShown(outcome.value).filter((tag) => !rewritten.has(tag));
-  const dependencies = mergeDependencies(reads.dependencies(shown), {
+  const rows = readRows ? reads.renderableRows(shownRows(outcome.value)) : [];
+  const dependencies = mergeDependencies(reads.dependencies(shown, rows), {
     records: [],
     kinds: families,
     windows: [],
     counts,
   });
-  return counts.length ? { dependencies, rewriteCounts: SHOWN_COUNTS } : { dependencies };
+  return {
+    dependencies,
+    ...(counts.length && { rewriteCounts: SHOWN_COUNTS }),
+    ...(readRows && rows.length && { rewriteRows: rowRewrite(readRows, ROW_READER_HOLDS) }),
+  };
 }
+
+/**
+ * What an answer's row reader keeps alive beyond what every request shares (the schema, the database
+ * client): its closure, the route's variables and the request's context object.
+ */
+const ROW_READER_HOLDS = { closure: {}, context: new Array(12).fill(0) };
 
 /** How a list answer's total is rewritten when only who is in the list after its page changes. */
 function totalOf(reads: ReadLog, headers: Record<string, string>): Pick<AnswerMeta, 'rewriteTotal'> {

@@ -24,6 +24,8 @@ export interface ShownTotal {
 export class ReadLog {
   private total: ShownTotal | undefined;
   private readonly records = new Set<string>();
+  /** The records a list's filter named (`named`): a write to one may change who is in the list. */
+  private readonly filterNamed = new Set<string>();
   private readonly kinds = new Set<DependencyKind>();
   private readonly windows: EventWindow[] = [];
   private unknown = false;
@@ -69,6 +71,22 @@ export class ReadLog {
     return this.unknown || this.windows.length !== 1 ? undefined : this.total;
   }
 
+  /**
+   * The events of the answer's one event list that it shows as rows and its edge can render again:
+   * those its filter did not name (a write to one changes only its row unless the list's window says
+   * otherwise). None when the answer read anything else that could make it differ.
+   */
+  renderableRows(shown: readonly number[]): number[] {
+    if (this.unknown || this.windows.length !== 1) return [];
+    return shown.filter((id) => !this.filterNamed.has(recordTag('event', id)));
+  }
+
+  /** A list's filter named this record: the answer depends on it whether it shows it or not. */
+  named(kind: 'event' | 'venue' | 'organizer', id: number): void {
+    this.record(kind, id);
+    this.filterNamed.add(recordTag(kind, id));
+  }
+
   /** The answer depends on every record of this family (a lookup by slug, a list of the family). */
   family(kind: DependencyKind): void {
     this.kinds.add(kind);
@@ -80,12 +98,16 @@ export class ReadLog {
   }
 
   /** What was logged, with the records the answer shows (read off the answer by its edge). */
-  dependencies(shown: Iterable<string> = []): Dependencies {
+  dependencies(shown: Iterable<string> = [], rows: readonly number[] = []): Dependencies {
     if (this.unknown) return ANY_WRITE;
+    const records = new Set([...this.records, ...shown]);
+    // A row rendered again in place depends on its event as a row, not as a record.
+    for (const id of rows) records.delete(recordTag('event', id));
     return {
-      records: [...new Set([...this.records, ...shown])],
+      records: [...records],
       kinds: [...this.kinds],
       windows: [...this.windows],
+      ...(rows.length && { rows: [...rows] }),
     };
   }
 }

@@ -10,6 +10,7 @@ import {
   type WriteEffect,
   countedTerm,
   effectTest,
+  writtenEvents,
 } from '../../src/domain/dependencies.js';
 
 // The index judges a write by lookups and by the answers' lists only: over thousands of random answers
@@ -78,11 +79,14 @@ function generator(seed: number) {
   const dependencies = (): Dependencies => {
     if (next() < 0.05) return ANY_WRITE;
     const counts = some(() => int(12), 2);
+    // Rows (an event list's, rendered in place) come with the one list they are rows of.
+    const rows = next() < 0.3 ? [...new Set(some(() => int(60), 8))] : [];
     return {
       records: [...new Set(some(tag, 6))],
       kinds: [...new Set(some(() => KINDS[int(KINDS.length)]!, 1))],
-      windows: next() < 0.4 ? some(window, 2) : [],
+      windows: rows.length ? [window()] : next() < 0.4 ? some(window, 2) : [],
       ...(counts.length && { counts }),
+      ...(rows.length && { rows }),
     };
   };
   const effect = (): WriteEffect => {
@@ -121,36 +125,45 @@ describe('the dependency index', () => {
       answers.set(`answer ${i}`, deps);
       index.add(`answer ${i}`, deps);
     }
-    const seen = { beyond: 0, countsOnly: 0, totalsOnly: 0, both: 0, untouched: 0 };
+    const seen = { beyond: 0, countsOnly: 0, totalsOnly: 0, rowsOnly: 0, both: 0, untouched: 0 };
     for (let w = 0; w < 300; w++) {
       const write = effect();
       if (write.all) continue;
       const test = effectTest(write);
       const movedCounts = new Set(write.records.map(countedTerm).filter((id) => id !== undefined));
-      const { beyond, countsOnly, totalsOnly } = index.judge(write);
+      const written = writtenEvents(write);
+      const { beyond, countsOnly, totalsOnly, rowsOnly } = index.judge(write);
       for (const [key, deps] of answers) {
-        // The exact rule: beyond what can be refreshed, else which of the two refreshes it needs.
+        // The exact rule: beyond what can be refreshed, else which of the three refreshes it needs.
         const affected = test.affects(deps);
         const whole = affected && test.beyondRefresh(deps);
         const counts = affected && !whole && !!deps.counts?.some((id) => movedCounts.has(id));
         const total = affected && !whole && test.windowsMeet(deps) === 'total';
+        const rows = whole ? [] : (deps.rows ?? []).filter((id) => written.get(id));
         const context = () => `${key}: ${JSON.stringify(deps)} under ${JSON.stringify(write)}`;
-        const judged = { beyond: beyond.has(key), counts: countsOnly.has(key), total: totalsOnly.has(key) };
+        const judged = {
+          beyond: beyond.has(key),
+          counts: countsOnly.has(key),
+          total: totalsOnly.has(key),
+          rows: [...(rowsOnly.get(key) ?? [])].sort(),
+        };
+        const exact = { beyond: whole, counts, total, rows: rows.sort() };
         // Compared whole only on a difference: 600,000 verdicts.
-        if (judged.beyond !== whole || judged.counts !== counts || judged.total !== total)
-          expect(judged, context()).toEqual({ beyond: whole, counts, total });
-        if (affected !== (whole || counts || total))
-          expect(affected, context()).toBe(whole || counts || total);
+        if (JSON.stringify(judged) !== JSON.stringify(exact)) expect(judged, context()).toEqual(exact);
+        const refreshes = counts || total || rows.length > 0;
+        if (affected !== (whole || refreshes)) expect(affected, context()).toBe(whole || refreshes);
         seen[
           !affected
             ? 'untouched'
             : whole
               ? 'beyond'
-              : counts && total
+              : [counts, total, rows.length > 0].filter(Boolean).length > 1
                 ? 'both'
                 : counts
                   ? 'countsOnly'
-                  : 'totalsOnly'
+                  : total
+                    ? 'totalsOnly'
+                    : 'rowsOnly'
         ]++;
       }
     }
@@ -158,6 +171,7 @@ describe('the dependency index', () => {
     expect(seen.beyond).toBeGreaterThan(100);
     expect(seen.countsOnly).toBeGreaterThan(100);
     expect(seen.totalsOnly).toBeGreaterThan(100);
+    expect(seen.rowsOnly).toBeGreaterThan(50);
     expect(seen.both).toBeGreaterThan(10);
     expect(seen.untouched).toBeGreaterThan(100);
   });
@@ -169,11 +183,12 @@ describe('the dependency index', () => {
     for (const [key, deps] of answers) index.add(key, deps);
     expect(index.sizes.records).toBeGreaterThan(0);
     for (const [key, deps] of answers) index.remove(key, deps);
-    expect(index.sizes).toEqual({ records: 0, kinds: 0, counts: 0, filters: 0 });
+    expect(index.sizes).toEqual({ records: 0, kinds: 0, counts: 0, rows: 0, filters: 0 });
     expect(index.judge({ records: ['event:1'], kinds: ['events'], events: 'unknown' })).toEqual({
       beyond: new Set(),
       countsOnly: new Set(),
       totalsOnly: new Set(),
+      rowsOnly: new Map(),
     });
   });
 });

@@ -188,8 +188,8 @@ interface Row {
   /** The answers that must go stale; every other one stays cached. */
   stale: Name[];
   /**
-   * Of those, the REST answers whose only change is a term count they show: refreshed in place (the
-   * counts read again and rewritten), not recomputed.
+   * Of those, the REST answers whose only change is a term count they show, or event rows they show
+   * (`A_ROWS`): refreshed in place (the counts read again, the rows rendered again), not recomputed.
    */
   refreshed?: Name[];
 }
@@ -254,6 +254,11 @@ function eventUpdate(
 // that did not show it, rest-map/routes.ts); a term deletion reports its events without their dates,
 // so every event list goes; and any user write drops everything.
 const A_SHOWN: Name[] = ['eventA', 'eventABySlug', 'march', 'gqlMarch', 'inCategory', 'atVenue'];
+/**
+ * The REST lists showing event A as a row: a write that changes its row and not the lists (who is in
+ * them, their order, their totals) nor the records the row shows renders the row again in place.
+ */
+const A_ROWS: Name[] = ['march', 'inCategory', 'atVenue'];
 const A_AND_COUNTS: Name[] = [...A_SHOWN, 'category', 'categories'];
 const B_SHOWN: Name[] = ['eventB', 'gqlEventB', 'may'];
 const EVENT_ANSWERS: Name[] = [...A_SHOWN, ...B_SHOWN, 'july'];
@@ -264,12 +269,13 @@ const ROWS: Row[] = [
     A_SHOWN,
     () => ({ title: 'Renamed concert' }),
     () => ({ title: 'Renamed concert' }),
-  ),
+  ).map((row) => ({ ...row, refreshed: A_ROWS })),
   {
     write: 'text update by slug',
     api: 'REST',
     run: (w, as) => rest('post', `/events/by-slug/${w.a.slug}`, { description: 'New words' }, as),
     stale: A_SHOWN,
+    refreshed: A_ROWS,
   },
   {
     write: 'text update by slug',
@@ -280,6 +286,7 @@ const ROWS: Row[] = [
         as,
       ),
     stale: A_SHOWN,
+    refreshed: A_ROWS,
   },
   ...eventUpdate(
     'date move from March to May',
@@ -288,7 +295,8 @@ const ROWS: Row[] = [
     (w) => ({ startDate: `${w.year}-05-20 18:00:00`, endDate: `${w.year}-05-20 20:00:00` }),
   ),
   // C1 loses event A and C2 gains it: both counts move, and event B shows C2 (with its count): its
-  // REST answers are refreshed, its GraphQL document asking for the count is recomputed.
+  // REST answers are refreshed, its GraphQL document asking for the count is recomputed. Event A's row
+  // shows another category: the lists showing it are recomputed (as after a venue change).
   ...eventUpdate(
     'term change',
     [...A_AND_COUNTS, ...B_SHOWN],
@@ -378,12 +386,14 @@ const ROWS: Row[] = [
       },
     ];
   }),
+  // Its row shows it withheld; the lists filtered by a category or a venue no longer find it by them
+  // (D21), so only the month's row is rendered in place.
   ...eventUpdate(
     'password set',
     A_SHOWN,
     () => ({ password: 'open sesame' }),
     () => ({ password: 'open sesame' }),
-  ),
+  ).map((row) => ({ ...row, refreshed: ['march'] as Name[] })),
   // Only published events are counted.
   ...eventUpdate(
     'status publish → draft',

@@ -1,11 +1,9 @@
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { type CacheEvent, ResponseCache } from '../../src/cache/response-cache.js';
-import { createLogger } from '../../src/logger.js';
-import { WritePipeline } from '../../src/services/transactions.js';
+import type { CacheEvent } from '../../src/cache/response-cache.js';
 import { totalRewrite } from '../../src/rest/shown-total.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { cachedAndFresh } from '../helpers/cached-app.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { type Users, withRoles } from '../helpers/users.js';
 
@@ -19,28 +17,15 @@ let h: Harness;
 let cached: ReturnType<typeof supertest>;
 let fresh: ReturnType<typeof supertest>;
 let users: Users;
-const events: CacheEvent[] = [];
+let events: CacheEvent[];
+let readBoth: ReturnType<typeof cachedAndFresh>['readBoth'];
 
 const YEAR = 2032;
 const LIST = `${API}/events?start_date=${YEAR}-01-01&end_date=${YEAR}-12-31&per_page=3`;
 
 beforeAll(async () => {
   h = await startHarness();
-  const config = { ...h.config, cache: { enabled: true, maxBytes: 16 * 1024 * 1024 } };
-  const cache = new ResponseCache({
-    ...config.cache,
-    siteTimezone: config.siteTimezone,
-    onEvent: (event) => events.push(event),
-  });
-  const app = buildApp({
-    db: h.db,
-    config,
-    writes: new WritePipeline(),
-    cache,
-    logger: createLogger('silent'),
-  });
-  cached = supertest(app.callback());
-  fresh = supertest(buildApp({ db: h.db, config: h.config, logger: createLogger('silent') }).callback());
+  ({ cached, fresh, events, readBoth } = cachedAndFresh(h));
   users = await withRoles(h);
   // Twelve events, one a day from January 1st: four full pages of three.
   for (let day = 1; day <= 12; day++)
@@ -50,12 +35,7 @@ afterAll(() => h.close());
 
 /** Page `n` from the cached app, checked against the app without a cache; how the cache answered it. */
 async function page(n: number, accept: 'gzip' | 'identity' = 'gzip') {
-  const path = `${LIST}&page=${n}`;
-  const answer = await cached.get(path).set('Accept-Encoding', accept).expect(200);
-  const expected = await fresh.get(path).set('Accept-Encoding', accept).expect(200);
-  expect(answer.text, path).toBe(expected.text);
-  for (const header of ['x-tec-total', 'x-tec-totalpages', 'etag', 'content-encoding'])
-    expect(answer.headers[header], `${path} ${header}`).toBe(expected.headers[header]);
+  const answer = await readBoth(`${LIST}&page=${n}`, accept);
   return {
     cache: answer.headers['x-cache'] as string,
     total: answer.body.total as number,

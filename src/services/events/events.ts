@@ -161,7 +161,7 @@ function logList(ctx: Context, dependencies: Dependencies): void {
   for (const kind of dependencies.kinds) log.family(kind);
   for (const tag of dependencies.records) {
     const [kind, id] = tag.split(':') as ['event' | 'venue' | 'organizer', string];
-    log.record(kind, Number(id));
+    log.named(kind, Number(id));
   }
 }
 
