@@ -248,7 +248,7 @@ function dependenciesOf(
 
 /**
  * What an answer's row reader keeps alive beyond what every request shares (the schema, the database
- * client): its closure, the route's variables and the request's context object.
+ * client, the site's settings): its closure and a copy of the request's context, a dozen fields.
  */
 const ROW_READER_HOLDS = { closure: {}, context: new Array(12).fill(0) };
 
