@@ -5,6 +5,8 @@ import {
   type WriteEffect,
   countedTerm,
   effectTest,
+  recordMeets,
+  shownColumnsWritten,
   writtenEvents,
 } from '../domain/dependencies.js';
 
@@ -26,6 +28,7 @@ export function indexBytes(dependencies: Dependencies): number {
     dependencies.kinds.length +
     (dependencies.counts?.length ?? 0) +
     (dependencies.rows?.length ?? 0) +
+    (dependencies.eventColumns?.length ?? 0) +
     dependencies.windows.length;
   return slots * INDEX_SLOT_BYTES;
 }
@@ -50,6 +53,8 @@ export class DependencyIndex {
   private readonly byKind = new Map<string, Set<string>>();
   private readonly byCount = new Map<number, Set<string>>();
   private readonly byRow = new Map<number, Set<string>>();
+  /** The event columns answers show, where they say (`Dependencies.eventColumns`). */
+  private readonly eventColumns = new Map<string, ReadonlySet<string>>();
   /**
    * Answers holding event lists, with their dependencies, under each list's filter (`filterOf`): judged
    * one by one when an event that could meet the filter moves.
@@ -61,6 +66,7 @@ export class DependencyIndex {
     for (const kind of dependencies.kinds) put(this.byKind, kind, key);
     for (const term of dependencies.counts ?? []) put(this.byCount, term, key);
     for (const event of dependencies.rows ?? []) put(this.byRow, event, key);
+    if (dependencies.eventColumns) this.eventColumns.set(key, new Set(dependencies.eventColumns));
     for (const filter of filtersOf(dependencies)) {
       let answers = this.byFilter.get(filter);
       if (!answers) this.byFilter.set(filter, (answers = new Map()));
@@ -73,6 +79,7 @@ export class DependencyIndex {
     for (const kind of dependencies.kinds) take(this.byKind, kind, key);
     for (const term of dependencies.counts ?? []) take(this.byCount, term, key);
     for (const event of dependencies.rows ?? []) take(this.byRow, event, key);
+    this.eventColumns.delete(key);
     for (const filter of filtersOf(dependencies)) {
       const answers = this.byFilter.get(filter);
       answers?.delete(key);
@@ -85,6 +92,7 @@ export class DependencyIndex {
     this.byKind.clear();
     this.byCount.clear();
     this.byRow.clear();
+    this.eventColumns.clear();
     this.byFilter.clear();
   }
 
@@ -95,8 +103,13 @@ export class DependencyIndex {
       if (keys) for (const key of keys) into.add(key);
     };
     const countTerms: number[] = [];
+    const narrowed = shownColumnsWritten(effect);
     for (const tag of effect.records) {
-      addAll(beyond, this.byRecord.get(tag));
+      if (!narrowed.has(tag)) addAll(beyond, this.byRecord.get(tag));
+      // An event written only in columns shown: the answers saying they show none of them stay.
+      else
+        for (const key of this.byRecord.get(tag) ?? [])
+          if (recordMeets(tag, narrowed, this.eventColumns.get(key))) beyond.add(key);
       const term = countedTerm(tag);
       if (term !== undefined) countTerms.push(term);
     }

@@ -89,6 +89,13 @@ export interface EventMove {
   before: EventSpan | null;
   after: EventSpan | null;
   facts: readonly EventFact[] | 'all';
+  /**
+   * The columns it wrote, where the write changed only columns that nothing reads but the fields
+   * showing them (its text, its cost, `modifiedAt`…: not its dates, status, slug, links or password):
+   * an answer showing the event through other fields only (`Dependencies.eventColumns`) stays as it was.
+   * Absent: anything of the event may have changed for any answer showing it.
+   */
+  shown?: readonly string[];
 }
 
 /**
@@ -120,6 +127,12 @@ export interface Dependencies {
    * renders those rows again instead of dropping it (`EffectTest.beyondRefresh`).
    */
   rows?: number[];
+  /**
+   * The event columns the fields showing its `event:12` records read, where its edge can say (a GraphQL
+   * document's selection): a write that changed only other columns (`EventMove.shown`) leaves it as it
+   * was. Absent: any column.
+   */
+  eventColumns?: readonly string[];
 }
 
 /** What a committed write changed, as the caches need to know it. */
@@ -229,6 +242,40 @@ export function writtenEvents(effect: WriteEffect): Map<number, boolean> {
 const rendersInPlace = ({ before, after, facts }: EventMove) =>
   facts !== 'all' && before !== null && after !== null && !facts.some((fact) => LINK_FACTS.includes(fact));
 
+/**
+ * The record tags of the events a write changed only in columns that only the fields showing them read
+ * (`EventMove.shown`), with those columns: an answer that says which columns it shows
+ * (`Dependencies.eventColumns`) meets such a record only through them.
+ */
+export function shownColumnsWritten(effect: WriteEffect): Map<string, ReadonlySet<string>> {
+  const written = new Map<string, Set<string> | null>();
+  if (effect.events !== 'unknown')
+    for (const move of effect.events) {
+      if (move.id === undefined) continue;
+      const tag = recordTag('event', move.id);
+      const columns = written.get(tag);
+      if (columns === null) continue;
+      // One transaction may write an event more than once: narrow only if every write of it is.
+      if (!move.shown) written.set(tag, null);
+      else written.set(tag, new Set([...(columns ?? []), ...move.shown]));
+    }
+  const narrowed = new Map<string, ReadonlySet<string>>();
+  for (const [tag, columns] of written) if (columns) narrowed.set(tag, columns);
+  return narrowed;
+}
+
+/** Whether a record a write names (`tag`) meets an answer showing it, with `shownColumnsWritten`'s verdicts. */
+export function recordMeets(
+  tag: string,
+  narrowed: ReadonlyMap<string, ReadonlySet<string>>,
+  eventColumns: readonly string[] | ReadonlySet<string> | undefined,
+): boolean {
+  const written = narrowed.get(tag);
+  if (!written || !eventColumns) return true;
+  for (const column of eventColumns) if (written.has(column)) return true;
+  return false;
+}
+
 /** The term whose count a record tag of a write names (`term-count:5` → 5), if it names one. */
 export const countedTerm = (tag: string): number | undefined =>
   tag.startsWith(COUNT_TAG) ? Number(tag.slice(COUNT_TAG.length)) : undefined;
@@ -266,8 +313,12 @@ function buildTest(effect: WriteEffect): EffectTest {
       }
     return meeting;
   };
+  const narrowed = shownColumnsWritten(effect);
   const recordsMeet = (dependencies: Dependencies): boolean =>
-    (records.size > 0 && dependencies.records.some((tag) => records.has(tag))) ||
+    (records.size > 0 &&
+      dependencies.records.some(
+        (tag) => records.has(tag) && recordMeets(tag, narrowed, dependencies.eventColumns),
+      )) ||
     (kinds.size > 0 && dependencies.kinds.some((kind) => kinds.has(kind)));
   return {
     affects: (dependencies) =>
@@ -366,12 +417,17 @@ export function withoutTexts(effect: WriteEffect): WriteEffect {
 export function mergeDependencies(...parts: Dependencies[]): Dependencies {
   const counts = [...new Set(parts.flatMap((part) => part.counts ?? []))];
   const rows = [...new Set(parts.flatMap((part) => part.rows ?? []))];
+  // Narrowed only if every part says which columns it shows.
+  const eventColumns = parts.every((part) => part.eventColumns)
+    ? [...new Set(parts.flatMap((part) => part.eventColumns ?? []))]
+    : undefined;
   return {
     records: [...new Set(parts.flatMap((part) => part.records))],
     kinds: [...new Set(parts.flatMap((part) => part.kinds))],
     windows: parts.flatMap((part) => part.windows),
     ...(counts.length && { counts }),
     ...(rows.length && { rows }),
+    ...(eventColumns && { eventColumns }),
   };
 }
 

@@ -2,7 +2,9 @@ import { useOnResolve } from '@envelop/on-resolve';
 import {
   type DocumentNode,
   type GraphQLNamedType,
+  type GraphQLObjectType,
   type GraphQLOutputType,
+  type GraphQLResolveInfo,
   Kind,
   type OperationDefinitionNode,
   getNamedType,
@@ -12,6 +14,7 @@ import {
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import type { DependencyKind } from '../domain/dependencies.js';
+import { SHOWS_COLUMNS } from '../schema/common.js';
 
 // What a GraphQL read depended on, logged while it runs (the request's `ReadLog`, handed over by the
 // endpoint when the answer may be shared): each record of a record type that a field returns, the
@@ -65,6 +68,27 @@ const FAMILY_OF_KIND: Readonly<Record<RecordKind, DependencyKind>> = {
 
 type RecordKind = 'event' | 'venue' | 'organizer' | 'term';
 
+/** The types whose fields show an event's columns: the event, and its content as a request may see it. */
+const EVENT_TYPES = new Set(['Event', 'EventContent']);
+
+const columnsOfField = new WeakMap<object, readonly string[] | 'any'>();
+
+/** The event columns a field of `EVENT_TYPES` shows: the one it exposes, or those it names (`SHOWS_COLUMNS`). */
+function columnsShown(info: GraphQLResolveInfo): readonly string[] | 'any' {
+  const field = (info.parentType as GraphQLObjectType).getFields()[info.fieldName];
+  if (!field) return 'any';
+  let columns = columnsOfField.get(field);
+  if (!columns) {
+    const { pothosExposedField: exposed, [SHOWS_COLUMNS]: named } = field.extensions as Record<
+      string,
+      unknown
+    >;
+    columns = typeof exposed === 'string' ? [exposed] : Array.isArray(named) ? (named as string[]) : 'any';
+    columnsOfField.set(field, columns);
+  }
+  return columns;
+}
+
 const nullableOf = (type: GraphQLOutputType) => getNullableType(type) as GraphQLOutputType;
 
 const recordKindOf = (type: GraphQLOutputType): RecordKind | undefined =>
@@ -77,6 +101,7 @@ export function graphqlReadsPlugin(): Plugin<YogaInitialContext & Context> {
         useOnResolve<YogaInitialContext & Context>(({ context, info, root }) => {
           const reads = context.reads;
           if (!reads) return;
+          if (EVENT_TYPES.has(info.parentType.name)) reads.showsEventColumns(columnsShown(info));
           // A term's count moves without the term being written (`services/write-effects.ts`).
           if (info.fieldName === 'count' && recordKindOf(info.parentType) === 'term') {
             const id = (root as { id?: unknown } | null)?.id;

@@ -4,6 +4,7 @@ import { parseIfMatch } from '../domain/versions.js';
 import { zoneAbbreviation } from '../domain/dates.js';
 import { costValues, formatCost, type StoredCost } from '../domain/cost.js';
 import type { Paging } from '../domain/paging.js';
+import type { Event as EventRow } from '../generated/sqlite/client.js';
 
 export const PostStatus = builder.enumType('PostStatus', {
   description: "A post's WordPress status: who may see it",
@@ -135,6 +136,18 @@ export const PER_PAGE_DESCRIPTION =
   'Records per page (default 10, at most 50: larger values are lowered to 50)';
 
 export const ID_DESCRIPTION = 'Numeric id (the same as in the REST API)';
+
+/**
+ * The extension of a field of `Event` or `EventContent` naming the event columns it shows, which its
+ * cached answers then depend on alone (`graphql/reads.ts`); a field exposing a column says so itself.
+ * A field of theirs without it may show anything of the event: every write of the event drops it.
+ */
+export const SHOWS_COLUMNS = 'showsColumns';
+
+/** The extensions of a field of `Event` or `EventContent` showing these columns of the event. */
+export const showing = (...columns: Array<keyof EventRow>) => ({
+  [SHOWS_COLUMNS]: columns,
+});
 
 export const IF_MATCH_DESCRIPTION =
   'Applies the write only while the record is at this version (its `version` field, or the REST ETag); otherwise fails with precondition_failed (412) and changes nothing. `*` or absent: no condition.';

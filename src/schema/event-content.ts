@@ -1,6 +1,6 @@
 import type { PrismaModelTypes } from '@pothos/plugin-prisma';
 import { builder } from './builder.js';
-import { EventCost, Image } from './common.js';
+import { EventCost, Image, showing } from './common.js';
 import { Organizer } from './organizer.js';
 import { Category } from './category.js';
 import { Tag } from './tag.js';
@@ -49,22 +49,26 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
       nullable: true,
       description: WITHHELD,
       deprecationReason,
+      extensions: showing('password', key),
       resolve: (event) => (contentWithheld(event) ? null : event[key]),
     });
   const fields = {
     contentWithheld: t.boolean({
       description: 'True when the event is password-protected and its content is withheld',
       deprecationReason,
+      extensions: showing('password'),
       resolve: (event) => contentWithheld(event),
     }),
     description: t.string({
       description: 'HTML; "" when withheld',
       deprecationReason,
+      extensions: showing('password', 'description'),
       resolve: (event) => (contentWithheld(event) ? '' : event.description),
     }),
     excerpt: t.string({
       description: 'HTML; "" when withheld',
       deprecationReason,
+      extensions: showing('password', 'excerpt'),
       resolve: (event) => (contentWithheld(event) ? '' : event.excerpt),
     }),
     allDay: flag('allDay'),
@@ -73,18 +77,22 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
       nullable: true,
       description: WITHHELD,
       deprecationReason,
+      // Its fields are `EventCost`'s, reading these.
+      extensions: showing('password', 'cost', 'currencySymbol', 'currencyCode', 'currencyPosition'),
       resolve: (event) => (contentWithheld(event) ? null : event),
     }),
     website: t.string({
       nullable: true,
       description: `The event website; ${WITHHELD}`,
       deprecationReason,
+      extensions: showing('password', 'website'),
       resolve: (event) => (contentWithheld(event) ? null : event.website || null),
     }),
     eventStatusReason: t.string({
       nullable: true,
       description: 'Why it is canceled or postponed; null when there is none or the content is withheld',
       deprecationReason,
+      extensions: showing('password', 'eventStatusReason'),
       resolve: (event) => (contentWithheld(event) ? null : event.eventStatusReason || null),
     }),
     image: t.field({
@@ -92,6 +100,7 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
       nullable: true,
       description: WITHHELD,
       deprecationReason,
+      extensions: showing('password', 'imageId'),
       select: (_args, _ctx, nested) => ({ image: nested(true) }),
       resolve: (event) => (contentWithheld(event) ? null : links(event).image),
     }),
@@ -99,6 +108,8 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
       type: [Venue],
       description: 'Empty when withheld',
       deprecationReason,
+      // Its links are no column: changed, they change the event's `venues` fact, never merely shown.
+      extensions: showing('password'),
       select: (_args, _ctx, nested) => ({
         venues: { orderBy: { position: 'asc' }, select: { venue: nested(true) } },
       }),
@@ -114,6 +125,7 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
       type: [Organizer],
       description: 'Empty when withheld',
       deprecationReason,
+      extensions: showing('password'),
       select: (_args, _ctx, nested) => ({
         organizers: { orderBy: { position: 'asc' }, select: { organizer: nested(true) } },
       }),
@@ -131,6 +143,7 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
       type: [Category],
       description: 'Empty when withheld',
       deprecationReason,
+      extensions: showing('password'),
       select: (_args, _ctx, nested) => ({
         terms: { orderBy: { position: 'asc' }, select: { term: nested(true) } },
       }),
@@ -145,6 +158,7 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
       type: [Tag],
       description: 'Empty when withheld',
       deprecationReason,
+      extensions: showing('password'),
       select: (_args, _ctx, nested) => ({
         terms: { orderBy: { position: 'asc' }, select: { term: nested(true) } },
       }),
@@ -181,6 +195,7 @@ builder.prismaObjectField('Event', 'content', (t) =>
     },
     // The same row as the event (as `t.variant` selects it): its fields' selections join the event's query.
     extensions: {
+      ...showing('password'),
       pothosPrismaSelect: (_args: unknown, _ctx: unknown, nested: (select: object) => unknown) => nested({}),
     },
     // A copy: the event's own verdict (the request's password) stays as it was for its other fields.

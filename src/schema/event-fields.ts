@@ -1,7 +1,7 @@
 import type { EnumRef, InputFieldRef } from '@pothos/core';
 import type { PrismaModelTypes } from '@pothos/plugin-prisma';
 import { builder } from './builder.js';
-import type { InputFieldBuilder } from './common.js';
+import { type InputFieldBuilder, showing } from './common.js';
 import {
   type ChoiceField,
   type Declared,
@@ -68,6 +68,7 @@ export function declaredObjectFields<Shape extends EventModel['Shape']>(
         description: `${field.description}; ${WITHHELD}`,
         deprecationReason,
         nullable: true,
+        extensions: showing('password', name),
       } as const;
       if (field.kind === 'flag')
         return t.boolean({ ...options, resolve: (e) => (blank(e) ? null : (value(e) as boolean)) });
@@ -79,7 +80,7 @@ export function declaredObjectFields<Shape extends EventModel['Shape']>(
         resolve: (e) => (blank(e) ? null : String(value(e))),
       });
     }
-    const options = { description: field.description, deprecationReason } as const;
+    const options = { description: field.description, deprecationReason, extensions: showing(name) } as const;
     if (field.kind === 'flag') return t.boolean({ ...options, resolve: (e) => value(e) as boolean });
     if (field.kind === 'url') return t.string({ ...options, resolve: (e) => String(value(e)) });
     return t.field({ ...options, type: choiceEnum(name), resolve: (e) => String(value(e)) });

@@ -9,6 +9,7 @@ import {
   PostStatus,
   type PostStatusValue,
   timezoneAbbr,
+  showing,
   ID_DESCRIPTION,
   IF_MATCH_DESCRIPTION,
   PAGE_DESCRIPTION,
@@ -84,21 +85,28 @@ export const Event = builder.prismaNode('Event', {
   fields: (t) => {
     const fields = {
       databaseId: t.exposeInt('id', { description: ID_DESCRIPTION }),
-      version: t.string({ description: VERSION_DESCRIPTION, resolve: (event) => recordVersion(event) }),
+      version: t.string({
+        description: VERSION_DESCRIPTION,
+        extensions: showing('modifiedAt'),
+        resolve: (event) => recordVersion(event),
+      }),
       // "" for a draft or pending event created without one (as WordPress shows its empty post_name).
       slug: t.string({
         description:
           'The URL-friendly name, unique among events; "" for a draft or pending event saved without one',
+        extensions: showing('slug'),
         resolve: (event) => event.slug ?? '',
       }),
       title: t.exposeString('title', { description: 'The title' }),
       status: t.field({
         type: PostStatus,
         description: 'The post status (publish, draft, …): who may see it',
+        extensions: showing('status'),
         resolve: (event) => event.status as PostStatusValue,
       }),
       url: t.string({
         description: "The absolute URL of the event's page on the website",
+        extensions: showing('id', 'slug', 'status'),
         resolve: (event, _args, ctx) => permalink(ctx.urls, 'event', event),
       }),
       startDate: t.expose('startsAt', {
@@ -118,11 +126,13 @@ export const Event = builder.prismaNode('Event', {
       }),
       timezoneAbbr: t.string({
         description: 'The time zone abbreviation at the start, e.g. "CEST" ("+03" when the zone has none)',
+        extensions: showing('startsAt', 'timezone'),
         resolve: timezoneAbbr,
       }),
       eventStatus: t.field({
         type: EventStatus,
         description: 'Whether it takes place as listed, is canceled or postponed',
+        extensions: showing('eventStatus'),
         resolve: (event) => event.eventStatus as EventStatusValue,
       }),
       publishedAt: t.expose('publishedAt', {
@@ -134,6 +144,7 @@ export const Event = builder.prismaNode('Event', {
         nullable: true,
         type: Author,
         description: 'The user who wrote it; null when it has no author (e.g. the user was removed)',
+        extensions: showing('authorId'),
       }),
       // The same fields as `content`, withheld by the request's password: kept for one release.
       ...withheldEventFields(t, REQUEST_PASSWORD_DEPRECATION),
@@ -149,6 +160,7 @@ builder.prismaObjectField(Event, 'postParent', (t) =>
     nullable: true,
     description:
       'The parent event; null when none or when you may not read it (a protected parent has its content withheld)',
+    extensions: showing('postParentId'),
     select: (_args, _ctx, nested) => ({ postParent: nested(true) }),
     resolve: (event, _args, ctx) => linkedEvent(event.postParent, ctx.viewer),
   }),
@@ -224,6 +236,7 @@ const EventPage = builder.objectRef<EventArchive>('EventPage').implement({
 builder.prismaObjectField(Event, 'icsUrl', (t) =>
   t.string({
     description: 'The event as an iCalendar file (webcal://)',
+    extensions: showing('id'),
     resolve: (event, _a, ctx) => webcalUrl(`${ctx.urls.api}/events/${event.id}.ics`),
   }),
 );

@@ -30,6 +30,8 @@ export class ReadLog {
   private readonly windows: EventWindow[] = [];
   private unknown = false;
   private failed = false;
+  /** The event columns its fields show (`showsEventColumns`): none said, any, or these. */
+  private eventColumns: Set<string> | 'any' | undefined;
 
   /** The answer reports a failure: it depends on anything, and is never shared. */
   answeredWithErrors(): void {
@@ -97,6 +99,20 @@ export class ReadLog {
     this.records.add(recordTag(kind, id));
   }
 
+  /**
+   * A field showing an event read these columns of it (`any`: it cannot say). Only an edge that says
+   * it for every field it shows (GraphQL's) narrows its answer's event records to them.
+   */
+  showsEventColumns(columns: readonly string[] | 'any'): void {
+    if (this.eventColumns === 'any' || columns === 'any') {
+      this.eventColumns = 'any';
+      return;
+    }
+    const shown = this.eventColumns ?? new Set<string>();
+    for (const column of columns) shown.add(column);
+    this.eventColumns = shown;
+  }
+
   /** What was logged, with the records the answer shows (read off the answer by its edge). */
   dependencies(shown: Iterable<string> = [], rows: readonly number[] = []): Dependencies {
     if (this.unknown) return ANY_WRITE;
@@ -108,6 +124,8 @@ export class ReadLog {
       kinds: [...this.kinds],
       windows: [...this.windows],
       ...(rows.length && { rows: [...rows] }),
+      ...(this.eventColumns !== 'any' &&
+        this.eventColumns !== undefined && { eventColumns: [...this.eventColumns] }),
     };
   }
 }

@@ -29,6 +29,8 @@ function random(seed: number): () => number {
 }
 
 const KINDS: DependencyKind[] = ['venue', 'organizer', 'term', 'term-counts', 'events'];
+/** Event columns: the first two only fields showing them read (`EventMove.shown`). */
+const COLUMNS = ['title', 'description', 'localStart', 'modifiedAt', 'id'];
 
 function generator(seed: number) {
   const next = random(seed);
@@ -87,6 +89,8 @@ function generator(seed: number) {
       windows: rows.length ? [window()] : next() < 0.4 ? some(window, 2) : [],
       ...(counts.length && { counts }),
       ...(rows.length && { rows }),
+      // A GraphQL document's answer says which event columns it shows.
+      ...(next() < 0.4 && { eventColumns: some(() => COLUMNS[int(COLUMNS.length)]!, 3) }),
     };
   };
   const effect = (): WriteEffect => {
@@ -98,6 +102,7 @@ function generator(seed: number) {
     const id = int(60);
     const created = next() < 0.2;
     const trashed = !created && next() < 0.2;
+    const fact = (['text', 'span', 'terms', 'venues', 'status'] as const)[int(5)]!;
     return {
       // A create, a trash or a term change moves its terms' counts too.
       records: [`event:${id}`, ...(next() < 0.3 ? [`term-count:${int(12)}`] : [])],
@@ -107,7 +112,9 @@ function generator(seed: number) {
           id,
           before: created ? null : span(),
           after: trashed ? null : span(),
-          facts: created ? 'all' : [(['text', 'span', 'terms', 'venues', 'status'] as const)[int(5)]!],
+          facts: created ? 'all' : [fact],
+          // A text edit may say which columns it wrote (the columns only their fields show).
+          ...(fact === 'text' && next() < 0.7 && { shown: [COLUMNS[int(2)]!, 'modifiedAt'] }),
         },
       ],
     };
@@ -125,7 +132,15 @@ describe('the dependency index', () => {
       answers.set(`answer ${i}`, deps);
       index.add(`answer ${i}`, deps);
     }
-    const seen = { beyond: 0, countsOnly: 0, totalsOnly: 0, rowsOnly: 0, both: 0, untouched: 0 };
+    const seen = {
+      beyond: 0,
+      countsOnly: 0,
+      totalsOnly: 0,
+      rowsOnly: 0,
+      both: 0,
+      untouched: 0,
+      keptByColumns: 0,
+    };
     for (let w = 0; w < 300; w++) {
       const write = effect();
       if (write.all) continue;
@@ -152,6 +167,8 @@ describe('the dependency index', () => {
         if (JSON.stringify(judged) !== JSON.stringify(exact)) expect(judged, context()).toEqual(exact);
         const refreshes = counts || total || rows.length > 0;
         if (affected !== (whole || refreshes)) expect(affected, context()).toBe(whole || refreshes);
+        // Showing the event written, through none of the columns the write changed.
+        if (!affected && deps.records.some((tag) => write.records.includes(tag))) seen.keptByColumns++;
         seen[
           !affected
             ? 'untouched'
@@ -174,6 +191,7 @@ describe('the dependency index', () => {
     expect(seen.rowsOnly).toBeGreaterThan(50);
     expect(seen.both).toBeGreaterThan(10);
     expect(seen.untouched).toBeGreaterThan(100);
+    expect(seen.keptByColumns).toBeGreaterThan(50);
   });
 
   it('holds nothing once every answer has left it', () => {

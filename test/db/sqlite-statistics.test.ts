@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { keepSqliteStatistics } from '../../src/db/statistics.js';
+import { keepSqliteStatistics, refreshStatistics } from '../../src/db/statistics.js';
 
 // SQLite's planner reads the statistics kept in `sqlite_stat1`: a connection gathers them when it
 // opens and checks them every hour while it stays open, so a calendar that grows tenfold after the
@@ -39,6 +39,36 @@ describe('statistics of an open SQLite connection', () => {
     fill(connection, 30000);
     vi.advanceTimersByTime(5000);
     expect(rowsCounted(connection)).toBe(2100);
+    connection.close();
+  });
+});
+
+describe('statistics after a bulk load', () => {
+  it("describe the search index as loaded, so that FTS5's range deletes seek instead of scanning it", async () => {
+    const connection = new Database(':memory:');
+    connection.exec(
+      `CREATE VIRTUAL TABLE "EventSearch" USING fts5(title, excerpt, description, tokenize = 'trigram')`,
+    );
+    for (const table of ['Event', 'EventTerm', 'EventVenue', 'EventOrganizer', 'Term', 'Venue', 'Organizer'])
+      connection.exec(`CREATE TABLE "${table}" (id INTEGER PRIMARY KEY)`);
+    // Opened on an empty calendar: the statistics say the index holds next to nothing.
+    const stop = keepSqliteStatistics(connection, 60_000);
+    const segmentDelete = () =>
+      (
+        connection
+          .prepare(`EXPLAIN QUERY PLAN SELECT * FROM "EventSearch_data" WHERE id >= ? AND id <= ?`)
+          .get(1, 2) as { detail: string }
+      ).detail;
+    expect(segmentDelete()).toMatch(/^SCAN/);
+
+    // A load of a thousand events, each its own flush (as the service writes them).
+    const insert = connection.prepare(
+      `INSERT INTO "EventSearch" (title, excerpt, description) VALUES (?, '', ?)`,
+    );
+    for (let i = 0; i < 1000; i++) insert.run(`Concert ${i}`, `An evening of music number ${i * 7919}`);
+    await refreshStatistics({ $executeRawUnsafe: async (sql) => connection.exec(sql) }, 'sqlite');
+    expect(segmentDelete()).toMatch(/^SEARCH .* USING INTEGER PRIMARY KEY/);
+    stop();
     connection.close();
   });
 });

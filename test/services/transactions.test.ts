@@ -133,6 +133,8 @@ describe('every writer records its changes', () => {
                   ...noLinks,
                 },
                 facts: ['text'],
+                // Only columns that nothing but the fields showing them reads.
+                shown: ['description', 'modifiedAt', 'revision'],
               },
             },
           ],

@@ -56,6 +56,38 @@ const LINK_FACTS = {
   organizers: 'organizers',
 } as const;
 
+/**
+ * The columns nothing reads but the fields showing them: no list's membership or order, no lookup, no
+ * rule of who may see what (the `text` of a search is its lists' to judge). Every write also moves
+ * `modifiedAt` and `revision`.
+ */
+const SHOWN_ONLY: ReadonlySet<string> = new Set<Prisma.EventScalarFieldEnum>([
+  'title',
+  'description',
+  'excerpt',
+  'cost',
+  'currencySymbol',
+  'currencyCode',
+  'currencyPosition',
+  'website',
+  'showMap',
+  'showMapLink',
+  'eventStatusReason',
+  'onlineUrl',
+  'modifiedAt',
+  'revision',
+]);
+
+/**
+ * The columns a write of these columns and these links changed, when they are all `SHOWN_ONLY`
+ * (`EventMove.shown`); undefined otherwise.
+ */
+export function shownColumnsOnly(columns: Iterable<string>, links: Iterable<string>): string[] | undefined {
+  if ([...links].length) return undefined;
+  const written = [...columns];
+  return written.every((column) => SHOWN_ONLY.has(column)) ? written : undefined;
+}
+
 /** The facts a write of these columns and these links (those it replaces) may change. */
 export function factsWritten(columns: Iterable<string>, links: Iterable<string> = []): EventFact[] {
   const facts = new Set<EventFact>();

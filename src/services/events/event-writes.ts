@@ -35,7 +35,7 @@ import {
   resolveLinks,
   writeLinks,
 } from './event-links.js';
-import { factsWritten } from './event-facts.js';
+import { factsWritten, shownColumnsOnly } from './event-facts.js';
 import { publicationStatus, scheduleOf } from './event-schedule.js';
 import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
 import { recordImage } from '../media.js';
@@ -385,10 +385,13 @@ export function updateEvent<T extends LoadedEvent>(
             : undefined;
       // Always written, so that `modifiedAt` (the version) and the revision (the feeds' SEQUENCE) move
       // even when only links change.
-      await tx.event.update({
-        where: { id: existing.id },
-        data: { ...data, modifiedAt: nextModified(existing.modifiedAt, now), revision: { increment: 1 } },
-      });
+      const written = {
+        ...data,
+        modifiedAt: nextModified(existing.modifiedAt, now),
+        revision: { increment: 1 },
+      };
+      await tx.event.update({ where: { id: existing.id }, data: written });
+      const shown = shownColumnsOnly(Object.keys(written), Object.keys(links));
       w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated', {
         move: {
           before: { ...spanOf(existing), ...textsOf(existing), status: existing.status, ...linksBefore },
@@ -401,6 +404,7 @@ export function updateEvent<T extends LoadedEvent>(
             organizers: links.organizers ?? linksBefore.organizers,
           },
           facts: factsWritten(Object.keys(data), Object.keys(links)),
+          ...(shown && { shown }),
         },
       });
       await writeLinks(tx, existing.id, links, true);
