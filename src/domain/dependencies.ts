@@ -217,13 +217,18 @@ const EVENT_TAG = recordTag('event', '');
 const writtenEvent = (tag: string): number | undefined =>
   tag.startsWith(EVENT_TAG) ? Number(tag.slice(EVENT_TAG.length)) : undefined;
 
-/** Facts whose change shows other records in an event's row (a venue linked, a category unlinked). */
-const LINK_FACTS: readonly EventFact[] = ['terms', 'venues', 'organizers'];
+/**
+ * A change of an event's terms shows other terms and their counts in its row, which the answers showing
+ * the row seldom depend on already: they are recomputed at once. Its venues and organizers are records
+ * of families every event list depends on whole (`rest-map/routes.ts`): a row showing others is
+ * rendered again in place, as the edge checks (`src/rest/shown-rows.ts`).
+ */
+const RELINKED_TERMS: EventFact = 'terms';
 
 /**
  * The events a write changed, each with whether its row can be rendered again in place
- * (`Dependencies.rows`): not when it was created or deleted, its links changed (its row would show
- * other records, which the answer does not depend on), or the writer did not say what changed.
+ * (`Dependencies.rows`): not when it was created or deleted, its terms changed, or the writer did not
+ * say what changed.
  */
 export function writtenEvents(effect: WriteEffect): Map<number, boolean> {
   // One transaction may write an event more than once: in place only if every write of it is.
@@ -240,7 +245,7 @@ export function writtenEvents(effect: WriteEffect): Map<number, boolean> {
 }
 
 const rendersInPlace = ({ before, after, facts }: EventMove) =>
-  facts !== 'all' && before !== null && after !== null && !facts.some((fact) => LINK_FACTS.includes(fact));
+  facts !== 'all' && before !== null && after !== null && !facts.includes(RELINKED_TERMS);
 
 /**
  * The record tags of the events a write changed only in columns that only the fields showing them read

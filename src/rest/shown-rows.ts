@@ -9,8 +9,9 @@ import { countsShown } from './shown-counts.js';
 // and its next read renders that event again through the same route (`include`, which lists the
 // events it names in that same representation) and puts it where the old row was. The answer is
 // JSON as `JSON.stringify` wrote it, so parsing and writing it again gives the same bytes around the
-// new rows. A row showing a record or a count the answer does not depend on (a venue linked since)
-// is not rendered in place: the answer is recomputed, with its new dependencies.
+// new rows. A row showing a record or a count the answer does not depend on (a category linked since
+// that no other row shows) is not rendered in place: the answer is recomputed, with its new
+// dependencies. A venue or organizer linked since is: an event list depends on every one of them.
 
 /** Reads these events' rows as the answer's route lists them now (null: the route refused). */
 export type RowReader = (events: readonly number[]) => Promise<unknown[] | null>;
@@ -52,16 +53,28 @@ export function rowRewrite(read: RowReader, holds: unknown): RowRewrite {
   };
 }
 
-/** Whether everything `row` shows is something the answer already depends on (its own event aside). */
+/**
+ * Whether everything `row` shows is something the answer already depends on (its own event aside): a
+ * record it shows or a family it depends on whole (an event list, on every venue and organizer).
+ */
 function dependsOnAll(id: number, row: unknown, dependencies: Dependencies): boolean {
   const counts = countsShown(JSON.stringify(row));
   const known = new Set(dependencies.counts ?? []);
   if (!counts.every((term) => known.has(term))) return false;
   const rewritten = new Set(counts.map((term) => recordTag('term-count', term)));
   const records = new Set(dependencies.records);
+  const families = new Set<string>(dependencies.kinds);
   const own = recordTag('event', id);
-  return recordsShown(row).every((tag) => tag === own || rewritten.has(tag) || records.has(tag));
+  return recordsShown(row).every(
+    (tag) => tag === own || rewritten.has(tag) || records.has(tag) || families.has(familyOf(tag)),
+  );
 }
+
+/** The family a record tag's kind belongs to (`venue:3` → `venue`); only these name their family. */
+const familyOf = (tag: string): string => {
+  const kind = tag.slice(0, tag.indexOf(':'));
+  return kind === 'venue' || kind === 'organizer' || kind === 'term' ? kind : '';
+};
 
 function idOf(row: unknown): number | undefined {
   return isRecord(row) && typeof row.id === 'number' ? row.id : undefined;

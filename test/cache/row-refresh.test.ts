@@ -5,7 +5,7 @@ import type { Dependencies } from '../../src/domain/dependencies.js';
 import { rowRewrite, shownRows } from '../../src/rest/shown-rows.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { cachedAndFresh } from '../helpers/cached-app.js';
-import { createEvent, createTerm } from '../helpers/fixtures.js';
+import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 import { type Users, withRoles } from '../helpers/users.js';
 
 // A write that changes an event a cached REST list shows as a row, and not the list around it (who is
@@ -110,13 +110,26 @@ describe('an event row rendered again in place', () => {
     expect(await page(1)).toBe('hit');
   });
 
+  it('renders a row showing another venue or organizer: an event list depends on every one', async () => {
+    await page(1);
+    await page(2);
+    events.length = 0;
+    const venue = await createVenue(h.db, { name: `Barn ${YEAR}` });
+    const organizer = await createOrganizer(h.db);
+    await restEdit(ids[1]!, { venue: venue.id });
+    await graphqlEdit(ids[6]!, { organizers: [{ id: organizer.id }] });
+    expect([await page(1), await page(2)]).toEqual(['refresh', 'refresh']);
+    expect(events).not.toContain('dropped');
+    expect([await page(1), await page(2)]).toEqual(['hit', 'hit']);
+  });
+
   it('recomputes a page whose rows a write moved, or whose row shows a record it did not show', async () => {
     await page(1);
     await page(2);
     // The first event of page 2 moves before page 1's last row: both pages change their rows.
     await restEdit(ids[4]!, { start_date: `${YEAR}-02-02 20:00:00`, end_date: `${YEAR}-02-02 21:00:00` });
     expect([await page(1), await page(2)]).toEqual(['miss', 'miss']);
-    // A tag linked: the row shows a term the page did not show.
+    // A tag linked: the row shows a term the page did not show (its count too).
     const tag = await createTerm(h.db, 'post_tag', `Acoustic ${YEAR}`);
     await restEdit(ids[2]!, { tags: [tag.id] });
     expect(await page(1)).toBe('miss');
@@ -155,6 +168,10 @@ describe('the rows of a list body', () => {
     const atVenue = (venue: number) => row(2, 'B', { venue: { id: venue, venue: 'Hall' } });
     expect(await rowRewrite(async () => [atVenue(4)], null).render([2], depends)).toBeNull();
     expect(await rowRewrite(async () => [atVenue(3)], null).render([2], depends)).not.toBeNull();
+    // Any venue, where the answer depends on every one (an event list does).
+    expect(
+      await rowRewrite(async () => [atVenue(4)], null).render([2], { ...depends, kinds: ['venue'] }),
+    ).not.toBeNull();
     // Showing a count the answer cannot rewrite.
     const counted = row(2, 'B', {
       categories: [{ taxonomy: 'tribe_events_cat', count: 4, filter: 'raw', id: 7 }],

@@ -317,19 +317,21 @@ const ROWS: Row[] = [
   ),
   // C1 loses event A and C2 gains it: both counts move, and event B shows C2 (with its count): its
   // REST answers are refreshed, its GraphQL document asking for the count is recomputed. Event A's row
-  // shows another category: the lists showing it are recomputed (as after a venue change).
+  // shows another category: the lists showing it are recomputed (a venue changed is rendered in place).
   ...eventUpdate(
     'term change',
     [...A_AND_COUNTS, ...B_SHOWN],
     (w) => ({ categories: [w.category2] }),
     (w) => ({ categories: [{ id: w.category2 }] }),
   ).map((row) => ({ ...row, refreshed: ['eventB', 'may'] as Name[] })),
+  // Its row shows another venue, which the lists depend on already (every venue): the lists that
+  // keep event A render its row again; the one filtered by the old venue loses it.
   ...eventUpdate(
     'venue change',
     A_SHOWN,
     (w) => ({ venue: w.venue2 }),
     (w) => ({ venues: [{ id: w.venue2 }] }),
-  ),
+  ).map((row) => ({ ...row, refreshed: ['march', 'inCategory'] as Name[] })),
   // A July event in C1 at V1: C1's count moves, which event A shows.
   {
     write: 'event create',
