@@ -96,15 +96,29 @@ export interface RowRewrite {
   /** What it keeps alive beside the answer (what rendering reads), counted against the bound. */
   holds: unknown;
   /**
-   * These events' rows as they read now, ready to replace those of the answer's plain body (the
-   * rewrite returns null when they do not fit it); null when one cannot be rendered in place: gone
-   * from the viewer's lists, or showing records or counts the answer does not depend on. Either null:
-   * the answer is recomputed.
+   * Names what `read` returns: two answers of one reader read the same rows of the same events until
+   * the next write, so the cache reads them once for every answer that write made stale.
    */
-  render(
+  reader: string;
+  /** These events' rows as they read now; null when the reader refused. */
+  read(events: readonly number[]): Promise<readonly unknown[] | null>;
+  /**
+   * The rows read for `events`, ready to replace those of the answer's plain body (the rewrite returns
+   * null when they do not fit it); null when one cannot be rendered in place: gone from the viewer's
+   * lists, or showing records or counts the answer does not depend on. Either null: the answer is
+   * recomputed.
+   */
+  fit(
+    rows: readonly unknown[] | null,
     events: readonly number[],
     dependencies: Dependencies,
-  ): Promise<((body: Buffer) => Buffer | null) | null>;
+  ): ((body: Buffer) => Buffer | null) | null;
+}
+
+/** Where the cache's writes stood when a computation began (`current` compares it afterwards). */
+interface Mark {
+  epoch: number;
+  applied: number;
 }
 
 interface Kept {
@@ -114,6 +128,9 @@ interface Kept {
 
 /** Term counts known at most (a number each): past it, they are forgotten and read again. */
 const MAX_KNOWN_COUNTS = 10_000;
+
+/** Row reads shared between two writes at most (`sharedRows`): past it, they are forgotten. */
+const MAX_SHARED_ROW_READS = 1_000;
 
 /** Refreshed bodies being coded again on the thread pool at once; the others wait their turn. */
 const MAX_RECODING = 8;
@@ -290,6 +307,8 @@ export class ResponseCache {
   private suspended = false;
   /** Numbers answers are made of (a list's total), kept under the same invalidation (`keep`). */
   private readonly kept: LRUCache<string, Kept> | null;
+  /** Kept numbers being worked out, by key, since which write (`keep`: single flight). */
+  private readonly keeping = new Map<string, { mark: Mark; value: Promise<number> }>();
   /** Answers being computed, by key: concurrent misses of one key wait for the first (single flight). */
   private readonly computing = new Map<string, Promise<unknown>>();
   /** Where refreshed counts come from (`readCountsWith`); until given, an answer whose counts move drops. */
@@ -300,6 +319,11 @@ export class ResponseCache {
    * invalidation as the answers.
    */
   private readonly knownCounts = new Map<number, number>();
+  /**
+   * Rows read since the last write, by reader and events: the lists one write made stale show its
+   * event's row alike, and each would otherwise read and shape it again. Forgotten at every write.
+   */
+  private readonly rowReads = new Map<string, Promise<readonly unknown[] | null>>();
   /** Refreshed bodies being coded again (`recode`). */
   private recoding = 0;
   /** Refreshed entries due to be coded again, in the order they became due. */
@@ -382,6 +406,7 @@ export class ResponseCache {
     this.applied++;
     this.options.onEvent?.('invalidation');
     this.forgetCounts(effect);
+    this.rowReads.clear();
     if (effect.all) {
       const count = this.entries?.size ?? 0;
       this.clear();
@@ -457,12 +482,37 @@ export class ResponseCache {
     return counts;
   }
 
+  /**
+   * `rewrite`'s rows of `events` fitted to an answer, read once for every answer of its reader since
+   * the last write (a read begun before a write is forgotten with it, so none outlives what it read).
+   */
+  private async renderedRows(
+    rewrite: RowRewrite,
+    events: readonly number[],
+    dependencies: Dependencies,
+  ): Promise<((body: Buffer) => Buffer | null) | null> {
+    const sorted = [...events].sort((a, b) => a - b);
+    const key = `${rewrite.reader}\u0000${this.today()}\u0000${sorted.join(',')}`;
+    let rows = this.rowReads.get(key);
+    if (!rows) {
+      if (this.rowReads.size >= MAX_SHARED_ROW_READS) this.rowReads.clear();
+      rows = rewrite.read(sorted);
+      this.rowReads.set(key, rows);
+      // A failed read is not shared: the next answer reads again.
+      rows.catch(() => {
+        if (this.rowReads.get(key) === rows) this.rowReads.delete(key);
+      });
+    }
+    return rewrite.fit(await rows, events, dependencies);
+  }
+
   private refreshable(entry: Entry): boolean {
     return entry.rewriteCounts !== undefined && this.readTermCounts !== null;
   }
 
   private clear(): void {
     this.knownCounts.clear();
+    this.rowReads.clear();
     this.entries?.clear();
     this.aliases?.clear();
     this.plain?.clear();
@@ -487,12 +537,12 @@ export class ResponseCache {
   }
 
   /** A mark to compare with `current` once an answer is computed. */
-  private mark(): { epoch: number; applied: number } {
+  private mark(): Mark {
     return { epoch: this.epoch, applied: this.applied };
   }
 
   /** Whether an answer computed since `mark` with these dependencies is still current. */
-  private current(mark: { epoch: number; applied: number }, dependencies: Dependencies): boolean {
+  private current(mark: Mark, dependencies: Dependencies): boolean {
     if (mark.epoch !== this.epoch) return false;
     const since = this.applied - mark.applied;
     if (since === 0) return true;
@@ -511,10 +561,21 @@ export class ResponseCache {
     const kept = this.kept.get(key);
     if (kept !== undefined) return kept.value;
     const mark = this.mark();
-    const value = await compute();
-    if (this.current(mark, dependencies))
-      this.storeIndexed(this.kept, this.keptIndex, key, { value, dependencies });
-    return value;
+    // Pages of one list missed together count it once, unless a write came between (then it is
+    // another number); after a failed count, they count again (once).
+    const pending = this.keeping.get(key);
+    if (pending && pending.mark.epoch === mark.epoch && pending.mark.applied === mark.applied)
+      return pending.value.catch(() => this.keep(key, dependencies, compute));
+    const flight = { mark, value: compute() };
+    this.keeping.set(key, flight);
+    try {
+      const value = await flight.value;
+      if (this.current(mark, dependencies))
+        this.storeIndexed(this.kept, this.keptIndex, key, { value, dependencies });
+      return value;
+    } finally {
+      if (this.keeping.get(key) === flight) this.keeping.delete(key);
+    }
   }
 
   /**
@@ -766,7 +827,7 @@ export class ResponseCache {
     const [counts, total, rows] = await Promise.all([
       entry.staleCounts ? this.currentCounts(entry.dependencies.counts ?? []) : null,
       entry.staleTotal ? entry.rewriteTotal!.recount() : null,
-      entry.staleRows ? entry.rewriteRows!.render(entry.staleRows, entry.dependencies) : null,
+      entry.staleRows ? this.renderedRows(entry.rewriteRows!, entry.staleRows, entry.dependencies) : null,
     ]);
     if (this.entries?.peek(key) !== entry || (entry.staleRows && !rows)) return null;
     // Stored at once unless a write met it meanwhile; then, unless a client or a deflate still reads

@@ -200,7 +200,14 @@ export function createRestRouter(options: {
           version: outcome.version,
           clockSensitive: readsClock(variables, cache.siteTimezone),
           ...(route.dependsOn &&
-            dependenciesOf(reads, outcome, route.dependsOn.families, route.rendersRows ? readRows : null)),
+            dependenciesOf(
+              reads,
+              outcome,
+              route.dependsOn.families,
+              route.rendersRows
+                ? { read: readRows, reader: `${route.operation}\u0000${ctx.params.lang ?? ''}` }
+                : null,
+            )),
           ...(route.dependsOn && route.headers && totalOf(reads, route.headers)),
         };
       };
@@ -227,12 +234,12 @@ function dependenciesOf(
   reads: ReadLog,
   outcome: { value: unknown; json: string },
   families: DependencyKind[],
-  readRows: RowReader | null,
+  rowReader: { read: RowReader; reader: string } | null,
 ): Pick<AnswerMeta, 'dependencies' | 'rewriteCounts' | 'rewriteRows'> {
   const counts = countsShown(outcome.json);
   const rewritten = new Set(counts.map((id) => recordTag('term-count', id)));
   const shown = recordsShown(outcome.value).filter((tag) => !rewritten.has(tag));
-  const rows = readRows ? reads.renderableRows(shownRows(outcome.value)) : [];
+  const rows = rowReader ? reads.renderableRows(shownRows(outcome.value)) : [];
   const dependencies = mergeDependencies(reads.dependencies(shown, rows), {
     records: [],
     kinds: families,
@@ -242,7 +249,8 @@ function dependenciesOf(
   return {
     dependencies,
     ...(counts.length && { rewriteCounts: SHOWN_COUNTS }),
-    ...(readRows && rows.length && { rewriteRows: rowRewrite(readRows, ROW_READER_HOLDS) }),
+    ...(rowReader &&
+      rows.length && { rewriteRows: rowRewrite(rowReader.read, rowReader.reader, ROW_READER_HOLDS) }),
   };
 }
 

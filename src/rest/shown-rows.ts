@@ -22,19 +22,25 @@ export function shownRows(value: unknown): number[] {
   return rows.map(idOf).filter((id): id is number => id !== undefined);
 }
 
-/** How an answer showing the rows of `shownRows` renders them again; `holds`: what `read` keeps alive. */
-export function rowRewrite(read: RowReader, holds: unknown): RowRewrite {
+/**
+ * How an answer showing the rows of `shownRows` renders them again. `reader` names what `read` returns:
+ * the same for every answer of one route in one language (their rows are listed for the same anonymous
+ * viewer), so that the answers one write made stale share one read of its rows. `holds`: what `read`
+ * keeps alive.
+ */
+export function rowRewrite(read: RowReader, reader: string, holds: unknown): RowRewrite {
   return {
     holds,
-    async render(events, dependencies) {
-      const items = await read(events);
+    reader,
+    read,
+    fit(items, events, dependencies) {
       if (!items) return null;
       const rows = new Map<number, unknown>();
       for (const item of items) {
         const id = idOf(item);
-        if (id !== undefined) rows.set(id, item);
+        if (id !== undefined && events.includes(id)) rows.set(id, item);
       }
-      if (!events.every((id) => rows.has(id))) return null;
+      if (rows.size !== new Set(events).size) return null;
       for (const [id, row] of rows) if (!dependsOnAll(id, row, dependencies)) return null;
       return (body) => {
         const answer: unknown = JSON.parse(body.toString('utf8'));

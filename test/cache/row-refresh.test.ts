@@ -2,7 +2,7 @@ import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CacheEvent } from '../../src/cache/response-cache.js';
 import type { Dependencies } from '../../src/domain/dependencies.js';
-import { rowRewrite, shownRows } from '../../src/rest/shown-rows.js';
+import { type RowReader, rowRewrite, shownRows } from '../../src/rest/shown-rows.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { cachedAndFresh } from '../helpers/cached-app.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
@@ -123,6 +123,30 @@ describe('an event row rendered again in place', () => {
     expect([await page(1), await page(2)]).toEqual(['hit', 'hit']);
   });
 
+  it('reads a row once for every list one write made stale, and again after the next write', async () => {
+    const window = `${API}/events?start_date=${YEAR}-01-01&end_date=${YEAR}-12-31`;
+    const lists = [
+      `${LIST}&page=1`,
+      `${window}&per_page=8`,
+      `${window}&per_page=6&categories=${category}`,
+      `${window}&per_page=5`,
+    ];
+    const readCached = async (path: string) =>
+      (await cached.get(path).set('Accept-Encoding', 'gzip').expect(200)).headers['x-cache'] as string;
+    for (const list of lists) await readCached(list);
+    const edited = ids[2]!;
+    for (const title of ['Evening three, renamed', 'Evening three, renamed again']) {
+      await restEdit(edited, { title });
+      h.queries.length = 0;
+      expect(await readCached(lists[0]!)).toBe('refresh');
+      expect(h.queries.length).toBeGreaterThan(0);
+      h.queries.length = 0;
+      for (const list of lists.slice(1)) expect(await readCached(list)).toBe('refresh');
+      expect(h.queries).toEqual([]);
+      for (const list of lists) expect((await readBoth(list)).text).toContain(title);
+    }
+  });
+
   it('recomputes a page whose rows a write moved, or whose row shows a record it did not show', async () => {
     await page(1);
     await page(2);
@@ -147,12 +171,16 @@ describe('the rows of a list body', () => {
   const body = (rows: object[]) =>
     Buffer.from(JSON.stringify({ events: rows, rest_url: 'https://example.com/', total: 9, total_pages: 3 }));
   const depends: Dependencies = { records: ['venue:3'], kinds: [], windows: [], rows: [1, 2] };
+  /** The rows `read` returns for `events`, fitted to an answer with these dependencies. */
+  const render = async (read: RowReader, events: number[], dependencies: Dependencies) => {
+    const rewrite = rowRewrite(read, 'rows', null);
+    return rewrite.fit(await rewrite.read(events), events, dependencies);
+  };
 
   it('finds the rows an answer shows, and puts rendered rows where they were, the rest byte for byte', async () => {
     const before = body([row(1, 'A “quoted” \u2028 title'), row(2, 'B')]);
     expect(shownRows(JSON.parse(before.toString()))).toEqual([1, 2]);
-    const rewrite = rowRewrite(async () => [row(2, 'B, renamed')], null);
-    const apply = await rewrite.render([2], depends);
+    const apply = await render(async () => [row(2, 'B, renamed')], [2], depends);
     expect(apply?.(before)?.toString()).toBe(
       body([row(1, 'A “quoted” \u2028 title'), row(2, 'B, renamed')]).toString(),
     );
@@ -161,31 +189,29 @@ describe('the rows of a list body', () => {
   it('refuses rows it cannot render in place', async () => {
     const before = body([row(1, 'A'), row(2, 'B')]);
     // Gone from the viewer's list.
-    expect(await rowRewrite(async () => [], null).render([2], depends)).toBeNull();
+    expect(await render(async () => [], [2], depends)).toBeNull();
     // The route refused.
-    expect(await rowRewrite(async () => null, null).render([2], depends)).toBeNull();
+    expect(await render(async () => null, [2], depends)).toBeNull();
     // Showing a venue the answer does not depend on; one it does is fine.
     const atVenue = (venue: number) => row(2, 'B', { venue: { id: venue, venue: 'Hall' } });
-    expect(await rowRewrite(async () => [atVenue(4)], null).render([2], depends)).toBeNull();
-    expect(await rowRewrite(async () => [atVenue(3)], null).render([2], depends)).not.toBeNull();
+    expect(await render(async () => [atVenue(4)], [2], depends)).toBeNull();
+    expect(await render(async () => [atVenue(3)], [2], depends)).not.toBeNull();
     // Any venue, where the answer depends on every one (an event list does).
-    expect(
-      await rowRewrite(async () => [atVenue(4)], null).render([2], { ...depends, kinds: ['venue'] }),
-    ).not.toBeNull();
+    expect(await render(async () => [atVenue(4)], [2], { ...depends, kinds: ['venue'] })).not.toBeNull();
     // Showing a count the answer cannot rewrite.
     const counted = row(2, 'B', {
       categories: [{ taxonomy: 'tribe_events_cat', count: 4, filter: 'raw', id: 7 }],
     });
-    expect(await rowRewrite(async () => [counted], null).render([2], depends)).toBeNull();
+    expect(await render(async () => [counted], [2], depends)).toBeNull();
     expect(
-      await rowRewrite(async () => [counted], null).render([2], {
+      await render(async () => [counted], [2], {
         ...depends,
         records: ['term:7'],
         counts: [7],
       }),
     ).not.toBeNull();
     // A body that no longer shows the row.
-    const apply = await rowRewrite(async () => [row(5, 'E')], null).render([5], { ...depends, rows: [5] });
+    const apply = await render(async () => [row(5, 'E')], [5], { ...depends, rows: [5] });
     expect(apply?.(before)).toBeNull();
   });
 });

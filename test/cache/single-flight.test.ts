@@ -280,3 +280,72 @@ describe('ResponseCache.serve', () => {
     expect(shared()).toBe(N - 1);
   });
 });
+
+// A kept number (a list's total) is shared by every page of its list: pages missed together count it
+// once, as one key's misses compute once.
+describe('ResponseCache.keep', () => {
+  const TOTAL: Dependencies = {
+    records: [],
+    kinds: [],
+    windows: [
+      {
+        startFrom: '2031-01-01 00:00:00',
+        startTo: null,
+        endFrom: null,
+        endTo: null,
+        facts: ['span', 'status'],
+        statuses: ['publish'],
+        terms: [],
+        venues: null,
+        organizers: null,
+        extent: 'members',
+      },
+    ],
+  };
+  let cache: ResponseCache;
+  let calls: number;
+  let release: () => void;
+  let released: Promise<void>;
+
+  beforeEach(() => {
+    cache = new ResponseCache({ enabled: true, maxBytes: 1024 * 1024, siteTimezone: 'UTC' });
+    calls = 0;
+    released = new Promise((resolve) => (release = resolve));
+  });
+
+  /** A count that answers once released, numbered by the order it started in (a failure throws). */
+  const counting =
+    (fails = false) =>
+    async () => {
+      const call = ++calls;
+      await released;
+      if (fails) throw new Error(`count ${call} failed`);
+      return call * 100;
+    };
+
+  it('N concurrent counts of one key run once, and the number is kept', async () => {
+    const counted = Promise.all(Array.from({ length: N }, () => cache.keep('total', TOTAL, counting())));
+    release();
+    expect(await counted).toEqual(Array(N).fill(100));
+    expect(await cache.keep('total', TOTAL, counting())).toBe(100);
+    expect(calls).toBe(1);
+  });
+
+  it('a count begun before a write is not shared with those who ask after it', async () => {
+    const before = cache.keep('total', TOTAL, counting());
+    cache.invalidate(writeEffectOf([{ kind: 'venue', id: 2, operation: 'updated' }]));
+    const after = cache.keep('total', TOTAL, counting());
+    release();
+    expect([await before, await after]).toEqual([100, 200]);
+    expect(calls).toBe(2);
+  });
+
+  it('a failed count is not shared: the others count again, once', async () => {
+    const first = cache.keep('total', TOTAL, counting(true));
+    const others = Promise.all(Array.from({ length: N - 1 }, () => cache.keep('total', TOTAL, counting())));
+    release();
+    await expect(first).rejects.toThrow('count 1 failed');
+    expect(await others).toEqual(Array(N - 1).fill(200));
+    expect(calls).toBe(2);
+  });
+});
