@@ -37,8 +37,9 @@ interface ListCase {
   admin?: boolean;
 }
 
-// Every case names records that exist at every size: the seed's first venue and organizer (a venue
-// hosts ~50 events whatever the calendar's size), its categories and tags, and words of its titles.
+// Every case names records that exist at every size: the seed's first venue and organizer (the
+// busiest: ~600 and ~800 events at 10,000), its hundredth, its categories and tags, and words of its
+// titles.
 const CASES: ListCase[] = [
   { name: 'default window', path: '/events' },
   { name: 'page 50 of it', path: '/events?page=50' },
@@ -47,6 +48,9 @@ const CASES: ListCase[] = [
   { name: 'tag', path: '/events?tags=free' },
   { name: 'venue', path: '/events?venue=1' },
   { name: 'organizer', path: '/events?organizer=1' },
+  // The seed's hundredth venue and organizer hold a few dozen events at 10,000.
+  { name: 'venue, one of many', path: '/events?venue=100' },
+  { name: 'organizer, one of many', path: '/events?organizer=100' },
   { name: 'featured', path: '/events?featured=true' },
   { name: 'event_status', path: '/events?event_status=canceled,postponed' },
   { name: 'status (admin)', path: '/events?status=draft,pending', admin: true },

@@ -117,7 +117,9 @@ describe('SQL statements per single event', () => {
 });
 
 describe('SQL statements per filtered list request', () => {
-  // Each filter adds at most one lookup (terms, venues, organizers, parent, venues in range), never one per event.
+  // Each filter adds at most one lookup (terms, venues, organizers, parent, venues in range), never one per
+  // event; on SQLite, one more statement names the events that indexes find for the list (a search's
+  // words, a venue's or an organizer's links), however many filters they answer.
   const FILTERED = [
     'categories=1,2&tags=3',
     // The password opens the protected events, which filters on venues and organizers skip otherwise.
@@ -136,7 +138,7 @@ describe('SQL statements per filtered list request', () => {
     const ten = await countQueries(run(10));
     const fifty = await countQueries(run(50));
     expect(fifty).toBe(ten);
-    expect(ten).toBeLessThanOrEqual(postgres() ? 4 : 8);
+    expect(ten).toBeLessThanOrEqual(postgres() ? 4 : 9);
   });
 
   it('GraphQL events(filter): the same for perPage 10 and 50', async () => {
@@ -151,6 +153,6 @@ describe('SQL statements per filtered list request', () => {
     const ten = await countQueries(run(10));
     const fifty = await countQueries(run(50));
     expect(fifty).toBe(ten);
-    expect(ten).toBeLessThanOrEqual(postgres() ? 5 : 10);
+    expect(ten).toBeLessThanOrEqual(postgres() ? 5 : 11);
   });
 });

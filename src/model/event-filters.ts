@@ -350,12 +350,12 @@ export const EVENT_FILTERS = {
     restDescription: 'Events should be assigned one of the specified venue IDs',
     description: 'Venue ids (any of them)',
     onWithheld: true,
-    lookup: async (given: readonly number[], ctx): Promise<Checked<number[]>> => {
+    lookup: async (given: readonly number[], ctx, { databaseProvider }): Promise<Checked<number[]>> => {
       const ids = [...new Set(given)];
       const where = { id: { in: ids }, ...readableWhere(ctx.viewer) };
       const known = await ctx.db.venue.findMany({ where, select: { id: true } });
       if (!allKnown(ids, known)) return refused('venues');
-      return { effective: ids, ...linkCondition(EVENT_LINKS.venues, ids) };
+      return { effective: ids, ...linkCondition(EVENT_LINKS.venues, ids, databaseProvider) };
     },
   },
   organizers: {
@@ -365,12 +365,12 @@ export const EVENT_FILTERS = {
     restDescription: 'Events should be assigned one of the specified organizer IDs',
     description: 'Organizer ids (any of them)',
     onWithheld: true,
-    lookup: async (given: readonly number[], ctx): Promise<Checked<number[]>> => {
+    lookup: async (given: readonly number[], ctx, { databaseProvider }): Promise<Checked<number[]>> => {
       const ids = [...new Set(given)];
       const where = { id: { in: ids }, ...readableWhere(ctx.viewer) };
       const known = await ctx.db.organizer.findMany({ where, select: { id: true } });
       if (!allKnown(ids, known)) return refused('organizers');
-      return { effective: ids, ...linkCondition(EVENT_LINKS.organizers, ids) };
+      return { effective: ids, ...linkCondition(EVENT_LINKS.organizers, ids, databaseProvider) };
     },
   },
   featured: {
