@@ -129,7 +129,7 @@ interface Kept {
 /** Term counts known at most (a number each): past it, they are forgotten and read again. */
 const MAX_KNOWN_COUNTS = 10_000;
 
-/** Row reads shared between two writes at most (`sharedRows`): past it, they are forgotten. */
+/** Row reads shared between two writes at most (`renderedRows`): past it, they are forgotten. */
 const MAX_SHARED_ROW_READS = 1_000;
 
 /** Refreshed bodies being coded again on the thread pool at once; the others wait their turn. */
@@ -562,7 +562,7 @@ export class ResponseCache {
     if (kept !== undefined) return kept.value;
     const mark = this.mark();
     // Pages of one list missed together count it once, unless a write came between (then it is
-    // another number); after a failed count, they count again (once).
+    // another number); after a failed count, those waiting count again together.
     const pending = this.keeping.get(key);
     if (pending && pending.mark.epoch === mark.epoch && pending.mark.applied === mark.applied)
       return pending.value.catch(() => this.keep(key, dependencies, compute));

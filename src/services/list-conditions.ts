@@ -41,7 +41,11 @@ export interface IndexedSelect {
   sql: string;
   values: readonly unknown[];
   rest?: Prisma.EventWhereInput;
-  /** More events found than this (`MAX_NAMED_EVENTS` at most) and the read keeps the condition. */
+  /**
+   * How many events naming is worth for this condition (default and at most `MAX_NAMED_EVENTS`). A read
+   * names what its indexed conditions find together when one of them is worth it at that number (a
+   * search, whose `LIKE` costs more than any naming); past every limit, each keeps its condition.
+   */
   limit?: number;
 }
 
@@ -63,7 +67,10 @@ export async function conditionsNow(
   conditions: readonly ListCondition[],
 ): Promise<Prisma.EventWhereInput[]> {
   const indexed = conditions.flatMap((condition) => (condition.indexed ? [condition.indexed] : []));
-  const limit = Math.min(MAX_NAMED_EVENTS, ...indexed.map((select) => select.limit ?? MAX_NAMED_EVENTS));
+  const limit = Math.min(
+    MAX_NAMED_EVENTS,
+    Math.max(...indexed.map((select) => select.limit ?? MAX_NAMED_EVENTS)),
+  );
   const found = indexed.length
     ? await db.$queryRawUnsafe<Array<{ id: number | bigint }>>(
         `${indexed.map((select) => select.sql).join(' INTERSECT ')} LIMIT ${limit + 1}`,
@@ -92,7 +99,7 @@ export const EVENT_LINKS = {
 export type EventLink = (typeof EVENT_LINKS)[keyof typeof EVENT_LINKS];
 
 /**
- * Linked events a read names at most (`named`): past it, the window's events are tested in list order,
+ * Linked events a read names at most (`linkCondition` on SQLite): past it, the window's events are tested in list order,
  * and they meet the condition often enough to fill a page early. Naming costs 1–2 µs a value in
  * Prisma's client; testing, ~0.5 µs an event of the window (6,000 in the default one at 10,000 events).
  */
@@ -100,7 +107,7 @@ const MAX_NAMED_LINKED = 256;
 
 /**
  * The events linked to one of `ids`: the relation's `some`, and the link the total may count over.
- * `named`: on SQLite a read names the linked events from the link's index (`indexed`), when they are
+ * Given the provider, on SQLite a read names the linked events from the link's index (`indexed`), when they are
  * few. Prisma writes `some` as a correlated `EXISTS`, which SQLite tests on the window's events in list
  * order until the page is full: every event of the window when the records hold few of them (3.3 ms
  * for a venue of 30 events in a window of 6,000; named, 0.03 ms). For venues and organizers, which hold
@@ -109,10 +116,10 @@ const MAX_NAMED_LINKED = 256;
 export function linkCondition(
   link: EventLink,
   ids: readonly number[],
-  named?: Config['databaseProvider'],
+  provider?: Config['databaseProvider'],
 ): ListCondition {
   const where = { [link.relation]: { some: { [link.key]: { in: [...ids] } } } } as Prisma.EventWhereInput;
-  if (named !== 'sqlite') return { where, link: { link, ids } };
+  if (provider !== 'sqlite') return { where, link: { link, ids } };
   const sql = `SELECT "eventId" AS id FROM "${link.table}" WHERE "${link.key}" IN (${ids.map(() => '?').join(', ')})`;
   return { where, link: { link, ids }, indexed: { sql, values: [...ids], limit: MAX_NAMED_LINKED } };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_LINKS, conditionsNow, linkCondition } from '../../src/services/list-conditions.js';
+import { eventSearchCondition } from '../../src/services/text-search.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createEventsInBulk, createOrganizer, createVenue } from '../helpers/fixtures.js';
 
@@ -73,6 +74,21 @@ describe('lists filtered by venue or organizer', () => {
     else expect(small.venues).toBeDefined();
     // Past the limit the relation's condition stays: naming would cost more than testing the window.
     expect((await readCondition(largeVenue)).venues).toBeDefined();
+  });
+
+  it('name a search and a busy venue together past the venue limit: the search is worth naming', async () => {
+    const provider = h.config.databaseProvider;
+    const [applied] = await conditionsNow(h.db, [
+      eventSearchCondition('Crowded', provider),
+      linkCondition(EVENT_LINKS.venues, [largeVenue], provider),
+    ]);
+    const named = (applied as { id?: { in: number[] } }).id?.in;
+    if (sqlite) expect(new Set(named).size).toBe(LARGE);
+    else expect(named).toBeUndefined();
+    await listAgainstRelation(
+      { venue: largeVenue, search: 'Crowded' },
+      { venues: { some: { venueId: largeVenue } }, title: { contains: 'Crowded' } },
+    );
   });
 
   it('list what the relation finds, named or not, alone and together', async () => {
