@@ -138,7 +138,7 @@ const MAX_RECODING = 8;
  * How long a refreshed body stays plain before it is coded again: while counts move every few seconds,
  * most are refreshed again first (from the plain bytes: no inflating, no coding in between). Measured:
  * 0.5 s spent a fifth more CPU per read at 10 writes a second; never coding again filled the bound
- * with plain bodies (evictions, then misses).
+ * with plain bodies (evictions, then misses). A body that does not fit plain is coded at once.
  */
 const RECODE_DELAY_MS = 5_000;
 
@@ -328,6 +328,8 @@ export class ResponseCache {
   private recoding = 0;
   /** Refreshed entries due to be coded again, in the order they became due. */
   private readonly recodeQueue: Array<{ key: string; entry: Entry }> = [];
+  /** Refreshed entries whose bodies are still plain, by key, oldest first (`recode`, `makeRoom`). */
+  private readonly plainEntries = new Map<string, Entry>();
 
   constructor(private readonly options: ResponseCacheOptions) {
     const aliasBytes = Math.max(1, Math.floor(options.maxBytes * ALIAS_SHARE));
@@ -517,6 +519,7 @@ export class ResponseCache {
     this.aliases?.clear();
     this.plain?.clear();
     this.recodeQueue.length = 0;
+    this.plainEntries.clear();
     this.kept?.clear();
   }
 
@@ -587,9 +590,11 @@ export class ResponseCache {
     index: DependencyIndex,
     key: string,
     value: V,
+    /** What it counts against the bound, when already worked out (else the cache works it out). */
+    size?: number,
   ): void {
     const replaced = lru.peek(key);
-    lru.set(key, value);
+    lru.set(key, value, size === undefined ? undefined : { size });
     const stored = lru.peek(key) === value;
     const same = replaced?.dependencies === value.dependencies;
     if (replaced && (!stored || !same)) index.remove(key, replaced.dependencies);
@@ -698,6 +703,35 @@ export class ResponseCache {
     if (stored) this.aliases?.set(aliasKey, followed);
     else this.aliases?.delete(aliasKey);
     return { alias: followed, body, as: pending ? 'hit' : 'refresh' };
+  }
+
+  /**
+   * Whether `growth` more bytes of answers fit in their bound, after coding at once as many of the
+   * bodies waiting to be coded as that takes, oldest first: a plain body gives way before an answer
+   * is evicted for it.
+   */
+  private makeRoom(growth: number): boolean {
+    if (!this.entries) return false;
+    const fits = () => this.entries!.calculatedSize + growth <= this.answerBytes;
+    for (const [key, entry] of this.plainEntries) {
+      if (fits()) return true;
+      this.plainEntries.delete(key);
+      if (this.entries.peek(key) !== entry) continue;
+      const coded = gzipped(entry.body);
+      if (coded) this.storeCoded(key, entry, coded);
+    }
+    return fits();
+  }
+
+  /** What the answer stored under `key` counts against the bound (0: none). */
+  private heldFor(key: string): number {
+    return this.entries?.info(key)?.size ?? 0;
+  }
+
+  /** A plain entry replaced by its coded twin (the same serial: its aliases stay valid). */
+  private storeCoded(key: string, entry: Entry, coded: Buffer): void {
+    this.storeIndexed(this.entries!, this.entryIndex, key, { ...entry, body: coded, coded: true });
+    this.keepPlain(entry.serial, entry.body);
   }
 
   /** Keeps the plain copy of a coded entry's body, within what the answers leave of their bound. */
@@ -847,16 +881,12 @@ export class ResponseCache {
         ? { hash: countedHash(entry.hashBase, plain, rewritten.countRuns), base: entry.hashBase }
         : answerHash(plain, rewritten.countRuns ?? entry.rewriteCounts?.find(plain));
     const etag = etagOf(hash, entry.version);
-    // Coded before a client that accepts gzip is answered (the same bytes as a recomputed answer); for
-    // any other, after its answer on the thread pool (`recode`). Counts move with every create, trash
-    // and term change: coding every refresh on the event loop cost more than the refresh itself.
-    const codedBody = coded ? gzipped(plain) : null;
     const refreshed: Entry = {
       ...entry,
       ...(base && { hashBase: base }),
       headers: { ...rewritten.headers, etag },
-      body: codedBody ?? plain,
-      coded: codedBody !== null,
+      body: plain,
+      coded: false,
       serial: ++this.serial,
     };
     // Where the counts are now (rows rendered again moved them: found again at the next refresh).
@@ -865,9 +895,21 @@ export class ResponseCache {
     delete refreshed.staleCounts;
     delete refreshed.staleTotal;
     delete refreshed.staleRows;
+    // Coded before a client that accepts gzip is answered (the same bytes as a recomputed answer); for
+    // any other, after its answer on the thread pool (`recode`). Counts move with every create, trash
+    // and term change: coding every refresh on the event loop cost more than the refresh itself. But
+    // coded at once when its plain bytes do not fit beside the other answers, even once the bodies
+    // waiting to be coded are (`makeRoom`): an evicted answer is a miss later, milliseconds where
+    // coding costs about a tenth of one.
+    let size = !coded && storing ? entryBytes(refreshed, key) : undefined;
+    if (coded || (size !== undefined && !this.makeRoom(size - this.heldFor(key)))) {
+      const codedBody = gzipped(plain);
+      if (codedBody) Object.assign(refreshed, { body: codedBody, coded: true });
+      size = undefined;
+    }
     if (storing) {
-      this.storeIndexed(this.entries, this.entryIndex, key, refreshed);
-      if (codedBody) this.keepPlain(refreshed.serial, plain);
+      this.storeIndexed(this.entries, this.entryIndex, key, refreshed, size);
+      if (refreshed.coded) this.keepPlain(refreshed.serial, plain);
       else this.recode(key, refreshed);
       this.trimPlain();
     }
@@ -881,6 +923,8 @@ export class ResponseCache {
    * entries at once, and a body left plain would hold several times its coded size until evicted).
    */
   private recode(key: string, entry: Entry): void {
+    this.plainEntries.delete(key);
+    this.plainEntries.set(key, entry);
     setTimeout(() => {
       this.recodeQueue.push({ key, entry });
       this.recodeNext();
@@ -890,15 +934,13 @@ export class ResponseCache {
   private recodeNext(): void {
     while (this.recoding < MAX_RECODING && this.recodeQueue.length > 0) {
       const { key, entry } = this.recodeQueue.shift()!;
+      if (this.plainEntries.get(key) === entry) this.plainEntries.delete(key);
       const current = () => this.entries?.peek(key) === entry;
       if (!current()) continue;
       this.recoding++;
-      const plain = entry.body;
-      lendUntil(plain, gzippedAside(plain))
+      lendUntil(entry.body, gzippedAside(entry.body))
         .then((coded) => {
-          if (!coded || !current()) return;
-          this.storeIndexed(this.entries!, this.entryIndex, key, { ...entry, body: coded, coded: true });
-          this.keepPlain(entry.serial, plain);
+          if (coded && current()) this.storeCoded(key, entry, coded);
         })
         // A body that cannot be coded stays plain.
         .catch(() => undefined)
@@ -957,7 +999,7 @@ export class ResponseCache {
     // The entry keeps the plain representation's headers; its coded one is derived when sent.
     headers.etag = etag;
     const serial = ++this.serial;
-    this.storeIndexed(this.entries, this.entryIndex, storedAs, {
+    const entry: Entry = {
       status: 200,
       headers,
       body: coded ?? bytes,
@@ -969,7 +1011,10 @@ export class ResponseCache {
       ...(base && { hashBase: base }),
       ...(meta.rewriteTotal && { rewriteTotal: meta.rewriteTotal }),
       ...(meta.rewriteRows && dependencies.rows?.length && { rewriteRows: meta.rewriteRows }),
-    });
+    };
+    const size = entryBytes(entry, storedAs);
+    this.makeRoom(size - this.heldFor(storedAs));
+    this.storeIndexed(this.entries, this.entryIndex, storedAs, entry, size);
     if (coded && !sentCoded) this.keepPlain(serial, bytes);
     this.trimPlain();
     ctx.state.cacheEntry = { key: storedAs, serial, body: sent, coded: sentCoded } satisfies ServedEntry;

@@ -55,8 +55,17 @@ export async function gzippedAside(body: Buffer): Promise<Buffer | null> {
 /** zlib's output is a view of a larger chunk: a kept copy owns exactly its bytes. */
 const smaller = (coded: Buffer, body: Buffer) => (coded.length < body.length ? ownBytes(coded) : null);
 
+/** Past this, a plain body is inflated in zlib's default chunks (no single buffer of a claimed size). */
+const MAX_SIZED_INFLATE = 64 * 1024 * 1024;
+
 export function gunzipped(coded: Buffer): Buffer {
-  return ownBytes(gunzipSync(coded));
+  // Inflated into one buffer of the plain size the gzip trailer states (ISIZE, RFC 1952), where
+  // zlib's 16 KB chunks make a list's body three pieces joined: a quarter less time for each hit of a
+  // client that does not accept gzip. Several gzip members (the trailer gives the last one's size)
+  // only cost the chunking.
+  const size = coded.length >= 18 ? coded.readUInt32LE(coded.length - 4) : 0;
+  const chunkSize = size >= 64 && size <= MAX_SIZED_INFLATE ? size : undefined;
+  return ownBytes(gunzipSync(coded, chunkSize === undefined ? {} : { chunkSize }));
 }
 
 /** The entity tag of the gzip-coded representation of the answer tagged `etag` (a strong tag). */

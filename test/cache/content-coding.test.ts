@@ -1,10 +1,10 @@
 import { type IncomingHttpHeaders, type Server, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ResponseCache } from '../../src/cache/response-cache.js';
-import { acceptsGzip } from '../../src/http/content-coding.js';
+import { acceptsGzip, gunzipped, gzipped } from '../../src/http/content-coding.js';
 import { createLogger } from '../../src/logger.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createTerm } from '../helpers/fixtures.js';
@@ -198,6 +198,22 @@ describe('gzip-coded answers', () => {
     expect(acceptsGzip('gzip;q=0')).toBe(false);
     expect(acceptsGzip('br')).toBe(false);
     expect(acceptsGzip('identity;q=1, gzip;q=0.5')).toBe(false);
+  });
+
+  it('inflates a kept body to its very bytes, one buffer of its own, whatever its size', () => {
+    const text = (length: number) =>
+      Buffer.from(Array.from({ length }, (_, n) => String.fromCharCode(32 + ((n * 7919) % 95))).join(''));
+    for (const length of [1024, 16 * 1024, 16 * 1024 + 1, 34_000, 200_000]) {
+      const plain = text(length);
+      const inflated = gunzipped(gzipped(plain)!);
+      expect(inflated.equals(plain)).toBe(true);
+      expect(inflated.buffer.byteLength).toBe(length);
+    }
+    // Two gzip members: the trailer's size is the last member's alone, and both are still inflated.
+    const first = text(40_000);
+    const second = text(3_000);
+    const members = Buffer.concat([gzipSync(first), gzipSync(second)]);
+    expect(gunzipped(members).equals(Buffer.concat([first, second]))).toBe(true);
   });
 
   it('holds coded answers in a fraction of their plain size', async () => {

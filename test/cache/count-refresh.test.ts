@@ -362,35 +362,45 @@ describe('ResponseCache: refreshing counts', () => {
 });
 
 describe('ResponseCache: coding refreshed answers again', () => {
-  it('codes every answer one write refreshed, more than are coded at once', async () => {
-    const koa = new Koa();
-    const cache = new ResponseCache({
+  const koa = new Koa();
+  const keys = Array.from({ length: 24 }, (_, n) => `list ${n}`);
+  let count: number;
+  let cache: ResponseCache;
+  let events: CacheEvent[];
+  const big = () => `[${Array.from({ length: 40 }, (_, n) => body({ 2: count }, `Concert ${n}`)).join(',')}]`;
+
+  function start(maxBytes: number, recodeDelayMs: number) {
+    count = 10;
+    events = [];
+    cache = new ResponseCache({
       enabled: true,
-      maxBytes: 4 * 1024 * 1024,
+      maxBytes,
       siteTimezone: 'UTC',
-      recodeDelayMs: 20,
+      recodeDelayMs,
+      onEvent: (event) => events.push(event),
     });
-    let count = 10;
     cache.readCountsWith(async (terms) => new Map(terms.map((id) => [id, count])));
-    const keys = Array.from({ length: 24 }, (_, n) => `list ${n}`);
-    const big = () =>
-      `[${Array.from({ length: 40 }, (_, n) => body({ 2: count }, `Concert ${n}`)).join(',')}]`;
-    const serve = async (key: string, coding: string) => {
-      const request = new IncomingMessage(new Socket());
-      request.method = 'GET';
-      request.url = '/calendar/events/v1/events';
-      request.headers['accept-encoding'] = coding;
-      const ctx = koa.createContext(request, new ServerResponse(request));
-      await cache.serve(ctx, key, async () => {
-        ctx.status = 200;
-        ctx.body = big();
-        return {
-          dependencies: { records: ['term:2'], kinds: [], windows: [], counts: [2] },
-          rewriteCounts: SHOWN_COUNTS,
-        };
-      });
-      return { cache: ctx.response.get('X-Cache'), coding: ctx.response.get('Content-Encoding') };
-    };
+  }
+
+  const serve = async (key: string, coding: string) => {
+    const request = new IncomingMessage(new Socket());
+    request.method = 'GET';
+    request.url = '/calendar/events/v1/events';
+    request.headers['accept-encoding'] = coding;
+    const ctx = koa.createContext(request, new ServerResponse(request));
+    await cache.serve(ctx, key, async () => {
+      ctx.status = 200;
+      ctx.body = big();
+      return {
+        dependencies: { records: ['term:2'], kinds: [], windows: [], counts: [2] },
+        rewriteCounts: SHOWN_COUNTS,
+      };
+    });
+    return { cache: ctx.response.get('X-Cache'), coding: ctx.response.get('Content-Encoding') };
+  };
+
+  it('codes every answer one write refreshed, more than are coded at once', async () => {
+    start(4 * 1024 * 1024, 20);
     for (const key of keys) expect(await serve(key, 'gzip')).toMatchObject({ cache: 'miss', coding: 'gzip' });
     count = 11;
     cache.invalidate({ records: ['term-count:2'], kinds: ['term-counts'], events: [] });
@@ -406,5 +416,29 @@ describe('ResponseCache: coding refreshed answers again', () => {
       done = await coded();
     }
     expect(done).toBe(keys.length);
+  });
+
+  it('codes a refreshed answer at once when its plain bytes would evict another answer', async () => {
+    start(4 * 1024 * 1024, 60_000);
+    for (const key of keys) await serve(key, 'gzip');
+    const codedBytes = cache.bytes;
+    // Room for every coded answer and a few plain ones, not for all of them plain.
+    const maxBytes = 3 * codedBytes;
+    expect(keys.length * Buffer.byteLength(big())).toBeGreaterThan(maxBytes);
+    start(maxBytes, 60_000);
+    for (const key of keys) expect(await serve(key, 'gzip')).toMatchObject({ cache: 'miss', coding: 'gzip' });
+    count = 11;
+    cache.invalidate({ records: ['term-count:2'], kinds: ['term-counts'], events: [] });
+    for (const key of keys)
+      expect(await serve(key, 'identity')).toEqual({ cache: 'refresh', coding: undefined });
+    // Every answer is still held (none evicted for the plain bodies), within the bound, and some were
+    // coded at once: a client that accepts gzip gets them coded before any delayed coding ran.
+    expect(events).not.toContain('eviction');
+    expect(cache.size).toBe(keys.length);
+    expect(cache.bytes).toBeLessThanOrEqual(maxBytes);
+    const answers = await Promise.all(keys.map((key) => serve(key, 'gzip')));
+    expect(answers.every((answer) => answer.cache === 'hit')).toBe(true);
+    expect(answers.filter((answer) => answer.coding === 'gzip').length).toBeGreaterThan(0);
+    expect(answers.filter((answer) => answer.coding === undefined).length).toBeGreaterThan(0);
   });
 });
