@@ -155,23 +155,33 @@ const KEPT_SHARE = 1 / 64;
 /** An LRU slot (its key map entry and five parallel arrays) and the record around a held value. */
 const SLOT_BYTES = 128;
 
-/** What an entry's dependencies hold, in and out of the index: a refreshed entry keeps the same. */
-const dependencyBytes = new WeakMap<Dependencies, number>();
+/**
+ * What an entry's dependencies hold (in and out of the index), and what its rewrites keep alive: a
+ * refreshed entry keeps the very objects, so each is measured once.
+ */
+const measured = new WeakMap<object, number>();
+
+function measuredOnce(value: object, measure: () => number): number {
+  let bytes = measured.get(value);
+  if (bytes === undefined) {
+    bytes = measure();
+    measured.set(value, bytes);
+  }
+  return bytes;
+}
+
+const rewriteBytes = (rewrite: { holds: unknown }) => measuredOnce(rewrite, () => heldBytes(rewrite.holds));
 
 function entryBytes(entry: Entry, key: string): number {
-  let dependencies = dependencyBytes.get(entry.dependencies);
-  if (dependencies === undefined) {
-    dependencies = heldBytes(entry.dependencies) + indexBytes(entry.dependencies);
-    dependencyBytes.set(entry.dependencies, dependencies);
-  }
+  const dependencies = entry.dependencies;
   return (
     SLOT_BYTES +
     stringBytes(key) +
     heldBytes(entry.body) +
     heldBytes(entry.headers) +
-    dependencies +
-    (entry.rewriteTotal ? heldBytes(entry.rewriteTotal.holds) : 0) +
-    (entry.rewriteRows ? heldBytes(entry.rewriteRows.holds) : 0) +
+    measuredOnce(dependencies, () => heldBytes(dependencies) + indexBytes(dependencies)) +
+    (entry.rewriteTotal ? rewriteBytes(entry.rewriteTotal) : 0) +
+    (entry.rewriteRows ? rewriteBytes(entry.rewriteRows) : 0) +
     (entry.countRuns ? heldBytes(entry.countRuns) : 0)
   );
 }

@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { databaseProviderOf } from '../config.js';
 import { PrismaClient } from '../generated/sqlite/client.js';
 import type { Metrics } from '../ops/metrics.js';
-import { StatementReusingSqlite } from './sqlite-statements.js';
+import { StatementReusingSqlite, readingCommitted } from './sqlite-statements.js';
 import { keepSqliteStatistics } from './statistics.js';
 
 // Both generated clients expose the same model API (they come from one schema); the application is
@@ -18,10 +19,10 @@ export interface DbOptions {
 }
 
 /**
- * SQLite's page cache per connection, in KiB: better-sqlite3's build default (16 MB), stated so it is a
- * choice. It is malloc'd memory of the process (RSS), not the OS's file cache, which holds the file
- * whatever this says. Memory-mapped I/O stays off (SQLite's default): mapped pages would count in RSS
- * as they are read, up to the whole file.
+ * SQLite's page cache of the reads' connection, in KiB: better-sqlite3's build default (16 MB), stated so
+ * it is a choice; the writer's connection has a quarter. It is malloc'd memory of the process (RSS), not
+ * the OS's file cache, which holds the file whatever this says. Memory-mapped I/O stays off (SQLite's
+ * default): mapped pages would count in RSS as they are read, up to the whole file.
  */
 export const SQLITE_PAGE_CACHE_KIB = 16_000;
 
@@ -43,18 +44,34 @@ export function sqliteBindLimit(client: { pragma(source: string): unknown }): nu
  * the planner's statistics kept.
  */
 class SizedSqlite extends StatementReusingSqlite {
+  constructor(private readonly path: string) {
+    super({ url: `file:${path}` });
+  }
+
   override async connect(): ReturnType<StatementReusingSqlite['connect']> {
     const adapter = await super.connect();
-    const { client } = adapter as unknown as { client: { pragma(source: string): unknown } };
-    client.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
+    const { client } = adapter as unknown as { client: Database.Database };
+    // Committed reads on a connection of their own need WAL (readers never wait for the writer); the
+    // mode is kept in the file, so this only matters for a database no migration has opened.
+    client.pragma('journal_mode = WAL');
+    // The reader runs nearly every query: it gets the page cache; the writer's statements touch few pages.
+    client.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB / 4}`);
     client.pragma('mmap_size = 0');
-    const stopStatistics = keepSqliteStatistics(client);
+    const reads = readingCommitted(adapter, () => {
+      const reader = new Database(this.path);
+      reader.defaultSafeIntegers(true);
+      reader.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
+      reader.pragma('mmap_size = 0');
+      return reader;
+    });
+    const stopStatistics = keepSqliteStatistics(client, undefined, reads.statisticsGathered);
     const connectionInfo = { supportsRelationJoins: false, maxBindValues: sqliteBindLimit(client) };
     const dispose = adapter.dispose.bind(adapter);
     return Object.assign(adapter, {
       getConnectionInfo: () => connectionInfo,
       dispose: async () => {
         stopStatistics();
+        reads.close();
         await dispose();
       },
     });
@@ -84,7 +101,7 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
     });
     db = new PgClient({ adapter, log }) as unknown as Db;
   } else {
-    const adapter = new SizedSqlite({ url: `file:${sqliteFilePath(databaseUrl)}` });
+    const adapter = new SizedSqlite(sqliteFilePath(databaseUrl));
     db = new PrismaClient({ adapter, log });
   }
   const onQuery = options.onQuery;

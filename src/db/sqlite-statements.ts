@@ -38,6 +38,10 @@ class BoundStatement {
     return this.kept.statement.reader;
   }
 
+  get readonly(): boolean {
+    return this.kept.statement.readonly;
+  }
+
   bind(values: Values): BoundStatement {
     return new BoundStatement(this.kept, values);
   }
@@ -89,4 +93,69 @@ export class StatementReusingSqlite extends PrismaBetterSqlite3 {
     holder.client = reusingStatements(holder.client);
     return adapter;
   }
+}
+
+type Adapter = Awaited<ReturnType<PrismaBetterSqlite3['connect']>>;
+type Query = Parameters<Adapter['queryRaw']>[0];
+
+/** Statements after which a connection's planner statistics are new: the reader must load them. */
+const GATHERS_STATISTICS = /^\s*(ANALYZE|PRAGMA\s+optimize)\b/i;
+
+/** The reads of an adapter on a connection of their own (`readingCommitted`). */
+export interface CommittedReads {
+  /** The writer gathered statistics: the reader is opened again to plan with them. */
+  statisticsGathered(): void;
+  close(): void;
+}
+
+/**
+ * Sends the reads an adapter runs outside a transaction to a second connection to its database
+ * (`open` makes one), so that they see committed data only. On the one connection, a read made while
+ * a write's transaction is open there (between two of its statements, each awaited) sees what the
+ * write wrote before it commits: an answer built from a write that then rolls back would be served,
+ * and kept by the response cache, which no rolled-back write invalidates. In WAL mode each statement
+ * of the reader reads the last committed state. Writes, and everything inside a transaction, keep the
+ * adapter's own connection (SQLite has one writer).
+ *
+ * A connection loads the planner's statistics with the schema and not again when another connection
+ * gathers them (ANALYZE changes no schema): after the writer gathers them, the reader is opened anew.
+ */
+export function readingCommitted(adapter: Adapter, open: () => Database.Database): CommittedReads {
+  const holder = adapter as unknown as {
+    client: Database.Database;
+    performIO(query: Query): Promise<unknown>;
+    executeIO(query: Query): Promise<unknown>;
+  };
+  const writer = holder.client;
+  let connection = open();
+  let reader = reusingStatements(connection);
+  const statisticsGathered = () => {
+    const old = connection;
+    connection = open();
+    reader = reusingStatements(connection);
+    old.close();
+  };
+  const performIO = holder.performIO.bind(adapter);
+  const executeIO = holder.executeIO.bind(adapter);
+  // The adapter's own read, run with the reader as its connection: it is synchronous up to the
+  // promise it returns, so the connection is swapped for exactly that statement.
+  holder.performIO = (query) => {
+    if ((reader.prepare(query.sql) as unknown as BoundStatement).readonly) {
+      holder.client = reader;
+      try {
+        return performIO(query);
+      } finally {
+        holder.client = writer;
+      }
+    }
+    const result = performIO(query);
+    if (GATHERS_STATISTICS.test(query.sql)) statisticsGathered();
+    return result;
+  };
+  holder.executeIO = (query) => {
+    const result = executeIO(query);
+    if (GATHERS_STATISTICS.test(query.sql)) statisticsGathered();
+    return result;
+  };
+  return { statisticsGathered, close: () => connection.close() };
 }

@@ -44,11 +44,15 @@ export const SQLITE_OPTIMIZE_EVERY_MS = 60 * 60 * 1000;
 export function keepSqliteStatistics(
   connection: { pragma(source: string): unknown },
   everyMs = SQLITE_OPTIMIZE_EVERY_MS,
+  /** Told after each check: the database's other connections load what it gathered. */
+  checked: () => void = () => undefined,
 ): () => void {
   connection.pragma(SQLITE_OPTIMIZE);
+  checked();
   const timer = setInterval(() => {
     try {
       connection.pragma(SQLITE_OPTIMIZE);
+      checked();
     } catch {
       // Best effort: the plans stay those of the statistics already kept.
     }
