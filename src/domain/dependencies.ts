@@ -342,9 +342,10 @@ function buildTest(effect: WriteEffect): EffectTest {
 /** Whether (and how) an event written can join, leave or move within the list of `window`, as it shows. */
 function moveMeets(move: EventMove, window: EventWindow): ListMeeting {
   const { before, after, facts } = move;
-  const admitted = windowAdmits(window, before) || windowAdmits(window, after);
-  if (!admitted) return false;
-  if (facts === 'all' || before === null || after === null) return rowsOrTotal(move, window);
+  const admitted = () => windowAdmits(window, before) || windowAdmits(window, after);
+  if (facts === 'all' || before === null || after === null) return admitted() && rowsOrTotal(move, window);
+  // The facts the list reads first: most writes change facts most lists never read (a text edit and
+  // every list without a search), and this is the cheaper test, judged for every list a write may meet.
   const read = facts.filter(
     (fact) =>
       window.facts.includes(fact) &&
@@ -353,7 +354,7 @@ function moveMeets(move: EventMove, window: EventWindow): ListMeeting {
       // ...and texts its search judges alike before and after change neither who is in nor the order.
       !(fact === 'text' && window.search && textsJudgedAlike(window.search, before, after)),
   );
-  if (!read.length) return false;
+  if (!read.length || !admitted()) return false;
   if (window.extent === undefined || read.some((fact) => fact !== 'span')) return rowsOrTotal(move, window);
   // Only its place on the calendar changed of what the list reads, so its other criteria judge it as
   // before: it joins or leaves when the dates decide differently, else it moves within the list.
