@@ -703,7 +703,9 @@ export class ResponseCache {
     // A refresh keeps the entry's dependencies (the very object); a recomputed answer has its own, and
     // perhaps headers the alias never had: the normal path records the alias for it.
     const followable = refreshed && refreshed.dependencies === stale.dependencies;
-    if (!refreshed || !followable || isStale(refreshed) || refreshed.coded !== alias.coded) {
+    // As `lookupAlias` decides: coded only for an alias whose requests accept gzip.
+    const coded = refreshed?.coded === true && alias.acceptsGzip;
+    if (!refreshed || !followable || isStale(refreshed) || coded !== alias.coded) {
       this.aliases?.delete(aliasKey);
       return undefined;
     }
@@ -716,15 +718,17 @@ export class ResponseCache {
   }
 
   /**
-   * Whether `growth` more bytes of answers fit in their bound, after coding at once as many of the
-   * bodies waiting to be coded as that takes, oldest first: a plain body gives way before an answer
-   * is evicted for it.
+   * Whether `growth` more bytes of the answer stored under `storing` fit in their bound, after coding at
+   * once as many of the bodies waiting to be coded as that takes, oldest first: a plain body gives way
+   * before an answer is evicted for it. Not the answer being stored, nor one being refreshed or
+   * recomputed (its body is about to be replaced), nor a stale one (the same).
    */
-  private makeRoom(growth: number): boolean {
+  private makeRoom(storing: string, growth: number): boolean {
     if (!this.entries) return false;
     const fits = () => this.entries!.calculatedSize + growth <= this.answerBytes;
     for (const [key, entry] of this.plainEntries) {
       if (fits()) return true;
+      if (key === storing || this.computing.has(key) || isStale(entry)) continue;
       this.plainEntries.delete(key);
       if (this.entries.peek(key) !== entry) continue;
       const coded = gzipped(entry.body);
@@ -912,7 +916,7 @@ export class ResponseCache {
     // waiting to be coded are (`makeRoom`): an evicted answer is a miss later, milliseconds where
     // coding costs about a tenth of one.
     let size = !coded && storing ? entryBytes(refreshed, key) : undefined;
-    if (coded || (size !== undefined && !this.makeRoom(size - this.heldFor(key)))) {
+    if (coded || (size !== undefined && !this.makeRoom(key, size - this.heldFor(key)))) {
       const codedBody = gzipped(plain);
       if (codedBody) Object.assign(refreshed, { body: codedBody, coded: true });
       size = undefined;
@@ -1023,7 +1027,7 @@ export class ResponseCache {
       ...(meta.rewriteRows && dependencies.rows?.length && { rewriteRows: meta.rewriteRows }),
     };
     const size = entryBytes(entry, storedAs);
-    this.makeRoom(size - this.heldFor(storedAs));
+    this.makeRoom(storedAs, size - this.heldFor(storedAs));
     this.storeIndexed(this.entries, this.entryIndex, storedAs, entry, size);
     if (coded && !sentCoded) this.keepPlain(serial, bytes);
     this.trimPlain();

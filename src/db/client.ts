@@ -51,27 +51,31 @@ class SizedSqlite extends StatementReusingSqlite {
   override async connect(): ReturnType<StatementReusingSqlite['connect']> {
     const adapter = await super.connect();
     const { client } = adapter as unknown as { client: Database.Database };
-    // Committed reads on a connection of their own need WAL (readers never wait for the writer); the
-    // mode is kept in the file, so this only matters for a database no migration has opened.
-    client.pragma('journal_mode = WAL');
+    // Committed reads on a connection of their own need WAL (readers never wait for the writer). The
+    // mode is kept in the file, so this only matters for a database no migration has opened; one that
+    // cannot take it is read on the writer's connection, as before.
+    const wal = client.pragma('journal_mode = WAL', { simple: true }) === 'wal';
     // The reader runs nearly every query: it gets the page cache; the writer's statements touch few pages.
-    client.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB / 4}`);
+    client.pragma(`cache_size = -${wal ? SQLITE_PAGE_CACHE_KIB / 4 : SQLITE_PAGE_CACHE_KIB}`);
     client.pragma('mmap_size = 0');
-    const reads = readingCommitted(adapter, () => {
-      const reader = new Database(this.path);
-      reader.defaultSafeIntegers(true);
-      reader.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
-      reader.pragma('mmap_size = 0');
-      return reader;
-    });
-    const stopStatistics = keepSqliteStatistics(client, undefined, reads.statisticsGathered);
+    const reads = wal
+      ? readingCommitted(adapter, () => {
+          // Read-only: a write routed to it by mistake fails instead of committing apart.
+          const reader = new Database(this.path, { readonly: true });
+          reader.defaultSafeIntegers(true);
+          reader.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
+          reader.pragma('mmap_size = 0');
+          return reader;
+        })
+      : undefined;
+    const stopStatistics = keepSqliteStatistics(client, undefined, reads?.statisticsGathered);
     const connectionInfo = { supportsRelationJoins: false, maxBindValues: sqliteBindLimit(client) };
     const dispose = adapter.dispose.bind(adapter);
     return Object.assign(adapter, {
       getConnectionInfo: () => connectionInfo,
       dispose: async () => {
         stopStatistics();
-        reads.close();
+        reads?.close();
         await dispose();
       },
     });

@@ -38,8 +38,9 @@ class BoundStatement {
     return this.kept.statement.reader;
   }
 
-  get readonly(): boolean {
-    return this.kept.statement.readonly;
+  /** A read: it returns rows and writes nothing (`BEGIN` and `COMMIT` are read-only and return none). */
+  get readsOnly(): boolean {
+    return this.kept.statement.reader && this.kept.statement.readonly;
   }
 
   bind(values: Values): BoundStatement {
@@ -135,27 +136,66 @@ export function readingCommitted(adapter: Adapter, open: () => Database.Database
     reader = reusingStatements(connection);
     old.close();
   };
+  // A write outside a transaction waits for the open one (the adapter runs one at a time) to end: on
+  // the writer's connection it would join that transaction, be invisible to the reads until it
+  // commits, and be lost if it rolls back.
+  let transaction: Promise<void> | null = null;
+  const startTransaction = adapter.startTransaction.bind(adapter);
+  adapter.startTransaction = async (isolationLevel) => {
+    const opened = await startTransaction(isolationLevel);
+    let ended!: () => void;
+    const current = new Promise<void>((resolve) => (ended = resolve));
+    transaction = current;
+    const ending =
+      <T>(end: () => Promise<T>) =>
+      async () => {
+        try {
+          return await end();
+        } finally {
+          if (transaction === current) transaction = null;
+          ended();
+        }
+      };
+    opened.commit = ending(opened.commit.bind(opened));
+    opened.rollback = ending(opened.rollback.bind(opened));
+    return opened;
+  };
+  const outsideTransactions = async () => {
+    while (transaction) await transaction;
+  };
   const performIO = holder.performIO.bind(adapter);
   const executeIO = holder.executeIO.bind(adapter);
-  // The adapter's own read, run with the reader as its connection: it is synchronous up to the
-  // promise it returns, so the connection is swapped for exactly that statement.
-  holder.performIO = (query) => {
-    if ((reader.prepare(query.sql) as unknown as BoundStatement).readonly) {
-      holder.client = reader;
-      try {
-        return performIO(query);
-      } finally {
-        holder.client = writer;
-      }
+  /** Whether the reader runs `sql`: not when it does not compile (the adapter's own error is thrown). */
+  const read = (sql: string) => {
+    try {
+      return (reader.prepare(sql) as unknown as BoundStatement).readsOnly;
+    } catch {
+      return false;
     }
-    const result = performIO(query);
+  };
+  const written = <T>(query: Query, result: Promise<T>) => {
     if (GATHERS_STATISTICS.test(query.sql)) statisticsGathered();
     return result;
   };
-  holder.executeIO = (query) => {
-    const result = executeIO(query);
-    if (GATHERS_STATISTICS.test(query.sql)) statisticsGathered();
-    return result;
+  holder.performIO = async (query) => {
+    // The adapter's own read, run with the reader as its connection: it is synchronous up to the
+    // promise it returns, so the connection is swapped for exactly that statement.
+    if (read(query.sql)) {
+      holder.client = reader;
+      let result: Promise<unknown>;
+      try {
+        result = performIO(query);
+      } finally {
+        holder.client = writer;
+      }
+      return result;
+    }
+    await outsideTransactions();
+    return written(query, performIO(query));
+  };
+  holder.executeIO = async (query) => {
+    await outsideTransactions();
+    return written(query, executeIO(query));
   };
   return { statisticsGathered, close: () => connection.close() };
 }

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent } from '../helpers/fixtures.js';
 
-// A read outside a write's transaction sees committed data only, on both databases. On SQLite the
-// reads go to a connection of their own (`readingCommitted`, src/db/sqlite-statements.ts): on the
-// writer's connection a read made between two awaited statements of an open transaction saw what the
-// transaction wrote, and an answer built from a write that then rolled back was served and kept.
+// A read outside a write's transaction sees committed data only, and a write outside it stands on its
+// own, on both databases. On SQLite the reads go to a connection of their own and such writes wait for
+// the open transaction (`readingCommitted`, src/db/sqlite-statements.ts): on the one connection a read
+// made between two awaited statements of an open transaction saw what the transaction wrote (an answer
+// built from a write that then rolled back was served and kept), and a write joined that transaction.
 
 let h: Harness;
 
@@ -63,4 +64,21 @@ it('the transaction itself reads its own writes', async () => {
     return (await tx.event.findUniqueOrThrow({ where: { id: event.id } })).title;
   });
   expect(own).toBe('Own write');
+});
+
+it('a write outside the open transaction waits for it, and stands on its own when it rolls back', async () => {
+  const event = await createEvent(h.db, { title: 'Committed' });
+  const other = await createEvent(h.db, { title: 'Other' });
+  let outside: Promise<number> | undefined;
+  await withOpenWrite(event.id, 'rollback', async () => {
+    // On SQLite's one writer it would otherwise join the open transaction, and roll back with it.
+    // Prisma sends a query once it is awaited: `then` sends it now.
+    outside = h.db
+      .$executeRawUnsafe(`UPDATE "Event" SET "title" = 'Written outside' WHERE "id" = ${other.id}`)
+      .then((count) => count);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+  expect(await outside).toBe(1);
+  expect(await titleOf(other.id)).toBe('Written outside');
+  expect(await titleOf(event.id)).toBe('Committed');
 });
