@@ -43,6 +43,13 @@ export function sqliteBindLimit(client: { pragma(source: string): unknown }): nu
  * The adapter whose connections reuse statements, with the page cache, mapping and bind limit set and
  * the planner's statistics kept.
  */
+/** A connection's page cache set to `kib`, memory-mapped I/O off (`SQLITE_PAGE_CACHE_KIB`). */
+function sized(connection: Database.Database, kib: number): Database.Database {
+  connection.pragma(`cache_size = -${kib}`);
+  connection.pragma('mmap_size = 0');
+  return connection;
+}
+
 class SizedSqlite extends StatementReusingSqlite {
   constructor(private readonly path: string) {
     super({ url: `file:${path}` });
@@ -56,16 +63,13 @@ class SizedSqlite extends StatementReusingSqlite {
     // cannot take it is read on the writer's connection, as before.
     const wal = client.pragma('journal_mode = WAL', { simple: true }) === 'wal';
     // The reader runs nearly every query: it gets the page cache; the writer's statements touch few pages.
-    client.pragma(`cache_size = -${wal ? SQLITE_PAGE_CACHE_KIB / 4 : SQLITE_PAGE_CACHE_KIB}`);
-    client.pragma('mmap_size = 0');
+    sized(client, wal ? SQLITE_PAGE_CACHE_KIB / 4 : SQLITE_PAGE_CACHE_KIB);
     const reads = wal
       ? readingCommitted(adapter, () => {
           // Read-only: a write routed to it by mistake fails instead of committing apart.
           const reader = new Database(this.path, { readonly: true });
           reader.defaultSafeIntegers(true);
-          reader.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
-          reader.pragma('mmap_size = 0');
-          return reader;
+          return sized(reader, SQLITE_PAGE_CACHE_KIB);
         })
       : undefined;
     const stopStatistics = keepSqliteStatistics(client, undefined, reads?.statisticsGathered);

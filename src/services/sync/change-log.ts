@@ -213,9 +213,9 @@ export async function readChanges(
   const position = since ? decodeToken(since) : null;
   if (position && position.time.getTime() < now.getTime() - config.changesRetentionDays * DAY_MS)
     throw syncTokenExpired();
-  // In a transaction: on SQLite, whose connection is shared, a plain read would see the rows of a
-  // write still in progress, and a rolled-back row's id is drawn again by the next write; a
-  // transaction waits for that write to end. On PostgreSQL it costs a BEGIN and changes nothing.
+  // In a transaction: its reads are one snapshot, and on SQLite it waits for a write still in progress
+  // to end (reads outside a transaction see committed rows only, `readingCommitted`, but each its
+  // own). On PostgreSQL it costs a BEGIN and changes nothing.
   return db.$transaction(
     async (tx) => {
       if (!position) {
