@@ -6,10 +6,10 @@ import type { IfMatch } from './domain/versions.js';
 import type { ReadLog } from './services/read-log.js';
 import type { ShapeCache } from './cache/shape-cache.js';
 import type { ChangeFeed } from './services/sync/change-feed.js';
-import type { Context, Keep } from './services/scope.js';
+import type { Context, Keep, KeepRecords } from './services/scope.js';
 import type { WritePipeline } from './services/transactions.js';
 
-export type { Context, Keep, Scope } from './services/scope.js';
+export type { Context, Keep, KeepRecords, Scope } from './services/scope.js';
 
 export interface AppDeps {
   db: Db;
@@ -17,6 +17,7 @@ export interface AppDeps {
   writes: WritePipeline;
   changes?: ChangeFeed;
   keep?: Keep;
+  keepRecords?: KeepRecords;
   shapes?: ShapeCache;
 }
 
@@ -33,7 +34,7 @@ export interface RequestInfo {
 
 /** The request's context, made once by the edge that received it (REST router, GraphQL endpoint). */
 export function createContext(
-  { db, config, writes, changes, keep, shapes }: AppDeps,
+  { db, config, writes, changes, keep, keepRecords, shapes }: AppDeps,
   request: RequestInfo = {},
 ): Context {
   const viewer = request.viewer ?? ANONYMOUS;
@@ -43,6 +44,7 @@ export function createContext(
     writes,
     ...(changes ? { changes } : {}),
     ...(keep ? { keep } : {}),
+    ...(keepRecords ? { keepRecords } : {}),
     ...(shapes ? { shapes } : {}),
     client: viewer.userId !== null ? `user:${viewer.userId}` : `address:${request.address ?? 'unknown'}`,
     viewer,

@@ -6,6 +6,7 @@ import {
   ANY_WRITE,
   type Dependencies,
   EVERYTHING,
+  type ReadRecord,
   type WriteEffect,
   affects,
   recordTag,
@@ -126,6 +127,12 @@ interface Kept {
   dependencies: Dependencies;
 }
 
+/** A record as a read selected it, kept until a write meets what it shows (`keepRecords`). */
+interface KeptRecord {
+  value: object;
+  dependencies: Dependencies;
+}
+
 /** Term counts known at most (a number each): past it, they are forgotten and read again. */
 const MAX_KNOWN_COUNTS = 10_000;
 
@@ -152,6 +159,8 @@ const RECENT_EFFECTS = 512;
 const ALIAS_SHARE = 1 / 8;
 /** The share of the bound the kept numbers may use (a number and its dependencies each). */
 const KEPT_SHARE = 1 / 64;
+/** The share of the bound the kept records may use (an event row with its linked records each). */
+const RECORD_SHARE = 1 / 8;
 /** An LRU slot (its key map entry and five parallel arrays) and the record around a held value. */
 const SLOT_BYTES = 128;
 
@@ -278,6 +287,14 @@ export type ReadTermCounts = (terms: readonly number[]) => Promise<ReadonlyMap<n
 /** Headers of a final answer that an alias never keeps: they are set per exchange. */
 const ALIAS_SKIPPED = new Set([...EXCHANGE_HEADERS, 'x-cache', 'vary']);
 
+/** Freezes a record and everything it holds: shared by every read, none may change it. */
+function deepFreeze<T extends object>(value: T): T {
+  for (const part of Object.values(value))
+    if (typeof part === 'object' && part !== null && !Object.isFrozen(part) && !ArrayBuffer.isView(part))
+      deepFreeze(part as object);
+  return Object.freeze(value);
+}
+
 export function strongEtag(body: Buffer | string): string {
   return `"${bytesHash(body)}"`;
 }
@@ -291,6 +308,7 @@ export class ResponseCache {
   /** The entries and the kept numbers by what they depend on: a write judges only those it may meet. */
   private readonly entryIndex = new DependencyIndex();
   private readonly keptIndex = new DependencyIndex();
+  private readonly recordIndex = new DependencyIndex();
   private readonly aliases: LRUCache<string, Alias> | null;
   /**
    * Plain copies of coded bodies by entry serial, for the clients that do not accept gzip: the most
@@ -317,6 +335,8 @@ export class ResponseCache {
   private suspended = false;
   /** Numbers answers are made of (a list's total), kept under the same invalidation (`keep`). */
   private readonly kept: LRUCache<string, Kept> | null;
+  /** Records as reads selected them, kept under the same invalidation (`keepRecords`). */
+  private readonly records: LRUCache<string, KeptRecord> | null;
   /** Kept numbers being worked out, by key, since which write (`keep`: single flight). */
   private readonly keeping = new Map<string, { mark: Mark; value: Promise<number> }>();
   /** Answers being computed, by key: concurrent misses of one key wait for the first (single flight). */
@@ -344,7 +364,8 @@ export class ResponseCache {
   constructor(private readonly options: ResponseCacheOptions) {
     const aliasBytes = Math.max(1, Math.floor(options.maxBytes * ALIAS_SHARE));
     const keptBytes = Math.max(1, Math.floor(options.maxBytes * KEPT_SHARE));
-    this.answerBytes = Math.max(1, options.maxBytes - aliasBytes - keptBytes);
+    const recordBytes = Math.max(1, Math.floor(options.maxBytes * RECORD_SHARE));
+    this.answerBytes = Math.max(1, options.maxBytes - aliasBytes - keptBytes - recordBytes);
     this.entries = options.enabled
       ? new LRUCache<string, Entry>({
           maxSize: this.answerBytes,
@@ -380,6 +401,16 @@ export class ResponseCache {
           },
         })
       : null;
+    this.records = options.enabled
+      ? new LRUCache<string, KeptRecord>({
+          maxSize: recordBytes,
+          sizeCalculation: (kept, key) =>
+            SLOT_BYTES + stringBytes(key) + heldBytes(kept) + indexBytes(kept.dependencies),
+          dispose: (kept, key, reason) => {
+            if (reason !== 'set') this.recordIndex.remove(key, kept.dependencies);
+          },
+        })
+      : null;
     this.now = options.now ?? Date.now;
   }
 
@@ -402,7 +433,8 @@ export class ResponseCache {
       (this.entries?.calculatedSize ?? 0) +
       (this.aliases?.calculatedSize ?? 0) +
       (this.plain?.calculatedSize ?? 0) +
-      (this.kept?.calculatedSize ?? 0)
+      (this.kept?.calculatedSize ?? 0) +
+      (this.records?.calculatedSize ?? 0)
     );
   }
 
@@ -448,6 +480,8 @@ export class ResponseCache {
         for (const key of [...beyond, ...countsOnly, ...totalsOnly, ...rowsOnly.keys()])
           this.kept.delete(key);
       }
+      // A record depends on records only (what it shows, and its terms' counts).
+      if (this.records) for (const key of this.recordIndex.judge(effect).beyond) this.records.delete(key);
     }
     if (origin === 'local') for (const listener of this.listeners) listener(effect);
   }
@@ -531,6 +565,7 @@ export class ResponseCache {
     this.recodeQueue.length = 0;
     this.plainEntries.clear();
     this.kept?.clear();
+    this.records?.clear();
   }
 
   /**
@@ -589,6 +624,45 @@ export class ResponseCache {
     } finally {
       if (this.keeping.get(key) === flight) this.keeping.delete(key);
     }
+  }
+
+  /**
+   * Records (rows as one selection reads them) by `keys`, those not kept read together by `read` (given
+   * their indexes in `keys`, it answers in that order; undefined: the record is gone). A record is kept
+   * frozen, shared by every read of it until a write meets its dependencies; one read across such a
+   * write is not kept. Read every time while the cache is off or suspended.
+   */
+  async keepRecords<T extends object>(
+    keys: readonly string[],
+    read: (missing: readonly number[]) => Promise<ReadonlyArray<ReadRecord<T> | undefined>>,
+  ): Promise<Array<T | undefined>> {
+    const found: Array<T | undefined> = new Array(keys.length);
+    const missing: number[] = [];
+    keys.forEach((key, index) => {
+      const kept = this.suspended ? undefined : this.records?.get(key);
+      if (kept) found[index] = kept.value as T;
+      else missing.push(index);
+    });
+    if (!missing.length) return found;
+    const mark = this.mark();
+    const records = await read(missing);
+    missing.forEach((index, at) => {
+      const record = records[at];
+      if (!record) return;
+      const { value, dependencies } = record;
+      found[index] = value;
+      if (!this.records || this.suspended || !dependencies || !this.current(mark, dependencies)) return;
+      this.storeIndexed(this.records, this.recordIndex, keys[index]!, {
+        value: deepFreeze(value),
+        dependencies,
+      });
+    });
+    return found;
+  }
+
+  /** Bytes the kept records hold, as counted against the bound (part of `bytes`). */
+  get recordBytes(): number {
+    return this.records?.calculatedSize ?? 0;
   }
 
   /**

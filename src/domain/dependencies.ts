@@ -454,3 +454,9 @@ function union(effects: WriteEffect[]) {
     kinds: [...new Set(effects.flatMap((effect) => effect.kinds))],
   };
 }
+
+/** A record as a read found it, with what it shows (`records`; null: it cannot say, so it is not kept). */
+export interface ReadRecord<T extends object> {
+  value: T;
+  dependencies: Dependencies | null;
+}

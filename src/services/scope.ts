@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { Dependencies } from '../domain/dependencies.js';
+import type { Dependencies, ReadRecord } from '../domain/dependencies.js';
 import type { Db } from '../db/client.js';
 import type { Viewer } from '../domain/permissions.js';
 import type { SiteUrls } from '../domain/urls.js';
@@ -28,6 +28,8 @@ export interface Context {
   ifMatch?: IfMatch | null;
   /** Keeps a number (a list's total) under the response cache's invalidation; absent: worked out each time. */
   keep?: Keep;
+  /** Keeps records (rows as a read selects them) under the response cache's invalidation; absent: read each time. */
+  keepRecords?: KeepRecords;
   /** Where the services note what an answer's reads depended on (the edge that caches it reads it back). */
   reads?: ReadLog;
   /** Kept REST shapes of records, keyed by every input of the shape; absent: made every time. */
@@ -46,6 +48,15 @@ export type Keep = (
   dependencies: Dependencies,
   compute: () => Promise<number>,
 ) => Promise<number>;
+
+/**
+ * The records kept under `keys` (frozen: shared by every read), those not kept read together by `read`
+ * (given their indexes in `keys`, in that order; undefined: gone).
+ */
+export type KeepRecords = <T extends object>(
+  keys: readonly string[],
+  read: (missing: readonly number[]) => Promise<ReadonlyArray<ReadRecord<T> | undefined>>,
+) => Promise<Array<T | undefined>>;
 
 /** What services need of a request: who asks, the database, the settings and the write pipeline. */
 export type Scope = Pick<Context, 'db' | 'viewer' | 'config' | 'writes' | 'ifMatch'>;

@@ -1,4 +1,6 @@
-import type { Context } from '../scope.js';
+import type { Context, KeepRecords } from '../scope.js';
+import { hash } from 'node:crypto';
+import { type Dependencies, recordTag } from '../../domain/dependencies.js';
 import { type Event, Prisma } from '../../generated/sqlite/client.js';
 
 // Reading events with the records they link to, as both APIs select them (a Pothos selection: Prisma's
@@ -186,22 +188,40 @@ async function loadImages(ctx: EventReader, shape: Shape, imageIds: number[]) {
   return new Map(rows.map((row) => [row.m_id as number, pick(row, shape.fields, '')]));
 }
 
-/**
- * `ctx.db.event.findMany({ ...selection, ...args })`, each relation family of the selection loaded by
- * one statement where Prisma would send one per level (see above).
- */
-export async function findEvents<T = Event>(
-  ctx: EventReader,
-  selection: EventSelection,
-  args: Omit<Prisma.EventFindManyArgs, 'select' | 'include'>,
-): Promise<T[]> {
-  const prisma = () => ctx.db.event.findMany({ ...selection, ...args } as Prisma.EventFindManyArgs);
+/** How a selection is read: its families apart, and what a kept record of it is keyed by. */
+interface ReadPlan {
+  mode: 'include' | 'select';
+  /** The selection less the families below. */
+  tree: Tree;
+  image: Shape | null;
+  links: Array<{ family: LinkFamily; shape: Shape }>;
+  /**
+   * The selection's hash, when every part of it is one of the event's scalars or a family above: its
+   * records then show only rows whose writes name them (`recordDependencies`), and can be kept.
+   */
+  keptAs: string | null;
+  /** The selection as given (Prisma reads it whole on PostgreSQL). */
+  whole: Tree;
+}
+
+const EVENT_SCALARS = new Set<string>(Object.values(Prisma.EventScalarFieldEnum));
+const plans = new WeakMap<EventSelection, ReadPlan | null>();
+
+/** The plan of a selection (null: Prisma reads it as it is), worked out once per selection object. */
+function planOf(selection: EventSelection): ReadPlan | null {
+  let plan = plans.get(selection);
+  if (plan === undefined) plans.set(selection, (plan = makePlan(selection)));
+  return plan;
+}
+
+function makePlan(selection: EventSelection): ReadPlan | null {
   const mode = selection.include ? 'include' : selection.select ? 'select' : null;
-  if (ctx.config.databaseProvider === 'postgresql' || !mode) return (await prisma()) as T[];
+  if (!mode) return null;
   const tree: Tree = { ...selection[mode] };
+  let keepable = true;
   const image = tree.image === undefined || tree.image === false ? null : shapeOf(tree.image, MEDIA);
   if (image) delete tree.image;
-  const links: Array<{ family: LinkFamily; shape: Shape }> = [];
+  const links: ReadPlan['links'] = [];
   for (const family of LINK_FAMILIES) {
     const spec = tree[family.relation];
     const shape = spec === undefined || spec === false ? null : linkShape(family, spec);
@@ -209,31 +229,149 @@ export async function findEvents<T = Event>(
     links.push({ family, shape });
     delete tree[family.relation];
   }
-  if (!image && !links.length) return (await prisma()) as T[];
-  // The keys the families attach by are read, and dropped again if the selection did not ask for them.
-  const unasked = mode === 'select' ? ['id', 'imageId'].filter((key) => tree[key] !== true) : [];
-  for (const key of unasked) tree[key] = true;
-  const rows = (await ctx.db.event.findMany({ ...args, [mode]: tree } as Prisma.EventFindManyArgs)) as Row[];
-  if (rows.length) {
-    const eventIds = rows.map((row) => row.id as number);
-    const imageIds = [...new Set(rows.map((row) => row.imageId as number | null))].filter(
-      (imageId): imageId is number => imageId !== null,
-    );
-    const [images, ...linked] = await Promise.all([
-      image ? loadImages(ctx, image, imageIds) : null,
-      ...links.map(({ family, shape }) => loadLinks(ctx, family, shape, eventIds)),
-    ]);
-    for (const row of rows) {
-      if (images) row.image = row.imageId === null ? null : (images.get(row.imageId as number) ?? null);
-      links.forEach(({ family }, index) => {
-        row[family.relation] = linked[index]!.get(row.id as number) ?? [];
-      });
-      for (const key of unasked) delete row[key];
-    }
-  }
-  return rows as T[];
+  for (const [key, value] of Object.entries(tree))
+    if (
+      value !== false &&
+      value !== undefined &&
+      !(mode === 'select' && value === true && EVENT_SCALARS.has(key))
+    )
+      keepable = false;
+  const keptAs = keepable ? hash('sha1', JSON.stringify(selection), 'base64url') : null;
+  return { mode, tree, image, links, keptAs, whole: selection[mode]! };
 }
 
+/** The keys a read adds to a selection (families attach by them, kept records are keyed by them). */
+const ATTACHING_KEYS = ['id', 'imageId', 'modifiedAt'] as const;
+
+/** The rows `args` finds, read by `plan`: with every key in `ATTACHING_KEYS`, asked for or not. */
+async function readRows(
+  ctx: EventReader,
+  plan: ReadPlan,
+  args: Omit<Prisma.EventFindManyArgs, 'select' | 'include'>,
+): Promise<Row[]> {
+  const { mode, image, links } = plan;
+  const attaching = (tree: Tree): Tree =>
+    mode === 'select' ? { ...tree, ...Object.fromEntries(ATTACHING_KEYS.map((key) => [key, true])) } : tree;
+  // PostgreSQL joins the families into Prisma's one statement.
+  if (ctx.config.databaseProvider === 'postgresql' || (!image && !links.length))
+    return (await ctx.db.event.findMany({
+      ...args,
+      [mode]: attaching(plan.whole),
+    } as Prisma.EventFindManyArgs)) as Row[];
+  const tree = attaching(plan.tree);
+  const rows = (await ctx.db.event.findMany({ ...args, [mode]: tree } as Prisma.EventFindManyArgs)) as Row[];
+  if (!rows.length) return rows;
+  const eventIds = rows.map((row) => row.id as number);
+  const imageIds = [...new Set(rows.map((row) => row.imageId as number | null))].filter(
+    (imageId): imageId is number => imageId !== null,
+  );
+  const [images, ...linked] = await Promise.all([
+    image ? loadImages(ctx, image, imageIds) : null,
+    ...links.map(({ family, shape }) => loadLinks(ctx, family, shape, eventIds)),
+  ]);
+  for (const row of rows) {
+    if (images) row.image = row.imageId === null ? null : (images.get(row.imageId as number) ?? null);
+    links.forEach(({ family }, index) => {
+      row[family.relation] = linked[index]!.get(row.id as number) ?? [];
+    });
+  }
+  return rows;
+}
+
+/**
+ * The rows `args` finds, from the records kept by id and version: one statement for the ids and
+ * versions, then the rows not kept read together (one statement per family) and kept.
+ */
+async function keptRows(
+  ctx: EventReader,
+  keepRecords: KeepRecords,
+  plan: ReadPlan,
+  args: Omit<Prisma.EventFindManyArgs, 'select' | 'include'>,
+): Promise<Row[]> {
+  const found = await ctx.db.event.findMany({ ...args, select: { id: true, modifiedAt: true } });
+  const keyOf = (id: number, modifiedAt: Date) => `event ${plan.keptAs!} ${id} ${modifiedAt.getTime()}`;
+  const rows = await keepRecords<Row>(
+    found.map(({ id, modifiedAt }) => keyOf(id, modifiedAt)),
+    async (missing) => {
+      const ids = missing.map((index) => found[index]!.id);
+      const byId = new Map(
+        (await readRows(ctx, plan, { where: { id: { in: ids } } })).map((row) => [row.id as number, row]),
+      );
+      return missing.map((index) => {
+        const { id, modifiedAt } = found[index]!;
+        const row = byId.get(id);
+        if (!row) return undefined;
+        // Written between the two statements: shown as it is now, kept under no older version.
+        const current = (row.modifiedAt as Date).getTime() === modifiedAt.getTime();
+        return { value: row, dependencies: current ? recordDependencies(row) : null };
+      });
+    },
+  );
+  // An event deleted between the two statements is left out, as a read a moment later would.
+  return rows.filter((row): row is Row => row !== undefined);
+}
+
+/**
+ * What a kept event row shows, as writes name it: the event, its linked venues and organizers (their
+ * images are theirs), its terms and their parents, with their counts. Media rows never change. Null
+ * when a link does not say which record it is (the selection did not read its key).
+ */
+function recordDependencies(row: Row): Dependencies | null {
+  const records = [recordTag('event', row.id as number)];
+  const linked = (links: unknown, key: string, record: string): Row[] | null => {
+    if (links === undefined) return [];
+    const found: Row[] = [];
+    for (const link of links as Row[]) {
+      const id = (link[key] ?? (link[record] as Row | undefined)?.id) as number | undefined;
+      if (id === undefined) return null;
+      found.push({ id, record: link[record] });
+    }
+    return found;
+  };
+  const venues = linked(row.venues, 'venueId', 'venue');
+  const organizers = linked(row.organizers, 'organizerId', 'organizer');
+  const terms = linked(row.terms, 'termId', 'term');
+  if (!venues || !organizers || !terms) return null;
+  for (const { id } of venues) records.push(recordTag('venue', id as number));
+  for (const { id } of organizers) records.push(recordTag('organizer', id as number));
+  for (const { id, record } of terms) {
+    const term = record as Row | undefined;
+    const parent = (term?.parentId ?? (term?.parent as Row | null | undefined)?.id) as
+      number | null | undefined;
+    if (term && 'parent' in term && term.parent !== null && parent === undefined) return null;
+    for (const termId of parent === null || parent === undefined ? [id] : [id, parent])
+      records.push(recordTag('term', termId as number), recordTag('term-count', termId as number));
+  }
+  return { records, kinds: [], windows: [] };
+}
+
+/**
+ * `ctx.db.event.findMany({ ...selection, ...args })`, each relation family of the selection loaded by
+ * one statement where Prisma would send one per level (see above). Where records are kept
+ * (`ctx.keepRecords`), the rows come from them by id and version: one statement for the ids, the
+ * families' statements only for the events not kept.
+ */
+export async function findEvents<T = Event>(
+  ctx: EventReader & Pick<Context, 'keepRecords'>,
+  selection: EventSelection,
+  args: Omit<Prisma.EventFindManyArgs, 'select' | 'include'>,
+): Promise<T[]> {
+  const plan = planOf(selection);
+  if (!plan)
+    return (await ctx.db.event.findMany({ ...selection, ...args } as Prisma.EventFindManyArgs)) as T[];
+  const { keepRecords } = ctx;
+  const rows =
+    keepRecords && plan.keptAs
+      ? await keptRows(ctx, keepRecords, plan, args)
+      : await readRows(ctx, plan, args);
+  // The keys read only to attach families or key records go again, unless the selection asked for them.
+  const unasked = plan.mode === 'select' ? ATTACHING_KEYS.filter((key) => plan.tree[key] !== true) : [];
+  return rows.map((row) => {
+    const copy = { ...row };
+    for (const key of unasked) delete copy[key];
+    return copy as T;
+  });
+}
 /** One event by id or slug, read as `findEvents` reads a page. */
 export async function findEvent(
   ctx: EventReader,
