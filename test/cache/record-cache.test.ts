@@ -291,3 +291,83 @@ describe('kept records', () => {
     }
   });
 });
+
+describe('a read of kept records', () => {
+  it('sends one statement for its page, where reading the rows takes one per relation family', async () => {
+    const w = await makeWorld();
+    const admin = users.administrator;
+    const path = `${API}/events?start_date=${w.year}-01-01&end_date=${w.year}-12-31`;
+    /** The statements of one read that read events or their links (authentication aside). */
+    const eventStatements = async (agent: ReturnType<typeof supertest>) => {
+      h.queries.length = 0;
+      await agent.get(path).auth(admin.login, admin.password).expect(200);
+      return h.queries.filter((sql) =>
+        /\bFROM\s+(?:[`"]\w+[`"]\.)?[`"](Event|EventVenue|EventOrganizer|EventTerm|Media)[`"]/.test(sql),
+      );
+    };
+    await eventStatements(kept);
+    const fromKept = await eventStatements(kept);
+    const fromRows = await eventStatements(fresh);
+    // The page's ids and versions (its total is kept too); the app without records also counts the
+    // list and reads its rows with their families (PostgreSQL joins them into the page's statement).
+    expect(fromKept).toHaveLength(1);
+    expect(fromKept[0]).toMatch(/^SELECT\s+\S*id\S*,\s*\S*modifiedAt\S*\s+FROM/);
+    expect(fromRows.length).toBe(h.config.databaseProvider === 'postgresql' ? 2 : 5);
+  });
+});
+
+describe('keepRecords', () => {
+  const record = (id: number) => ({ id, title: `Event ${id}` });
+  const shows = (id: number) => ({ records: [`event:${id}`], kinds: [], windows: [] });
+  const newCache = () => new ResponseCache({ enabled: true, maxBytes: 1024 * 1024, siteTimezone: 'UTC' });
+
+  it('keeps what it read unless a write meeting it came meanwhile, and shares it frozen', async () => {
+    const cache = newCache();
+    let reads = 0;
+    /** Keeps records `r<id>`, read as event <id>; `write` comes while they are read. */
+    const keep = (ids: number[], write?: () => void) =>
+      cache.keepRecords(
+        ids.map((id) => `r${id}`),
+        async (missing) => {
+          reads += missing.length;
+          write?.();
+          return missing.map((index) => ({ value: record(ids[index]!), dependencies: shows(ids[index]!) }));
+        },
+      );
+    const written = (id: number) => () =>
+      cache.invalidate({ records: [`event:${id}`], kinds: [], events: [] });
+    // Event 1 is written while it is read: not kept. Event 9's write meets neither 2 nor 3.
+    await keep([1], written(1));
+    await keep([2, 3], written(9));
+    reads = 0;
+    const [one, two, three] = await keep([1, 2, 3]);
+    expect(reads).toBe(1);
+    expect([one, two, three]).toEqual([record(1), record(2), record(3)]);
+    expect(Object.isFrozen(two)).toBe(true);
+    // A write to event 2 drops its record alone.
+    written(2)();
+    reads = 0;
+    await keep([1, 2, 3]);
+    expect(reads).toBe(1);
+  });
+
+  it('keeps nothing that cannot say what it shows, nor while suspended; a gone record is undefined', async () => {
+    const cache = newCache();
+    let reads = 0;
+    const read = async (missing: readonly number[]) => {
+      reads += missing.length;
+      return missing.map((index) => (index === 0 ? { value: record(1), dependencies: null } : undefined));
+    };
+    expect(await cache.keepRecords(['a', 'gone'], read)).toEqual([record(1), undefined]);
+    await cache.keepRecords(['a', 'gone'], read);
+    expect(reads).toBe(4);
+    cache.suspend();
+    const kept = async (missing: readonly number[]) =>
+      missing.map((index) => ({ value: record(index), dependencies: shows(index) }));
+    await cache.keepRecords(['b'], kept);
+    expect(cache.recordBytes).toBe(0);
+    cache.resume();
+    await cache.keepRecords(['b'], kept);
+    expect(cache.recordBytes).toBeGreaterThan(0);
+  });
+});
