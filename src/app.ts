@@ -104,8 +104,8 @@ export function buildApp({
     writes,
     changes,
     keep: cache.keep.bind(cache),
-    // Rows kept by id and version: only where the cache is on (otherwise each read is one statement less).
-    ...(cache.enabled && { keepRecords: cache.keepRecords.bind(cache) as KeepRecords }),
+    // Rows kept by id and version, where the cache keeps them (otherwise a read is one statement less).
+    ...(cache.keepsRecords && { keepRecords: cache.keepRecords.bind(cache) as KeepRecords }),
     ...(shapes && { shapes }),
   };
   // Trusted documents only, or any document plus automatic persisted queries (src/graphql/persisted.ts).

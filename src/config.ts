@@ -25,6 +25,7 @@ const EnvSchema = z.object({
   CALENDAR_CACHE: z.enum(['on', 'off']).default('on'),
   CALENDAR_CACHE_MB: z.coerce.number().min(1).max(65536).default(96),
   CALENDAR_SHAPE_CACHE_MB: z.coerce.number().min(0).max(65536).default(16),
+  CALENDAR_RECORD_CACHE_MB: z.coerce.number().min(0).max(65536).default(16),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
@@ -87,7 +88,8 @@ export interface Config {
    */
   trustedDocuments?: { path: string; documents: ReadonlyMap<string, string> };
   /** The shared response cache of anonymous reads, and its bound in bytes. */
-  cache: { enabled: boolean; maxBytes: number };
+  /** `recordMaxBytes`: the kept event rows' own bound, beside `maxBytes` (`ResponseCache.keepRecords`). */
+  cache: { enabled: boolean; maxBytes: number; recordMaxBytes?: number };
   /** Kept REST shapes of events (`cache/shape-cache.ts`); 0 bytes, or the cache off, keeps none. */
   shapeCache: { maxBytes: number };
   redisUrl?: string;
@@ -172,7 +174,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     ...(trustedDocuments ? { trustedDocuments } : {}),
-    cache: { enabled: e.CALENDAR_CACHE === 'on', maxBytes: Math.round(e.CALENDAR_CACHE_MB * 1024 * 1024) },
+    cache: {
+      enabled: e.CALENDAR_CACHE === 'on',
+      maxBytes: Math.round(e.CALENDAR_CACHE_MB * 1024 * 1024),
+      recordMaxBytes: Math.round(e.CALENDAR_RECORD_CACHE_MB * 1024 * 1024),
+    },
     shapeCache: {
       maxBytes: e.CALENDAR_CACHE === 'on' ? Math.round(e.CALENDAR_SHAPE_CACHE_MB * 1024 * 1024) : 0,
     },

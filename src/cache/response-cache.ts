@@ -159,7 +159,7 @@ const RECENT_EFFECTS = 512;
 const ALIAS_SHARE = 1 / 8;
 /** The share of the bound the kept numbers may use (a number and its dependencies each). */
 const KEPT_SHARE = 1 / 64;
-/** The share of the bound the kept records may use (an event row with its linked records each). */
+/** The kept records' bound when none is given, as a share of the answers' (`recordMaxBytes`). */
 const RECORD_SHARE = 1 / 8;
 /** An LRU slot (its key map entry and five parallel arrays) and the record around a held value. */
 const SLOT_BYTES = 128;
@@ -277,6 +277,11 @@ export interface ResponseCacheOptions {
   onEvent?: (event: CacheEvent) => void;
   /** The clock (milliseconds since the epoch) that decides the site-zone day of a key; tests set it. */
   now?: () => number;
+  /**
+   * The bound of the kept records (`keepRecords`), beside `maxBytes`: an answer that misses assembles
+   * the rows it shows from them. By default an eighth of `maxBytes`; 0 keeps none.
+   */
+  recordMaxBytes?: number;
   /** How long a refreshed body stays plain before it is coded again (`RECODE_DELAY_MS`); tests set it. */
   recodeDelayMs?: number;
 }
@@ -364,8 +369,8 @@ export class ResponseCache {
   constructor(private readonly options: ResponseCacheOptions) {
     const aliasBytes = Math.max(1, Math.floor(options.maxBytes * ALIAS_SHARE));
     const keptBytes = Math.max(1, Math.floor(options.maxBytes * KEPT_SHARE));
-    const recordBytes = Math.max(1, Math.floor(options.maxBytes * RECORD_SHARE));
-    this.answerBytes = Math.max(1, options.maxBytes - aliasBytes - keptBytes - recordBytes);
+    const recordBytes = options.recordMaxBytes ?? Math.floor(options.maxBytes * RECORD_SHARE);
+    this.answerBytes = Math.max(1, options.maxBytes - aliasBytes - keptBytes);
     this.entries = options.enabled
       ? new LRUCache<string, Entry>({
           maxSize: this.answerBytes,
@@ -401,16 +406,17 @@ export class ResponseCache {
           },
         })
       : null;
-    this.records = options.enabled
-      ? new LRUCache<string, KeptRecord>({
-          maxSize: recordBytes,
-          sizeCalculation: (kept, key) =>
-            SLOT_BYTES + stringBytes(key) + heldBytes(kept) + indexBytes(kept.dependencies),
-          dispose: (kept, key, reason) => {
-            if (reason !== 'set') this.recordIndex.remove(key, kept.dependencies);
-          },
-        })
-      : null;
+    this.records =
+      options.enabled && recordBytes > 0
+        ? new LRUCache<string, KeptRecord>({
+            maxSize: recordBytes,
+            sizeCalculation: (kept, key) =>
+              SLOT_BYTES + stringBytes(key) + heldBytes(kept) + indexBytes(kept.dependencies),
+            dispose: (kept, key, reason) => {
+              if (reason !== 'set') this.recordIndex.remove(key, kept.dependencies);
+            },
+          })
+        : null;
     this.now = options.now ?? Date.now;
   }
 
@@ -433,8 +439,7 @@ export class ResponseCache {
       (this.entries?.calculatedSize ?? 0) +
       (this.aliases?.calculatedSize ?? 0) +
       (this.plain?.calculatedSize ?? 0) +
-      (this.kept?.calculatedSize ?? 0) +
-      (this.records?.calculatedSize ?? 0)
+      (this.kept?.calculatedSize ?? 0)
     );
   }
 
@@ -660,7 +665,12 @@ export class ResponseCache {
     return found;
   }
 
-  /** Bytes the kept records hold, as counted against the bound (part of `bytes`). */
+  /** Whether records are kept (`keepRecords` reads every one when not). */
+  get keepsRecords(): boolean {
+    return this.records !== null;
+  }
+
+  /** Bytes the kept records hold, as counted against their own bound (`recordMaxBytes`). */
   get recordBytes(): number {
     return this.records?.calculatedSize ?? 0;
   }

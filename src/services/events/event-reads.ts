@@ -11,6 +11,9 @@ import { type Event, Prisma } from '../../generated/sqlite/client.js';
 // page size. PostgreSQL joins relations inside Prisma's own statement (relationJoins): it keeps that.
 // A family whose selection asks for more than these statements load (a filter, another order, a relation
 // beyond them) stays with Prisma, as does every other relation.
+// Where the response cache is on, rows of selections made only of these are kept by id and version
+// (`ResponseCache.keepRecords`): a read then sends one statement for its ids, and reads only the rows
+// not kept. A write's transaction reads without them (its `EventReader` has no `keepRecords`).
 
 /** What reading events needs: the database (or a write's transaction) and its provider. */
 export type EventReader = Pick<Context, 'db' | 'config'>;
