@@ -60,6 +60,12 @@ export function createResponseCache(config: Config, metrics?: Metrics): Response
     ...config.cache,
     siteTimezone: config.siteTimezone,
     onEvent: metrics && ((event) => metrics.cacheEvents.inc({ event })),
+    onRecords:
+      metrics &&
+      ((kept, read) => {
+        if (kept) metrics.recordReads.inc({ result: 'kept' }, kept);
+        if (read) metrics.recordReads.inc({ result: 'read' }, read);
+      }),
   });
 }
 
@@ -83,6 +89,7 @@ export function buildApp({
     });
   const cache = givenCache ?? createResponseCache(config, metrics);
   metrics?.observeCacheSize(() => cache.bytes);
+  metrics?.observeRecordBytes(() => cache.recordBytes);
   // The one invalidation path of REST and GraphQL: a committed write drops what it changed, before its
   // response is sent.
   writes.afterCommit((committed) => cache.invalidate(writeEffectOf(committed)));

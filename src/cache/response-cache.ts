@@ -275,6 +275,8 @@ export interface ResponseCacheOptions {
   siteTimezone: string;
   /** Told of every hit, miss, eviction (to stay within the byte bound) and invalidation: metrics. */
   onEvent?: (event: CacheEvent) => void;
+  /** Told how many records each `keepRecords` took from those kept and how many it read: metrics. */
+  onRecords?: (kept: number, read: number) => void;
   /** The clock (milliseconds since the epoch) that decides the site-zone day of a key; tests set it. */
   now?: () => number;
   /**
@@ -648,6 +650,7 @@ export class ResponseCache {
       if (kept) found[index] = kept.value as T;
       else missing.push(index);
     });
+    this.options.onRecords?.(keys.length - missing.length, missing.length);
     if (!missing.length) return found;
     const mark = this.mark();
     const records = await read(missing);

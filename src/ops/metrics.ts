@@ -56,6 +56,28 @@ export class Metrics {
     collect: (): void => this.cacheBytes.set(this.cacheSize()),
   });
 
+  /** Event rows a read took from the kept records (`kept`) or from the database (`read`). */
+  readonly recordReads = new Counter({
+    name: 'calendar_record_cache_reads_total',
+    help: 'Event rows read from the kept records or from the database.',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  private recordSize: () => number = () => 0;
+
+  readonly recordBytes: Gauge = new Gauge({
+    name: 'calendar_record_cache_bytes',
+    help: 'Bytes held by the kept event rows.',
+    registers: [this.registry],
+    collect: (): void => this.recordBytes.set(this.recordSize()),
+  });
+
+  /** The kept records' size, read at scrape time. */
+  observeRecordBytes(size: () => number): void {
+    this.recordSize = size;
+  }
+
   private openSubscriptions: () => number = () => 0;
 
   readonly subscriptions: Gauge = new Gauge({

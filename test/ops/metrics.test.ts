@@ -10,6 +10,7 @@ import { migrateDatabase } from '../../src/db/migrate.js';
 import { Metrics } from '../../src/ops/metrics.js';
 import { API, SITE_URL } from '../helpers/harness.js';
 import { freshDatabase } from '../helpers/database.js';
+import { createEvent, createVenue } from '../helpers/fixtures.js';
 
 // Operators scrape /metrics (Prometheus text format) and follow a request by its id into the logs.
 
@@ -138,6 +139,26 @@ describe('response cache metrics', () => {
     expect(count(after, 'miss')).toBe(count(before, 'miss') + 1);
     expect(count(after, 'hit')).toBe(count(before, 'hit') + 1);
     expect(sampleValue(after, 'calendar_response_cache_bytes', {})).toBeGreaterThan(0);
+  });
+
+  it('counts the event rows taken from kept records and read, and reports their bytes', async () => {
+    const before = await scrape();
+    const rows = (families: typeof before, result: string) =>
+      sampleValue(families, 'calendar_record_cache_reads_total', { result });
+    const venue = await createVenue(db, { name: 'Metric Hall' });
+    for (const day of ['10', '11'])
+      await createEvent(db, {
+        title: `Metric ${day}`,
+        start: `2031-03-${day} 10:00:00`,
+        venueIds: [venue.id],
+      });
+    // Two lists over the same two events: the second answer is another key, its rows are kept.
+    await http.get(`${API}/events?start_date=2031-03-01&end_date=2031-03-31`).expect(200);
+    await http.get(`${API}/events?start_date=2031-03-01&end_date=2031-03-30`).expect(200);
+    const after = await scrape();
+    expect(rows(after, 'read')).toBe(rows(before, 'read') + 2);
+    expect(rows(after, 'kept')).toBe(rows(before, 'kept') + 2);
+    expect(sampleValue(after, 'calendar_record_cache_bytes', {})).toBeGreaterThan(0);
   });
 });
 
