@@ -67,7 +67,7 @@ async function instance(channel: 'redis' | 'postgres' | 'redis-down', siteUrl = 
   opened.push({ db, bus });
   const writes = new WritePipeline();
   const app = buildApp({ db, config, logger, writes, cache });
-  return { http: supertest(app.callback()), db, config, writes, bus, events };
+  return { http: supertest(app.callback()), db, config, writes, bus, events, cache };
 }
 
 /** Two instances on one channel, both listening, and an administrator written on the first. */
@@ -120,6 +120,42 @@ describe.each(['redis', 'postgres'] as const)('over %s', (channel) => {
       expect(seen, `round ${round}`).toContain(title);
       expect(seen.length).toBe(before.length + round);
     }
+  });
+});
+
+describe.each([
+  ['redis', 2035],
+  ['postgres', 2036],
+] as const)('kept rows, over %s', (channel, year) => {
+  it('a venue renamed on one instance shows in the other’s signed-in reads within 100 ms', async () => {
+    const { a, b, admin } = await twoInstances(channel, `admin-rows-${channel}`);
+    const venue = await createVenue(a.db, { name: `Hall ${channel}` });
+    await createEvent(a.db, {
+      title: `Rows ${channel}`,
+      start: `${year}-05-10 10:00:00`,
+      venueIds: [venue.id],
+    });
+    await new Promise((done) => setTimeout(done, 50));
+    // A signed-in read is never a shared answer: what B shows comes from its kept rows.
+    const path = `${API}/events?start_date=${year}-05-01&end_date=${year}-05-31`;
+    const venueOnB = async () =>
+      JSON.stringify((await b.http.get(path).auth(admin.login, admin.password).expect(200)).body.events);
+    expect(await venueOnB()).toContain(`Hall ${channel}`);
+    expect(b.cache.recordBytes).toBeGreaterThan(0);
+
+    await a.http
+      .post(`${API}/venues/${venue.id}`)
+      .auth(admin.login, admin.password)
+      .send({ venue: `Opera ${channel}` })
+      .expect(200);
+    const since = performance.now();
+    let seen = '';
+    while (performance.now() - since < 100) {
+      seen = await venueOnB();
+      if (seen.includes(`Opera ${channel}`)) break;
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    expect(seen).toContain(`Opera ${channel}`);
   });
 });
 
