@@ -8,7 +8,7 @@ import { cacheFastPath, rawCacheHits } from './cache/fast-path.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { ShapeCache } from './cache/shape-cache.js';
 import type { Config } from './config.js';
-import { type KeepRecords, createContext } from './context.js';
+import { createContext } from './context.js';
 import type { Db } from './db/client.js';
 import { graphqlRoute } from './graphql/http.js';
 import { PersistedDocuments } from './graphql/persisted.js';
@@ -112,7 +112,7 @@ export function buildApp({
     changes,
     keep: cache.keep.bind(cache),
     // Rows kept by id and version, where the cache keeps them (otherwise a read is one statement less).
-    ...(cache.keepsRecords && { keepRecords: cache.keepRecords.bind(cache) as KeepRecords }),
+    ...(cache.keepsRecords && { keepRecords: cache.keepRecords.bind(cache) }),
     ...(shapes && { shapes }),
   };
   // Trusted documents only, or any document plus automatic persisted queries (src/graphql/persisted.ts).

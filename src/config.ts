@@ -87,8 +87,10 @@ export interface Config {
    * persisted queries are offered.
    */
   trustedDocuments?: { path: string; documents: ReadonlyMap<string, string> };
-  /** The shared response cache of anonymous reads, and its bound in bytes. */
-  /** `recordMaxBytes`: the kept event rows' own bound, beside `maxBytes` (`ResponseCache.keepRecords`). */
+  /**
+   * The shared response cache of anonymous reads, and its bound in bytes; `recordMaxBytes`: the kept
+   * event rows' own bound, beside it (`ResponseCache.keepRecords`).
+   */
   cache: { enabled: boolean; maxBytes: number; recordMaxBytes?: number };
   /** Kept REST shapes of events (`cache/shape-cache.ts`); 0 bytes, or the cache off, keeps none. */
   shapeCache: { maxBytes: number };

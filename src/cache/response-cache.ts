@@ -294,6 +294,22 @@ export type ReadTermCounts = (terms: readonly number[]) => Promise<ReadonlyMap<n
 /** Headers of a final answer that an alias never keeps: they are set per exchange. */
 const ALIAS_SKIPPED = new Set([...EXCHANGE_HEADERS, 'x-cache', 'vary']);
 
+/**
+ * A byte-bounded LRU of values kept under the invalidation (kept numbers, kept records), each counted
+ * with its key and its dependencies' index slots; one that goes (evicted, deleted, cleared) leaves
+ * `index` too (a replacement: `storeIndexed`).
+ */
+function indexedLru<V extends { dependencies: Dependencies }>(maxSize: number, index: DependencyIndex) {
+  return new LRUCache<string, V>({
+    maxSize,
+    sizeCalculation: (kept, key) =>
+      SLOT_BYTES + stringBytes(key) + heldBytes(kept) + indexBytes(kept.dependencies),
+    dispose: (kept, key, reason) => {
+      if (reason !== 'set') index.remove(key, kept.dependencies);
+    },
+  });
+}
+
 /** Freezes a record and everything it holds: shared by every read, none may change it. */
 function deepFreeze<T extends object>(value: T): T {
   for (const part of Object.values(value))
@@ -398,27 +414,9 @@ export class ResponseCache {
           sizeCalculation: (body) => SLOT_BYTES + heldBytes(body),
         })
       : null;
-    this.kept = options.enabled
-      ? new LRUCache<string, Kept>({
-          maxSize: keptBytes,
-          sizeCalculation: (kept, key) =>
-            SLOT_BYTES + stringBytes(key) + heldBytes(kept) + indexBytes(kept.dependencies),
-          dispose: (kept, key, reason) => {
-            if (reason !== 'set') this.keptIndex.remove(key, kept.dependencies);
-          },
-        })
-      : null;
+    this.kept = options.enabled ? indexedLru<Kept>(keptBytes, this.keptIndex) : null;
     this.records =
-      options.enabled && recordBytes > 0
-        ? new LRUCache<string, KeptRecord>({
-            maxSize: recordBytes,
-            sizeCalculation: (kept, key) =>
-              SLOT_BYTES + stringBytes(key) + heldBytes(kept) + indexBytes(kept.dependencies),
-            dispose: (kept, key, reason) => {
-              if (reason !== 'set') this.recordIndex.remove(key, kept.dependencies);
-            },
-          })
-        : null;
+      options.enabled && recordBytes > 0 ? indexedLru<KeptRecord>(recordBytes, this.recordIndex) : null;
     this.now = options.now ?? Date.now;
   }
 
