@@ -292,9 +292,8 @@ async function keptRows(
   args: Omit<Prisma.EventFindManyArgs, 'select' | 'include'>,
 ): Promise<Row[]> {
   const found = await ctx.db.event.findMany({ ...args, select: { id: true, modifiedAt: true } });
-  const keyOf = (id: number, modifiedAt: Date) => `event ${plan.keptAs!} ${id} ${modifiedAt.getTime()}`;
   const rows = await keepRecords<Row>(
-    found.map(({ id, modifiedAt }) => keyOf(id, modifiedAt)),
+    found.map(({ id, modifiedAt }) => `event ${plan.keptAs!} ${id} ${modifiedAt.getTime()}`),
     async (missing) => {
       const ids = missing.map((index) => found[index]!.id);
       const byId = new Map(
@@ -320,14 +319,14 @@ async function keptRows(
  * when a link does not say which record it is (the selection did not read its key).
  */
 function recordDependencies(row: Row): Dependencies | null {
-  const records = [recordTag('event', row.id as number)];
-  const linked = (links: unknown, key: string, record: string): Row[] | null => {
-    if (links === undefined) return [];
-    const found: Row[] = [];
-    for (const link of links as Row[]) {
-      const id = (link[key] ?? (link[record] as Row | undefined)?.id) as number | undefined;
+  /** Each link's record id and record (as selected); null when one says neither. */
+  const linked = (links: unknown, key: string, record: string) => {
+    const found: Array<{ id: number; record: Row | undefined }> = [];
+    for (const link of (links ?? []) as Row[]) {
+      const shown = link[record] as Row | undefined;
+      const id = (link[key] ?? shown?.id) as number | undefined;
       if (id === undefined) return null;
-      found.push({ id, record: link[record] });
+      found.push({ id, record: shown });
     }
     return found;
   };
@@ -335,15 +334,15 @@ function recordDependencies(row: Row): Dependencies | null {
   const organizers = linked(row.organizers, 'organizerId', 'organizer');
   const terms = linked(row.terms, 'termId', 'term');
   if (!venues || !organizers || !terms) return null;
-  for (const { id } of venues) records.push(recordTag('venue', id as number));
-  for (const { id } of organizers) records.push(recordTag('organizer', id as number));
-  for (const { id, record } of terms) {
-    const term = record as Row | undefined;
+  const records = [recordTag('event', row.id as number)];
+  for (const { id } of venues) records.push(recordTag('venue', id));
+  for (const { id } of organizers) records.push(recordTag('organizer', id));
+  for (const { id, record: term } of terms) {
     const parent = (term?.parentId ?? (term?.parent as Row | null | undefined)?.id) as
       number | null | undefined;
-    if (term && 'parent' in term && term.parent !== null && parent === undefined) return null;
+    if (term?.parent && parent === undefined) return null;
     for (const termId of parent === null || parent === undefined ? [id] : [id, parent])
-      records.push(recordTag('term', termId as number), recordTag('term-count', termId as number));
+      records.push(recordTag('term', termId), recordTag('term-count', termId));
   }
   return { records, kinds: [], windows: [] };
 }
@@ -375,6 +374,7 @@ export async function findEvents<T = Event>(
     return copy as T;
   });
 }
+
 /** One event by id or slug, read as `findEvents` reads a page. */
 export async function findEvent(
   ctx: EventReader,
