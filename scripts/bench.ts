@@ -1,5 +1,5 @@
 // npm run bench -- [--db sqlite|postgres] [--duration 10] [--connections 10] [--events 10000] [--warmup 2] [--mix]
-//   [--series 20] [--profile DIR] [--gzip]
+//   [--series 20] [--profile DIR] [--gzip] [--peer [--peer-rounds 3]]
 // Seeds a throwaway database, serves it with the real app twice (response cache on, and
 // CALENDAR_CACHE=off) in child processes running the compiled app (scripts/bench-server.mjs), next
 // to two floors in this process: node:http sending the very bytes of the REST list from memory, and
@@ -11,7 +11,9 @@
 // occurrences and a single occurrence beside the plain list and single rows. `--profile DIR` writes a CPU
 // profile of the mix's server for each mix row's measured run into DIR (`.cpuprofile`). `--gzip` sends
 // `Accept-Encoding: gzip` with every request, as browsers and mobile HTTP stacks do (the floors still
-// send the plain bytes).
+// send the plain bytes). `--peer` (PostgreSQL only) adds PostGraphile 5 over the same database
+// (scripts/peer/): two GraphQL requests asked of it and of the uncached server, checked to answer the
+// same events, then timed in alternating rounds (ours, peer, ours, peer…), its rows in the same table.
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +31,7 @@ import { endOfDayWall, startOfDayWall } from '../src/domain/dates.js';
 import { defaultCounts } from './sample-data/generate.js';
 import { seedDatabase } from './sample-data/seed.js';
 import { createAdministrator, kilobytesPerRequest, printMix, runMix } from './bench-mix.js';
+import { type PeerInstall, PeerChild, checkSameAnswers, installPeer, peerRequests } from './peer/peer.js';
 
 const run = promisify(execFile);
 const SERVER_CHILD = new URL('./bench-server.mjs', import.meta.url).pathname;
@@ -47,12 +50,19 @@ interface LoadResult {
   bytes: number;
 }
 
+/** What a row measures of the process serving it: an app server child, or the peer. */
+interface MeasuredServer {
+  resetSql(): Promise<number>;
+  sql(): Promise<number>;
+  cpuMicros(): Promise<number>;
+}
+
 interface Target {
   name: string;
   url: string;
   body?: string;
   /** The server child whose SQL statements and memory this row measures. */
-  server?: ServerChild;
+  server?: MeasuredServer;
   floor?: 'memory' | 'database';
 }
 
@@ -63,6 +73,8 @@ interface Row {
   /** CPU (user + system) of the serving process per request, ms: what a route costs, whatever the load. */
   cpuPerRequest?: number;
   problem?: string;
+  /** `--peer`: ours against the peer on the same request (req/s, and CPU per request). */
+  versusPeer?: { rps: number; cpu: number };
 }
 
 // The service's default list window: yesterday 00:00 to today + 24 months 23:59:59 (site zone).
@@ -118,20 +130,35 @@ function options() {
       series: { type: 'string', default: '0' },
       profile: { type: 'string' },
       gzip: { type: 'boolean', default: false },
+      peer: { type: 'boolean', default: false },
+      'peer-rounds': { type: 'string', default: '3' },
     },
   });
   if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
+  // The peer reads PostgreSQL only.
+  if (values.peer && values.db !== 'postgres')
+    throw new Error('--peer runs on PostgreSQL: add --db postgres');
   const numbers = Object.fromEntries(
-    (['duration', 'connections', 'events', 'warmup', 'series'] as const).map((key) => [
+    (['duration', 'connections', 'events', 'warmup', 'series', 'peer-rounds'] as const).map((key) => [
       key,
       Number(values[key]),
     ]),
-  ) as Record<'duration' | 'connections' | 'events' | 'warmup' | 'series', number>;
+  ) as Record<'duration' | 'connections' | 'events' | 'warmup' | 'series' | 'peer-rounds', number>;
   for (const [key, value] of Object.entries(numbers))
     if (!Number.isInteger(value) || value < 0) throw new Error(`--${key} must be a non-negative integer`);
   if (numbers.series > 100) throw new Error('--series is a percentage of the events (0 to 100)');
   if (values.profile !== undefined && !values.mix) throw new Error('--profile profiles the mix: add --mix');
-  return { ...numbers, db: values.db, mix: values.mix, profile: values.profile, gzip: values.gzip };
+  if (numbers['peer-rounds'] < 1) throw new Error('--peer-rounds must be at least 1');
+  const { 'peer-rounds': peerRounds, ...rest } = numbers;
+  return {
+    ...rest,
+    peerRounds,
+    db: values.db,
+    mix: values.mix,
+    profile: values.profile,
+    gzip: values.gzip,
+    peer: values.peer,
+  };
 }
 
 /** wrk's extra header arguments: with `--gzip`, every request accepts gzip-coded answers. */
@@ -267,11 +294,25 @@ async function requireWrk(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { duration, connections, events, warmup, db: kind, mix, series, profile, gzip } = options();
+  const {
+    duration,
+    connections,
+    events,
+    warmup,
+    db: kind,
+    mix,
+    series,
+    profile,
+    gzip,
+    peer,
+    peerRounds,
+  } = options();
   if (gzip) wrkHeaders = ['-H', 'Accept-Encoding: gzip'];
   if (profile) mkdirSync(resolve(profile), { recursive: true });
   const postgres = kind === 'postgres';
   await requireWrk();
+  // Before seeding: a failed install stops the run early.
+  const peerInstall = peer ? await installPeer((line) => console.log(line)) : undefined;
   // The servers run the compiled app, as `npm start` does: build it first unless dist/ is current.
   await run(process.execPath, [new URL('./build-if-stale.mjs', import.meta.url).pathname]);
   const dir = mkdtempSync(join(tmpdir(), 'calendar-bench-'));
@@ -288,6 +329,7 @@ async function main(): Promise<void> {
   }
   const servers: Server[] = [];
   const children: ServerChild[] = [];
+  let peerChild: PeerChild | undefined;
   let floorSqlite: Database.Database | undefined;
   let floorPg: pg.Pool | undefined;
   const db = await createDb(url);
@@ -415,6 +457,20 @@ async function main(): Promise<void> {
       console.log(`measured ${target.name}`);
     }
     const rss = await Promise.all(children.map((child) => child.peakRssMb()));
+    let peerNotes: string[] = [];
+    if (peerInstall) {
+      peerChild = await PeerChild.start(peerInstall, url);
+      const measured = await measurePeer(uncached, peerChild, peerRequests(window(), first.id), script, {
+        connections,
+        duration,
+        warmup,
+        rounds: peerRounds,
+      });
+      rows.push(...measured.rows);
+      peerNotes = [...describePeer(peerInstall, await peerChild.peakRssMb(), peerRounds), ...measured.notes];
+      peerChild.stop();
+      peerChild = undefined;
+    }
     // Its own cache-on server, so the rows above and the cache fill below do not share its memory.
     const mixServer = mix ? await ServerChild.start(url, 'on') : undefined;
     if (mixServer) children.push(mixServer);
@@ -444,6 +500,7 @@ async function main(): Promise<void> {
         `cached server with its cache full (${(full / 2 ** 20).toFixed(0)} of ` +
         `${(config.cache.maxBytes / 2 ** 20).toFixed(0)} MB) under the cached list: RSS ${fullRss.toFixed(0)} MB`,
     );
+    for (const note of peerNotes) console.log(note);
     if (mixed)
       printMix(
         mixed.rows,
@@ -454,6 +511,7 @@ async function main(): Promise<void> {
       );
   } finally {
     for (const child of children) child.stop();
+    peerChild?.stop();
     for (const server of servers) server.close();
     floorSqlite?.close();
     await floorPg?.end();
@@ -524,12 +582,110 @@ async function fillCache(server: ServerChild, maxBytes: number, events: number, 
   return server.cacheBytes();
 }
 
+/**
+ * `--peer`: each request on ours (every cache off) and on the peer, after the check that both answer
+ * the same events; warmed up alike, then timed in alternating rounds so that a change of the shared
+ * machine's load falls on both. A row's req/s and latencies are the median of its rounds; its CPU per
+ * request is over all of them.
+ */
+async function measurePeer(
+  ours: ServerChild,
+  peer: PeerChild,
+  requests: ReturnType<typeof peerRequests>,
+  script: string,
+  { connections, duration, warmup, rounds }: Record<'connections' | 'duration' | 'warmup' | 'rounds', number>,
+): Promise<{ rows: Row[]; notes: string[] }> {
+  const { total } = await checkSameAnswers(`${ours.origin}/graphql`, `${peer.origin}/graphql`, requests);
+  const rows: Row[] = [];
+  const notes = [
+    `peer check: the same page (10 of ${total} events) and the same single event, with the same venues, ` +
+      'organizers, categories and tags in the same order',
+  ];
+  for (const kind of ['list', 'single'] as const) {
+    const what = kind === 'list' ? 'list of 10 with relations and total' : 'single event with relations';
+    const pair: Target[] = [
+      {
+        name: `GraphQL ${what}, ours uncached`,
+        url: `${ours.origin}/graphql`,
+        body: requests[kind].ours,
+        server: ours,
+      },
+      {
+        name: `GraphQL ${what}, PostGraphile`,
+        url: `${peer.origin}/graphql`,
+        body: requests[kind].peer,
+        server: peer,
+      },
+    ];
+    if (warmup > 0)
+      for (const target of pair) await wrk(target.url, target.body, connections, warmup, script);
+    const results: LoadResult[][] = pair.map(() => []);
+    const cpu = pair.map(() => 0);
+    for (let round = 0; round < rounds; round++)
+      for (const [i, target] of pair.entries()) {
+        const before = await cpuMicrosOf(target);
+        results[i]!.push(await wrk(target.url, target.body, connections, duration, script));
+        cpu[i]! += (await cpuMicrosOf(target)) - before;
+      }
+    const measured: Row[] = [];
+    for (const [i, target] of pair.entries()) {
+      const result = combineRounds(results[i]!);
+      const cpuPerRequest = cpu[i]! / 1000 / result.requests;
+      measured.push({ target, result, cpuPerRequest, sqlPerRequest: await sqlPerRequest(target) });
+    }
+    const [oursRow, peerRow] = measured as [Row, Row];
+    oursRow.versusPeer = {
+      rps: oursRow.result!.rps / peerRow.result!.rps,
+      cpu: oursRow.cpuPerRequest! / peerRow.cpuPerRequest!,
+    };
+    rows.push(oursRow, peerRow);
+    const byRound = results[0]!.map((r, k) => `${r.rps.toFixed(0)} / ${results[1]![k]!.rps.toFixed(0)}`);
+    notes.push(`peer ${kind}, req/s by round (ours / peer): ${byRound.join(', ')}`);
+    console.log(`measured ${kind}: ours and the peer`);
+  }
+  return { rows, notes };
+}
+
+/** Rounds of one row as one result: the median round's rates and latencies, the sums of the counts. */
+function combineRounds(results: LoadResult[]): LoadResult {
+  const median = (pick: (r: LoadResult) => number) => {
+    const sorted = results.map(pick).sort((a, b) => a - b);
+    const middle = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  const sum = (pick: (r: LoadResult) => number) => results.reduce((total, r) => total + pick(r), 0);
+  return {
+    rps: median((r) => r.rps),
+    p50: median((r) => r.p50),
+    p99: median((r) => r.p99),
+    requests: sum((r) => r.requests),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    bytes: sum((r) => r.bytes),
+  };
+}
+
+function describePeer(install: PeerInstall, rssMb: number, rounds: number): string[] {
+  const versions = Object.entries(install.versions).map(([name, version]) => `${name} ${version}`);
+  return [
+    `peer: ${versions.join(', ')} (${install.dir}); peak RSS ${rssMb.toFixed(0)} MB; ours runs on Node ${process.version}`,
+    `peer rows: ${rounds} rounds each, alternating ours / peer; req/s and latencies the median round, CPU over all rounds`,
+  ];
+}
+
 function printTable(rows: Row[], title: string): void {
   const floorOf = (kind: 'memory' | 'database') =>
     rows.find((row) => row.target.floor === kind)?.result?.rps ?? Number.NaN;
   const memory = floorOf('memory');
   const database = floorOf('database');
+  const versusPeer = rows.some((row) => row.versusPeer);
   const cells = (row: Row): string[] => {
+    const measured = measuredCells(row);
+    if (!versusPeer) return measured;
+    const ratio = row.versusPeer;
+    return [...measured, ratio ? `${ratio.rps.toFixed(2)}× req/s, ${ratio.cpu.toFixed(2)}× CPU` : ''];
+  };
+  const measuredCells = (row: Row): string[] => {
     const r = row.result;
     if (!r) return [row.target.name, '-', '-', '-', '-', '-', '-', '-', `not measured: ${row.problem}`];
     const failures = r.non2xx || r.errors ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : '';
@@ -557,6 +713,7 @@ function printTable(rows: Row[], title: string): void {
       'KB/req',
       'of memory floor',
       'of database floor',
+      ...(versusPeer ? ['ours ÷ peer'] : []),
     ],
     ...rows.map(cells),
   ];
