@@ -3,9 +3,11 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
 // Typed client documents for the example operations, from the committed schema (no server needed).
 const config: CodegenConfig = {
   schema: 'schema.graphql',
-  documents: ['examples/operations/**/*.graphql'],
   generates: {
+    // Documents per output: an output's own `documents` add to a top-level list, and the calendar's
+    // manifest must hold the calendar's documents alone (the server runs them by id in any mode).
     'examples/generated/': {
+      documents: ['examples/operations/**/*.graphql'],
       preset: 'client',
       // ESM with NodeNext resolution: relative imports need their .js extension.
       // persistedDocuments: also persisted-documents.json, the manifest of trusted documents (id →

@@ -1,6 +1,7 @@
 // `npm run build`: compiles src/ and rest-map/ to dist/, then copies what the compiled code reads at run
 // time by a path relative to itself (package.json for the version, the migration history), and
-// bundles the embeddable calendar (web/calendar/) into dist/embed/calendar.js (src/http/embed.ts).
+// bundles the embeddable calendar (web/calendar/) into dist/embed/calendar.js, its documents beside it
+// (dist/embed/calendar-documents.json, which the server registers at start: src/http/embed.ts).
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,4 +25,8 @@ if (!existsSync(join(root, 'examples/generated/calendar-view/graphql.ts'))) {
 }
 mkdirSync(join(dist, 'embed'));
 writeFileSync(join(dist, 'embed/calendar.js'), await buildCalendarBundle(root));
+cpSync(
+  join(root, 'examples/generated/calendar-view/persisted-documents.json'),
+  join(dist, 'embed/calendar-documents.json'),
+);
 console.log('built dist/');

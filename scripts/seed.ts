@@ -3,10 +3,11 @@
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { announceInvalidation } from '../src/cache/invalidation-channel.js';
-import { databaseProviderOf, loadConfig } from '../src/config.js';
+import { databaseProviderOf } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type Db, createDb } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
+import { calendarNamespace } from '../src/ops/calendar-identity.js';
 import { defaultCounts } from './sample-data/generate.js';
 import { seedDatabase } from './sample-data/seed.js';
 
@@ -89,8 +90,8 @@ try {
         `${counts.terms} new terms, ${links} links in ${seconds} s`,
     );
     // Running servers did not see these writes: their caches start again (where a channel exists), on
-    // the channel of the calendar this environment configures.
-    const { namespace } = loadConfig({ ...process.env, DATABASE_URL: url });
+    // the channel of the calendar this database holds.
+    const namespace = await calendarNamespace(db);
     await announceInvalidation(
       { redisUrl: process.env.REDIS_URL, databaseUrl: url, databaseProvider: provider, namespace },
       createLogger('warn', 'stderr'),

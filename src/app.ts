@@ -1,9 +1,8 @@
 import Koa from 'koa';
-import type { Redis } from 'ioredis';
 import { restRoutes } from '../rest-map/routes.js';
 import { Authenticator } from './auth/authenticate.js';
 import { authenticateRequests, viewerOf } from './auth/authenticate-requests.js';
-import { LoginLimits } from './auth/login-limits.js';
+import { LoginLimits, type SharedCounts } from './auth/login-limits.js';
 import { cacheFastPath, rawCacheHits } from './cache/fast-path.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { ShapeCache } from './cache/shape-cache.js';
@@ -14,9 +13,10 @@ import { graphqlRoute } from './graphql/http.js';
 import { PersistedDocuments } from './graphql/persisted.js';
 import { GRAPHQL_PATH, createGraphqlYoga } from './graphql/yoga.js';
 import { answerAheadOfKoa } from './http/ahead-of-koa.js';
+import { believeProxies } from './http/client-address.js';
 import { corsPolicy, routeMethods } from './http/cors.js';
 import { crossSiteWrites } from './http/cross-site.js';
-import { embedRoutes } from './http/embed.js';
+import { embedRoutes, ownDocuments } from './http/embed.js';
 import { answerUnhandledErrors, logResponseFailures } from './http/failures.js';
 import type { Logger } from './logger.js';
 import { metricsEndpoint, recordRequests } from './ops/http-metrics.js';
@@ -48,8 +48,13 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Draining state and readiness checks shared with the process that listens (`server.ts`). */
   lifecycle?: Lifecycle;
-  /** Shared state of the instances (login failure counts); without it each instance counts alone. */
-  redis?: Redis;
+  /**
+   * Shared state of the instances (login failure counts): their Redis and the calendar's namespace in
+   * it; without it each instance counts alone.
+   */
+  shared?: SharedCounts;
+  /** The failed-login counts and known sign-ins; by default new ones, in `shared` when given. */
+  loginLimits?: LoginLimits;
   /** Committed changes for GraphQL subscriptions; by default in this process only (no Redis). */
   changes?: ChangeFeed;
 }
@@ -79,7 +84,8 @@ export function buildApp({
   shapes: givenShapes,
   metrics,
   lifecycle = new Lifecycle(),
-  redis,
+  shared,
+  loginLimits = new LoginLimits(shared),
   changes: givenChanges,
 }: AppOptions): Koa {
   const writes =
@@ -115,8 +121,12 @@ export function buildApp({
     ...(cache.keepsRecords && { keepRecords: cache.keepRecords.bind(cache) }),
     ...(shapes && { shapes }),
   };
-  // Trusted documents only, or any document plus automatic persisted queries (src/graphql/persisted.ts).
-  const persisted = new PersistedDocuments({ trusted: config.trustedDocuments?.documents });
+  // Trusted documents only, or any document plus automatic persisted queries (src/graphql/persisted.ts);
+  // either way the calendar this app serves runs its documents by id from its first request.
+  const persisted = new PersistedDocuments({
+    trusted: config.trustedDocuments?.documents,
+    own: ownDocuments(logger),
+  });
   const yoga = createGraphqlYoga({ deps, config, logger, metrics, persisted });
   const rest = createRestRouter({
     schema: restSchema,
@@ -128,10 +138,9 @@ export function buildApp({
   const cors = corsPolicy(config.corsOrigins, routeMethods(restRoutes));
 
   const app = new Koa();
-  // The client address (login limits, logs) is the rightmost X-Forwarded-For entries our proxies added;
-  // entries left of them are whatever the client sent.
-  app.proxy = config.trustedProxies > 0;
-  app.maxIpsCount = config.trustedProxies;
+  // The client address (login limits, subscriptions per client): the socket's peer, or what the
+  // proxies listed in CALENDAR_TRUSTED_PROXIES say they saw (src/http/client-address.ts).
+  believeProxies(app, config.trustedProxies);
   logResponseFailures(app, logger);
   // First: an anonymous read the cache already answered under this exact spelling skips the rest;
   // the plainest of them even before Koa (src/cache/fast-path.ts).
@@ -150,12 +159,7 @@ export function buildApp({
   app.use(cors);
   // Then another site's forms, before their credentials are checked (src/http/cross-site.ts).
   app.use(crossSiteWrites(config));
-  app.use(
-    authenticateRequests(
-      new Authenticator(db, new LoginLimits(redis && { redis, namespace: config.namespace })),
-      GRAPHQL_PATH,
-    ),
-  );
+  app.use(authenticateRequests(new Authenticator(db, loginLimits), GRAPHQL_PATH));
   app.use(graphqlRoute({ yoga, cache, persisted }));
   app.use(wordPressGlobals());
   app.use(rest.routes());

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { chosenPasswordProblem } from './auth/chosen-password.js';
 import { LOGIN_PATTERN, LOGIN_RULE } from './domain/logins.js';
 import { readTrustedDocuments } from './graphql/trusted-documents.js';
+import { parseTrustedProxies } from './http/client-address.js';
 
 // Every setting the service reads from the environment, validated once at start-up.
 const EnvSchema = z.object({
@@ -17,7 +18,7 @@ const EnvSchema = z.object({
       message: 'must be an IANA time zone such as Europe/Paris',
     }),
   CALENDAR_ADMIN_USER: z.string().regex(LOGIN_PATTERN, LOGIN_RULE).optional(),
-  CALENDAR_ADMIN_PASSWORD: z.string().min(8).optional(),
+  CALENDAR_ADMIN_PASSWORD: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(10),
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
@@ -33,7 +34,17 @@ const EnvSchema = z.object({
   CALENDAR_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   CALENDAR_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   CALENDAR_METRICS_HOST: z.string().default('127.0.0.1'),
-  CALENDAR_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(1),
+  CALENDAR_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((spec, ctx) => {
+      try {
+        return parseTrustedProxies(spec);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   CALENDAR_SUBSCRIPTIONS_MAX: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   CALENDAR_SUBSCRIPTIONS_PER_CLIENT: z.coerce.number().int().min(0).max(10_000).default(10),
   CALENDAR_SHUTDOWN_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
@@ -63,6 +74,14 @@ const EnvSchema = z.object({
     }),
 });
 
+// The only password a person chooses: judged with the login a guesser would try it with.
+const CheckedEnv = EnvSchema.superRefine((env, ctx) => {
+  const password = env.CALENDAR_ADMIN_PASSWORD;
+  const problem =
+    password === undefined ? null : chosenPasswordProblem(password, [env.CALENDAR_ADMIN_USER ?? '']);
+  if (problem) ctx.addIssue({ code: 'custom', path: ['CALENDAR_ADMIN_PASSWORD'], message: problem });
+});
+
 export type DatabaseProvider = 'sqlite' | 'postgresql';
 
 export interface Config {
@@ -70,10 +89,12 @@ export interface Config {
   host: string;
   databaseUrl: string;
   databaseProvider: DatabaseProvider;
-  /** Public origin used to build every URL in responses, without a trailing slash. */
+  /**
+   * Public origin used to build every URL in responses, without a trailing slash. It names nothing
+   * else: what the instances share (their bus channels, their Redis keys) is named by the database
+   * (`calendarNamespace`, src/ops/calendar-identity.ts).
+   */
   siteUrl: string;
-  /** This calendar's name on a Redis it may share with other calendars (`calendarNamespace`). */
-  namespace: string;
   siteTimezone: string;
   adminUser?: string;
   adminPassword?: string;
@@ -100,8 +121,11 @@ export interface Config {
   /** A separate listener that serves only `/metrics`, without a token (bind it to a private address). */
   metricsPort?: number;
   metricsHost: string;
-  /** Proxies in front of the service: the client address is the one the farthest of them saw (X-Forwarded-For). */
-  trustedProxies: number;
+  /**
+   * Addresses and CIDR ranges of the proxies in front of the service (none by default): only from them
+   * are forwarded headers believed (src/http/client-address.ts).
+   */
+  trustedProxies: readonly string[];
   /** Open GraphQL subscriptions allowed on this instance, and per client (a user, or an anonymous address). */
   subscriptions: { maxSubscriptions: number; maxPerClient: number };
   /** How long in-flight requests may take to finish after SIGTERM. */
@@ -144,7 +168,7 @@ export function databaseProviderOf(url: string): DatabaseProvider {
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse(env);
+  const parsed = CheckedEnv.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -168,7 +192,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     databaseProvider: databaseProviderOf(e.DATABASE_URL),
     siteUrl,
-    namespace: calendarNamespace(siteUrl),
     siteTimezone: e.CALENDAR_TIMEZONE,
     adminUser: e.CALENDAR_ADMIN_USER,
     adminPassword: e.CALENDAR_ADMIN_PASSWORD,
@@ -212,14 +235,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     imports: { pollMs: e.CALENDAR_IMPORT_POLL_MS },
   };
-}
-
-/**
- * What names a calendar where it may share a store with other calendars: its bus channels and its
- * Redis keys (Redis pub/sub ignores database numbers, and one Redis often serves several services).
- * Derived from the site URL: every instance of one calendar has it (each builds its answers' URLs
- * from it, and answers shared between instances must agree), and no two calendars serve one origin.
- */
-export function calendarNamespace(siteUrl: string): string {
-  return `calendar-${createHash('sha256').update(siteUrl).digest('hex').slice(0, 12)}`;
 }

@@ -2,13 +2,14 @@ import { WebhookDispatcher } from './services/sync/webhook-dispatcher.js';
 import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import { bootstrapAdministrator } from './auth/users.js';
-import { loadConfig } from './config.js';
+import { ConfigError, type Config, loadConfig } from './config.js';
 import { buildApp, createResponseCache } from './app.js';
 import { shareInvalidations } from './cache/invalidation-channel.js';
 import { createDb } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createLogger } from './logger.js';
 import { metricsEndpoint } from './ops/http-metrics.js';
+import { joinCalendar } from './ops/calendar-identity.js';
 import { busAddressOf, connectInstanceBus } from './ops/instance-bus.js';
 import { printWelcome } from './ops/welcome.js';
 import { Lifecycle } from './ops/lifecycle.js';
@@ -19,7 +20,17 @@ import { WritePipeline } from './services/transactions.js';
 import { SeriesHorizonJob } from './services/events/series-horizon.js';
 import { ImportScheduler } from './services/import/subscriptions.js';
 
-const config = loadConfig();
+// A configuration mistake is the operator's to fix: its message alone, never a stack trace.
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+const config = configOrExit();
 const logger = createLogger(config.logLevel);
 const lifecycle = new Lifecycle();
 const metricsOn = config.metricsToken !== undefined || config.metricsPort !== undefined;
@@ -29,6 +40,10 @@ const { applied } = await migrateDatabase(config.databaseUrl);
 if (applied.length) logger.info({ applied }, 'database migrated');
 const db = await createDb(config.databaseUrl, { metrics });
 lifecycle.onClose('database', () => db.$disconnect());
+// The database names the calendar (its bus channels, its Redis keys), whatever CALENDAR_SITE_URL says;
+// another running instance that serves under another site URL is named in a warning.
+const { namespace, leave } = await joinCalendar(db, config.siteUrl, logger);
+lifecycle.onClose('instance record', leave);
 const writes = new WritePipeline({
   onListenerError: (error) => logger.error({ err: error }, 'after-commit listener failed'),
 });
@@ -49,7 +64,7 @@ if (config.redisUrl) {
 // Instances behind one balancer hear each other's writes on one bus: Redis when configured, else
 // PostgreSQL's LISTEN/NOTIFY; an embedded SQLite database has one instance and needs none. Registered
 // before the subscriptions, so closed after them (closers run in reverse).
-const bus = connectInstanceBus(busAddressOf(config), logger);
+const bus = connectInstanceBus(busAddressOf({ ...config, namespace }), logger);
 if (bus) lifecycle.onClose('instance bus', () => bus.close());
 const cache = createResponseCache(config, metrics);
 if (cache.enabled && bus) shareInvalidations(cache, bus);
@@ -78,12 +93,13 @@ const importScheduler = new ImportScheduler({ db, config, writes }, logger);
 importScheduler.start();
 lifecycle.onClose('import sources', () => importScheduler.stop());
 
-const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache, redis, changes }).listen(
+const shared = redis && { redis, namespace };
+const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache, shared, changes }).listen(
   config.port,
   config.host,
   () => {
     logger.info(
-      { port: config.port, provider: config.databaseProvider },
+      { port: config.port, provider: config.databaseProvider, namespace },
       `listening on http://${config.host}:${config.port}`,
     );
     if (process.stdout.isTTY) void welcome();

@@ -367,12 +367,16 @@ describe('GET /calendar/events/v1/doc (OpenAPI)', () => {
       expect(missing.headers['content-type']).toMatch(/^application\/json\b/);
       expect(validate(errorSchema, missing.body)).toEqual([]);
       expect(JSON.stringify(doc)).not.toContain('TecFeed');
-      // `?ical=1` on the JSON routes answers the same documents: a parameter there, and a second type.
+      // `?ical=1` on the JSON routes answers the same documents: a boolean parameter there, whose
+      // document is the `.ics` route's; their own answers stay JSON only (a typed client's reading).
       for (const path of ['/events', '/events/{id}', '/events/by-slug/{slug}']) {
         const operation = doc.paths[path]!.get!;
-        expect((operation.parameters as OpenAPIV3.ParameterObject[]).map((p) => p.name)).toContain('ical');
-        const ok = operation.responses['200'] as OpenAPIV3.ResponseObject;
-        expect(Object.keys(ok.content!)).toEqual(['application/json', 'text/calendar']);
+        const ical = (operation.parameters as OpenAPIV3.ParameterObject[]).find((p) => p.name === 'ical');
+        expect(ical, path).toMatchObject({ in: 'query', required: false, schema: { type: 'boolean' } });
+        expect(ical!.description).toContain(`\`GET ${path}.ics\``);
+        for (const response of Object.values(operation.responses) as OpenAPIV3.ResponseObject[])
+          if ('content' in response)
+            expect(Object.keys(response.content!), path).toEqual(['application/json']);
       }
       const flagged = await h.http.get(`${API}/events/${eventId}?ical=1`).expect(200);
       expect(flagged.headers['content-type']).toMatch(/^text\/calendar\b/);

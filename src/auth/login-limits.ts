@@ -19,8 +19,13 @@ import { ApiError } from '../domain/errors.js';
 //   waits before its check — a slow-down the right password still passes, never a lock that hands an
 //   attacker a denial of service. Decided by the password sent, not by the account, so it says
 //   nothing about which logins exist or what they hold (D23).
-// In Redis when configured, so the counts hold across instances; an in-memory limiter insures each
-// while Redis is unreachable (degraded: counted per instance, never unlimited).
+// - a known sign-in, a (login, address) that succeeded in the last 30 days, meets no per-login
+//   slow-down (OWASP's "device cookie", by address for HTTP Basic clients; a browser sign-in, if one
+//   ever comes, would name its device by a signed cookie instead of the address): the owner is never
+//   slowed by a guesser elsewhere, while new addresses still wait, and its address and pair limits stay.
+// In Redis when configured, so the counts and the known sign-ins hold across instances; in memory
+// besides, which insures each instance while Redis is unreachable (degraded: counted per instance,
+// never unlimited; a sign-in known to this instance only).
 
 export const LOGIN_LIMITS = {
   /** Failures from one address, whatever the logins, before its attempts answer 429. */
@@ -32,11 +37,17 @@ export const LOGIN_LIMITS = {
    * `stepMs` per further failure, at most `maxMs`, then is checked.
    */
   perLogin: { free: 10, duration: 15 * 60, stepMs: 1000, maxMs: 10_000 },
+  /** How long a successful sign-in keeps its (login, address) out of the login's slow-down. */
+  knownFor: { ms: 30 * 24 * 3600 * 1000, maxInMemory: 100_000 },
 } as const;
 
 /** One password check under way: its outcome adjusts the counts. */
 export interface LoginAttempt {
-  /** The right password: the pair's failures are forgotten and the address's point given back. */
+  /**
+   * The right password: the pair's failures are forgotten, the address's point given back, and the
+   * pair is a known sign-in from now on. The login's count stays: clearing it would hand a guesser its
+   * free tries again each time the owner signs in.
+   */
   succeeded(): Promise<void>;
   /** A wrong password (or an unknown login): its points stay taken. */
   failed(): Promise<void>;
@@ -70,6 +81,45 @@ function limiter(
 const ignore = () => undefined;
 const pairOf = (login: string, address: string) => `${address} ${login.toLowerCase()}`;
 
+/**
+ * When each (login, address) last signed in: in Redis (shared) and in this instance's memory (bounded,
+ * oldest first out). Judged by `now`, so a stored time is read the same whatever the store's own
+ * expiry (Redis drops a key once it is older than `knownFor`, a clean-up, never the rule).
+ */
+class KnownSignIns {
+  private readonly local = new Map<string, number>();
+
+  constructor(
+    private readonly shared: SharedCounts | undefined,
+    private readonly now: () => number,
+  ) {}
+
+  private key(pair: string): string {
+    return `${this.shared!.namespace}:known-sign-ins:${pair}`;
+  }
+
+  private fresh(at: number | undefined): boolean {
+    const age = this.now() - (at ?? Number.NaN);
+    return age >= 0 && age < LOGIN_LIMITS.knownFor.ms;
+  }
+
+  async has(pair: string): Promise<boolean> {
+    if (this.fresh(this.local.get(pair))) return true;
+    if (!this.shared) return false;
+    const stored = await this.shared.redis.get(this.key(pair)).catch(ignore);
+    return stored != null && this.fresh(Number(stored));
+  }
+
+  async add(pair: string): Promise<void> {
+    const at = this.now();
+    this.local.delete(pair);
+    if (this.local.size >= LOGIN_LIMITS.knownFor.maxInMemory)
+      this.local.delete(this.local.keys().next().value as string);
+    this.local.set(pair, at);
+    await this.shared?.redis.set(this.key(pair), String(at), 'PX', LOGIN_LIMITS.knownFor.ms).catch(ignore);
+  }
+}
+
 export class LoginLimits {
   private readonly byAddress: RateLimiterAbstract;
   private readonly byPair: RateLimiterAbstract;
@@ -77,12 +127,15 @@ export class LoginLimits {
   private readonly byLogin: RateLimiterAbstract;
   /** Pairs this instance saw fail: only their remembered successes need a store call. */
   private readonly failing = new Set<string>();
+  private readonly known: KnownSignIns;
 
   /**
    * Counts in this process, or `shared` by every instance under the calendar's namespace, so that
    * calendars sharing one Redis keep their own counts: failures on one never lock a login out of another.
+   * `now` is the clock known sign-ins are judged by.
    */
-  constructor(shared?: SharedCounts) {
+  constructor(shared?: SharedCounts, now: () => number = Date.now) {
+    this.known = new KnownSignIns(shared, now);
     const { perAddress, perPair, perLogin } = LOGIN_LIMITS;
     this.byAddress = limiter('address-failures', perAddress.points, perAddress.duration, shared);
     this.byPair = limiter('pair-failures', perPair.points, perPair.duration, shared);
@@ -91,7 +144,7 @@ export class LoginLimits {
 
   /**
    * Takes the attempt's points (429 when the address or the pair has none left), then, for a password
-   * that could be a chosen one, waits out the login's slow-down.
+   * that could be a chosen one, waits out the login's slow-down (none for a known sign-in).
    */
   async begin(login: string, address: string, mayBeChosen: boolean): Promise<LoginAttempt> {
     const loginKey = login.toLowerCase();
@@ -106,13 +159,17 @@ export class LoginLimits {
       });
     }
     if (mayBeChosen) {
-      const delay = this.slowDown((await this.byLogin.get(loginKey).catch(ignore))?.consumedPoints ?? 0);
+      const delay = await this.waitFor(login, address);
       if (delay > 0) await sleep(delay);
     }
     return {
       succeeded: async () => {
         this.failing.delete(pairKey);
-        await Promise.all([this.byAddress.reward(address, 1), this.byPair.delete(pairKey)]).catch(ignore);
+        await Promise.all([
+          this.byAddress.reward(address, 1),
+          this.byPair.delete(pairKey),
+          this.known.add(pairKey),
+        ]).catch(ignore);
       },
       failed: async () => {
         if (this.failing.size > 100_000) this.failing.clear();
@@ -129,6 +186,16 @@ export class LoginLimits {
   async rememberedSuccess(login: string, address: string): Promise<void> {
     const pairKey = pairOf(login, address);
     if (this.failing.delete(pairKey)) await this.byPair.delete(pairKey).catch(ignore);
+  }
+
+  /**
+   * How long an attempt of a possibly chosen password for `login` from `address` waits now: the login's
+   * slow-down, unless that pair is a known sign-in (looked up only when there is a wait to skip).
+   */
+  async waitFor(login: string, address: string): Promise<number> {
+    const failures = (await this.byLogin.get(login.toLowerCase()).catch(ignore))?.consumedPoints ?? 0;
+    const delay = this.slowDown(failures);
+    return delay > 0 && (await this.known.has(pairOf(login, address))) ? 0 : delay;
   }
 
   /** How long an attempt waits after `failures` failures of possibly chosen passwords for its login. */

@@ -15,6 +15,7 @@ import { createDb } from '../db/client.js';
 import { recordChanges } from '../services/sync/change-log.js';
 import { WritePipeline } from '../services/transactions.js';
 import { announceInvalidation } from '../cache/invalidation-channel.js';
+import { calendarNamespace } from '../ops/calendar-identity.js';
 import { createLogger } from '../logger.js';
 import { migrateDatabase } from '../db/migrate.js';
 import { ROLES } from '../domain/permissions.js';
@@ -39,10 +40,12 @@ async function withDb<T>(run: (admin: UserAdmin) => Promise<T>): Promise<T> {
   try {
     const writes = new WritePipeline();
     recordChanges(writes, config);
-    // The servers' caches did not see this process write: tell them over their channel.
+    // The servers' caches did not see this process write: tell them over their channel, named by the
+    // database they share.
     const logger = createLogger(config.logLevel, 'stderr');
+    const namespace = await calendarNamespace(db);
     writes.afterCommit(async () => {
-      await announceInvalidation(config, logger);
+      await announceInvalidation({ ...config, namespace }, logger);
     });
     return await run({ db, config, writes });
   } finally {

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Scope } from '../services/scope.js';
 import {
@@ -8,7 +9,8 @@ import {
   runImport,
 } from '../services/import/engine.js';
 import { CSV_TYPES, type CsvType } from '../services/import/csv.js';
-import { type SourceSpec, loadText, readerFor } from '../services/import/sources.js';
+import { isKnownEncoding } from '../services/import/csv-file.js';
+import { type SourceSpec, isUrl, loadBody, readerFor } from '../services/import/sources.js';
 import {
   addImportSource,
   importRuns,
@@ -78,6 +80,12 @@ function interval(value: string): number {
   return seconds;
 }
 
+function encoding(value: string): string {
+  if (!isKnownEncoding(value))
+    throw new InvalidArgumentError('an encoding such as utf-8, windows-1252 or utf-16le');
+  return value;
+}
+
 function withCommonOptions(command: Command): Command {
   return command
     .option('--dry-run', 'read and compare only: counts and the first differences, nothing written')
@@ -106,6 +114,7 @@ async function importOnce(asAdministrator: AsAdministrator, spec: SourceSpec, op
         user: spec.user,
         appPassword: spec.appPassword,
         csvType: spec.csvType,
+        encoding: spec.encoding,
       }),
     );
     console.log(
@@ -113,16 +122,24 @@ async function importOnce(asAdministrator: AsAdministrator, spec: SourceSpec, op
     );
     return;
   }
+  // A CSV file is streamed by its reader (any size; a missing file is refused before a run is opened).
+  const streamed = spec.type === 'csv' && !isUrl(spec.location);
+  if (streamed) await stat(spec.location);
   // The operator's own command may read from this machine's network (the server may not, by default).
-  const loaded = spec.type === 'tec' ? null : await loadText(spec.location, { allowPrivate: true });
-  const text = loaded?.changed ? loaded.text : '';
+  const loaded =
+    spec.type === 'tec' || streamed ? null : await loadBody(spec.location, { allowPrivate: true });
+  const body = loaded?.changed ? loaded.body : Buffer.alloc(0);
+  // A CSV file's bytes: its reader finds their encoding.
+  const content = streamed ? undefined : spec.type === 'csv' ? body : body.toString('utf8');
   const summary = await asAdministrator((scope) =>
-    runImport(scope, readerFor(spec, scope.config, text), {
+    runImport(scope, readerFor(spec, scope.config, content), {
       dryRun: options.dryRun,
       conflict: options.conflict,
       resume: options.resume,
       onProgress: progressBar(),
-      ...(spec.type === 'ics' ? { mirror: clipOf(text, scope.config.siteTimezone) } : {}),
+      ...(typeof content === 'string' && spec.type === 'ics'
+        ? { mirror: clipOf(content, scope.config.siteTimezone) }
+        : {}),
     }),
   );
   report(summary);
@@ -158,10 +175,19 @@ export function registerImportCommands(command: Command, asAdministrator: AsAdmi
   withCommonOptions(
     command
       .command('csv <file>')
-      .description("A CSV file with The Events Calendar importer's columns")
-      .addOption(new Option('--type <type>', 'what the rows are').choices(CSV_TYPES).makeOptionMandatory()),
-  ).action((file: string, options: CommonOptions & { type: CsvType }) =>
-    importOnce(asAdministrator, { type: 'csv', location: file, csvType: options.type }, options),
+      .description("A CSV file with The Events Calendar importer's columns (`,` `;` or tab separated)")
+      .addOption(new Option('--type <type>', 'what the rows are').choices(CSV_TYPES).makeOptionMandatory())
+      .option(
+        '--encoding <name>',
+        "the file's encoding (utf-8, windows-1252, utf-16le, …); detected when absent",
+        encoding,
+      ),
+  ).action((file: string, options: CommonOptions & { type: CsvType; encoding?: string }) =>
+    importOnce(
+      asAdministrator,
+      { type: 'csv', location: file, csvType: options.type, encoding: options.encoding },
+      options,
+    ),
   );
 
   const sources = command.command('sources').description('Subscribed sources, read again by the server');

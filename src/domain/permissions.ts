@@ -244,21 +244,28 @@ export type AllowTarget =
   | { kind: 'read-only' }
   | { kind: 'posts' }
   | { kind: 'terms' }
-  | { kind: 'record'; record: OwnedPost | null };
+  | { kind: 'record'; record: OwnedPost | null }
+  /** A slug that names no record: TEC's check, resolving no id, asks for the rights on the type. */
+  | { kind: 'unknown-slug' };
 
 /**
  * The methods of a route whose permission check passes for this viewer (and record), as WordPress
  * lists them in `Allow`: `GET` always; the writes when the viewer may create in a collection
- * (contributors and up; terms: editors and up, D8), may edit the record, or may manage terms.
+ * (contributors and up; terms: editors and up, D8), may edit the record, or may manage terms. On a
+ * slug that names no record, the reference lists the rights on the type (`edit_posts`); here only to
+ * those who may learn that it names none (`mayLearnMissing`: editors and up, all five), and anyone
+ * else is shown what a record they may not touch shows, so that `Allow` tells no keys apart (D22).
  */
 export function allowedMethods(viewer: Viewer, target: AllowTarget, served: readonly string[]): string[] {
   const writes =
     target.kind === 'posts'
       ? canCreate(viewer)
-      : target.kind === 'terms'
-        ? can(viewer, 'manage_terms')
-        : target.kind === 'record'
-          ? target.record !== null && canEdit(viewer, target.record)
-          : false;
+      : target.kind === 'unknown-slug'
+        ? mayLearnMissing(viewer, 'edit') && mayLearnMissing(viewer, 'delete')
+        : target.kind === 'terms'
+          ? can(viewer, 'manage_terms')
+          : target.kind === 'record'
+            ? target.record !== null && canEdit(viewer, target.record)
+            : false;
   return served.filter((method) => method === 'GET' || writes);
 }

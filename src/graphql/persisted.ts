@@ -14,6 +14,10 @@ import { documentHash, normaliseId } from './trusted-documents.js';
 //   know it (PERSISTED_QUERY_NOT_FOUND) the client sends hash and query, which the server checks and
 //   keeps (bounded, least recently used first), and from then on the hash alone runs the query. Each
 //   instance keeps its own store: on another instance the client simply registers again.
+// Either way the service's own documents (those of <calendar-view>, the component it serves) run by id
+// from the start: registered when the app is built, beside the trusted ones or the automatic store,
+// never evicted. Only those few fixed documents: an unknown id is refused as before, and where only
+// trusted documents run their texts are refused like any text.
 // An id arrives as `extensions.persistedQuery.sha256Hash` (Apollo's APQ, hex) or as `documentId`
 // (GraphQL over HTTP's persisted documents, `sha256:<hex>` as codegen's client preset writes it), in
 // a JSON POST or in the query string of a GET.
@@ -40,8 +44,10 @@ export function persistedIdOf(params: PersistedParams): string | null {
 }
 
 export interface PersistedDocumentsOptions {
-  /** The trusted documents by id: when given, nothing else runs. */
+  /** The trusted documents by id: when given, nothing else runs (but the service's own documents). */
   trusted?: ReadonlyMap<string, string>;
+  /** The service's own documents by id (`<calendar-view>`'s, src/http/embed.ts): run by id in any mode. */
+  own?: ReadonlyMap<string, string>;
   /** Bounds of the automatic persisted queries' store (entries, and bytes of their ids and texts). */
   maxQueries?: number;
   maxBytes?: number;
@@ -69,12 +75,14 @@ const SEND_ID = 'send its id as documentId or extensions.persistedQuery.sha256Ha
 
 export class PersistedDocuments {
   private readonly trusted: ReadonlyMap<string, string> | undefined;
+  private readonly own: ReadonlyMap<string, string>;
   private readonly automatic: LRUCache<string, string>;
   /** The documents' syntax trees by text, shared by the read key and yoga's parser (`documents.ts`). */
   readonly parsed = new DocumentCache();
 
   constructor(options: PersistedDocumentsOptions = {}) {
     this.trusted = options.trusted;
+    this.own = options.own ?? new Map();
     this.automatic = new LRUCache<string, string>({
       max: options.maxQueries ?? 1000,
       maxSize: options.maxBytes ?? 4 * 1024 * 1024,
@@ -89,7 +97,7 @@ export class PersistedDocuments {
 
   /** The document text of an id, when known. */
   lookup(id: string): string | undefined {
-    return this.trusted ? this.trusted.get(id) : this.automatic.get(id);
+    return this.own.get(id) ?? (this.trusted ? this.trusted.get(id) : this.automatic.get(id));
   }
 
   /**
@@ -98,6 +106,8 @@ export class PersistedDocuments {
    */
   register(id: string, query: string): boolean {
     if (this.trusted) return false;
+    // Known from the start: nothing to keep, and the store's bound is left to other clients.
+    if (this.own.has(id)) return this.own.get(id) === query;
     if (this.automatic.has(id)) return this.automatic.get(id) === query;
     if (documentHash(query) !== id) return false;
     this.automatic.set(id, query);

@@ -3,8 +3,10 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { Kind, parse } from 'graphql';
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { Config } from '../config.js';
+import { readTrustedDocuments } from '../graphql/trusted-documents.js';
 import type { Logger } from '../logger.js';
 import { NO_ROUTE, sendError, wordPressError } from '../rest/errors.js';
 
@@ -12,6 +14,9 @@ import { NO_ROUTE, sendError, wordPressError } from '../rest/errors.js';
 // - GET /embed/calendar.js: the stable address sites embed; revalidated (ETag: its content hash).
 // - GET /embed/calendar.<hash>.js: the same bytes, cached for a year (the hash changes with them).
 // - GET /calendar (and /<lang>/calendar): a full-screen calendar with links to the API's docs.
+// - GET /favicon.<hash>.svg: the page's icon, cached for a year.
+// The component's GraphQL documents are known to the server from the start (`calendarDocuments`), so
+// its ids run on a first visit whatever CALENDAR_TRUSTED_DOCUMENTS says.
 // The script is built by `npm run build` into dist/embed/; in a checkout that has the sources
 // (tests, `npm run dev`), a missing or older build is rebuilt in memory on the first request.
 
@@ -23,6 +28,58 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STABLE = '/embed/calendar.js';
 const HASHED = /^\/embed\/calendar\.([0-9a-f]{20})\.js$/;
 const PAGE = /^\/(?:([A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)\/)?calendar\/?$/;
+/** codegen's manifest of the component's documents (id → text), and its copy beside the built bundle. */
+const DOCUMENTS = 'examples/generated/calendar-view/persisted-documents.json';
+const BUILT_DOCUMENTS = 'embed/calendar-documents.json';
+
+/**
+ * The component's documents by id: codegen's manifest in a checkout (what an in-memory build bundles),
+ * else the copy `npm run build` writes beside the bundle (a container has dist/ alone). Throws when
+ * neither is there, the file is not a valid manifest, or a document writes: any client may run these
+ * by id, and the component only reads.
+ */
+export function calendarDocuments(root = ROOT): Map<string, string> {
+  const candidates = [
+    join(root, DOCUMENTS),
+    join(root, '..', DOCUMENTS),
+    join(root, BUILT_DOCUMENTS),
+    join(root, 'dist', BUILT_DOCUMENTS),
+  ];
+  const path = candidates.find((candidate) => existsSync(candidate));
+  if (!path) throw new Error(`the calendar's documents are missing (${candidates.join(', ')})`);
+  const documents = readTrustedDocuments(path);
+  for (const [id, text] of documents) {
+    const writes = parse(text).definitions.some(
+      (definition) => definition.kind === Kind.OPERATION_DEFINITION && definition.operation === 'mutation',
+    );
+    if (writes) throw new Error(`${path}: the document of ${id} is a mutation: the calendar only reads`);
+  }
+  return documents;
+}
+
+/** `calendarDocuments()`, or none (logged): the calendar then falls back to sending texts where it may. */
+export function ownDocuments(logger: Logger): Map<string, string> {
+  try {
+    return calendarDocuments();
+  } catch (error) {
+    logger.error({ err: error }, "the calendar's GraphQL documents could not be registered");
+    return new Map();
+  }
+}
+
+// A calendar sheet in the page's link colour. An icon rather than `<link rel="icon" href="data:,">`:
+// the page is what visitors keep in a tab and bookmark. Its address carries its content hash, so it is
+// cached for a year and asked for once.
+const ICON = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">' +
+    '<rect x="3" y="5" width="26" height="24" rx="4" fill="#fff" stroke="#1a56a8" stroke-width="2"/>' +
+    '<path d="M3 9a4 4 0 0 1 4-4h18a4 4 0 0 1 4 4v3H3z" fill="#1a56a8"/>' +
+    '<path d="M10 2v6M22 2v6" stroke="#1b1b1f" stroke-width="2.5" stroke-linecap="round"/>' +
+    '<path d="M8 16h4v4H8zm6 0h4v4h-4zm6 0h4v4h-4zM8 22h4v4H8zm6 0h4v4h-4z" fill="#1a56a8"/></svg>',
+);
+const ICON_HASH = createHash('sha256').update(ICON).digest('hex').slice(0, 20);
+const ICON_PATH = `/favicon.${ICON_HASH}.svg`;
+const ICON_ROUTE = /^\/favicon\.[0-9a-f]{20}\.svg$/;
 
 /** Bundles the component with esbuild (a development dependency: only where the sources are). */
 export async function buildCalendarBundle(root = ROOT): Promise<Uint8Array> {
@@ -91,6 +148,7 @@ function page(asset: Asset, config: Config, lang: string | undefined): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Calendar</title>
+<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 <script type="module" src="/embed/calendar.${asset.hash}.js"></script>
 <style>
   html, body { margin: 0; min-height: 100%; font-family: system-ui, sans-serif; color: #1b1b1f; background: #fff; }
@@ -118,7 +176,16 @@ function page(asset: Asset, config: Config, lang: string | undefined): string {
 `;
 }
 
-/** The /embed and /calendar routes. */
+function sendIcon(ctx: KoaContext): void {
+  ctx.set('Content-Type', 'image/svg+xml');
+  ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  // Opened on its own, an SVG is a document: this one may run and load nothing.
+  ctx.set('Content-Security-Policy', "default-src 'none'");
+  ctx.body = ICON;
+}
+
+/** The /embed, /calendar and favicon routes. */
 export function embedRoutes(config: Config, logger: Logger): Middleware {
   // Built (or read) once per app, on the first request that needs it: an app that never serves the
   // calendar never loads esbuild.
@@ -158,9 +225,12 @@ export function embedRoutes(config: Config, logger: Logger): Middleware {
   return async (ctx, next) => {
     const hashed = HASHED.exec(ctx.path);
     const pageMatch = PAGE.exec(ctx.path);
-    if (ctx.path !== STABLE && !hashed && !pageMatch) return next();
+    const icon = ICON_ROUTE.test(ctx.path);
+    if (ctx.path !== STABLE && !hashed && !pageMatch && !icon) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
       return sendError(ctx, NO_ROUTE(405), { Allow: 'GET, HEAD' });
+    // An older hash: the current icon lives at another address now.
+    if (icon) return ctx.path === ICON_PATH ? sendIcon(ctx) : sendError(ctx, NO_ROUTE());
     let current: Asset;
     try {
       current = await load();

@@ -22,14 +22,17 @@ export interface BusAddress {
   redisUrl?: string;
   postgresUrl?: string;
   /**
-   * The calendar's namespace (`calendarNamespace`): each channel is named within it, so calendars that
-   * share one Redis (or one PostgreSQL database) never hear each other. Absent: the bare names.
+   * The calendar's namespace (`calendarNamespace`, read from its database): each channel is named
+   * within it, so calendars that share one Redis (or one PostgreSQL server) never hear each other.
+   * Absent: the bare names.
    */
   namespace?: string;
 }
 
-/** What decides where the instances meet. */
-export type BusSettings = Pick<Config, 'redisUrl' | 'databaseUrl' | 'databaseProvider' | 'namespace'>;
+/** What decides where the instances meet: the settings, and the namespace their database holds. */
+export type BusSettings = Pick<Config, 'redisUrl' | 'databaseUrl' | 'databaseProvider'> & {
+  namespace: string;
+};
 
 /** The bus address the settings imply: the one rule of the servers, the CLI and the seed script. */
 export function busAddressOf(config: BusSettings): BusAddress {

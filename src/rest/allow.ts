@@ -37,13 +37,16 @@ export async function allowFor(
     const kind = scope.kind === 'record' ? 'read-only' : scope.kind;
     return allowedMethods(viewer, { kind } as AllowTarget, methods).join(', ');
   }
+  if (params.id === undefined) {
+    // By slug, as TEC's checks run on the id the slug resolved to; a slug naming no record resolves
+    // none (`unknown-slug`: the rights on the type, to those who may learn it names none).
+    const record = await postOwner(db(), scope.posts, { slug: String(params.slug) });
+    const target: AllowTarget = record ? { kind: 'record', record } : { kind: 'unknown-slug' };
+    return allowedMethods(viewer, target, methods).join(', ');
+  }
   const id = Number(params.id);
-  // An id past 32 bits names no record (and PostgreSQL refuses to compare an integer with it).
-  const record =
-    params.id !== undefined
-      ? id <= MAX_RECORD_ID
-        ? await postOwner(db(), scope.posts, { id })
-        : null
-      : await postOwner(db(), scope.posts, { slug: String(params.slug) });
+  // An id past 32 bits names no record (and PostgreSQL refuses to compare an integer with it); an
+  // unknown id allows no write.
+  const record = id <= MAX_RECORD_ID ? await postOwner(db(), scope.posts, { id }) : null;
   return allowedMethods(viewer, { kind: 'record', record }, methods).join(', ');
 }

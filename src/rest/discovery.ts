@@ -25,6 +25,7 @@ import {
 } from './route-table.js';
 import { API_PREFIX } from '../domain/urls.js';
 import { LINK_LIST, type RestSchema, declaredShape, tecSchemaRef, tecSchemas } from './tec-schemas.js';
+import { BOOLEAN_WORDS } from './booleans.js';
 import { SERVICE } from '../version.js';
 
 // How the REST API describes itself, generated from the rest-map and the rest GraphQL schema (never a
@@ -598,13 +599,20 @@ function restOperation(
       // Lists are accepted as `a=1,2` (documented) as well as `a[]=1&a[]=2`.
       ...(arg.arg.type === 'array' ? { style: 'form', explode: false } : {}),
     }));
+  // The switch to a document route is a boolean: its answer is documented there alone, so that this
+  // route's answers stay JSON only (a typed client reads them without telling the two apart).
+  const words = (list: readonly string[]) => list.map((word) => `\`${word}\``).join(', ');
   for (const alternate of alternates)
     parameters.push({
       name: alternate.alsoAt!.flag,
       in: 'query',
       required: false,
-      description: `Any value but empty, \`0\` or \`false\`: answers as \`GET ${openApiPath(alternate.path)}\` does with this query (${mediaType(alternate.document!)})`,
-      schema: { type: 'string' },
+      description:
+        `${words(BOOLEAN_WORDS.true)} (any case): answers as \`GET ${openApiPath(alternate.path)}\` does ` +
+        `with this query, a ${mediaType(alternate.document!)} document (documented there); ` +
+        `${words(BOOLEAN_WORDS.false.filter(Boolean))} or empty: this route's answer; ` +
+        'any other value: 400 `rest_invalid_param`',
+      schema: { type: 'boolean' },
     });
   const operation: OpenAPIV3.OperationObject = {
     operationId: '',
@@ -650,7 +658,6 @@ function restOperation(
     : declared
       ? json(declared)
       : (sofaResponse?.content ?? json({}));
-  for (const alternate of alternates) Object.assign(content, documentContent(alternate.document!));
   operation.responses = {
     [status]: {
       description: route.description,

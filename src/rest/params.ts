@@ -87,9 +87,25 @@ export function argumentsFromRequest(
   return { variables, invalid };
 }
 
-/** A query flag such as `?ical=1` (WordPress reads any non-empty, non-"0"/"false" value as set). */
-export function isSet(value: unknown): boolean {
-  return typeof value === 'string' && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+/**
+ * The route a GET's query switches to among `routes` (`?ical=1`: each route's `alsoAt.flag`, a
+ * boolean read as every REST boolean is), if any, and the switches whose value is no boolean: bad
+ * parameters (400 naming them), which leave the request on its own route.
+ */
+export function switchedRoute(
+  routes: readonly RestRoute[],
+  query: Record<string, unknown>,
+): { route: RestRoute | undefined; invalid: Record<string, string> } {
+  const invalid: Record<string, string> = {};
+  let route: RestRoute | undefined;
+  for (const candidate of routes) {
+    const { flag } = candidate.alsoAt!;
+    if (query[flag] === undefined) continue;
+    const on = readBoolean(query[flag]);
+    if (on === undefined) invalid[flag] = 'Invalid parameter.';
+    else if (on) route ??= candidate;
+  }
+  return { route: Object.keys(invalid).length ? undefined : route, invalid };
 }
 
 /** The query string as WordPress reads it: `a[]=` arrays and `a[b]=` objects, two levels deep. */
@@ -130,13 +146,15 @@ async function readBody(ctx: KoaContext, method: HttpMethod): Promise<Record<str
 
 /**
  * A REST request's arguments for its route's operation, read once (path, body, query) and checked
- * once under their REST names: the variables the operation runs with, or the 400 to answer.
+ * once under their REST names: the variables the operation runs with, or the 400 to answer (naming
+ * the `refused` parameters the edge already read, too).
  */
 export async function readArguments(
   ctx: KoaContext,
   route: RestRoute,
   args: readonly GraphQLArgument[],
   query: Record<string, unknown>,
+  refused: Record<string, string> = {},
 ): Promise<{ variables: Record<string, ParamValue> } | { error: WordPressError }> {
   let body: Record<string, unknown>;
   try {
@@ -146,7 +164,9 @@ export async function readArguments(
   }
   const path: Record<string, string> = { ...ctx.params };
   delete path.lang;
-  const { variables, invalid } = argumentsFromRequest(args, { path, query, body }, route.bodyArgument);
+  const read = argumentsFromRequest(args, { path, query, body }, route.bodyArgument);
+  const { variables } = read;
+  const invalid = { ...refused, ...read.invalid };
   for (const name of route.nonEmpty ?? []) {
     const value = variables[name];
     if (typeof value === 'string' && value.trim() === '') invalid[name] = 'Invalid parameter.';

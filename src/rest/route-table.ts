@@ -55,7 +55,7 @@ export interface RestRoute {
    * result, sent as `contentType` (with a download name from `filenameKey`), with a strong ETag.
    */
   document?: { contentType: string; bodyKey: string; filenameKey?: string };
-  /** The route also answers GET `path` when the query sets `flag` (e.g. the reference's `?ical=1`). */
+  /** The route also answers GET `path` when the query's boolean `flag` is true (`?ical=1`). */
   alsoAt?: { path: string; flag: string };
   /**
    * A read whose cached answers depend only on the records they show, what the services logged while

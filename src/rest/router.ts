@@ -26,7 +26,7 @@ import { recordsShown } from './records-shown.js';
 import { SHOWN_COUNTS, countsShown } from './shown-counts.js';
 import { totalRewrite } from './shown-total.js';
 import { type RowReader, rowRewrite, shownRows } from './shown-rows.js';
-import { type ParamValue, isSet, nulRefused, readArguments, readQuery } from './params.js';
+import { type ParamValue, nulRefused, readArguments, readQuery, switchedRoute } from './params.js';
 import type { HttpMethod, RestRoute } from './route-table.js';
 
 // The one engine behind `rest-map/`: Koa matches the reference's paths (with an optional language
@@ -170,11 +170,9 @@ export function createRestRouter(options: {
     const allow = methods.join(', ');
     serve(path, methods, async (ctx, method) => {
       const query = readQuery(ctx.querystring);
-      const route =
-        (method === 'GET' &&
-          alternates.get(path)?.find((candidate) => isSet(query[candidate.alsoAt!.flag]))) ||
-        pathRoutes.find((candidate) => candidate.methods.includes(method))!;
-      const read = await readArguments(ctx, route, operations.argumentsOf(route), query);
+      const switched = switchedRoute(method === 'GET' ? (alternates.get(path) ?? []) : [], query);
+      const route = switched.route ?? pathRoutes.find((candidate) => candidate.methods.includes(method))!;
+      const read = await readArguments(ctx, route, operations.argumentsOf(route), query, switched.invalid);
       if ('error' in read) return sendError(ctx, read.error);
       const { variables } = read;
       const run = async (): Promise<AnswerMeta> => {

@@ -388,6 +388,10 @@ builder.prismaObjectFields(Event, (t) => ({
   isException: t.exposeBoolean('isException', {
     description: 'An occurrence written on its own: edits of the whole series leave its values',
   }),
+  startExcluded: t.exposeBoolean('startExcluded', {
+    description:
+      "A series' first event whose recurrence set leaves out its own start (an EXDATE on it): it holds the series' values and lines, read by id, but does not happen then, so no list, feed or `EventSeries.occurrences` holds it",
+  }),
 }));
 
 // Writes: typed inputs whose fields are the domain input's (`services/events/event-input.ts`), so that the

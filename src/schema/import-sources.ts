@@ -66,6 +66,10 @@ const ImportSource = builder.objectRef<ImportSourceView>('ImportSource').impleme
       description: 'What the rows are (CSV sources only)',
       resolve: (s) => s.csvType,
     }),
+    encoding: t.exposeString('encoding', {
+      nullable: true,
+      description: "The CSV file's encoding as given; null: detected on every read (CSV sources only)",
+    }),
     user: t.exposeString('user', {
       nullable: true,
       description: "The source site's login it reads with (TEC sources); null when it reads anonymously",
@@ -87,7 +91,7 @@ const ImportProblem = builder.objectRef<Problem>('ImportProblem').implement({
   description: 'Bad input or a failed write, and where in the source it was',
   fields: (t) => ({
     where: t.exposeString('where', {
-      description: 'Where: `line 42`, `row 7`, `events page 3, item 12`, `fetch`, `feed`',
+      description: 'Where: `line 42`, `row 7`, `events page 3, item 12`, `fetch`, `feed`, `file`',
     }),
     key: t.exposeString('key', { nullable: true, description: "The record's source key, when known" }),
     message: t.exposeString('message', { description: 'What went wrong' }),
@@ -213,6 +217,10 @@ const CreateImportSourceInput = builder.inputType('CreateImportSourceInput', {
     user: t.string({ description: "TEC only: the source site's login, to read drafts and private events" }),
     appPassword: t.string({ description: "TEC only: that login's application password (never shown)" }),
     csvType: t.field({ type: ImportCsvType, description: 'CSV only (required there): what the rows are' }),
+    encoding: t.string({
+      description:
+        "CSV only: the file's encoding (`utf-8`, `windows-1252`, `utf-16le`, …); detected on every read when absent",
+    }),
   }),
 });
 
@@ -251,6 +259,7 @@ builder.mutationFields((t) => ({
         user: input.user ?? undefined,
         appPassword: input.appPassword ?? undefined,
         csvType: input.csvType ?? undefined,
+        encoding: input.encoding ?? undefined,
       }),
   }),
   removeImportSource: t.field({

@@ -15,6 +15,18 @@ import type { Prisma } from '../generated/sqlite/client.js';
 //   `EXISTS` (how Prisma writes a `some` filter) never lets it do.
 
 /**
+ * What every event list holds at most (REST and GraphQL lists and their totals, feeds, the event
+ * subscriptions not naming ids): the events listed — not hidden from listings, and not a series' first
+ * event whose set excludes its own start, which holds the series without happening then
+ * (docs/guide/series.md). Both columns are in every list index: a total is still counted from index
+ * entries alone.
+ */
+export const LISTED = {
+  hideFromListings: false,
+  startExcluded: false,
+} as const satisfies Prisma.EventWhereInput;
+
+/**
  * More events than this and a filter keeps its own condition: a statement binds at most 32,766 values
  * on SQLite (`sqliteBindLimit`), the list's other filters up to ~600 (100 values each), and naming more
  * costs about what testing the window's rows does.

@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import pixelmatch from 'pixelmatch';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CalendarEventsDocument } from '../../examples/generated/calendar-view/graphql.js';
 import { seedDatabase } from '../../scripts/sample-data/seed.js';
 import { CHROMIUM, PROVIDE_CHROMIUM_TIMEOUT, provideChromium } from '../helpers/chromium.js';
@@ -17,17 +17,18 @@ import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createUser } from '../helpers/users.js';
 
 // <calendar-view> (web/calendar/) as a visitor uses it: the service's /calendar page on a real port,
-// Debian's Chromium driven by playwright-core, on seeded sample data, with a server that runs only
-// its trusted documents. One browser, one page, walked through in order: the month across New
-// York's spring DST change, the keyboard, an event's details, accessibility, screenshots, a live
-// change, the list's paging and a category filter.
+// Debian's Chromium driven by playwright-core, on seeded sample data, on a fresh server configured by
+// default (its site zone aside): it knows the component's documents from the start, so the page sends
+// ids alone and nothing fails. Every step fails on a console error, an uncaught exception, a failed
+// request or an answer of 400 or more. One browser, one page, walked through in order: the month
+// across New York's spring DST change, the keyboard, an event's details, accessibility, screenshots,
+// a live change, the list's paging and a category filter.
 //
 // Screenshots are compared with test/screenshots/*.png within a tolerance; after a deliberate change
 // of the look, regenerate them (and the README's docs/images/calendar.png) with
 //   UPDATE_SCREENSHOTS=1 npx vitest run test/browser/calendar-view.test.ts
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MANIFEST = join(ROOT, 'examples/generated/persisted-documents.json');
 const SCREENSHOTS = join(ROOT, 'test/screenshots');
 const README_IMAGE = join(ROOT, 'docs/images/calendar.png');
 const UPDATE = process.env.UPDATE_SCREENSHOTS === '1';
@@ -54,6 +55,10 @@ let browser: BrowserContext;
 let page: Page;
 let profile: string;
 const requests: string[] = [];
+/** What went wrong in the page since the last step: console errors, exceptions, failed requests. */
+const problems: string[] = [];
+/** Event streams the page closed itself (cancelling their request) since the last step. */
+const closedStreams: string[] = [];
 const fixtures: Record<string, number> = {};
 /** Where a click selects a day rather than one of its events. */
 const DAY_NUMBER = { position: { x: 6, y: 6 } };
@@ -61,7 +66,9 @@ const DAY_NUMBER = { position: { x: 6, y: 6 } };
 beforeAll(provideChromium, PROVIDE_CHROMIUM_TIMEOUT);
 
 beforeAll(async () => {
-  h = await startHarness({ CALENDAR_TIMEZONE: SITE_ZONE, CALENDAR_TRUSTED_DOCUMENTS: MANIFEST });
+  // The default configuration: no CALENDAR_TRUSTED_DOCUMENTS, the response cache on (the harness turns
+  // it off for fixtures written past the write pipeline: these are all written before the first read).
+  h = await startHarness({ CALENDAR_TIMEZONE: SITE_ZONE, CALENDAR_CACHE: 'on' });
   // The demo's sample data, reproducible: the same rows (and ids) on SQLite and PostgreSQL.
   await seedDatabase(h.db, h.config.databaseProvider, {
     seed: 27,
@@ -127,6 +134,20 @@ beforeAll(async () => {
   browser.setDefaultTimeout(20_000);
   browser.on('request', (request) => requests.push(request.url()));
   page = browser.pages()[0] ?? (await browser.newPage());
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`exception: ${error.message}`));
+  page.on('requestfailed', (request) => {
+    const error = request.failure()?.errorText;
+    // A subscription ends by cancelling its request (the filter changed): the page's own doing.
+    if (error === 'net::ERR_ABORTED' && request.headers().accept === 'text/event-stream')
+      closedStreams.push(request.url());
+    else problems.push(`failed: ${request.url()} (${error})`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
+  });
   await page.clock.setFixedTime(NOW);
 }, 120_000);
 
@@ -248,8 +269,24 @@ describe('GET /embed/calendar.js and /calendar', () => {
     expect(html).toContain(`<script type="module" src="/embed/calendar.${hash}.js"></script>`);
     expect(html).toContain('<calendar-view view="month" filter-bar live></calendar-view>');
     expect(html).toContain('<a href="/calendar/events/v1/docs">REST API docs</a>');
-    // Only trusted documents run here: GraphiQL is not served, so not linked.
-    expect(html).not.toContain('GraphiQL');
+    // Any document runs here (no CALENDAR_TRUSTED_DOCUMENTS): GraphiQL is served, and linked.
+    expect(html).toContain('<a href="/graphql">GraphiQL</a>');
+
+    // Its icon, declared (no request for /favicon.ico), at an address that changes with it.
+    const icon = /<link rel="icon" href="(\/favicon\.[0-9a-f]{20}\.svg)" type="image\/svg\+xml">/.exec(
+      html,
+    )?.[1];
+    expect(icon).toBeDefined();
+    const svg = await fetch(`${origin}${icon}`);
+    expect([svg.status, svg.headers.get('content-type'), svg.headers.get('cache-control')]).toEqual([
+      200,
+      'image/svg+xml',
+      'public, max-age=31536000, immutable',
+    ]);
+    expect(svg.headers.get('content-security-policy')).toBe("default-src 'none'");
+    expect(await svg.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^]*<\/svg>$/);
+    const oldIcon = await fetch(`${origin}/favicon.${'0'.repeat(20)}.svg`);
+    expect([oldIcon.status, (await oldIcon.json()).code]).toEqual([404, 'rest_no_route']);
   });
 });
 
@@ -260,12 +297,19 @@ describe('the /calendar page in Chromium', () => {
       document.querySelector('calendar-view')?.shadowRoot?.querySelector('dialog')?.close(),
     );
   });
+  // Nothing went wrong in the page during the step (each step's own, so a failure names its step).
+  afterEach(() => {
+    expect(problems.splice(0)).toEqual([]);
+    closedStreams.splice(0);
+  });
 
   it('shows the month of today in the site zone, each event in its day across the DST change', async () => {
     const subscribed = page.waitForResponse((response) => response.url().includes('CalendarEventChanged'));
     await page.goto(`${origin}/calendar`);
     await settled();
     await subscribed;
+    // One stream, opened once: none cancelled.
+    expect(requests.filter((url) => url.includes('CalendarEventChanged'))).toHaveLength(1);
     expect(
       await page.evaluate(
         () => document.querySelector('calendar-view')!.shadowRoot!.querySelector('h2')!.textContent,
@@ -528,8 +572,15 @@ describe('the /calendar page in Chromium', () => {
   });
 
   it('filters by category from the filter bar', async () => {
+    const resubscribed = page.waitForResponse(
+      (response) => response.url().includes('CalendarEventChanged') && response.url().includes('concerts'),
+    );
     await page.locator('calendar-view select[name=categories]').selectOption('concerts');
     await settled();
+    await resubscribed;
+    // The stream of every event's changes closed, one of the concerts' open in its place.
+    await expect.poll(() => closedStreams.length).toBe(1);
+    expect(new URL(closedStreams[0]!).searchParams.get('variables')).toBe('{"filter":{}}');
     const filter = { endsAfter: '2026-03-10 00:00:00', strictDates: true, categories: ['concerts'] };
     const shown = await page.evaluate(() =>
       [
@@ -545,7 +596,7 @@ describe('the /calendar page in Chromium', () => {
     );
   });
 
-  it('asked only for trusted documents, by id, and nothing outside this server', async () => {
+  it('asked for its documents by id alone from the first request, and nothing outside this server', async () => {
     const graphql = requests.filter((url) => url.startsWith(`${origin}/graphql`));
     expect(graphql.length).toBeGreaterThan(5);
     for (const url of graphql) {
@@ -554,5 +605,19 @@ describe('the /calendar page in Chromium', () => {
       expect(params.has('query'), url).toBe(false);
     }
     expect(requests.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);
+  });
+
+  it('notices an answer of 400 or more and a console error (the check after each step sees them)', async () => {
+    await page.evaluate(async () => {
+      await fetch('/no/such/page');
+      console.error('deliberate');
+    });
+    const expected = [
+      `404: ${origin}/no/such/page`,
+      'console: Failed to load resource: the server responded with a status of 404 (Not Found)',
+      'console: deliberate',
+    ];
+    await expect.poll(() => problems.length).toBe(expected.length);
+    expect(problems.splice(0).sort()).toEqual(expected.sort());
   });
 });

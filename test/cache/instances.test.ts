@@ -4,28 +4,36 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { announceInvalidation, shareInvalidations } from '../../src/cache/invalidation-channel.js';
 import { type CacheEvent, ResponseCache } from '../../src/cache/response-cache.js';
-import { calendarNamespace, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { type Db, createDb } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
+import { calendarNamespace, joinCalendar } from '../../src/ops/calendar-identity.js';
 import { type InstanceBus, connectInstanceBus } from '../../src/ops/instance-bus.js';
 import { WritePipeline } from '../../src/services/transactions.js';
 import { freshDatabase } from '../helpers/database.js';
 import { API, SITE_URL } from '../helpers/harness.js';
+import { capturingLogger } from '../helpers/logs.js';
 import { testPostgresUrl, testRedisUrl } from '../helpers/services.js';
 import { createEvent, createTerm, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
 // Two instances on one database, each with its own response cache: a write on one is seen by the
 // other within 100 ms (the invalidation travels over Redis pub/sub, or PostgreSQL LISTEN/NOTIFY), and
-// an instance that cannot hear the channel stops sharing answers rather than serve stale ones.
+// an instance that cannot hear the channel stops sharing answers rather than serve stale ones. Their
+// channels are named by the database they share (src/ops/calendar-identity.ts), so instances whose
+// site URLs differ still hear each other (and say that the URLs differ). Before each write, the other
+// instance's answer is cached (a hit), so a missed invalidation shows as a stale answer.
 
 const REDIS_URL = testRedisUrl();
 const POSTGRES_URL = testPostgresUrl();
 const LIST = `${API}/events?start_date=2031-04-01&end_date=2031-04-30`;
 
-let database: { url: string; drop: () => Promise<void> };
-const opened: Array<{ db: Db; bus?: InstanceBus }> = [];
+type Database = { url: string; drop: () => Promise<void> };
+let database: Database;
+/** Another calendar's database, made when a test needs it. */
+let otherDatabase: Promise<Database> | undefined;
+const opened: Array<{ db: Db; bus?: InstanceBus; leave: () => Promise<void> }> = [];
 
 beforeAll(async () => {
   database = await freshDatabase();
@@ -33,30 +41,47 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const { db, bus } of opened) {
+  for (const { db, bus, leave } of opened) {
     await bus?.close();
+    await leave();
     await db.$disconnect();
   }
   await database?.drop();
+  await (await otherDatabase)?.drop();
 });
 
-/** An instance of the calendar at `siteUrl` (whose namespace names its channels) on `channel`. */
-async function instance(channel: 'redis' | 'postgres' | 'redis-down', siteUrl = SITE_URL) {
+function anotherCalendar(): Promise<Database> {
+  otherDatabase ??= freshDatabase().then(async (other) => (await migrateDatabase(other.url), other));
+  return otherDatabase;
+}
+
+/**
+ * An instance on `channel` serving under `siteUrl`, as `server.ts` starts one: it joins the calendar
+ * its database holds, whose namespace names its channels; its log lines are kept (`logs`).
+ */
+async function instance(
+  channel: 'redis' | 'postgres' | 'redis-down',
+  {
+    siteUrl = SITE_URL,
+    on = database,
+    heartbeatMs,
+  }: { siteUrl?: string; on?: Database; heartbeatMs?: number } = {},
+) {
   const config = loadConfig({
-    DATABASE_URL: database.url,
+    DATABASE_URL: on.url,
     CALENDAR_SITE_URL: siteUrl,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: 'warn',
     CALENDAR_CACHE: 'on',
   });
-  const db = await createDb(database.url);
-  const logger = createLogger('silent');
+  const db = await createDb(on.url);
+  const { logger, lines: logs } = capturingLogger('warn');
+  const { namespace, leave } = await joinCalendar(db, config.siteUrl, logger, { heartbeatMs });
   const events: CacheEvent[] = [];
   const cache = new ResponseCache({
     ...config.cache,
     siteTimezone: config.siteTimezone,
     onEvent: (event) => events.push(event),
   });
-  const { namespace } = config;
   const bus = connectInstanceBus(
     channel === 'postgres'
       ? { postgresUrl: POSTGRES_URL, namespace }
@@ -64,22 +89,32 @@ async function instance(channel: 'redis' | 'postgres' | 'redis-down', siteUrl = 
     logger,
   )!;
   shareInvalidations(cache, bus);
-  opened.push({ db, bus });
+  opened.push({ db, bus, leave });
   const writes = new WritePipeline();
   const app = buildApp({ db, config, logger, writes, cache });
-  return { http: supertest(app.callback()), db, config, writes, bus, events, cache };
+  return { http: supertest(app.callback()), db, config, namespace, writes, bus, events, cache, logs };
 }
 
 /** Two instances on one channel, both listening, and an administrator written on the first. */
-async function twoInstances(channel: 'redis' | 'postgres', login: string) {
-  const a = await instance(channel);
-  const b = await instance(channel);
+async function twoInstances(channel: 'redis' | 'postgres', login: string, sites = [SITE_URL, SITE_URL]) {
+  const a = await instance(channel, { siteUrl: sites[0] });
+  const b = await instance(channel, { siteUrl: sites[1] });
   await Promise.all([a.bus.ready(), b.bus.ready()]);
   const admin = await createUser(a, 'administrator', login);
+  // That write's invalidation travels too: let it arrive before B fills its cache.
+  await new Promise((done) => setTimeout(done, 50));
   return { a, b, admin };
 }
 
 const titles = (body: { events: Array<{ title: string }> }) => body.events.map((event) => event.title);
+
+/** Reads `path` on `on` until its answer is a cache hit (so a missed invalidation would serve it). */
+async function warm(on: { http: ReturnType<typeof supertest> }, path: string): Promise<string[]> {
+  await on.http.get(path).expect(200);
+  const cached = await on.http.get(path).expect(200);
+  expect(cached.headers['x-cache'], `${path} is cached`).toBe('hit');
+  return titles(cached.body);
+}
 
 /**
  * The titles `path` lists on `on`, read again until they include `title` or 100 ms have passed (called
@@ -103,13 +138,10 @@ async function titlesWithin100ms(
 describe.each(['redis', 'postgres'] as const)('over %s', (channel) => {
   it('a write on one instance reaches the other within 100 ms of its response', async () => {
     const { a, b, admin } = await twoInstances(channel, `admin-${channel}`);
-    // That write's invalidation travels too: let it arrive before B fills its cache.
-    await new Promise((done) => setTimeout(done, 50));
-    const before = titles((await b.http.get(LIST).expect(200)).body);
-    const cached = await b.http.get(LIST).expect(200);
-    expect(cached.headers['x-cache']).toBe('hit');
+    const before = titles((await b.http.get(LIST).expect(200)).body).length;
 
     for (let round = 1; round <= 3; round++) {
+      expect(await warm(b, LIST)).toHaveLength(before + round - 1);
       const title = `Seen by B ${channel} ${round}`;
       await a.http
         .post(`${API}/events`)
@@ -118,8 +150,54 @@ describe.each(['redis', 'postgres'] as const)('over %s', (channel) => {
         .expect(201);
       const seen = await titlesWithin100ms(b, LIST, title);
       expect(seen, `round ${round}`).toContain(title);
-      expect(seen.length).toBe(before.length + round);
+      expect(seen.length).toBe(before + round);
     }
+  });
+});
+
+describe.each([
+  ['redis', 2037],
+  ['postgres', 2038],
+] as const)('instances whose site URLs differ, over %s', (channel, year) => {
+  it('hear each other: B’s next read after the message shows A’s write; both name the two URLs', async () => {
+    // As two instances started without CALENDAR_SITE_URL (each then defaults to its own port).
+    const sites = [`http://localhost:${year}`, `http://localhost:${year + 100}`];
+    const a = await instance(channel, { siteUrl: sites[0], heartbeatMs: 50 });
+    const b = await instance(channel, { siteUrl: sites[1] });
+    await Promise.all([a.bus.ready(), b.bus.ready()]);
+    expect(b.namespace).toBe(a.namespace);
+    const admin = await createUser(a, 'administrator', `admin-sites-${channel}`);
+    await new Promise((done) => setTimeout(done, 50));
+    const path = `${API}/events?start_date=${year}-04-01&end_date=${year}-04-30`;
+
+    for (let round = 1; round <= 3; round++) {
+      expect(await warm(b, path)).toHaveLength(round - 1);
+      b.events.length = 0;
+      const title = `Across sites ${channel} ${round}`;
+      await a.http
+        .post(`${API}/events`)
+        .auth(admin.login, admin.password)
+        .send({ title, start_date: `${year}-04-10 10:00:00`, end_date: `${year}-04-10 11:00:00` })
+        .expect(201);
+      // B is not asked until the invalidation has reached it: then one read, and it is fresh.
+      const since = performance.now();
+      while (!b.events.includes('invalidation') && performance.now() - since < 100)
+        await new Promise((done) => setTimeout(done, 5));
+      expect(b.events, `round ${round}`).toContain('invalidation');
+      const next = await b.http.get(path).expect(200);
+      expect(titles(next.body), `round ${round}`).toContain(title);
+      // Each builds its links from its own site URL.
+      expect(next.body.rest_url).toMatch(new RegExp(`^${sites[1]}/`));
+    }
+
+    // B found A running under another URL as it started; A (heartbeat 50 ms) found B since.
+    const warning = (logs: typeof a.logs, here: string, there: string) =>
+      logs.filter((line) => line.level === 40 && line.siteUrl === here && line.otherSiteUrl === there);
+    expect(warning(b.logs, sites[1]!, sites[0]!)).toHaveLength(1);
+    expect(warning(b.logs, sites[1]!, sites[0]!)[0]!.msg).toContain(
+      `${sites[1]} here, ${sites[0]} on another`,
+    );
+    expect(warning(a.logs, sites[0]!, sites[1]!)).toHaveLength(1);
   });
 });
 
@@ -162,13 +240,14 @@ describe.each([
 describe.each(['redis', 'postgres'] as const)('two calendars on one %s', (channel) => {
   it('never hear each other: a write on one leaves the other’s answers cached', async () => {
     const { a, b, admin } = await twoInstances(channel, `admin-apart-${channel}`);
-    // Another calendar (its own site URL, so its own namespace) whose instance shares the bus's host.
-    const other = await instance(channel, 'https://other-calendar.example');
+    // Another calendar (its own database, so its own namespace) whose instance shares the bus's host,
+    // under the same site URL even: the database names the calendar.
+    const other = await instance(channel, { on: await anotherCalendar() });
     await other.bus.ready();
-    expect(other.config.namespace).not.toBe(a.config.namespace);
-    await new Promise((done) => setTimeout(done, 50));
-    await b.http.get(LIST).expect(200);
-    await other.http.get(LIST).expect(200);
+    expect(other.namespace).not.toBe(a.namespace);
+    expect(b.namespace).toBe(a.namespace);
+    await warm(b, LIST);
+    await warm(other, LIST);
     other.events.length = 0;
     await a.http
       .post(`${API}/events`)
@@ -197,8 +276,6 @@ describe.each([
       start: `${year}-08-15 10:00:00`,
       venueIds: [venue.id],
     });
-    // The user's invalidation travels too: let it arrive before B fills its cache.
-    await new Promise((done) => setTimeout(done, 50));
     const month = (m: string) => `${API}/events?start_date=${year}-${m}-01&end_date=${year}-${m}-30`;
     const onB = {
       june: month('06'),
@@ -246,13 +323,13 @@ describe.each([
     const category = await createTerm(a.db, 'tribe_events_cat', `Counted ${channel}`);
     const shown = await createEvent(a.db, { start: `${year}-03-10 10:00:00`, termIds: [category.id] });
     const elsewhere = await createEvent(a.db, { start: `${year}-09-10 10:00:00` });
-    await new Promise((done) => setTimeout(done, 50));
     const onB = { shown: `${API}/events/${shown.id}`, elsewhere: `${API}/events/${elsewhere.id}` };
     const countOnB = async () => {
       const res = await b.http.get(onB.shown).expect(200);
       return { count: res.body.categories[0].count as number, cache: res.headers['x-cache'] };
     };
     expect(await countOnB()).toEqual({ count: 1, cache: 'miss' });
+    expect(await countOnB()).toEqual({ count: 1, cache: 'hit' });
     await b.http.get(onB.elsewhere).expect(200);
     b.events.length = 0;
 
@@ -295,8 +372,7 @@ describe.each(['redis', 'postgres'] as const)('a write by another process, over 
       })
       .expect(201);
     await new Promise((done) => setTimeout(done, 50));
-    await b.http.get(LIST).expect(200);
-    expect((await b.http.get(LIST).expect(200)).headers['x-cache']).toBe('hit');
+    await warm(b, LIST);
     // A write the instance's pipeline never saw: the cache cannot know of it…
     await b.db.event.update({
       where: { id: created.body.id as number },
@@ -312,10 +388,13 @@ describe.each(['redis', 'postgres'] as const)('a write by another process, over 
           : { databaseUrl: POSTGRES_URL, databaseProvider: 'postgresql', namespace },
         createLogger('silent'),
       );
-    expect(await announceAs(calendarNamespace('https://other.example'))).toBe(true);
+    const other = await createDb((await anotherCalendar()).url);
+    opened.push({ db: other, leave: async () => undefined });
+    expect(await announceAs(await calendarNamespace(other))).toBe(true);
     await new Promise((done) => setTimeout(done, 50));
     expect(titles((await b.http.get(LIST).expect(200)).body)).toContain(`Before ${channel}`);
-    const told = await announceAs(b.config.namespace);
+    // On the channel the CLI finds in the database it wrote to: heard.
+    const told = await announceAs(await calendarNamespace(b.db));
     expect(told).toBe(true);
     const seen = await titlesWithin100ms(b, LIST, `After ${channel}`);
     expect(seen).toContain(`After ${channel}`);
@@ -374,7 +453,7 @@ describe('when the channel is down', () => {
     await killer.connect();
     await killer.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()`,
-      [`LISTEN "${a.config.namespace}.calendar_cache%`],
+      [`LISTEN "${a.namespace}.calendar_cache%`],
     );
     await killer.end();
     await new Promise((done) => setTimeout(done, 50));

@@ -37,10 +37,11 @@ async function plan(sql: string, ...params: unknown[]): Promise<string> {
 const q = (sql: string) =>
   postgres ? sql.replace(/\?/g, (_, i: number) => `$${sql.slice(0, i).split('?').length}`) : sql;
 
-// The conditions every anonymous list carries, and the one a filter on withheld content adds (D21).
-const WINDOW = `"hideFromListings" = ? AND "localStart" >= ? AND "localEnd" <= ? AND "status" IN ('publish')`;
+// The conditions every anonymous list carries (`LISTED`, the window, the status), and the one a filter
+// on withheld content adds (D21).
+const WINDOW = `"hideFromListings" = ? AND "startExcluded" = ? AND "localStart" >= ? AND "localEnd" <= ? AND "status" IN ('publish')`;
 const OPEN = `("password" IS NULL OR "password" = ?)`;
-const windowValues = [false, '2026-01-01 00:00:00', '2030-01-01 23:59:59'];
+const windowValues = [false, false, '2026-01-01 00:00:00', '2030-01-01 23:59:59'];
 
 describe('list statements read index entries, not event rows', () => {
   it('the total of a filtered window is counted from the list index alone', async () => {

@@ -571,6 +571,31 @@ describe('hard cases', () => {
     expect(second!.localStart).toBe('2026-09-06 01:00:00');
   });
 
+  it('a floating UNTIL (no Z) is a wall clock in the series zone, as libical and Google Calendar read it', () => {
+    // 19:00 on 8 January in New York is 00:00Z on the 9th: the 8 January occurrence is the last.
+    expect(canonicalRecurrence(['RRULE:FREQ=DAILY;UNTIL=20260108T190000'], TIMED)).toEqual({
+      ok: true,
+      value: ['RRULE:FREQ=DAILY;UNTIL=20260109T000000Z'],
+    });
+    expect(
+      occurrences(['RRULE:FREQ=DAILY;UNTIL=20260108T190000'], '2026-01-06 19:00:00').map(labelled),
+    ).toEqual(['2026-01-06 19:00 EST', '2026-01-07 19:00 EST', '2026-01-08 19:00 EST']);
+    // In the spring-forward gap it moves forward (03:30 EDT), in the repeated hour it is the first pass.
+    expect(canonicalRecurrence(['RRULE:FREQ=DAILY;UNTIL=20260308T023000'], TIMED)).toMatchObject({
+      value: ['RRULE:FREQ=DAILY;UNTIL=20260308T073000Z'],
+    });
+    expect(canonicalRecurrence(['RRULE:FREQ=DAILY;UNTIL=20261101T013000'], TIMED)).toMatchObject({
+      value: ['RRULE:FREQ=DAILY;UNTIL=20261101T053000Z'],
+    });
+    // An all-day series still ends on a date.
+    expect(
+      parseRecurrence(['RRULE:FREQ=DAILY;UNTIL=20260108T190000'], { timezone: NY, allDay: true }),
+    ).toMatchObject({
+      ok: false,
+      problem: { code: 'malformed' },
+    });
+  });
+
   it('UNTIL in UTC landing in the repeated hour compares instants', () => {
     const rule = (until: string) => [`RRULE:FREQ=DAILY;UNTIL=${until}`];
     // 05:15Z is 01:15 EDT, before the first 01:30: the 1 November occurrence is out.
@@ -746,7 +771,6 @@ describe('refusals', () => {
       says: /COUNT and UNTIL/,
     },
     { lines: ['RRULE:FREQ=DAILY;COUNT=3;COUNT=4'], code: 'malformed', says: /twice/ },
-    { lines: ['RRULE:FREQ=DAILY;UNTIL=20260101T000000'], code: 'malformed', says: /UTC/ },
     { lines: ['RRULE;X-A=1:FREQ=DAILY'], code: 'malformed', says: /no parameters/ },
     { lines: ['FREQ=DAILY'], code: 'malformed', says: /no ":" found/ },
     {

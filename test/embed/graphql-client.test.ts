@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CalendarEventChangedDocument,
   CalendarEventsDocument,
@@ -10,9 +10,14 @@ import { createEvent } from '../helpers/fixtures.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createUser } from '../helpers/users.js';
 
-// The calendar view's client (web/calendar/graphql-client.ts) where trusted documents are off, as in
-// `npm run demo`: the server does not know its ids yet, so after the first PERSISTED_QUERY_NOT_FOUND
-// it sends the documents' text (the browser test covers the trusted-documents-only server).
+// The calendar view's client (web/calendar/graphql-client.ts) pointed at a server that does not know
+// its ids, trusted documents off: after the first PERSISTED_QUERY_NOT_FOUND it sends the documents'
+// text. The server that serves the calendar registers them at start (src/http/embed.ts): here it
+// registers none, as another service's endpoint would (the browser test covers the server as it is).
+vi.mock(import('../../src/http/embed.js'), async (original) => ({
+  ...(await original()),
+  ownDocuments: () => new Map<string, string>(),
+}));
 
 let h: Harness;
 let server: Server;
@@ -45,7 +50,7 @@ afterAll(async () => {
 
 const filter = { startDate: '2026-04-01', endDate: '2026-04-30' };
 
-describe('the calendar view client on a server without trusted documents', () => {
+describe("the calendar view client on a server that does not know the calendar's documents", () => {
   it('asks by id, then by text once the server says it does not know the id', async () => {
     const client = new GraphqlClient(endpoint);
     sent.length = 0;

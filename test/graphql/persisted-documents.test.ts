@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,9 +15,16 @@ import {
   EventsConnectionDocument,
   UpcomingEventsDocument,
 } from '../../examples/generated/graphql.js';
+import {
+  CalendarEventChangedDocument,
+  CalendarEventDocument,
+  CalendarEventsDocument,
+  CalendarFiltersDocument,
+} from '../../examples/generated/calendar-view/graphql.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { PersistedDocuments } from '../../src/graphql/persisted.js';
 import { documentHash } from '../../src/graphql/trusted-documents.js';
+import { calendarDocuments } from '../../src/http/embed.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createUser } from '../helpers/users.js';
@@ -25,7 +32,8 @@ import { createUser } from '../helpers/users.js';
 // Persisted documents (src/graphql/persisted.ts): the trusted documents codegen writes
 // (examples/generated/persisted-documents.json) as the only documents a server started with
 // CALENDAR_TRUSTED_DOCUMENTS runs, and automatic persisted queries (hash first, then hash and query)
-// otherwise — with the response cache keying a document named by its hash like its text.
+// otherwise — with the response cache keying a document named by its hash like its text; and in either
+// mode the documents of the service's own <calendar-view>, run by id from the first request.
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const MANIFEST = join(EXAMPLES, 'generated/persisted-documents.json');
@@ -515,5 +523,161 @@ describe('trusted documents with the response cache (and its fast path)', () => 
         expect(res.headers['x-cache']).toBeUndefined();
         expect(res.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_ONLY');
       }
+  });
+});
+
+describe("the calendar's own documents (<calendar-view>), run by id from the first request", () => {
+  const CALENDAR = [
+    CalendarEventsDocument,
+    CalendarEventDocument,
+    CalendarFiltersDocument,
+    CalendarEventChangedDocument,
+  ];
+  const calendarIds = CALENDAR.map(idOf);
+  const eventsQuery = (id: string) =>
+    ({ documentId: id, variables: JSON.stringify({ first: 5 }) }) as Record<string, string>;
+  const calendarReads = (eventId: number) => [
+    { documentId: idOf(CalendarEventsDocument), variables: JSON.stringify({ first: 5 }) },
+    { documentId: idOf(CalendarEventDocument), variables: JSON.stringify({ id: eventId }) },
+    { documentId: idOf(CalendarFiltersDocument) },
+  ];
+
+  it('are the ids the bundled component sends, each with its text', () => {
+    const documents = calendarDocuments();
+    expect([...documents.keys()].sort()).toEqual(calendarIds.map((id) => id.replace(/^sha256:/, '')).sort());
+    for (const [id, text] of documents) expect(documentHash(text)).toBe(id);
+  });
+
+  it('are found beside the built bundle where there is no checkout (a container: dist/ alone)', () => {
+    const dist = mkdtempSync(join(tmpdir(), 'dist-'));
+    expect(() => calendarDocuments(dist)).toThrow(/the calendar's documents are missing/);
+    mkdirSync(join(dist, 'embed'));
+    writeFileSync(
+      join(dist, 'embed/calendar-documents.json'),
+      readFileSync(join(EXAMPLES, 'generated/calendar-view/persisted-documents.json')),
+    );
+    expect(calendarDocuments(dist)).toEqual(calendarDocuments());
+    // Any client may run them by id: a manifest that writes is refused.
+    const create = manifest()[idOf(CreateEventDocument)]!;
+    writeFileSync(
+      join(dist, 'embed/calendar-documents.json'),
+      JSON.stringify({ [idOf(CreateEventDocument)]: create }),
+    );
+    expect(() => calendarDocuments(dist)).toThrow(/is a mutation: the calendar only reads/);
+  });
+
+  it('survive any number of automatic persisted queries, and their hash takes only their text', () => {
+    const own = calendarDocuments();
+    const [id, text] = [...own][0]!;
+    const store = new PersistedDocuments({ own, maxQueries: 2 });
+    for (const other of ['{ a }', '{ b }', '{ c }'])
+      expect(store.register(documentHash(other), other)).toBe(true);
+    expect(store.lookup(id)).toBe(text);
+    expect(store.register(id, text)).toBe(true);
+    expect(store.register(id, '{ a }')).toBe(false);
+    expect(store.lookup(documentHash('{ a }'))).toBeUndefined();
+  });
+
+  describe('on a server configured by default (automatic persisted queries)', () => {
+    let h: Harness;
+    let eventId = 0;
+    beforeAll(async () => {
+      h = await startHarness();
+      eventId = (await createEvent(h.db, { title: 'Harbour Concert' })).id;
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    it('runs each by id on its first request, as the component asks (GET)', async () => {
+      for (const params of calendarReads(eventId)) {
+        const res = await h.http.get('/graphql').set('Accept', MODERN).query(params);
+        expect(res.status, params.documentId).toBe(200);
+        expect(res.body.errors).toBeUndefined();
+      }
+      const events = await h.http.get('/graphql').query(eventsQuery(idOf(CalendarEventsDocument)));
+      expect(
+        events.body.data.eventsConnection.edges.map((edge: { node: { title: string } }) => edge.node.title),
+      ).toEqual(['Harbour Concert']);
+    });
+
+    it('opens the subscription by id', async () => {
+      const stop = new AbortController();
+      const server = h.app.listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      try {
+        const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`);
+        url.searchParams.set('documentId', idOf(CalendarEventChangedDocument));
+        url.searchParams.set('variables', JSON.stringify({ filter: {} }));
+        const res = await fetch(url, { headers: { accept: 'text/event-stream' }, signal: stop.signal });
+        expect([res.status, res.headers.get('content-type')?.split(';')[0]]).toEqual([
+          200,
+          'text/event-stream',
+        ]);
+      } finally {
+        stop.abort();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+
+    it('still asks for the text of any other id it does not know', async () => {
+      const res = await h.http
+        .get('/graphql')
+        .set('Accept', MODERN)
+        .query(eventsQuery(idOf(EventsConnectionDocument)));
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    });
+  });
+
+  describe("on a server whose trusted documents are another client's", () => {
+    let h: Harness;
+    let eventId = 0;
+    const upcoming = idOf(UpcomingEventsDocument);
+    beforeAll(async () => {
+      // A manifest of one document, none of the calendar's.
+      const path = join(mkdtempSync(join(tmpdir(), 'trusted-')), 'frontend.json');
+      writeFileSync(path, JSON.stringify({ [upcoming]: manifest()[upcoming] }));
+      h = await startHarness({ CALENDAR_TRUSTED_DOCUMENTS: path });
+      eventId = (await createEvent(h.db, { title: 'Harbour Concert' })).id;
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    it("runs the calendar's documents by id, and the manifest's", async () => {
+      for (const params of [
+        ...calendarReads(eventId),
+        { documentId: upcoming, variables: JSON.stringify({ perPage: 5 }) },
+      ]) {
+        const res = await h.http.get('/graphql').set('Accept', MODERN).query(params);
+        expect(res.status, params.documentId).toBe(200);
+        expect(res.body.errors).toBeUndefined();
+      }
+    });
+
+    it("refuses any other id, even another example's, and the calendar's documents as text", async () => {
+      const other = await h.http
+        .get('/graphql')
+        .set('Accept', MODERN)
+        .query(eventsQuery(idOf(EventsConnectionDocument)));
+      expect([other.status, other.body.errors[0].extensions.code]).toEqual([
+        400,
+        'PERSISTED_QUERY_NOT_FOUND',
+      ]);
+      const text = calendarDocuments().get(hexOf(CalendarFiltersDocument))!;
+      for (const res of [
+        await h.http.get('/graphql').set('Accept', MODERN).query({ query: text }),
+        await h.http
+          .post('/graphql')
+          .set('Accept', MODERN)
+          .send({ query: text, documentId: idOf(CalendarFiltersDocument) }),
+      ]) {
+        expect([res.status, res.body.errors[0].extensions.code]).toEqual([400, 'PERSISTED_QUERY_ONLY']);
+      }
+      // Still a server of trusted documents: no GraphiQL.
+      const graphiql = await h.http.get('/graphql').set('Accept', 'text/html');
+      expect(graphiql.headers['content-type'] ?? '').not.toMatch(/text\/html/);
+    });
   });
 });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CsvReader, parseCsv } from '../../src/services/import/csv.js';
+import { CsvReader } from '../../src/services/import/csv.js';
+import { openCsv } from '../../src/services/import/csv-file.js';
 import { runImport } from '../../src/services/import/engine.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent } from '../helpers/fixtures.js';
-import { importScope } from './helpers.js';
+import { collect, importScope } from './helpers.js';
 
 // CSV files with The Events Calendar importer's columns (labels or keys): events matched by title and
 // start as TEC matches them, venues and organizers by name; an impossible date costs its row only.
@@ -28,8 +29,8 @@ const EVENTS = [
 ].join('\r\n');
 
 describe('calendar import csv', () => {
-  it('reads quoted cells with commas, quotes and line breaks', () => {
-    const rows = parseCsv('a,b\r\n"1, one","say ""hi""\nthere"\n3,4');
+  it('reads quoted cells with commas, quotes and line breaks', async () => {
+    const rows = await collect((await openCsv('a,b\r\n"1, one","say ""hi""\nthere"\n3,4')).rows);
     expect(rows).toEqual([
       { line: 1, cells: ['a', 'b'] },
       { line: 2, cells: ['1, one', 'say "hi"\nthere'] },

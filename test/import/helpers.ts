@@ -19,6 +19,13 @@ export async function serve(h: Harness): Promise<{ root: string; server: Server 
   return { root: `http://127.0.0.1:${port}/calendar/events/v1`, server };
 }
 
+/** Everything an async iterable yields (Node 20 has no `Array.fromAsync`). */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
 /** A reader that dies after handing over `batches` batches, as a killed process would stop. */
 export function killedAfter(reader: Reader, batches: number): Reader {
   return {
@@ -35,7 +42,8 @@ export function killedAfter(reader: Reader, batches: number): Reader {
 
 /** How the feed server answers one path: a body (with validators), or a status, after an optional delay. */
 export interface FeedAnswer {
-  body?: string;
+  /** Text is sent as UTF-8; bytes as they are. */
+  body?: string | Buffer;
   status?: number;
   etag?: string;
   headers?: Record<string, string>;

@@ -153,6 +153,28 @@ describe('iCalendar series', () => {
     );
   });
 
+  it('a floating UNTIL beside a zoned DTSTART is a wall clock in the event zone', async () => {
+    const summary = await readIcs(
+      'until.ics',
+      feed(
+        'BEGIN:VEVENT',
+        'UID:until@example.org',
+        'DTSTART;TZID=America/New_York:20300301T100000',
+        'DTEND;TZID=America/New_York:20300301T110000',
+        // 10:00 in New York (15:00Z): read as UTC it would end at 05:00 there, before the 5th's event.
+        'RRULE:FREQ=DAILY;UNTIL=20300305T100000',
+        'SUMMARY:Until in the wall clock',
+        'END:VEVENT',
+      ),
+    );
+    expect(summary, JSON.stringify(summary.problems)).toMatchObject({ created: 1, failed: 0 });
+    const { first, occurrences } = await seriesOf(h.db, 'Until in the wall clock');
+    expect(first.recurrence).toBe('RRULE:FREQ=DAILY;UNTIL=20300305T150000Z');
+    expect(occurrences.map((event) => event.localStart)).toEqual(
+      ['02', '03', '04', '05'].map((day) => `2030-03-${day} 10:00:00`),
+    );
+  });
+
   it('a rule past the series cap is that record’s problem; the run goes on', async () => {
     const summary = await readIcs(
       'hourly.ics',

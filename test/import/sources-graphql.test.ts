@@ -14,7 +14,7 @@ let feeds: Awaited<ReturnType<typeof feedServer>>;
 const gql = graphqlClient(() => h, { status: 200 });
 const SECRET = 'abcd EFGH ijkl MNOP qrst UVWX';
 
-const SOURCE_FIELDS = `id type location everySeconds conflict csvType user hasAppPassword nextRunAt readingUntil createdAt`;
+const SOURCE_FIELDS = `id type location everySeconds conflict csvType encoding user hasAppPassword nextRunAt readingUntil createdAt`;
 const SUMMARY_FIELDS = `created updated unchanged conflicts retained failed trashed records seconds resumedAfter
   problems { where key message warning } conflictList { kind key localId where }
   differences { kind key field before after }`;
@@ -58,6 +58,7 @@ describe('import sources on GraphQL', () => {
       everySeconds: 3600,
       conflict: 'PRESERVE_CHANGES',
       csvType: null,
+      encoding: null,
       user: 'importer',
       hasAppPassword: true,
       readingUntil: null,
@@ -89,6 +90,8 @@ describe('import sources on GraphQL', () => {
       [{ every: '400d' }, ['every']],
       [{ type: 'CSV' }, ['csvType']],
       [{ csvType: 'EVENTS' }, ['csvType']],
+      [{ encoding: 'utf-8' }, ['encoding']],
+      [{ type: 'CSV', csvType: 'EVENTS', encoding: 'klingon' }, ['encoding']],
       [{ appPassword: 'x' }, ['user']],
       [{ type: 'TEC', user: 'u'.repeat(61), appPassword: 'x' }, ['user']],
       [{ type: 'TEC', user: 'u', appPassword: 'x'.repeat(257) }, ['appPassword']],

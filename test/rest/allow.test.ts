@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { createEvent, createTerm, createVenue } from '../helpers/fixtures.js';
+import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 import { createUser } from '../helpers/users.js';
 
 // `Allow` on every response of a known route, errors included, listing the methods this viewer may
 // use on this record (docs/reference/compatibility.md; WordPress `WP_REST_Server::envelope_response`
 // / `rest_send_allow_header`): viewers × routes × records.
 
-type Who = 'anonymous' | 'subscriber' | 'contributor' | 'author' | 'editor';
+const VIEWERS = ['anonymous', 'subscriber', 'contributor', 'author', 'editor', 'administrator'] as const;
+type Who = (typeof VIEWERS)[number];
 let h: Harness;
 const as: Partial<Record<Who, [string, string]>> = {};
 const ids: Record<string, number> = {};
@@ -16,7 +17,7 @@ const slugs: Record<string, string> = {};
 beforeAll(async () => {
   h = await startHarness();
   const users: Partial<Record<Who, number>> = {};
-  for (const role of ['subscriber', 'contributor', 'author', 'editor'] as const) {
+  for (const role of ['subscriber', 'contributor', 'author', 'editor', 'administrator'] as const) {
     const user = await createUser(h, role);
     as[role] = [user.login, user.password];
     users[role] = user.id;
@@ -47,6 +48,21 @@ beforeAll(async () => {
     category: category.id,
   });
   slugs.published = published.slug!;
+  // By slug: an editor's and an author's event, a contributor's draft (drafts may have a slug here),
+  // an author's event trashed through the API (its slug becomes `<slug>__trashed`), venues, organizers.
+  await createEvent(h.db, { fields: { slug: 'editor-event', authorId: users.editor } });
+  await createEvent(h.db, { fields: { slug: 'author-event', authorId: users.author } });
+  await createEvent(h.db, {
+    status: 'draft',
+    fields: { slug: 'contributor-draft', authorId: users.contributor },
+  });
+  const binned = await createEvent(h.db, { fields: { slug: 'binned', authorId: users.author } });
+  await send('delete', `/events/${binned.id}`, 'author').expect(200);
+  // Trashing renamed it (docs/reference/compatibility.md), freeing `binned`.
+  expect((await h.db.event.findUniqueOrThrow({ where: { id: binned.id } })).slug).toBe('binned__trashed');
+  await createVenue(h.db, { slug: 'author-hall', authorId: users.author });
+  await createVenue(h.db, { slug: 'binned-hall', authorId: users.author, status: 'trash' });
+  await createOrganizer(h.db, { slug: 'editor-org', authorId: users.editor });
 });
 
 afterAll(async () => {
@@ -57,7 +73,7 @@ const ALL = 'GET, POST, PUT, PATCH, DELETE';
 const READ = 'GET';
 const CREATE = 'GET, POST';
 
-function send(method: 'get' | 'post' | 'delete', path: string, who: Who) {
+function send(method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, who: Who) {
   const request = h.http[method](`${API}${path}`);
   const credentials = as[who];
   if (credentials) request.auth(...credentials);
@@ -115,4 +131,66 @@ describe('Allow', () => {
     const refused = await h.http.get(`${API}/events`).auth('nobody', 'wrong').expect(401);
     expect(refused.headers.allow).toBeUndefined();
   });
+});
+
+// By slug, as the reference computes it (TEC's `can_edit`/`can_delete` run on the id the slug
+// resolved to): a slug naming a record lists the viewer's rights on it; one naming none (unknown, or
+// a trashed event's old slug) lists the rights on the type — all five — to editors and
+// administrators, on the 400/404 it answers too, while contributors and authors see what a record
+// they may not touch shows (`GET`: D22, test/rest/id-oracle.test.ts). By id, an unknown record still
+// lists `GET` alone.
+type Method = 'get' | 'put' | 'patch' | 'delete';
+/** On a slug naming no record, per viewer: anonymous, subscriber, contributor, author, editor, admin. */
+const UNKNOWN = [READ, READ, READ, READ, ALL, ALL];
+/** A write's statuses per viewer: 401, 403 without the right (D22, unknown slugs too), then `status`. */
+const writeStatuses = (status: number) => [401, 403, 403, 403, status, status];
+
+// [method, path, status (one for every viewer, or one per viewer), Allow per viewer]
+const BY_SLUG: Array<[Method, string, number | number[], string[]]> = [
+  ['get', '/events/by-slug/no-such-event', 400, UNKNOWN],
+  ['get', '/events/by-slug/editor-event', 200, [READ, READ, READ, READ, ALL, ALL]],
+  ['get', '/events/by-slug/author-event', 200, [READ, READ, READ, ALL, ALL, ALL]],
+  // Only its author and editors may read the draft (to others its slug is unknown: 400) and edit it.
+  [
+    'get',
+    '/events/by-slug/contributor-draft',
+    [400, 400, 200, 400, 200, 200],
+    [READ, READ, ALL, READ, ALL, ALL],
+  ],
+  // A trashed event's old slug names no event; its `__trashed` slug names the trashed one.
+  ['get', '/events/by-slug/binned', 400, UNKNOWN],
+  ['get', '/events/by-slug/binned__trashed', 403, [READ, READ, READ, ALL, ALL, ALL]],
+  ['put', '/events/by-slug/no-such-event', writeStatuses(400), UNKNOWN],
+  ['delete', '/events/by-slug/no-such-event', writeStatuses(400), UNKNOWN],
+  ['get', '/venues/by-slug/no-such-hall', 404, UNKNOWN],
+  ['get', '/venues/by-slug/author-hall', 200, [READ, READ, READ, ALL, ALL, ALL]],
+  ['get', '/venues/by-slug/binned-hall', 403, [READ, READ, READ, ALL, ALL, ALL]],
+  ['patch', '/venues/by-slug/no-such-hall', writeStatuses(404), UNKNOWN],
+  ['get', '/organizers/by-slug/no-such-org', 404, UNKNOWN],
+  ['get', '/organizers/by-slug/editor-org', 200, [READ, READ, READ, READ, ALL, ALL]],
+  ['get', '/events/987654', 404, VIEWERS.map(() => READ)],
+  ['get', '/venues/987654', 404, VIEWERS.map(() => READ)],
+];
+
+const BY_SLUG_CASES = BY_SLUG.flatMap(([method, path, status, allow]) =>
+  VIEWERS.map((who, i) => ({
+    who,
+    method,
+    path,
+    status: typeof status === 'number' ? status : status[i]!,
+    allow: allow[i]!,
+  })),
+);
+
+describe("Allow by slug: the viewer's rights on the record the slug names, else on the type", () => {
+  it.each(BY_SLUG_CASES)(
+    '$who $method $path → $status, Allow: $allow',
+    async ({ who, method, path, status, allow }) => {
+      const request = send(method, path, who);
+      const res = await (method === 'put' || method === 'patch'
+        ? request.send({ title: 'Renamed' })
+        : request);
+      expect([res.status, set(res.headers.allow)]).toEqual([status, set(allow)]);
+    },
+  );
 });

@@ -271,6 +271,35 @@ describe('GET /events.ics', () => {
     expect([...parseBoth(flagged.body).keys()]).toEqual([...parseBoth(direct.body).keys()]);
   });
 
+  it('reads `ical` as a boolean: true words switch, false words do not, anything else is a 400', async () => {
+    const event = await h.db.event.findUniqueOrThrow({ where: { id: ids.dst } });
+    const routes = ['/events', `/events/${event.id}`, `/events/by-slug/${event.slug}`];
+    for (const path of routes) {
+      for (const on of ['1', 'true', 'TRUE', 'yes', 'On', ' 1 ']) {
+        const res = await h.http.get(`${API}${path}?ical=${encodeURIComponent(on)}`);
+        expect([res.status, res.type], `${path} ical=${on}`).toEqual([200, 'text/calendar']);
+      }
+      for (const off of ['0', 'false', 'No', 'off', '']) {
+        const res = await h.http.get(`${API}${path}?ical=${off}`);
+        expect([res.status, res.type], `${path} ical=${off}`).toEqual([200, 'application/json']);
+      }
+      for (const bad of ['YUseD>=].3', '2', 'maybe']) {
+        const res = await h.http.get(`${API}${path}?ical=${encodeURIComponent(bad)}`).expect(400);
+        expect(res.body).toMatchObject({
+          code: 'rest_invalid_param',
+          message: 'Invalid parameter(s): ical',
+          data: { status: 400, params: { ical: 'Invalid parameter.' } },
+        });
+      }
+      // Twice is no boolean either; and it is named beside the route's other bad parameters.
+      expect((await h.http.get(`${API}${path}?ical=1&ical=0`).expect(400)).body.data.params).toEqual({
+        ical: 'Invalid parameter.',
+      });
+    }
+    const both = await h.http.get(`${API}/events?ical=x&per_page=abc`).expect(400);
+    expect(Object.keys(both.body.data.params).sort()).toEqual(['ical', 'per_page']);
+  });
+
   it('is advertised as a webcal:// link on the JSON list and in GraphQL', async () => {
     const json = await h.http.get(`${API}/events?${WINDOW}&per_page=5&page=2`);
     expect(json.body.ical_url).toMatch(

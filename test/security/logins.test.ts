@@ -1,19 +1,21 @@
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import * as argon2 from '@node-rs/argon2';
 import { Redis } from 'ioredis';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { hashApplicationPassword } from '../../src/auth/application-passwords.js';
-import { LOGIN_LIMITS, LoginLimits } from '../../src/auth/login-limits.js';
+import { LOGIN_LIMITS, LoginLimits, type SharedCounts } from '../../src/auth/login-limits.js';
 import {
   MAX_APPLICATION_PASSWORDS,
   addApplicationPassword,
   createUser as createUserRecord,
 } from '../../src/auth/users.js';
-import { calendarNamespace } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { calendarNamespace } from '../../src/ops/calendar-identity.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { startServerProcess } from '../helpers/server-process.js';
 import { testRedisUrl } from '../helpers/services.js';
 import { createUser } from '../helpers/users.js';
 
@@ -22,6 +24,9 @@ import { createUser } from '../helpers/users.js';
 // passes however many failures its login had; a password that could be a chosen one is slowed down
 // per login instead. An unknown login answers and costs what a wrong password does, a failed login
 // costs one argon2 check however many passwords the user holds, and a user holds at most 25 of them.
+// #50: a known sign-in (a login and address that signed in within 30 days) is spared its login's
+// slow-down; the client address is believed from listed proxies only; a weak chosen password stops
+// the start.
 
 vi.mock('@node-rs/argon2', async (original) => {
   const real = await original<typeof import('@node-rs/argon2')>();
@@ -33,14 +38,20 @@ let h: Harness;
 let address = 0;
 // Addresses of this run only: the Redis tests share their counts with every earlier run for 15 minutes.
 const run = `${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}`;
-/** A client address of its own (the app trusts X-Forwarded-For from its balancer). */
+/**
+ * A client address of its own: supertest connects from the loopback, which this file's app lists as
+ * its proxy, so it believes what X-Forwarded-For says (src/http/client-address.ts).
+ */
 const nextAddress = () => `2001:db8:${run}::${(++address).toString(16)}`;
 /** Wrong, but of the generated kind: it cannot be a chosen password, so no login slow-down applies. */
 const WRONG_GENERATED = 'abcd efgh ijkl mnop qrst uvwx';
 const { perAddress, perPair, perLogin } = LOGIN_LIMITS;
 
+// The loopback (supertest) and a private range, so that a chain of proxies can be written too.
+const PROXIES = '127.0.0.1,::1,10.0.0.0/8';
+
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ CALENDAR_TRUSTED_PROXIES: PROXIES });
 });
 
 afterAll(async () => {
@@ -66,6 +77,60 @@ async function timed(request: PromiseLike<{ status: number }>): Promise<{ status
   const started = performance.now();
   const { status } = await request;
   return { status, ms: performance.now() - started };
+}
+
+/**
+ * An instance of the app on this file's database, counting with `limits`, warmed up by an anonymous
+ * read (its routes are set up on first use); nothing verified on it yet, so each password is checked.
+ */
+async function instanceWith(limits: LoginLimits): Promise<ReturnType<typeof supertest>> {
+  const app = buildApp({ db: h.db, config: h.config, logger: createLogger('silent'), loginLimits: limits });
+  const http = supertest(app.callback());
+  await http.get(`${API}/events`).expect(200);
+  return http;
+}
+
+/**
+ * The issue's siege: ten wrong passwords for `login` from each of three addresses, all at once (one
+ * after the other, the guesser would meet the slow-down it builds).
+ */
+const besieging = 3 * perPair.points;
+async function besiege(http: ReturnType<typeof supertest>, login: string): Promise<void> {
+  const guesses = [nextAddress(), nextAddress(), nextAddress()].flatMap((from, a) =>
+    Array.from({ length: perPair.points }, (_, i) => attempt(http, login, `guess ${a}.${i}`, from)),
+  );
+  expect(statuses(await Promise.all(guesses))).toEqual({ 401: besieging });
+}
+
+/**
+ * A pair signs in, then its login fails past its free failures elsewhere: the pair is spared the
+ * slow-down until 30 days after its sign-in, by the limits' own clock (and by another instance's, when
+ * the store is shared), and again after its next sign-in.
+ */
+async function forgottenAfter30Days(shared: SharedCounts | undefined): Promise<void> {
+  let now = Date.now();
+  const limits = new LoginLimits(shared, () => now);
+  const elsewhere = shared && new LoginLimits(shared, () => now);
+  const login = `known-${run}-${++address}`;
+  const home = nextAddress();
+  await (await limits.begin(login, home, true)).succeeded();
+  for (let i = 0; i <= perLogin.free; i++) await (await limits.begin(login, nextAddress(), true)).failed();
+  const waits = async () => [
+    await limits.waitFor(login, home),
+    await limits.waitFor(login, nextAddress()),
+    ...(elsewhere ? [await elsewhere.waitFor(login, home)] : []),
+  ];
+  const spared = elsewhere ? [0, perLogin.stepMs, 0] : [0, perLogin.stepMs];
+  const slowed = elsewhere
+    ? [perLogin.stepMs, perLogin.stepMs, perLogin.stepMs]
+    : [perLogin.stepMs, perLogin.stepMs];
+  expect(await waits()).toEqual(spared);
+  now += LOGIN_LIMITS.knownFor.ms - 1;
+  expect(await waits()).toEqual(spared);
+  now += 1;
+  expect(await waits()).toEqual(slowed);
+  await (await limits.begin(login, home, false)).succeeded();
+  expect(await waits()).toEqual(spared);
 }
 
 const statuses = (responses: Array<{ status: number }>) =>
@@ -150,23 +215,41 @@ describe('rate limits', () => {
     expect(statuses(pair)).toEqual({ 401: perPair.points, 429: 5 });
   });
 
-  it('counts the address the proxy saw, not what the client wrote before it in X-Forwarded-For', async () => {
-    const real = nextAddress();
+  it('believes a listed proxy: each address it names is counted apart', async () => {
+    const [refused, other] = [nextAddress(), nextAddress()];
     for (let i = 0; i < perAddress.points; i++)
-      await attempt(h.http, `forged-${i}`, 'wrong', `${nextAddress()}, ${real}`).expect(401);
+      await attempt(h.http, `named-${i}`, WRONG_GENERATED, refused).expect(401);
+    await attempt(h.http, 'named-next', WRONG_GENERATED, refused).expect(429);
+    await attempt(h.http, 'named-next', WRONG_GENERATED, other).expect(401);
+  });
+
+  it('counts the address the proxies saw, not what the client wrote before it in X-Forwarded-For', async () => {
+    const real = nextAddress();
+    // The client's own entry, then the one our first proxy added, then a second proxy's (listed too).
+    for (let i = 0; i < perAddress.points; i++)
+      await attempt(h.http, `forged-${i}`, 'wrong', `${nextAddress()}, ${real}, 10.1.2.3`).expect(401);
     await attempt(h.http, 'forged-next', 'wrong', `${nextAddress()}, ${real}`).expect(429);
   });
 
-  it('ignores X-Forwarded-For without a trusted proxy (CALENDAR_TRUSTED_PROXIES=0)', async () => {
-    const direct = await startHarness({ CALENDAR_TRUSTED_PROXIES: '0' });
-    try {
-      for (let i = 0; i < perAddress.points; i++)
-        await attempt(direct.http, `direct-${i}`, 'wrong', nextAddress()).expect(401);
-      await attempt(direct.http, 'direct-next', 'wrong', nextAddress()).expect(429);
-    } finally {
-      await direct.close();
-    }
-  });
+  it.each([
+    ['no proxy is listed (the default)', {}],
+    [
+      'the socket peer is not a listed proxy (loopback only when named)',
+      { CALENDAR_TRUSTED_PROXIES: '10.0.0.0/8,fd00::/8' },
+    ],
+  ])(
+    'counts a client that sends a forged X-Forwarded-For directly by its socket address: %s',
+    async (_, env) => {
+      const direct = await startHarness(env);
+      try {
+        for (let i = 0; i < perAddress.points; i++)
+          await attempt(direct.http, `direct-${i}`, 'wrong', nextAddress()).expect(401);
+        await attempt(direct.http, 'direct-next', 'wrong', nextAddress()).expect(429);
+      } finally {
+        await direct.close();
+      }
+    },
+  );
 
   describe('a password that could be a chosen one (CALENDAR_ADMIN_PASSWORD): a slow-down per login, not a lock', () => {
     it('grows by a step per failure past the free ones, up to a bound', () => {
@@ -209,10 +292,70 @@ describe('rate limits', () => {
     });
   });
 
+  describe('a known sign-in, a (login, address) that signed in within 30 days: its login’s slow-down spares it', () => {
+    it(`after ${besieging} failures from three addresses, the administrator from its known address answers in < 100 ms while a new address waits`, async () => {
+      const limits = new LoginLimits();
+      const chosen = 'the boss signs in from the office';
+      await createUserRecord(h, { login: 'boss', role: 'administrator', password: chosen });
+      const office = nextAddress();
+      await attempt(await instanceWith(limits), 'boss', chosen, office).expect(200);
+      await besiege(await instanceWith(limits), 'boss');
+      const wait = limits.slowDown(besieging);
+      expect(wait).toBe(perLogin.maxMs);
+      // A fresh instance verified nothing in the last minute: each password is checked, as on the first
+      // request of every idle minute.
+      const later = await instanceWith(limits);
+      const newcomer = timed(attempt(later, 'boss', chosen, nextAddress()));
+      const owner = await timed(attempt(later, 'boss', chosen, office));
+      expect(owner.status).toBe(200);
+      expect(owner.ms).toBeLessThan(100);
+      const waited = await newcomer;
+      expect(waited.status).toBe(200);
+      expect(waited.ms).toBeGreaterThanOrEqual(wait - 50);
+    });
+
+    it('is forgotten 30 days after its last sign-in (and known again after the next)', () =>
+      forgottenAfter30Days(undefined));
+
+    it('holds under concurrency: the owner’s connection pool passes at once while new addresses wait; its pair’s limit stays', async () => {
+      const limits = new LoginLimits();
+      const chosen = 'a desktop client with a pool of connections';
+      await createUserRecord(h, { login: 'pooled', role: 'editor', password: chosen });
+      const home = nextAddress();
+      await attempt(await instanceWith(limits), 'pooled', chosen, home).expect(200);
+      const guesser = await instanceWith(limits);
+      for (let i = 0; i <= perLogin.free; i++)
+        await attempt(guesser, 'pooled', `guess ${i}`, nextAddress()).expect(401);
+      const later = await instanceWith(limits);
+      const [pool, guesses] = await Promise.all([
+        Promise.all(Array.from({ length: 4 }, () => timed(attempt(later, 'pooled', chosen, home)))),
+        Promise.all(
+          Array.from({ length: 3 }, (_, i) => timed(attempt(later, 'pooled', `again ${i}`, nextAddress()))),
+        ),
+      ]);
+      expect(statuses(pool)).toEqual({ 200: pool.length });
+      expect(Math.max(...pool.map(({ ms }) => ms))).toBeLessThan(perLogin.stepMs);
+      expect(statuses(guesses)).toEqual({ 401: guesses.length });
+      expect(Math.min(...guesses.map(({ ms }) => ms))).toBeGreaterThanOrEqual(perLogin.stepMs - 50);
+      // Typos from home are not slowed down either, but its pair's allowance still holds (the right
+      // password too is refused there now, on an instance that has not just verified it).
+      const typos = await Promise.all(
+        Array.from({ length: perPair.points + 5 }, (_, i) =>
+          timed(attempt(later, 'pooled', `typo ${i}`, home)),
+        ),
+      );
+      expect(statuses(typos)).toEqual({ 401: perPair.points, 429: 5 });
+      expect(Math.max(...typos.map(({ ms }) => ms))).toBeLessThan(perLogin.stepMs);
+      await attempt(await instanceWith(limits), 'pooled', chosen, home).expect(429);
+    });
+  });
+
   describe('across instances', () => {
     const apps: Array<ReturnType<typeof supertest>> = [];
     const connections: Redis[] = [];
-    beforeAll(() => {
+    let namespace: string;
+    beforeAll(async () => {
+      namespace = await calendarNamespace(h.db);
       for (const url of [testRedisUrl(), testRedisUrl(), 'redis://127.0.0.1:1']) {
         const redis = new Redis(url, {
           enableOfflineQueue: false,
@@ -223,14 +366,23 @@ describe('rate limits', () => {
         connections.push(redis);
         apps.push(
           supertest(
-            buildApp({ db: h.db, config: h.config, logger: createLogger('silent'), redis }).callback(),
+            buildApp({
+              db: h.db,
+              config: h.config,
+              logger: createLogger('silent'),
+              shared: { redis, namespace },
+            }).callback(),
           ),
         );
       }
     });
-    afterAll(() => {
+    afterAll(async () => {
+      // Known sign-ins are kept for 30 days: this run's go now.
+      const known = await connections[0]!.keys(`${namespace}:known-sign-ins:*`).catch(() => []);
+      if (known.length) await connections[0]!.del(...known);
       for (const redis of connections) redis.disconnect();
     });
+    const sharedBy = (connection: number): SharedCounts => ({ redis: connections[connection]!, namespace });
 
     it('counts failures in Redis, so the allowances are shared by every instance', async () => {
       await new Promise((done) => setTimeout(done, 100)); // connected
@@ -255,13 +407,13 @@ describe('rate limits', () => {
     });
 
     it('keeps each calendar’s own counts when calendars share one Redis', async () => {
-      const site = 'https://another-calendar.example';
+      // Another calendar: another database, whose identity names its counts (its users are alike here).
       const other = supertest(
         buildApp({
           db: h.db,
-          config: { ...h.config, siteUrl: site, namespace: calendarNamespace(site) },
+          config: h.config,
           logger: createLogger('silent'),
-          redis: connections[0]!,
+          shared: { redis: connections[0]!, namespace: `calendar-${randomBytes(6).toString('hex')}` },
         }).callback(),
       );
       const user = await createUser(h, 'editor', `apart-${run.replace(':', '-')}`);
@@ -281,6 +433,96 @@ describe('rate limits', () => {
       await attempt(apps[2]!, user.login, user.password, from).expect(429);
       await attempt(apps[2]!, user.login, user.password, nextAddress()).expect(200);
     });
+
+    it('shares the known sign-ins: signed in on one instance, the owner passes at once on another during a siege', async () => {
+      const chosen = 'signed in on one instance, known to all';
+      const login = `known-shared-${run.replace(':', '-')}`;
+      await createUserRecord(h, { login, role: 'administrator', password: chosen });
+      const office = nextAddress();
+      await attempt(apps[0]!, login, chosen, office).expect(200);
+      await besiege(apps[1]!, login);
+      const limits = new LoginLimits(sharedBy(1));
+      const owner = await timed(attempt(await instanceWith(limits), login, chosen, office));
+      expect(owner.status).toBe(200);
+      // Spared the 10 s a new address waits (a bound that holds on a busy machine too: three Redis
+      // round trips and an argon2 check).
+      expect(owner.ms).toBeLessThan(perLogin.stepMs);
+      expect(await limits.waitFor(login, nextAddress())).toBe(perLogin.maxMs);
+    });
+
+    it('forgets a known sign-in 30 days after it, on every instance', () =>
+      forgottenAfter30Days(sharedBy(0)));
+
+    it('knows the sign-ins an instance saw while Redis is unreachable, and still slows new addresses', async () => {
+      const limits = new LoginLimits(sharedBy(2));
+      const chosen = 'signed in while the store was away';
+      const login = `known-alone-${run.replace(':', '-')}`;
+      await createUserRecord(h, { login, role: 'editor', password: chosen });
+      const home = nextAddress();
+      await attempt(await instanceWith(limits), login, chosen, home).expect(200);
+      const guesser = await instanceWith(limits);
+      for (let i = 0; i <= perLogin.free; i++)
+        await attempt(guesser, login, `guess ${i}`, nextAddress()).expect(401);
+      const owner = await timed(attempt(await instanceWith(limits), login, chosen, home));
+      expect(owner.status).toBe(200);
+      expect(owner.ms).toBeLessThan(perLogin.stepMs);
+      expect(await limits.waitFor(login, nextAddress())).toBe(perLogin.stepMs);
+    });
+  });
+});
+
+describe('a chosen password (CALENDAR_ADMIN_PASSWORD) is judged at start', () => {
+  const refusal = (env: Record<string, string>): string => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error('accepted');
+  };
+
+  it.each([
+    ['shorter than 12 characters', 'Tr0ub4dor&3', /must be at least 12 characters \(it has 11\)/],
+    [
+      'a common password',
+      'password1234',
+      /too easy to guess: it is similar to a commonly used password \(zxcvbn strength 1 of 4, at least 3 needed\)/,
+    ],
+    ['a keyboard run of digits', '12345678901234', /too easy to guess/],
+    [
+      'one character again and again',
+      'aaaaaaaaaaaaaaaa',
+      /too easy to guess: it repeats one character \(zxcvbn strength 0 of 4/,
+    ],
+    ['the login repeated', 'bossbossboss', /too easy to guess: it repeats a few characters/],
+  ])('refuses %s, naming the variable and why, never quoting it', (_, password, why) => {
+    const message = refusal({ CALENDAR_ADMIN_USER: 'boss', CALENDAR_ADMIN_PASSWORD: password });
+    expect(message).toMatch(/^Invalid configuration:\n {2}CALENDAR_ADMIN_PASSWORD: /);
+    expect(message).toMatch(why);
+    expect(message).not.toContain(password);
+  });
+
+  it('accepts a strong one, and none (the demo, which makes no administrator)', () => {
+    const strong = 'correct horse battery staple';
+    expect(loadConfig({ CALENDAR_ADMIN_USER: 'boss', CALENDAR_ADMIN_PASSWORD: strong }).adminPassword).toBe(
+      strong,
+    );
+    expect(loadConfig({}).adminPassword).toBeUndefined();
+  });
+
+  it('keeps the service from starting', async () => {
+    const start = startServerProcess({
+      DATABASE_URL: h.config.databaseUrl,
+      CALENDAR_ADMIN_USER: 'boss',
+      CALENDAR_ADMIN_PASSWORD: 'password1234',
+    });
+    await expect(start).rejects.toThrow(
+      /the server did not start:[^]*CALENDAR_ADMIN_PASSWORD: is too easy to guess/,
+    );
+    await expect(start).rejects.not.toThrow(/password1234/);
+    // The operator reads the reason, not a stack trace.
+    await expect(start).rejects.not.toThrow(/\n\s+at /);
   });
 });
 

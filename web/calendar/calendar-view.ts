@@ -234,11 +234,17 @@ export class CalendarView extends LitElement {
       this._day = /^\d{4}-\d\d-\d\d$/.test(this.date ?? '') ? this.date! : this.today();
     const filters = ['categories', 'tags', 'venues', 'search'] as const;
     if (filters.some((name) => changed.has(name))) this.cursor = {};
-    if (changed.has('live') && this.isConnected) {
-      if (this.live) this.subscribe();
-      else this.subscription?.abort();
+    // Not on the first update: connectedCallback has just opened the stream for these very properties
+    // (opening it again would cancel that request on every first visit).
+    if (this.hasUpdated && this.isConnected) {
+      if (changed.has('live')) {
+        if (this.live) this.subscribe();
+        else {
+          this.subscription?.abort();
+          this.subscription = null;
+        }
+      } else if (filters.some((name) => changed.has(name)) && this.live) this.subscribe();
     }
-    if (filters.some((name) => changed.has(name)) && this.live && this.subscription) this.subscribe();
   }
 
   protected override updated(changed: PropertyValues<this>): void {

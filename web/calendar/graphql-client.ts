@@ -1,7 +1,8 @@
 // The calendar's GraphQL client: a fetch per request, nothing else. Documents go by id (GET, so
 // browsers and caches may keep the answer): the only form a server running trusted documents
-// accepts. A server that does not know an id (automatic persisted queries, trusted documents off)
-// answers PERSISTED_QUERY_NOT_FOUND once; from then on this client sends the documents' text.
+// accepts. The server that serves this script knows its documents from the start (src/http/embed.ts);
+// another `endpoint` that does not know an id (automatic persisted queries) answers
+// PERSISTED_QUERY_NOT_FOUND once, and from then on this client sends the documents' text.
 // Requests carry no credentials: the calendar shows what an anonymous visitor may see, whatever the
 // host page's visitor is logged into.
 

@@ -195,8 +195,10 @@ function eventShape(e: ShapedRow, ctx: Context, as: Representation) {
       ? []
       : organizers.map((organizer) => presentOrganizer(organizer, urls, zone, as, ctx.viewer)),
     recurrence: seriesLines(e),
-    // A password-protected event has no JSON-LD, even for whoever gave the password (as the reference).
-    json_ld: as === 'single' && !e.password ? eventJsonLd(e, venues, organizers, urls) : null,
+    // A password-protected event has no JSON-LD, even for whoever gave the password (as the reference);
+    // nor has a series' first event whose start its set excludes: it does not happen then.
+    json_ld:
+      as === 'single' && !e.password && !e.startExcluded ? eventJsonLd(e, venues, organizers, urls) : null,
   };
 }
 
@@ -372,7 +374,7 @@ export const TecSingleEvent = builder.prismaObject('Event', {
   interfaces: [TecEventFields],
   fields: (t) => ({
     [RECORD_VERSION_KEY]: t.string({ nullable: true, resolve: (event) => recordVersion(event) }),
-    // A password-protected event has no JSON-LD, even for whoever gave the password (as the reference).
+    // No JSON-LD for a password-protected event, nor a first event whose start is excluded (`eventShape`).
     json_ld: t.field({
       type: 'JSON',
       extensions: jsonShape('TecEventJsonLd'),

@@ -47,6 +47,8 @@ const COLUMN_FACTS: Record<Prisma.EventScalarFieldEnum, EventFact | null> = {
   recurrence: null,
   originalStart: null,
   isException: null,
+  // Whether a series' first event is in lists at all (its start excluded from its set).
+  startExcluded: 'hidden',
 };
 
 const LINK_FACTS = {

@@ -11,6 +11,7 @@ import {
   continueFrom,
   endBefore,
   excludeOccurrence,
+  excludesFirstStart,
   expandRecurrence,
   formatRecurrence,
   parseRecurrence,
@@ -111,6 +112,7 @@ const COPIED: Record<Prisma.EventScalarFieldEnum, boolean> = {
   recurrence: true,
   originalStart: false,
   isException: false,
+  startExcluded: false,
 };
 const COPIED_NAMES = (Object.keys(COPIED) as Prisma.EventScalarFieldEnum[]).filter((name) => COPIED[name]);
 /** What the first event decides for every occurrence, exceptions included. */
@@ -124,6 +126,7 @@ const FIRST_SELECT = {
   endsAt: true,
   localStart: true,
   localEnd: true,
+  startExcluded: true,
 } as const;
 
 type SeriesValues = Pick<Prisma.EventUncheckedCreateInput, (typeof COPIED_NAMES)[number]>;
@@ -138,6 +141,7 @@ interface FirstEvent extends SeriesValues {
   localStart: string;
   localEnd: string;
   recurrence: string | null;
+  startExcluded: boolean;
 }
 
 interface ChildRow {
@@ -450,6 +454,8 @@ export async function syncSeries(w: WriteScope, firstId: number, options: SyncOp
   w.group(seriesGroup(firstId));
   const first = await loadFirst(tx, firstId);
   const slots = laterSlots(first, options.settings, options.now, options.field);
+  // A write to the whole series may change its set or its first start (the extension changes neither).
+  if (options.mode === 'all') await markStart(w, first, recurrenceOf(first));
   const children = await loadChildren(tx, firstId);
   const byTime = new Map(children.map((child) => [child.originalStart.getTime(), child]));
   const wanted = new Set(slots.map((slot) => slot.startsAt.getTime()));
@@ -633,8 +639,34 @@ export async function endSeries(w: WriteScope, firstId: number): Promise<void> {
   for (const part of chunks(children.map((child) => child.id)))
     await tx.event.deleteMany({ where: { id: { in: part } } });
   for (const child of children) announce(w, child.id, 'deleted', child, null);
-  await tx.event.update({ where: { id: firstId }, data: { recurrence: null } });
+  const single = await tx.event.update({
+    where: { id: firstId },
+    data: { recurrence: null, startExcluded: false },
+    select: { id: true, status: true, localStart: true, localEnd: true },
+  });
+  // A first event whose start its set excluded is listed again.
+  announceListing(w, single);
   await recount(w, termIds);
+}
+
+/**
+ * Keeps a first event's `startExcluded` true to its set and its start, which a write to the whole series
+ * may both change: a series whose set leaves out its first start is still held by the first event (its
+ * id, values and lines, read by id), but no list holds it (`LISTED`). Written as derived state, in the
+ * transaction of the write that moved the event's version.
+ */
+async function markStart(w: WriteScope, first: FirstEvent, recurrence: Recurrence): Promise<void> {
+  const excluded = excludesFirstStart(recurrence, first);
+  if (excluded === first.startExcluded) return;
+  await w.tx.$executeRaw`UPDATE "Event" SET "startExcluded" = ${excluded} WHERE "id" = ${first.id}`;
+  announceListing(w, first);
+}
+
+/** Tells the caches that a first event may have entered or left every list it falls in. */
+function announceListing(w: WriteScope, first: { id: number; status: string } & EventSpan): void {
+  w.changed('event', first.id, first.status === 'trash' ? 'trashed' : 'updated', {
+    move: { before: spanOf(first), after: spanOf(first), facts: ['hidden'] },
+  });
 }
 
 /**
@@ -662,6 +694,7 @@ async function rewriteLines(w: WriteScope, first: FirstEvent, recurrence: Recurr
     where: { id: first.id },
     data: {
       recurrence: storedLines(formatRecurrence(recurrence)),
+      startExcluded: excludesFirstStart(recurrence, first),
       modifiedAt: now,
       revision: { increment: 1 },
     },

@@ -21,6 +21,7 @@ import type { Prisma } from '../../generated/sqlite/client.js';
 import {
   type CountingLink,
   EVENT_LINKS,
+  LISTED,
   type ListCondition,
   conditionsNow,
   countingLink,
@@ -274,7 +275,7 @@ function spansMonths(effective: EffectiveEventFilter): boolean {
   return days >= LINKS_FIRST_DAYS;
 }
 
-/** Validates the filters and builds the list's query: the events not hidden from listings that meet them. */
+/** Validates the filters and builds the list's query: the events listed (`LISTED`) that meet them. */
 export async function resolveEventQuery(
   ctx: Context,
   filter: EventListFilter,
@@ -282,7 +283,7 @@ export async function resolveEventQuery(
 ): Promise<EventQuery> {
   const applied = await applyFilters(ctx, filter, options);
   const { db } = ctx;
-  const listed = (wheres: Prisma.EventWhereInput[]) => ({ AND: [{ hideFromListings: false }, ...wheres] });
+  const listed = (wheres: Prisma.EventWhereInput[]) => ({ AND: [LISTED, ...wheres] });
   // Counted over a link, the link's own condition is what the count starts from.
   const through = countingLink(
     applied.conditions,

@@ -1,12 +1,14 @@
 import { DateTime } from 'luxon';
 import { isValidTimezone } from '../../domain/dates.js';
+import { type CsvBytes, UnreadableCsv, openCsv } from './csv-file.js';
 import type { Batch, EventFields, Problem, Reader, SourceRecord } from './records.js';
 
 // A CSV file with The Events Calendar importer's columns (its Column_Mapper: `event_name`,
 // `event_start_date`, … or their labels, "Event Name", "Event Start Date", …), one file per type.
 // Events are matched as TEC matches them, by title and start (or by `event_uid` when the file has
 // one); venues and organizers by their UID column, else by name. A row that cannot be read (an
-// impossible date, no name) is reported with its row and line and left out.
+// impossible date, no name) is reported with its row and line and left out. The file is streamed
+// (encoding, separator and rows: `csv-file.ts`), a batch at a time.
 
 export const CSV_TYPES = ['events', 'venues', 'organizers'] as const;
 export type CsvType = (typeof CSV_TYPES)[number];
@@ -82,52 +84,6 @@ function columnsOf(type: CsvType, header: string[]): Array<string | null> {
   return header.map((name) => known.get(squash(name)) ?? null);
 }
 
-interface Row {
-  line: number;
-  cells: string[];
-}
-
-/** RFC 4180 rows: quoted cells may hold commas, quotes (doubled) and line breaks. */
-export function parseCsv(text: string): Row[] {
-  const rows: Row[] = [];
-  let cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  let line = 1;
-  let rowLine = 1;
-  const source = text.replace(/^\uFEFF/, '');
-  for (let i = 0; i < source.length; i++) {
-    const char = source[i]!;
-    if (quoted) {
-      if (char === '"' && source[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else {
-        if (char === '\n') line++;
-        cell += char;
-      }
-      continue;
-    }
-    if (char === '"') quoted = true;
-    else if (char === ',') {
-      cells.push(cell);
-      cell = '';
-    } else if (char === '\n' || char === '\r') {
-      if (char === '\r' && source[i + 1] === '\n') i++;
-      cells.push(cell);
-      if (cells.some((c) => c.trim())) rows.push({ line: rowLine, cells });
-      cells = [];
-      cell = '';
-      line++;
-      rowLine = line;
-    } else cell += char;
-  }
-  cells.push(cell);
-  if (cells.some((c) => c.trim())) rows.push({ line: rowLine, cells });
-  return rows;
-}
-
 const DATE_FORMATS = [
   'yyyy-MM-dd',
   'yyyy/MM/dd',
@@ -162,39 +118,69 @@ const list = (value: string | undefined) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
+export interface CsvOptions {
+  siteTimezone: string;
+  batchSize?: number;
+  /** The file's encoding (`windows-1252`, `utf-16le`, …); detected when absent. */
+  encoding?: string;
+}
+
 export class CsvReader implements Reader {
   readonly source: string;
 
   constructor(
     file: string,
-    private readonly text: string,
+    private readonly input: CsvBytes,
     private readonly type: CsvType,
-    private readonly options: { siteTimezone: string; batchSize?: number },
+    private readonly options: CsvOptions,
   ) {
     this.source = `csv:${type}:${file}`;
   }
 
   async *read(after: string | null): AsyncIterable<Batch> {
-    const [header, ...rows] = parseCsv(this.text);
-    if (!header) return;
-    const columns = columnsOf(this.type, header.cells);
     const size = this.options.batchSize ?? 100;
     const skip = after ? Number(after.replace(/^csv:/, '')) : 0;
-    for (let batch = skip; batch * size < rows.length; batch++) {
-      const records: SourceRecord[] = [];
-      const problems: Problem[] = [];
-      rows.slice(batch * size, (batch + 1) * size).forEach((row, index) => {
+    const file = await openCsv(this.input, this.options.encoding);
+    const fresh = (): Omit<Batch, 'checkpoint'> => ({ records: [], problems: [] });
+    let batch = fresh();
+    if (file.by === 'guess')
+      batch.problems.push({
+        where: 'file',
+        message: `read as ${file.encoding}, a guess (no byte-order mark, not UTF-8): if letters look wrong, give the file's encoding`,
+        warning: true,
+      });
+    let columns: Array<string | null> | null = null;
+    let count = 0;
+    try {
+      for await (const row of file.rows) {
+        if (!columns) {
+          columns = columnsOf(
+            this.type,
+            row.cells.map((name) => name.trim()),
+          );
+          continue;
+        }
+        const number = ++count;
+        if (number <= skip * size) continue;
         const values: Record<string, string> = {};
         columns.forEach((key, column) => {
           if (key) values[key] = (row.cells[column] ?? '').trim();
         });
-        const where = `row ${batch * size + index + 1} (line ${row.line})`;
-        const read = this.record(values, where);
-        if ('message' in read) problems.push(read);
-        else records.push(read);
-      });
-      yield { checkpoint: `csv:${batch + 1}`, records, problems, total: rows.length };
+        const read = this.record(values, `row ${number} (line ${row.line})`);
+        if ('message' in read) batch.problems.push(read);
+        else batch.records.push(read);
+        if (number % size === 0) {
+          yield { checkpoint: `csv:${number / size}`, ...batch };
+          batch = fresh();
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof UnreadableCsv)) throw error;
+      const where = columns ? `row ${count + 1} (line ${error.line})` : `line ${error.line}`;
+      batch.problems.push({ where, message: error.message });
     }
+    if (batch.records.length || batch.problems.length)
+      yield { checkpoint: `csv:${Math.ceil(count / size)}`, ...batch };
   }
 
   private record(v: Record<string, string>, where: string): SourceRecord | Problem {

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -32,6 +33,8 @@ export interface SourceSpec {
   appPassword?: string;
   /** csv only. */
   csvType?: CsvType;
+  /** csv only: the file's encoding, when detection should not decide (`windows-1252`, `utf-16le`). */
+  encoding?: string;
 }
 
 export interface Validators {
@@ -50,21 +53,30 @@ export interface LoadOptions {
 }
 
 export type Loaded = { changed: false } | { changed: true; text: string; validators: Validators };
+/** The bytes as read: a CSV file's encoding is its reader's to find. */
+export type LoadedBody = { changed: false } | { changed: true; body: Buffer; validators: Validators };
 
-const isUrl = (location: string) => /^(https?|webcal):\/\//i.test(location);
+export const isUrl = (location: string) => /^(https?|webcal):\/\//i.test(location);
 
 /** A source that could not be read (refused address, error status, too large, too slow). */
 export function unreadable(location: string, why: string): ApiError {
   return new ApiError(502, 'import_source_unreadable', `${location}: ${why}`);
 }
 
-/** The text of a file or URL, unless the URL answers that nothing changed since `validators`. */
+/** The text (UTF-8) of a file or URL, unless the URL answers that nothing changed since `validators`. */
 export async function loadText(location: string, options: LoadOptions): Promise<Loaded> {
+  const loaded = await loadBody(location, options);
+  if (!loaded.changed) return loaded;
+  return { changed: true, text: loaded.body.toString('utf8'), validators: loaded.validators };
+}
+
+/** The bytes of a file or URL, unless the URL answers that nothing changed since `validators`. */
+export async function loadBody(location: string, options: LoadOptions): Promise<LoadedBody> {
   const maxBytes = options.maxBytes ?? MAX_SOURCE_BYTES;
   if (!isUrl(location)) {
     const info = await stat(location);
     if (info.size > maxBytes) throw unreadable(location, `larger than ${maxBytes} bytes`);
-    return { changed: true, text: await readFile(location, 'utf8'), validators: {} };
+    return { changed: true, body: await readFile(location), validators: {} };
   }
   const timeoutMs = options.timeoutMs ?? SOURCE_TIMEOUT_MS;
   const deadline = AbortSignal.timeout(timeoutMs);
@@ -82,7 +94,7 @@ export async function loadText(location: string, options: LoadOptions): Promise<
   }
 }
 
-type Answer = { kind: 'redirect'; to: string } | { kind: 'loaded'; loaded: Loaded };
+type Answer = { kind: 'redirect'; to: string } | { kind: 'loaded'; loaded: LoadedBody };
 
 /** One GET, connected only to an allowed address; a body past `maxBytes` ends the exchange. */
 function get(url: URL, options: LoadOptions, maxBytes: number, signal: AbortSignal): Promise<Answer> {
@@ -141,7 +153,7 @@ function get(url: URL, options: LoadOptions, maxBytes: number, signal: AbortSign
             kind: 'loaded',
             loaded: {
               changed: true,
-              text: Buffer.concat(chunks).toString('utf8'),
+              body: Buffer.concat(chunks),
               validators: { etag: header('etag'), lastModified: header('last-modified') },
             },
           });
@@ -177,16 +189,31 @@ export function assertPublicHost(location: string, allowPrivate: boolean): Promi
   );
 }
 
-/** The reader of a source; `text` is what `loadText` read (not used by TEC, which pages its API). */
-export function readerFor(spec: SourceSpec, config: Pick<Config, 'siteTimezone'>, text = ''): Reader {
+/**
+ * The reader of a source; `body` is what `loadText` or `loadBody` read (not used by TEC, which pages
+ * its API). A CSV file given without it is streamed from disk as it is read.
+ */
+export function readerFor(
+  spec: SourceSpec,
+  config: Pick<Config, 'siteTimezone'>,
+  body?: string | Buffer,
+): Reader {
   switch (spec.type) {
     case 'tec':
       return new TecReader(spec.location, { user: spec.user, appPassword: spec.appPassword });
     case 'ics':
-      return new IcsReader(spec.location, text, { siteTimezone: config.siteTimezone });
-    case 'csv':
-      return new CsvReader(spec.location, text, spec.csvType ?? 'events', {
+      return new IcsReader(spec.location, typeof body === 'string' ? body : (body?.toString('utf8') ?? ''), {
         siteTimezone: config.siteTimezone,
       });
+    case 'csv':
+      return new CsvReader(
+        spec.location,
+        body ?? (() => createReadStream(spec.location)),
+        spec.csvType ?? 'events',
+        {
+          siteTimezone: config.siteTimezone,
+          encoding: spec.encoding,
+        },
+      );
   }
 }

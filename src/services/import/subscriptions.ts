@@ -7,13 +7,14 @@ import type { Logger } from '../../logger.js';
 import type { Scope } from '../scope.js';
 import { checkWebhookUrl } from '../sync/webhooks.js';
 import { CSV_TYPES, type CsvType } from './csv.js';
+import { isKnownEncoding } from './csv-file.js';
 import { CONFLICT_POLICIES, type ConflictPolicy, type ImportSummary, runImport } from './engine.js';
 import {
   IMPORT_TYPES,
   type ImportType,
   type SourceSpec,
   assertPublicHost,
-  loadText,
+  loadBody,
   readerFor,
 } from './sources.js';
 import { clipOf } from './vanished.js';
@@ -48,6 +49,7 @@ export interface SubscriptionInput {
   user?: string;
   appPassword?: string;
   csvType?: string;
+  encoding?: string;
 }
 
 interface StoredOptions {
@@ -55,6 +57,7 @@ interface StoredOptions {
   user?: string;
   appPassword?: string;
   csvType?: CsvType;
+  encoding?: string;
 }
 
 /** A subscription as answers show it: the source's login, never its password. */
@@ -65,6 +68,8 @@ export interface ImportSourceView {
   everySeconds: number;
   conflict: ConflictPolicy;
   csvType: CsvType | null;
+  /** The CSV file's encoding as given; null: detected on every read. */
+  encoding: string | null;
   user: string | null;
   hasAppPassword: boolean;
   nextRunAt: Date;
@@ -111,6 +116,7 @@ export function viewOf(source: ImportSource, now = new Date()): ImportSourceView
     everySeconds: source.everySeconds,
     conflict: options.conflict ?? 'overwrite',
     csvType: options.csvType ?? null,
+    encoding: options.encoding ?? null,
     user: options.user ?? null,
     hasAppPassword: Boolean(options.appPassword),
     nextRunAt: source.nextRunAt,
@@ -137,6 +143,9 @@ function checkInput(input: SubscriptionInput): number {
   if (input.type === 'csv' && !(CSV_TYPES as readonly string[]).includes(input.csvType ?? ''))
     reasons.csvType = `A CSV source needs one of ${CSV_TYPES.join(', ')}.`;
   if (input.type !== 'csv' && input.csvType) reasons.csvType = 'Only for a CSV source.';
+  if (input.encoding && input.type !== 'csv') reasons.encoding = 'Only for a CSV source.';
+  else if (input.encoding && !isKnownEncoding(input.encoding))
+    reasons.encoding = 'An encoding such as utf-8, windows-1252, iso-8859-15 or utf-16le.';
   if (input.appPassword && !input.user) reasons.user = 'An application password needs its login.';
   if ((input.user?.length ?? 0) > MAX_LOGIN_LENGTH) reasons.user = `At most ${MAX_LOGIN_LENGTH} characters.`;
   if ((input.appPassword?.length ?? 0) > MAX_APP_PASSWORD_LENGTH)
@@ -169,6 +178,7 @@ export async function addImportSource(scope: Scope, input: SubscriptionInput): P
     conflict: input.conflict ?? 'overwrite',
     ...(input.user ? { user: input.user, appPassword: input.appPassword } : {}),
     ...(input.csvType ? { csvType: input.csvType } : {}),
+    ...(input.encoding ? { encoding: input.encoding } : {}),
   });
   const source = await scope.db.importSource.upsert({
     where: { type_location: { type: input.type, location } },
@@ -242,14 +252,14 @@ async function readSource(scope: Scope, source: ImportSource): Promise<ImportSum
   const options = optionsOf(source);
   const spec: SourceSpec = { type: source.type as ImportType, location: source.location, ...options };
   const allowPrivate = scope.config.webhooks.allowPrivate;
-  let text = '';
+  let body: Buffer = Buffer.alloc(0);
   try {
     if (spec.type === 'tec') await assertPublicHost(spec.location, allowPrivate);
     else {
       const validators = { etag: source.etag, lastModified: source.lastModified };
-      const loaded = await loadText(spec.location, { validators, allowPrivate });
+      const loaded = await loadBody(spec.location, { validators, allowPrivate });
       if (!loaded.changed) return null;
-      text = loaded.text;
+      body = loaded.body;
       await scope.db.importSource.update({
         where: { id: source.id },
         data: { etag: loaded.validators.etag ?? null, lastModified: loaded.validators.lastModified ?? null },
@@ -270,12 +280,16 @@ async function readSource(scope: Scope, source: ImportSource): Promise<ImportSum
     });
     throw error;
   }
-  return runImport(scope, readerFor(spec, scope.config, text), {
+  // A CSV file's bytes: its reader finds their encoding.
+  const content = spec.type === 'csv' ? body : body.toString('utf8');
+  return runImport(scope, readerFor(spec, scope.config, content), {
     conflict: options.conflict,
     sourceId: source.id,
     // A run the server did not finish (a restart) goes on where it stopped.
     resume: true,
-    ...(spec.type === 'ics' ? { mirror: clipOf(text, scope.config.siteTimezone) } : {}),
+    ...(typeof content === 'string' && spec.type === 'ics'
+      ? { mirror: clipOf(content, scope.config.siteTimezone) }
+      : {}),
   });
 }
 

@@ -7,6 +7,7 @@ import type { Taxonomy } from '../../domain/urls.js';
 import { type EventListFilter, SUBSCRIPTION_FILTERS } from '../../model/event-filters.js';
 import { eventsVisibleTo } from '../events/event-access.js';
 import { applyFilters } from '../events/events-query.js';
+import { LISTED } from '../list-conditions.js';
 import type { LinkedKind } from '../linked-posts/linked-lists.js';
 import { linkedVisibleTo } from '../linked-posts/linked-access.js';
 import { termsVisibleTo, visibleTermIds } from '../terms/term-reads.js';
@@ -47,8 +48,9 @@ export async function eventChangeView(
   checkSizes({ ...filter });
   const viewer = ctx.viewer;
   const conditions: Prisma.EventWhereInput[] = [eventsVisibleTo(viewer)];
-  // Hidden from listings: readable by id, so delivered only to a subscription naming it.
-  conditions.push(filter.ids?.length ? { id: { in: filter.ids } } : { hideFromListings: false });
+  // Not listed (hidden from listings, a series' excluded first start): readable by id, so delivered
+  // only to a subscription naming it.
+  conditions.push(filter.ids?.length ? { id: { in: filter.ids } } : LISTED);
   // The list's filters, checked, looked up and matched as the list applies them (D21 included).
   const applied = await applyFilters(ctx, filter, { password, only: SUBSCRIPTION_FILTERS });
   conditions.push(...applied.where);

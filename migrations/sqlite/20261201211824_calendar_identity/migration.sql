@@ -1,0 +1,14 @@
+-- CreateTable
+CREATE TABLE "CalendarIdentity" (
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "namespace" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+
+-- CreateTable
+CREATE TABLE "RunningInstance" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "siteUrl" TEXT NOT NULL,
+    "startedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "seenAt" DATETIME NOT NULL
+);
