@@ -32,6 +32,7 @@ import { defaultCounts } from './sample-data/generate.js';
 import { seedDatabase } from './sample-data/seed.js';
 import { createAdministrator, kilobytesPerRequest, printMix, runMix } from './bench-mix.js';
 import { type PeerInstall, PeerChild, checkSameAnswers, installPeer, peerRequests } from './peer/peer.js';
+import { askChild } from './child-questions.js';
 
 const run = promisify(execFile);
 const SERVER_CHILD = new URL('./bench-server.mjs', import.meta.url).pathname;
@@ -229,20 +230,10 @@ class ServerChild {
       | 'profileStop',
     argument?: string,
   ): Promise<number> {
-    // Numbered: the mix's writer asks while the row's measurements ask, and answers may cross.
-    const id = ++this.asked;
-    return new Promise((resolve) => {
-      const listen = (message: [number, number]) => {
-        if (message[0] !== id) return;
-        this.child.off('message', listen);
-        resolve(message[1]);
-      };
-      this.child.on('message', listen);
-      this.child.send([id, question, argument]);
-    });
+    return askChild(this.child, this.questions, question, argument);
   }
 
-  private asked = 0;
+  private readonly questions = { asked: 0 };
 
   resetSql = () => this.ask('reset');
   sql = () => this.ask('sql');

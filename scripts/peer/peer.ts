@@ -5,11 +5,20 @@
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
 import { CATEGORY, TAG } from '../../src/services/terms/terms.js';
+import { askChild } from '../child-questions.js';
 
 const run = promisify(execFile);
 const SOURCE = (name: string) => new URL(name, import.meta.url).pathname;
@@ -73,9 +82,11 @@ export async function installPeer(log: (line: string) => void): Promise<PeerInst
     // As .ci/run gets Node 22: the registry's `node` package, which ships the platform's binary.
     const nodeDir = join(CACHE_ROOT, 'node22');
     if (!existsSync(nodeDir)) log(`installing Node 22 into ${nodeDir}`);
-    await installOnce(nodeDir, (staging) =>
-      npm(['install', '--prefix', staging, '--no-save', 'node@22'], 'Node 22'),
-    );
+    await installOnce(nodeDir, (staging) => {
+      // Its preinstall fetches the binary: allowed by name, as npm asks of a project.
+      writeFileSync(join(staging, 'package.json'), '{"private": true, "allowScripts": {"node": true}}\n');
+      return npm(['install', '--prefix', staging, '--no-save', 'node@22'], 'Node 22');
+    });
     node = join(nodeDir, `node_modules/node/node_modules/node-${process.platform}-${process.arch}/bin/node`);
   }
   const { dependencies } = JSON.parse(manifest.toString()) as { dependencies: Record<string, string> };
@@ -85,7 +96,7 @@ export async function installPeer(log: (line: string) => void): Promise<PeerInst
 
 /** The peer's server in a child process (scripts/peer/server.mjs): its CPU, memory and statements. */
 export class PeerChild {
-  private asked = 0;
+  private readonly questions = { asked: 0 };
 
   private constructor(
     private readonly child: ChildProcess,
@@ -108,16 +119,7 @@ export class PeerChild {
   }
 
   private ask(question: 'sql' | 'reset' | 'cpu' | 'rss'): Promise<number> {
-    const id = ++this.asked;
-    return new Promise((resolve) => {
-      const listen = (message: [number, number]) => {
-        if (message[0] !== id) return;
-        this.child.off('message', listen);
-        resolve(message[1]);
-      };
-      this.child.on('message', listen);
-      this.child.send([id, question]);
-    });
+    return askChild(this.child, this.questions, question);
   }
 
   resetSql = () => this.ask('reset');
