@@ -318,12 +318,21 @@ function aliasTable(urls: string[]): string {
 
 /** An administrator and one application password, made in the database before the servers start. */
 export async function createAdministrator(url: string, config: Config): Promise<string> {
+  return createSignedIn(url, config, 'administrator', 'bench-editor');
+}
+
+/** A user of `role` and the HTTP Basic credentials of its application password. */
+export async function createSignedIn(
+  url: string,
+  config: Config,
+  role: 'administrator' | 'editor',
+  login: string,
+): Promise<string> {
   const db = await createDb(url);
   try {
     const writes = new WritePipeline();
     recordChanges(writes, config);
-    const login = 'bench-editor';
-    const { password } = await createUser({ db, config, writes }, { login, role: 'administrator' });
+    const { password } = await createUser({ db, config, writes }, { login, role });
     return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
   } finally {
     await db.$disconnect();

@@ -5,8 +5,10 @@
 // to two floors in this process: node:http sending the very bytes of the REST list from memory, and
 // node:http + one prepared list query. Load comes from wrk (one thread; a Lua script sets POST bodies
 // and reports), so no Node load generator competes with the servers for the second core. One run,
-// one table: ratios are only meaningful within it. `--mix` adds the traffic mix (scripts/bench-mix.ts):
-// thousands of distinct reads by popularity, with and without writes, beside the rows above. `--series P`
+// one table: ratios are only meaningful within it. Two rows read as a signed-in editor, whose answers
+// no cache shares (what a site's own server or an app with accounts pays). `--mix` adds the traffic
+// mix (scripts/bench-mix.ts): thousands of distinct reads by popularity, with and without writes,
+// beside the rows above. `--series P`
 // seeds P % of the events as members of series (the same total) and adds a list full of one series'
 // occurrences and a single occurrence beside the plain list and single rows. `--profile DIR` writes a CPU
 // profile of the mix's server for each mix row's measured run into DIR (`.cpuprofile`). `--gzip` sends
@@ -30,7 +32,7 @@ import { migrateDatabase } from '../src/db/migrate.js';
 import { endOfDayWall, startOfDayWall } from '../src/domain/dates.js';
 import { defaultCounts } from './sample-data/generate.js';
 import { seedDatabase } from './sample-data/seed.js';
-import { createAdministrator, kilobytesPerRequest, printMix, runMix } from './bench-mix.js';
+import { createAdministrator, createSignedIn, kilobytesPerRequest, printMix, runMix } from './bench-mix.js';
 import { type PeerInstall, PeerChild, checkSameAnswers, installPeer, peerRequests } from './peer/peer.js';
 import { askChild } from './child-questions.js';
 
@@ -62,6 +64,8 @@ interface Target {
   name: string;
   url: string;
   body?: string;
+  /** HTTP Basic credentials: a signed-in viewer, whose answers no cache shares. */
+  authorization?: string;
   /** The server child whose SQL statements and memory this row measures. */
   server?: MeasuredServer;
   floor?: 'memory' | 'database';
@@ -171,10 +175,12 @@ async function wrk(
   connections: number,
   duration: number,
   script: string,
+  authorization?: string,
 ) {
+  const headers = authorization ? [...wrkHeaders, '-H', `Authorization: ${authorization}`] : wrkHeaders;
   const { stdout } = await run(
     'wrk',
-    ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', ...wrkHeaders, '-s', script, url],
+    ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', ...headers, '-s', script, url],
     { env: { ...process.env, BENCH_BODY: body ?? '' }, maxBuffer: 1 << 20 },
   );
   const line = stdout.split('\n').find((l) => l.startsWith('BENCH '));
@@ -259,10 +265,12 @@ async function problemWith(target: Target): Promise<string | undefined> {
   return response.ok && !graphqlErrors ? undefined : `HTTP ${response.status}: ${text.slice(0, 200)}`;
 }
 
-const fetchInit = (target: Target): RequestInit =>
-  target.body
-    ? { method: 'POST', body: target.body, headers: { 'content-type': 'application/json' } }
-    : { method: 'GET' };
+const fetchInit = (target: Target): RequestInit => {
+  const headers: Record<string, string> = target.authorization ? { authorization: target.authorization } : {};
+  return target.body
+    ? { method: 'POST', body: target.body, headers: { ...headers, 'content-type': 'application/json' } }
+    : { method: 'GET', headers };
+};
 
 async function sqlPerRequest(target: Target): Promise<number | undefined> {
   if (!target.server) return undefined;
@@ -431,6 +439,24 @@ async function main(): Promise<void> {
       }
     }
 
+    // An editor reads as the site's own server does: computed on every request, whatever the cache.
+    const editor = await createSignedIn(url, config, 'editor', 'bench-reader');
+    targets.push(
+      {
+        name: `REST list signed-in, editor (GET ${listPath})`,
+        url: `${cached.origin}${listPath}`,
+        server: cached,
+        authorization: editor,
+      },
+      {
+        name: 'GraphQL list signed-in, editor (events perPage 10)',
+        url: `${cached.origin}/graphql`,
+        body: graphqlBody,
+        server: cached,
+        authorization: editor,
+      },
+    );
+
     const rows: Row[] = [];
     for (const target of targets) {
       const problem = await problemWith(target);
@@ -440,9 +466,10 @@ async function main(): Promise<void> {
       }
       // A short unmeasured run first: JIT, query-plan caches, the database's page cache (and the
       // response cache) warm up.
-      if (warmup > 0) await wrk(target.url, target.body, connections, warmup, script);
+      const { authorization: as } = target;
+      if (warmup > 0) await wrk(target.url, target.body, connections, warmup, script, as);
       const cpuBefore = await cpuMicrosOf(target);
-      const result = await wrk(target.url, target.body, connections, duration, script);
+      const result = await wrk(target.url, target.body, connections, duration, script, as);
       const cpuPerRequest = ((await cpuMicrosOf(target)) - cpuBefore) / 1000 / result.requests;
       rows.push({ target, result, cpuPerRequest, sqlPerRequest: await sqlPerRequest(target) });
       console.log(`measured ${target.name}`);

@@ -140,7 +140,13 @@ export function buildApp({
   const app = new Koa();
   // The client address (login limits, subscriptions per client): the socket's peer, or what the
   // proxies listed in CALENDAR_TRUSTED_PROXIES say they saw (src/http/client-address.ts).
-  believeProxies(app, config.trustedProxies);
+  believeProxies(app, config.trustedProxies, (peer) =>
+    logger.warn(
+      { peer },
+      'a request came with X-Forwarded-For from a peer CALENDAR_TRUSTED_PROXIES does not list: ' +
+        'its clients all count as that peer (list the proxy if it is yours)',
+    ),
+  );
   logResponseFailures(app, logger);
   // First: an anonymous read the cache already answered under this exact spelling skips the rest;
   // the plainest of them even before Koa (src/cache/fast-path.ts).

@@ -8,6 +8,7 @@ import type { ShapeCache } from './cache/shape-cache.js';
 import type { ChangeFeed } from './services/sync/change-feed.js';
 import type { Context, Keep, KeepRecords } from './services/scope.js';
 import type { WritePipeline } from './services/transactions.js';
+import { limitedClient } from './http/client-address.js';
 
 export type { Context, Keep, KeepRecords, Scope } from './services/scope.js';
 
@@ -46,7 +47,10 @@ export function createContext(
     ...(keep ? { keep } : {}),
     ...(keepRecords ? { keepRecords } : {}),
     ...(shapes ? { shapes } : {}),
-    client: viewer.userId !== null ? `user:${viewer.userId}` : `address:${request.address ?? 'unknown'}`,
+    client:
+      viewer.userId !== null
+        ? `user:${viewer.userId}`
+        : `address:${request.address ? limitedClient(request.address) : 'unknown'}`,
     viewer,
     ifMatch: request.ifMatch ?? null,
     ...(request.reads ? { reads: request.reads } : {}),

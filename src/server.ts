@@ -18,6 +18,7 @@ import { connectRedis } from './ops/redis.js';
 import { ChangeFeed } from './services/sync/change-feed.js';
 import { WritePipeline } from './services/transactions.js';
 import { SeriesHorizonJob } from './services/events/series-horizon.js';
+import { markExcludedStarts } from './services/events/excluded-starts.js';
 import { ImportScheduler } from './services/import/subscriptions.js';
 
 // A configuration mistake is the operator's to fix: its message alone, never a stack trace.
@@ -39,6 +40,9 @@ const metrics = metricsOn ? new Metrics() : undefined;
 const { applied } = await migrateDatabase(config.databaseUrl);
 if (applied.length) logger.info({ applied }, 'database migrated');
 const db = await createDb(config.databaseUrl, { metrics });
+// Series written before their first event could be marked as excluded from its own set.
+const marked = await markExcludedStarts(db);
+if (marked) logger.info({ marked }, 'first events whose series exclude their start marked as unlisted');
 lifecycle.onClose('database', () => db.$disconnect());
 // The database names the calendar (its bus channels, its Redis keys), whatever CALENDAR_SITE_URL says;
 // another running instance that serves under another site URL is named in a warning.

@@ -7,6 +7,7 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import { ApiError } from '../domain/errors.js';
+import { limitedClient } from '../http/client-address.js';
 
 // Failed logins (rate-limiter-flexible), limited where a guesser is and never where its victim is:
 // - per client address and per (login, address) pair: past the allowance that address's attempts
@@ -79,7 +80,9 @@ function limiter(
 }
 
 const ignore = () => undefined;
-const pairOf = (login: string, address: string) => `${address} ${login.toLowerCase()}`;
+// Logins are case-sensitive (`boss` and `Boss` may be two users), so a pair is the exact login; the
+// per-login count folds case, which only ever slows more.
+const pairOf = (login: string, client: string) => `${client} ${login}`;
 
 /**
  * When each (login, address) last signed in: in Redis (shared) and in this instance's memory (bounded,
@@ -147,9 +150,10 @@ export class LoginLimits {
    * that could be a chosen one, waits out the login's slow-down (none for a known sign-in).
    */
   async begin(login: string, address: string, mayBeChosen: boolean): Promise<LoginAttempt> {
+    const client = limitedClient(address);
     const loginKey = login.toLowerCase();
-    const pairKey = pairOf(login, address);
-    const taken = await Promise.allSettled([this.byAddress.consume(address), this.byPair.consume(pairKey)]);
+    const pairKey = pairOf(login, client);
+    const taken = await Promise.allSettled([this.byAddress.consume(client), this.byPair.consume(pairKey)]);
     const refusals = taken.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
     for (const refusal of refusals) if (!(refusal instanceof RateLimiterRes)) throw refusal;
     if (refusals.length) {
@@ -166,7 +170,7 @@ export class LoginLimits {
       succeeded: async () => {
         this.failing.delete(pairKey);
         await Promise.all([
-          this.byAddress.reward(address, 1),
+          this.byAddress.reward(client, 1),
           this.byPair.delete(pairKey),
           this.known.add(pairKey),
         ]).catch(ignore);
@@ -177,14 +181,14 @@ export class LoginLimits {
         if (mayBeChosen) await this.byLogin.penalty(loginKey, 1).catch(ignore);
       },
       abandoned: async () => {
-        await Promise.all([this.byAddress.reward(address, 1), this.byPair.reward(pairKey, 1)]).catch(ignore);
+        await Promise.all([this.byAddress.reward(client, 1), this.byPair.reward(pairKey, 1)]).catch(ignore);
       },
     };
   }
 
   /** A success without a check (a credential verified in the last minute) clears its pair's failures too. */
   async rememberedSuccess(login: string, address: string): Promise<void> {
-    const pairKey = pairOf(login, address);
+    const pairKey = pairOf(login, limitedClient(address));
     if (this.failing.delete(pairKey)) await this.byPair.delete(pairKey).catch(ignore);
   }
 
@@ -195,7 +199,7 @@ export class LoginLimits {
   async waitFor(login: string, address: string): Promise<number> {
     const failures = (await this.byLogin.get(login.toLowerCase()).catch(ignore))?.consumedPoints ?? 0;
     const delay = this.slowDown(failures);
-    return delay > 0 && (await this.known.has(pairOf(login, address))) ? 0 : delay;
+    return delay > 0 && (await this.known.has(pairOf(login, limitedClient(address)))) ? 0 : delay;
   }
 
   /** How long an attempt waits after `failures` failures of possibly chosen passwords for its login. */

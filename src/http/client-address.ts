@@ -32,6 +32,8 @@ export function proxyList(entries: readonly string[]): BlockList | undefined {
     const [, address = '', prefix] = CIDR.exec(entry) ?? [];
     const family = isIP(address);
     const bits = prefix === undefined ? undefined : Number(prefix);
+    if (bits === 0)
+      throw new Error(`"${entry}" would believe every client's own X-Forwarded-For: list the proxies`);
     if (!family || (bits !== undefined && bits > (family === 4 ? 32 : 128))) {
       const hint = /^\d+$/.test(entry)
         ? ': a count of proxies is not accepted any more, list their addresses'
@@ -62,6 +64,24 @@ function plainAddress(text: string): string {
   return isIP(address) ? address : '';
 }
 
+/**
+ * The client a limit counts (failed logins, subscriptions per client): its address, or for IPv6 its
+ * /64, the smallest network one household or server is given, so rotating through it buys nothing.
+ */
+export function limitedClient(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail = ''] = address.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = address.includes('::')
+    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
+
 const listed = (proxies: BlockList | undefined, address: string): boolean =>
   proxies !== undefined && address !== '' && proxies.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6');
 
@@ -87,9 +107,15 @@ export function clientAddress(
  * believes forwarded headers from every peer or from none, so it stays off; these getters, defined on
  * the app's own request prototype, decide per connection instead.
  */
-export function believeProxies(app: Koa, entries: readonly string[]): void {
+export function believeProxies(
+  app: Koa,
+  entries: readonly string[],
+  /** Told once of the first peer that sends X-Forwarded-For without being listed (a proxy not named?). */
+  onUnlistedForwarder: (peer: string) => void = () => {},
+): void {
   app.proxy = false;
   const proxies = proxyList(entries);
+  let unlistedTold = false;
   const koaHost = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(app.request), 'host')?.get;
   const addresses = new WeakMap<object, string>();
   const fromProxy = (request: Koa.Request) =>
@@ -101,12 +127,14 @@ export function believeProxies(app: Koa, entries: readonly string[]): void {
       get(this: Koa.Request): string {
         let address = addresses.get(this);
         if (address === undefined) {
-          address = clientAddress(
-            this.socket.remoteAddress,
-            this.get('X-Forwarded-For') || undefined,
-            proxies,
-          );
+          const forwardedFor = this.get('X-Forwarded-For') || undefined;
+          address = clientAddress(this.socket.remoteAddress, forwardedFor, proxies);
           addresses.set(this, address);
+          // Behind a proxy nobody listed, every client would count as the proxy: say so, once.
+          if (forwardedFor && !unlistedTold && !fromProxy(this)) {
+            unlistedTold = true;
+            onUnlistedForwarder(plainAddress(this.socket.remoteAddress ?? ''));
+          }
         }
         return address;
       },

@@ -2,7 +2,7 @@ import Koa from 'koa';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { believeProxies, clientAddress, proxyList } from '../../src/http/client-address.js';
+import { believeProxies, clientAddress, limitedClient, proxyList } from '../../src/http/client-address.js';
 
 // Who a request comes from (#50 point 8): the socket's peer, unless it is a proxy listed in
 // CALENDAR_TRUSTED_PROXIES (none by default); X-Forwarded-For is then walked from the right past the
@@ -42,6 +42,8 @@ describe('CALENDAR_TRUSTED_PROXIES', () => {
     ['an IPv6 prefix out of range', 'fd00::/129', /"fd00::\/129" is neither/],
     ['a host name', '127.0.0.1,localhost', /"localhost" is neither/],
     ['a malformed range', '10.0.0.0/8/1', /"10\.0\.0\.0\/8\/1" is neither/],
+    ['every IPv4 client', '0.0.0.0/0', /"0\.0\.0\.0\/0" would believe every client/],
+    ['every IPv6 client', '10.0.0.0/8,::/0', /"::\/0" would believe every client/],
   ])('refuses %s, naming the variable and the entry', (_, spec, why) => {
     const message = refusal(spec);
     expect(message).toMatch(/CALENDAR_TRUSTED_PROXIES: /);
@@ -92,6 +94,17 @@ describe('the client address', () => {
   });
 });
 
+describe('the client a limit counts', () => {
+  it.each([
+    ['an IPv4 address, itself', '192.0.2.1', '192.0.2.1'],
+    ['an IPv6 address, its /64', '2001:db8:a:b:c:d:e:f', '2001:db8:a:b::/64'],
+    ['the same /64 compressed', '2001:db8:a:b::1', '2001:db8:a:b::/64'],
+    ['zeros spelled out', '2001:0db8:0000:000b:0::1', '2001:db8:0:b::/64'],
+    ['a short prefix', '2001:db8::1', '2001:db8:0:0::/64'],
+    ['the loopback', '::1', '0:0:0:0::/64'],
+  ])('%s', (_, address, client) => expect(limitedClient(address)).toBe(client));
+});
+
 describe('a Koa app that believes its proxies', () => {
   /** What the app makes of a request sent from the loopback (supertest's socket peer). */
   async function seen(entries: string[], headers: Record<string, string>) {
@@ -117,6 +130,21 @@ describe('a Koa app that believes its proxies', () => {
         protocol: 'http',
         host: 'calendar.test',
       });
+  });
+
+  it('says once that a peer nobody listed sends X-Forwarded-For', async () => {
+    const told: string[] = [];
+    const app = new Koa();
+    believeProxies(app, ['10.0.0.0/8'], (peer) => told.push(peer));
+    app.use((ctx) => {
+      ctx.body = ctx.ip;
+    });
+    const http = supertest(app.callback());
+    await http.get('/').expect(200);
+    expect(told).toEqual([]);
+    for (let i = 0; i < 3; i++) await http.get('/').set('X-Forwarded-For', '192.0.2.66').expect(200);
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(/^(127\.0\.0\.1|::1)$/);
   });
 
   it('believes them from a listed proxy', async () => {

@@ -40,9 +40,10 @@ let address = 0;
 const run = `${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}`;
 /**
  * A client address of its own: supertest connects from the loopback, which this file's app lists as
- * its proxy, so it believes what X-Forwarded-For says (src/http/client-address.ts).
+ * its proxy, so it believes what X-Forwarded-For says (src/http/client-address.ts). A /64 of its own
+ * too, since the limits count an IPv6 client by its /64.
  */
-const nextAddress = () => `2001:db8:${run}::${(++address).toString(16)}`;
+const nextAddress = () => `2001:${run}:${(++address).toString(16)}::1`;
 /** Wrong, but of the generated kind: it cannot be a chosen password, so no login slow-down applies. */
 const WRONG_GENERATED = 'abcd efgh ijkl mnop qrst uvwx';
 const { perAddress, perPair, perLogin } = LOGIN_LIMITS;
@@ -107,6 +108,19 @@ async function besiege(http: ReturnType<typeof supertest>, login: string): Promi
  * slow-down until 30 days after its sign-in, by the limits' own clock (and by another instance's, when
  * the store is shared), and again after its next sign-in.
  */
+/** A known sign-in is the exact login (logins are case-sensitive) and the client's /64, nothing wider. */
+async function knownOnlyAsItSignedIn(shared: SharedCounts | undefined): Promise<void> {
+  const limits = new LoginLimits(shared);
+  const login = `Known-${run}-${++address}`;
+  const home = nextAddress();
+  await (await limits.begin(login, home, true)).succeeded();
+  for (let i = 0; i <= perLogin.free; i++) await (await limits.begin(login, nextAddress(), true)).failed();
+  // The same /64 is the same client; another spelling of the login is another user's.
+  expect(await limits.waitFor(login, home.replace(/::1$/, '::beef'))).toBe(0);
+  expect(await limits.waitFor(login.toLowerCase(), home)).toBeGreaterThan(0);
+  expect(await limits.waitFor(login, nextAddress())).toBeGreaterThan(0);
+}
+
 async function forgottenAfter30Days(shared: SharedCounts | undefined): Promise<void> {
   let now = Date.now();
   const limits = new LoginLimits(shared, () => now);
@@ -317,6 +331,8 @@ describe('rate limits', () => {
     it('is forgotten 30 days after its last sign-in (and known again after the next)', () =>
       forgottenAfter30Days(undefined));
 
+    it('is the exact login and the client’s /64, nothing wider', () => knownOnlyAsItSignedIn(undefined));
+
     it('holds under concurrency: the owner’s connection pool passes at once while new addresses wait; its pair’s limit stays', async () => {
       const limits = new LoginLimits();
       const chosen = 'a desktop client with a pool of connections';
@@ -452,6 +468,8 @@ describe('rate limits', () => {
 
     it('forgets a known sign-in 30 days after it, on every instance', () =>
       forgottenAfter30Days(sharedBy(0)));
+
+    it('is the exact login and the client’s /64 there too', () => knownOnlyAsItSignedIn(sharedBy(0)));
 
     it('knows the sign-ins an instance saw while Redis is unreachable, and still slows new addresses', async () => {
       const limits = new LoginLimits(sharedBy(2));

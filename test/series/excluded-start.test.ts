@@ -1,6 +1,7 @@
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
+import { markExcludedStarts } from '../../src/services/events/excluded-starts.js';
 import { eventChangeView } from '../../src/services/sync/change-views.js';
 import { cachedAndFresh } from '../helpers/cached-app.js';
 import { dataOf, graphqlClient } from '../helpers/graphql.js';
@@ -215,6 +216,21 @@ describe('the first event itself', () => {
     expect(await (await eventChangeView(ctx, {}, null)).visibleIds(wanted)).toEqual([occurrences[0]]);
     const named = await eventChangeView(ctx, { ids: wanted }, null);
     expect((await named.visibleIds(wanted)).sort((a, b) => a - b)).toEqual(wanted);
+  });
+});
+
+describe('a series written before the flag existed', () => {
+  it('is marked at start from its lines, once, and leaves the lists', async () => {
+    // As the migration left such rows: the column at its default.
+    await h.db.event.update({ where: { id: first }, data: { startExcluded: false } });
+    expect((await LISTS[0]!.page(h.http, 1, 50)).ids).toContain(first);
+    expect(await markExcludedStarts(h.db)).toBe(1);
+    expect((await h.db.event.findUniqueOrThrow({ where: { id: first } })).startExcluded).toBe(true);
+    for (const list of LISTS)
+      expect((await list.page(h.http, 1, 50)).ids, list.name).toEqual(occurrences.slice(0, 3));
+    // Nothing left to mark; the occurrences (which carry the same lines) are never marked.
+    expect(await markExcludedStarts(h.db)).toBe(0);
+    expect(await h.db.event.count({ where: { startExcluded: true } })).toBe(1);
   });
 });
 
