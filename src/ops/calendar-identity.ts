@@ -100,10 +100,13 @@ export async function joinCalendar(
   };
 
   await beat();
-  // A heartbeat still running when the instance leaves would write its record back.
-  let beating: Promise<void> = Promise.resolve();
+  // A heartbeat still running when the instance leaves would write its record back; one slower than
+  // the interval is not overtaken by the next (which could write it back after the leave).
+  let beating: Promise<void> | undefined;
   const timer = setInterval(() => {
-    beating = beat().catch((error: unknown) => logger.debug({ err: error }, 'instance record not refreshed'));
+    beating ??= beat()
+      .catch((error: unknown) => logger.debug({ err: error }, 'instance record not refreshed'))
+      .finally(() => (beating = undefined));
   }, heartbeatMs);
   timer.unref();
   return {
