@@ -92,6 +92,7 @@ describe('import sources on GraphQL', () => {
       [{ csvType: 'EVENTS' }, ['csvType']],
       [{ encoding: 'utf-8' }, ['encoding']],
       [{ type: 'CSV', csvType: 'EVENTS', encoding: 'klingon' }, ['encoding']],
+      [{ type: 'CSV', csvType: 'EVENTS', encoding: `utf-8${'-'.repeat(100_000)}` }, ['encoding']],
       [{ appPassword: 'x' }, ['user']],
       [{ type: 'TEC', user: 'u'.repeat(61), appPassword: 'x' }, ['user']],
       [{ type: 'TEC', user: 'u', appPassword: 'x'.repeat(257) }, ['appPassword']],

@@ -144,7 +144,8 @@ function checkInput(input: SubscriptionInput): number {
     reasons.csvType = `A CSV source needs one of ${CSV_TYPES.join(', ')}.`;
   if (input.type !== 'csv' && input.csvType) reasons.csvType = 'Only for a CSV source.';
   if (input.encoding && input.type !== 'csv') reasons.encoding = 'Only for a CSV source.';
-  else if (input.encoding && !isKnownEncoding(input.encoding))
+  // Encoding names are short (`iso-8859-15`): a longer text is no name, whatever it spells.
+  else if (input.encoding && (input.encoding.length > 32 || !isKnownEncoding(input.encoding)))
     reasons.encoding = 'An encoding such as utf-8, windows-1252, iso-8859-15 or utf-16le.';
   if (input.appPassword && !input.user) reasons.user = 'An application password needs its login.';
   if ((input.user?.length ?? 0) > MAX_LOGIN_LENGTH) reasons.user = `At most ${MAX_LOGIN_LENGTH} characters.`;
