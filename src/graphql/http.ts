@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
+import { type GraphQLParams, processRegularResult } from 'graphql-yoga';
 import type { Context as KoaContext, Middleware } from 'koa';
 import type { ResponseCache } from '../cache/response-cache.js';
 import { ReadLog } from '../services/read-log.js';
 import { sendGraphqlError } from './errors.js';
 import type { PersistedDocuments } from './persisted.js';
+import type { GraphqlParams } from './params.js';
 import { graphqlReadKey } from './read-key.js';
-import { GRAPHQL_PATH, type GraphqlYoga } from './yoga.js';
+import { GRAPHQL_PATH, type GraphqlServerContext, type GraphqlYoga } from './yoga.js';
 
 /**
  * The GraphQL endpoint: a query's answer is buffered and shared through the response cache when its
@@ -27,7 +29,10 @@ export function graphqlRoute(options: {
     await cache.serve(ctx, read.key, async () => {
       // Only an answer that may be shared logs what it read (`reads.ts`).
       const reads = read.key !== null ? new ReadLog() : undefined;
-      const response = await execute(yoga, ctx, read.body, reads);
+      const mediaType = jsonMediaType(ctx.get('accept'));
+      const response =
+        (read.params && mediaType && (await runQuery(yoga, ctx, read.params, mediaType, reads))) ||
+        (await execute(yoga, ctx, read.body, reads));
       ctx.status = response.status;
       response.headers.forEach((value, key) => {
         if (key !== 'content-length') ctx.set(key, value);
@@ -41,6 +46,69 @@ export function graphqlRoute(options: {
   };
 }
 
+/**
+ * Runs a query whose parameters are read and checked through yoga's GraphQL pipeline (its parameter
+ * hooks, envelop's parse, validate and execute with every plugin, its result hooks and JSON
+ * serialisation) without its HTTP adapter: the request was read once already, and building a Fetch
+ * request from it, parsing it again and reading the Fetch response back into Koa was ~15 % of an
+ * uncached single event's CPU (docs/internals/performance.md). What the adapter adds (body limits,
+ * CORS, the method and media-type checks) the route has applied before.
+ */
+async function runQuery(
+  yoga: GraphqlYoga,
+  ctx: KoaContext,
+  params: GraphqlParams,
+  mediaType: JsonMediaType,
+  reads?: ReadLog,
+): Promise<Response | null> {
+  const request = new yoga.fetchAPI.Request(`http://graphql${ctx.url}`, {
+    method: ctx.method,
+    headers: requestHeaders(ctx),
+  });
+  // No plugin of this server reads the adapter's `waitUntil`, the one thing it would add here.
+  const serverContext = { koa: ctx, ...(reads && { reads }), request } as GraphqlServerContext &
+    Parameters<GraphqlYoga['getResultForParams']>[1];
+  let result;
+  try {
+    result = await yoga.getResultForParams({ params: params as GraphQLParams, request }, serverContext);
+  } catch {
+    // A parameter hook refused the request (a persisted document's rule) before anything ran: yoga's
+    // adapter turns that into its answer (`execute` below), as for any request it reads itself.
+    return null;
+  }
+  // A query always has a result: an error is one too.
+  return processRegularResult(result!, yoga.fetchAPI, mediaType);
+}
+
+type JsonMediaType = 'application/json' | 'application/graphql-response+json';
+
+/**
+ * The JSON media type yoga answers a query in for this `Accept`, by its rule (its result processors:
+ * the first utf-8 type listed that JSON satisfies, `application/json` where a wildcard allows both);
+ * null when it would answer otherwise (a stream, or 406), which yoga then does itself.
+ */
+function jsonMediaType(accept: string): JsonMediaType | null {
+  for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
+    const [type = '', ...params] = entry.split(';');
+    if ((params.find((param) => param.includes('charset=')) ?? 'charset=utf-8') !== 'charset=utf-8') continue;
+    const [pre, suffix] = type.split('/');
+    const satisfies = (candidate: JsonMediaType) => {
+      const [candidatePre, candidateSuffix] = candidate.split('/');
+      return (pre === '*' || pre === candidatePre) && (suffix === '*' || suffix === candidateSuffix);
+    };
+    if (satisfies('application/json')) return 'application/json';
+    if (satisfies('application/graphql-response+json')) return 'application/graphql-response+json';
+  }
+  return null;
+}
+
+function requestHeaders(ctx: KoaContext): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(ctx.headers))
+    if (typeof value === 'string') headers.set(name, value);
+  return headers;
+}
+
 /** Runs the request through yoga with the body already read (a stream can be read only once). */
 function execute(
   yoga: GraphqlYoga,
@@ -48,12 +116,9 @@ function execute(
   body: string | undefined,
   reads?: ReadLog,
 ): Response | Promise<Response> {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(ctx.headers))
-    if (typeof value === 'string') headers.set(name, value);
   return yoga.fetch(
     `http://graphql${ctx.url}`,
-    { method: ctx.method, headers, ...(body !== undefined ? { body } : {}) },
+    { method: ctx.method, headers: requestHeaders(ctx), ...(body !== undefined ? { body } : {}) },
     { koa: ctx, ...(reads && { reads }) },
   );
 }

@@ -16,8 +16,17 @@ export interface GraphqlBodyError {
 
 /** How the service reads a GraphQL request before yoga runs it. */
 export type GraphqlRead =
-  /** A query (`key`: its shared cache entry, null when not shared) or a subscription, with its body. */
-  | { key: string | null; body?: string; subscription?: true; clockSensitive?: boolean }
+  /**
+   * A query (`key`: its shared cache entry, null when not shared) or a subscription, with its body and,
+   * once they passed the checks yoga applies, its parameters as yoga's own request parser gives them.
+   */
+  | {
+      key: string | null;
+      body?: string;
+      params?: GraphqlParams;
+      subscription?: true;
+      clockSensitive?: boolean;
+    }
   /** A request refused before yoga sees it. */
   | { error: GraphqlBodyError }
   /** Anything else (a mutation sent as GET, another method): yoga's own, untouched. */
@@ -51,12 +60,16 @@ export function graphqlReadKey(
   return async (ctx) => {
     let params: GraphqlParams;
     let body: string | undefined;
+    let yogaParams: GraphqlParams;
     if (ctx.method === 'GET') {
       if (hasNul(ctx.querystring)) return { error: BODY_ERRORS.nul };
       // Read as yoga reads it (src/graphql/params.ts); parameters it refuses are never keyed.
       const read = graphqlSearchParams(ctx.querystring);
       if ('error' in read) return null;
       params = read.params;
+      // yoga's GET parser gives these four; the persisted documents' plugin reads `documentId` off the URL.
+      const { query, variables, operationName, extensions } = params;
+      yogaParams = { query, variables, operationName, extensions };
     } else if (ctx.method === 'POST') {
       // Only JSON: a form or text/plain POST is what a browser sends cross-site without a preflight
       // (a CSRF vector for mutations), and the GraphQL-over-HTTP spec asks for JSON anyway.
@@ -81,6 +94,7 @@ export function graphqlReadKey(
       // Parameters yoga refuses (the same rules) are never keyed: no cached answer for them.
       if (checkGraphqlParams(parsed) !== null) return { key: null, body };
       params = parsed as GraphqlParams;
+      yogaParams = params;
     } else return null;
     // A persisted document's id stands for its text: same text, same key, whichever way it came.
     const { text, shareable } = persisted.resolve(params);
@@ -98,6 +112,7 @@ export function graphqlReadKey(
     return {
       key: shared ? cache.keyOf(ctx, ['graphql', text, variables, params.operationName ?? null]) : null,
       body,
+      params: yogaParams,
       clockSensitive: shared && queryReadsClock(document, params.variables, cache.siteTimezone),
     };
   };
