@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
 import type { Db } from '../db/client.js';
 import { ApiError } from '../domain/errors.js';
+import { Prisma } from '../generated/sqlite/client.js';
 import { ANONYMOUS, type Viewer, isRole } from '../domain/permissions.js';
 import { passwordLookup, verifyApplicationPassword, verifyNothing } from './application-passwords.js';
 import { LoginLimits } from './login-limits.js';
@@ -29,11 +30,13 @@ interface Remembered {
   expiresAt: number;
 }
 
-type ActivePassword = {
-  id: number;
-  revokedAt: Date | null;
-  user: { id: number; login: string; role: string };
-};
+/** An active (unrevoked) application password and its user, as one statement reads them. */
+type ActivePassword = { id: number; userId: number; login: string; role: string };
+
+/** A password row the login's check may verify, with its user. */
+type Candidate = ActivePassword & { hash: string; lookup: string | null };
+
+const ACTIVE_COLUMNS = Prisma.sql`p."id" AS "id", u."id" AS "userId", u."login" AS "login", u."role" AS "role"`;
 
 export class Authenticator {
   private readonly verified = new Map<string, Remembered>();
@@ -50,11 +53,11 @@ export class Authenticator {
   ) {
     this.passwordRows = new DataLoader(
       async (ids) => {
-        const rows = await db.applicationPassword.findMany({
-          where: { id: { in: [...ids] } },
-          select: { id: true, revokedAt: true, user: { select: { id: true, login: true, role: true } } },
-        });
-        const byId = new Map(rows.map((row) => [row.id, row]));
+        // The password and its user in one statement (Prisma reads a relation apart on SQLite).
+        const rows = await db.$queryRaw<ActivePassword[]>`SELECT ${ACTIVE_COLUMNS}
+          FROM "ApplicationPassword" p JOIN "User" u ON u."id" = p."userId"
+          WHERE p."id" IN (${Prisma.join([...ids])}) AND p."revokedAt" IS NULL`;
+        const byId = new Map(rows.map((row) => [Number(row.id), row]));
         return ids.map((id) => byId.get(id) ?? null);
       },
       { cache: false },
@@ -116,27 +119,25 @@ export class Authenticator {
     key: string,
   ): Promise<Viewer | null> {
     // The row whose lookup matches, then rows without one: chosen passwords, and passwords made before
-    // lookups existed (a generated one gets its lookup on its first success).
-    const user = await this.db.user.findUnique({
-      where: { login },
-      select: {
-        applicationPasswords: {
-          where: { revokedAt: null, OR: lookup ? [{ lookup }, { lookup: null }] : [{ lookup: null }] },
-          select: { id: true, hash: true, lookup: true },
-        },
-      },
-    });
-    const candidates = (user?.applicationPasswords ?? []).sort(
-      (a, b) => Number(b.lookup !== null) - Number(a.lookup !== null),
-    );
+    // lookups existed (a generated one gets its lookup on its first success). Each comes with its
+    // user, so that the one verified makes the viewer without another read.
+    const candidates = (
+      await this.db.$queryRaw<
+        Candidate[]
+      >`SELECT ${ACTIVE_COLUMNS}, p."hash" AS "hash", p."lookup" AS "lookup"
+        FROM "User" u JOIN "ApplicationPassword" p ON p."userId" = u."id"
+        WHERE u."login" = ${login} AND p."revokedAt" IS NULL
+          AND (p."lookup" IS NULL${lookup ? Prisma.sql` OR p."lookup" = ${lookup}` : Prisma.empty})`
+    ).sort((a, b) => Number(b.lookup !== null) - Number(a.lookup !== null));
     if (!candidates.length) await verifyNothing(password);
     for (const candidate of candidates) {
       if (!(await verifyApplicationPassword(candidate.hash, password))) continue;
+      const id = Number(candidate.id);
       if (candidate.lookup === null && lookup !== null) {
-        await this.db.applicationPassword.update({ where: { id: candidate.id }, data: { lookup } });
+        await this.db.applicationPassword.update({ where: { id }, data: { lookup } });
       }
-      this.remember(key, candidate.id);
-      const viewer = await this.activeViewer(candidate.id, login);
+      this.remember(key, id);
+      const viewer = this.viewerOf(candidate, login);
       if (viewer) return viewer;
     }
     return null;
@@ -144,9 +145,14 @@ export class Authenticator {
 
   private async activeViewer(passwordId: number, login: string): Promise<Viewer | null> {
     const row = await this.passwordRows.load(passwordId);
-    if (!row || row.revokedAt || row.user.login !== login || !isRole(row.user.role)) return null;
-    this.touch(passwordId);
-    return { userId: row.user.id, login: row.user.login, role: row.user.role };
+    return row ? this.viewerOf(row, login) : null;
+  }
+
+  /** The viewer an active password row makes for `login` (null: not that login's, or no known role). */
+  private viewerOf(row: ActivePassword, login: string): Viewer | null {
+    if (row.login !== login || !isRole(row.role)) return null;
+    this.touch(Number(row.id));
+    return { userId: Number(row.userId), login: row.login, role: row.role };
   }
 
   private remember(key: string, passwordId: number): void {

@@ -74,9 +74,11 @@ export async function visibleEvent(
  * visibility here, and the write pipeline gives it its verdict.
  */
 export function writtenEvent({ config }: Pick<Context, 'config'>, selection: EventSelection) {
-  return async (tx: Tx, id: number): Promise<Event> => {
+  const load = async (tx: Tx, id: number): Promise<Event> => {
     const event = await findEvent({ db: tx as Db, config }, selection, { id });
     if (!event) throw new Error(`event ${id} went within its own write`);
     return event;
   };
+  // The write may read the selection with the event before writing (`EventLoader.selection`).
+  return Object.assign(load, { selection });
 }

@@ -384,3 +384,111 @@ export async function findEvent(
   const [event] = await findEvents<Event>(ctx, selection, { where, take: 1 });
   return event ?? null;
 }
+
+/** The ids an event links to, by family, in link order. */
+export interface LinkedIds {
+  terms: number[];
+  venues: number[];
+  organizers: number[];
+}
+
+/** An event as a write reads it before writing: see `findEventToWrite`. */
+export interface EventToWrite {
+  /** Every scalar of the event. */
+  event: Event;
+  links: LinkedIds;
+  /**
+   * The event as `selection` reads it (as `findEvent` would), when the selection asks for nothing but
+   * the event's scalars, its image and the families above; null otherwise (or without a selection).
+   */
+  shown: Row | null;
+}
+
+const EVENT_SCALAR_LIST: readonly string[] = [...EVENT_SCALARS];
+
+/**
+ * One event by id or slug for a write, in one statement on both databases: every scalar of the row,
+ * the ids it links to, and the records `selection` shows (its image; its venues, organizers and terms
+ * with theirs), so that a write which changes none of them answers without reading them again. The
+ * statement lists the event, then one row per link (`k`), each joined to its own record's table: a
+ * row per link, never their product, each column a table's own (so both drivers type it). It does not
+ * lock: on PostgreSQL the caller locks the row first, in a statement of its own, so that this one sees
+ * what the last writer of the event committed.
+ */
+export async function findEventToWrite(
+  db: Pick<EventReader['db'], '$queryRaw'>,
+  where: { id: number } | { slug: string },
+  selection?: EventSelection,
+): Promise<EventToWrite | null> {
+  const plan = selection ? planOf(selection) : null;
+  const shows = plan?.keptAs ? plan : null;
+  const image = shows?.image ?? null;
+  const families = LINK_FAMILIES.map((family, index) => {
+    const shape = shows?.links.find((link) => link.family === family)?.shape ?? null;
+    const record = shape?.relations[family.record] ?? null;
+    return { family, f: index + 1, shape, record, nested: record?.relations[family.nested.key] ?? null };
+  });
+  const target = 'id' in where ? Prisma.sql`"id" = ${where.id}` : Prisma.sql`"slug" = ${where.slug}`;
+  const selected = [
+    `k."f" AS "k_f"`,
+    `k."rid" AS "k_rid"`,
+    `k."pos" AS "k_pos"`,
+    columns('e', EVENT_SCALAR_LIST, 'e_'),
+    ...(image ? [`m."id" AS "m_id"`, columns('m', image.fields, 'm_')] : []),
+    ...families.flatMap(({ f, record, nested }) => [
+      ...(record ? [columns(`r${f}`, record.fields, `r${f}_`)] : []),
+      ...(nested ? [`n${f}."id" AS "n${f}_id"`, columns(`n${f}`, nested.fields, `n${f}_`)] : []),
+    ]),
+  ].join(', ');
+  // Each link's record (and the record's own image or parent) joins only its family's rows.
+  const joins = families.flatMap(({ family, f, record, nested }) => [
+    ...(record ? [`LEFT JOIN "${family.recordTable}" r${f} ON k."f" = ${f} AND r${f}."id" = k."rid"`] : []),
+    ...(nested
+      ? [`LEFT JOIN "${family.nested.table}" n${f} ON n${f}."id" = r${f}."${family.nested.column}"`]
+      : []),
+  ]);
+  const links = families.map(
+    ({ family, f }) =>
+      `UNION ALL SELECT ${f}, l."${family.key}", l."position" FROM "${family.table}" l JOIN t ON l."eventId" = t."id"`,
+  );
+  const rows = await db.$queryRaw<Row[]>`WITH t AS (SELECT "id" FROM "Event" WHERE ${target})
+    SELECT ${Prisma.raw(selected)}
+    FROM (SELECT 0 AS "f", t."id" AS "rid", 0 AS "pos" FROM t ${Prisma.raw(links.join(' '))}) k
+    LEFT JOIN "Event" e ON k."f" = 0 AND e."id" = k."rid"
+    ${Prisma.raw([...(image ? [`LEFT JOIN "Media" m ON m."id" = e."imageId"`] : []), ...joins].join(' '))}
+    ORDER BY k."f", k."pos", k."rid"`;
+  const [first, ...linked] = rows;
+  if (!first) return null;
+  const event = pick(first, EVENT_SCALAR_LIST, 'e_') as unknown as Event;
+  const ids: LinkedIds = { terms: [], venues: [], organizers: [] };
+  const shownLinks = new Map<string, Row[]>();
+  for (const row of linked) {
+    const { family, f, shape, record, nested } = families[Number(row.k_f) - 1]!;
+    const id = Number(row.k_rid);
+    ids[family.relation as keyof LinkedIds].push(id);
+    if (!shape) continue;
+    const values: Row = { eventId: event.id, [family.key]: id, position: Number(row.k_pos) };
+    const link = pick(values, shape.fields, '');
+    if (record) {
+      const shown = pick(row, record.fields, `r${f}_`);
+      if (nested)
+        shown[family.nested.key] = row[`n${f}_id`] === null ? null : pick(row, nested.fields, `n${f}_`);
+      link[family.record] = shown;
+    }
+    const list = shownLinks.get(family.relation);
+    if (list) list.push(link);
+    else shownLinks.set(family.relation, [link]);
+  }
+  // A selection of no relation (`{}`) reads every scalar, as Prisma reads it.
+  if (selection && !selection.include && !selection.select)
+    return { event, links: ids, shown: { ...(event as unknown as Row) } };
+  if (!shows) return { event, links: ids, shown: null };
+  const scalars =
+    shows.mode === 'include'
+      ? EVENT_SCALAR_LIST
+      : EVENT_SCALAR_LIST.filter((key) => shows.tree[key] === true);
+  const shown = pick(event as unknown as Row, scalars, '');
+  if (image) shown.image = first.m_id === null ? null : pick(first, image.fields, 'm_');
+  for (const { family } of shows.links) shown[family.relation] = shownLinks.get(family.relation) ?? [];
+  return { event, links: ids, shown };
+}

@@ -15,7 +15,7 @@ import {
 } from '../../domain/permissions.js';
 import { type Judged, NOT_FOUND, judged } from '../../domain/visibility.js';
 import { nextModified } from '../../domain/versions.js';
-import type { Prisma } from '../../generated/sqlite/client.js';
+import { Prisma } from '../../generated/sqlite/client.js';
 import {
   type CheckOptions,
   type EventInput,
@@ -36,6 +36,7 @@ import {
   writeLinks,
 } from './event-links.js';
 import { factsWritten, shownColumnsOnly } from './event-facts.js';
+import { type EventSelection, findEventToWrite } from './event-reads.js';
 import { publicationStatus, scheduleOf } from './event-schedule.js';
 import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
 import { recordImage } from '../media.js';
@@ -66,8 +67,14 @@ import type { Tx, WriteScope } from '../transactions.js';
 // undo each other.
 
 export type EventKey = { id: number } | { slug: string };
-/** Reads the written event inside the transaction (GraphQL selects what it needs). */
-export type EventLoader<T extends LoadedEvent> = (tx: Tx, id: number) => Promise<T>;
+/**
+ * Reads the written event inside the transaction (GraphQL selects what it needs). `selection`, when
+ * given, is what it reads: an update that changes only the event's own columns then answers with what
+ * it read before writing and the row the update returned, instead of reading the event again.
+ */
+export type EventLoader<T extends LoadedEvent> = ((tx: Tx, id: number) => Promise<T>) & {
+  readonly selection?: EventSelection;
+};
 /** What the content verdict needs of a loaded event. */
 type LoadedEvent = { status: string; password: string | null; authorId: number | null };
 
@@ -176,12 +183,41 @@ function eventStatusColumns(
   return { eventStatus, eventStatusReason: keepsReason(eventStatus) ? reason : '' };
 }
 
-/** The event, its row locked for the rest of the transaction (concurrent updates never undo each other). */
+const missing = (key: EventKey) => NOT_FOUND.event('id' in key ? key.id : key.slug);
+
+/**
+ * Locks the row of the event a key names for the rest of the transaction, so that concurrent updates
+ * never undo each other, and returns the key to read it by (null: no such event). PostgreSQL takes the
+ * lock in a statement of its own (which is also the existence check), so that the reads after it see
+ * what the last writer committed; SQLite runs one write transaction at a time: nothing to take, and
+ * the caller's read of the key is the existence check.
+ */
+async function lockEvent(w: WriteScope, key: EventKey): Promise<EventKey | null> {
+  if (w.config.databaseProvider !== 'postgresql') return key;
+  const where = 'id' in key ? Prisma.sql`"id" = ${key.id}` : Prisma.sql`"slug" = ${key.slug}`;
+  const [row] = await w.tx.$queryRaw<Array<{ id: number }>>(
+    Prisma.sql`SELECT "id" FROM "Event" WHERE ${where} FOR NO KEY UPDATE`,
+  );
+  return row ? { id: Number(row.id) } : null;
+}
+
+/** The event, its row locked for the rest of the transaction (`lockEvent`). */
 async function findEvent(w: WriteScope, key: EventKey): Promise<EventRow> {
-  const found = await w.tx.event.findUnique({ where: key, select: { id: true } });
-  if (!found) throw NOT_FOUND.event('id' in key ? key.id : key.slug);
-  await w.lockRows('Event', [found.id]);
-  return w.tx.event.findUniqueOrThrow({ where: { id: found.id }, select: EVENT_ROW });
+  const locked = await lockEvent(w, key);
+  const event = locked && (await w.tx.event.findUnique({ where: locked, select: EVENT_ROW }));
+  if (!event) throw missing(key);
+  return event;
+}
+
+/**
+ * The event an update starts from, locked as `findEvent` locks it, read with the ids it links to and
+ * what its answer shows of it (`findEventToWrite`): one statement after the lock.
+ */
+async function findEventToUpdate(w: WriteScope, key: EventKey, selection: EventSelection | undefined) {
+  const locked = await lockEvent(w, key);
+  const found = locked && (await findEventToWrite(w.tx, locked, selection));
+  if (!found) throw missing(key);
+  return found;
 }
 
 const CONFLICT = { conflictCode: 'event-write-conflict' };
@@ -307,7 +343,10 @@ export function updateEvent<T extends LoadedEvent>(
     scope,
     async (w) => {
       const { tx } = w;
-      let existing = await findEvent(w, key);
+      const found = await findEventToUpdate(w, key, load.selection);
+      let existing: EventRow = found.event;
+      // What the answer shows, read with the row: kept only while the write touches nothing else.
+      let { shown: answer, links: linksBefore } = found;
       const role = seriesRole(existing);
       const scopeAsked = role === 'occurrence' ? (options.scope ?? 'this') : 'all';
       const check: CheckOptions = {
@@ -334,9 +373,11 @@ export function updateEvent<T extends LoadedEvent>(
         existing = await findEvent(w, { id: occurrence.postParentId! });
         if (!canEdit(viewer, existing)) throw forbidden(viewer);
         Object.assign(values, shiftedToFirst(values, occurrence, existing));
+        [answer, linksBefore] = [null, await linkedIds(tx, existing.id)];
       } else if (scopeAsked === 'following') {
         await splitAt(w, existing, now);
         existing = await findEvent(w, { id: existing.id });
+        [answer, linksBefore] = [null, await linkedIds(tx, existing.id)];
       } else if (role === 'occurrence' && sentSeries(values)) {
         throw recurrenceInvalid(
           {
@@ -375,7 +416,6 @@ export function updateEvent<T extends LoadedEvent>(
         data.status !== undefined || links.categories !== undefined || links.tags !== undefined;
       // The links before and after, so that the caches keep the lists filtered by other terms,
       // venues and organizers (terms are unknown after a write of only categories or only tags).
-      const linksBefore = await linkedIds(tx, existing.id);
       const termsBefore = linksBefore.terms;
       const termsAfter =
         links.categories === undefined && links.tags === undefined
@@ -390,7 +430,7 @@ export function updateEvent<T extends LoadedEvent>(
         modifiedAt: nextModified(existing.modifiedAt, now),
         revision: { increment: 1 },
       };
-      await tx.event.update({ where: { id: existing.id }, data: written });
+      const updated = await tx.event.update({ where: { id: existing.id }, data: written });
       const shown = shownColumnsOnly(Object.keys(written), Object.keys(links));
       w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated', {
         move: {
@@ -407,13 +447,24 @@ export function updateEvent<T extends LoadedEvent>(
           ...(shown && { shown }),
         },
       });
+      const relink = Object.values(links).some((ids) => ids !== undefined);
       await writeLinks(tx, existing.id, links, true);
       if (countsChange) await recount(w, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
-      await seriesAfterUpdate(w, existing, sentSeries(values), {
-        now,
-        settings: config.series,
-        relink: Object.values(links).some((ids) => ids !== undefined),
-      });
+      const sent = sentSeries(values);
+      await seriesAfterUpdate(w, existing, sent, { now, settings: config.series, relink });
+      // Only the event's own columns written (no links, image, term counts or series): what the answer
+      // read before the write still holds but for those columns, which the update returned.
+      const ownColumnsOnly =
+        !relink &&
+        !countsChange &&
+        data.imageId === undefined &&
+        !makesSeries(sent) &&
+        seriesRole(existing) !== 'first';
+      if (answer && ownColumnsOnly) {
+        for (const column of Object.keys(answer))
+          if (column in updated) answer[column] = updated[column as keyof typeof updated];
+        return judged(answer as unknown as T, viewer);
+      }
       return judged(await load(tx, existing.id), viewer);
     },
     CONFLICT,

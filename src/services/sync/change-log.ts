@@ -89,13 +89,19 @@ export async function appendChanges(
     types[i] ? [{ kind: types[i], recordId: change.id, operation: change.operation, writeGroup }] : [],
   );
   if (!data.length) return;
-  if (provider === 'postgresql')
-    await tx.$queryRaw(
-      Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${APPEND_LOCK}))) AS l`,
-    );
   // The time the row is written (not the transaction's start): tokens and retention compare with it.
   const createdAt = new Date();
-  await tx.changeLog.createMany({ data: data.map((row) => ({ ...row, createdAt })) });
+  if (provider !== 'postgresql') {
+    await tx.changeLog.createMany({ data: data.map((row) => ({ ...row, createdAt })) });
+    return;
+  }
+  // The lock and the rows in one statement: its rows (and the ids they draw) are made from the lock's
+  // row, so the lock is held before any id is drawn.
+  await tx.$executeRaw`INSERT INTO "ChangeLog" ("kind", "recordId", "operation", "createdAt", "writeGroup")
+    SELECT v."kind", v."recordId", v."operation", ${createdAt}::timestamp(3), ${writeGroup}::text
+    FROM (SELECT pg_advisory_xact_lock(hashtext(${APPEND_LOCK}))) AS l,
+      unnest(${data.map((row) => row.kind)}::text[], ${data.map((row) => row.recordId)}::int[],
+        ${data.map((row) => row.operation)}::text[]) AS v("kind", "recordId", "operation")`;
 }
 
 /** Registers the log on the write pipeline; call it last, so that its lock is the last one taken. */
