@@ -307,7 +307,7 @@ describe('rate limits', () => {
   });
 
   describe('a known sign-in, a (login, address) that signed in within 30 days: its login’s slow-down spares it', () => {
-    it(`after ${besieging} failures from three addresses, the administrator from its known address answers in < 100 ms while a new address waits`, async () => {
+    it(`after ${besieging} failures from three addresses, the administrator from its known address answers at once (no slow-down step) while a new address waits`, async () => {
       const limits = new LoginLimits();
       const chosen = 'the boss signs in from the office';
       await createUserRecord(h, { login: 'boss', role: 'administrator', password: chosen });
@@ -322,7 +322,9 @@ describe('rate limits', () => {
       const newcomer = timed(attempt(later, 'boss', chosen, nextAddress()));
       const owner = await timed(attempt(later, 'boss', chosen, office));
       expect(owner.status).toBe(200);
-      expect(owner.ms).toBeLessThan(100);
+      // Spared every step of the slow-down (the smallest is a second; the newcomer waits ten): what is
+      // left is one argon2 check, ~15 ms on a quiet machine, up to ~200 ms on a loaded one.
+      expect(owner.ms).toBeLessThan(perLogin.stepMs);
       const waited = await newcomer;
       expect(waited.status).toBe(200);
       expect(waited.ms).toBeGreaterThanOrEqual(wait - 50);
