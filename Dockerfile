@@ -26,8 +26,7 @@ RUN npm run db:generate && npm run build
 
 FROM ${NODE_IMAGE} AS runtime
 # MALLOC_ARENA_MAX: glibc's per-thread arenas kept 55–77 MB of freed memory under load; two arenas
-# cost no measurable speed (docs/internals/performance.md, "Memory"). A V8 heap cap is left to the
-# deployment (`NODE_OPTIONS=--max-old-space-size=…`): set too low, it stops the server.
+# cost no measurable speed (docs/operations/memory.md).
 ENV NODE_ENV=production \
   PORT=4000 \
   HOST=0.0.0.0 \
@@ -44,5 +43,7 @@ EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM reaches node directly (no shell, no npm): it drains within CALENDAR_SHUTDOWN_MS, then exits 0.
+# The node flags are those of `npm start` (package.json; a test holds them equal): V8's heap bounds,
+# docs/operations/memory.md.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/src/server.js"]
+CMD ["node", "--max-old-space-size=384", "--max-semi-space-size=8", "--liftoff-only", "dist/src/server.js"]

@@ -3,7 +3,7 @@
 // (scripts/bench-mix.lua, from a precomputed alias table), while a writer in this process edits events
 // as an administrator through both APIs at a fixed rate. Each row says what the serving process did:
 // req/s, latency, the response cache's hit ratio (its /metrics counters), SQL statements and CPU per
-// request, and RSS.
+// request, and RSS (at each row's end, and the peak so far).
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,6 +37,8 @@ export interface MixServer {
   sql(): Promise<number>;
   cpuMicros(): Promise<number>;
   rssMb(): Promise<number>;
+  /** The process's peak RSS so far: the mix's server is its own process, so its peak through the mix. */
+  peakRssMb(): Promise<number>;
   /** Answers the response cache dropped for writes so far. */
   dropped(): Promise<number>;
   /** Starts counting the garbage collector's pauses afresh. */
@@ -69,6 +71,7 @@ export interface MixRow {
   sqlPerRequest: number;
   cpuPerRequest: number;
   rssMb: number;
+  peakRssMb: number;
   /** The share of the measured run the event loop spent stopped for garbage collection, and its longest stop (ms). */
   gc: { share: number; longestMs: number };
   writes?: { sent: number; failed: number; rate: number };
@@ -666,6 +669,7 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
       sqlPerRequest: statements / result.requests,
       cpuPerRequest: cpu / 1000 / result.requests,
       rssMb: await server.rssMb(),
+      peakRssMb: await server.peakRssMb(),
       gc: { share: gcPauses.totalMs / (duration * 1000), longestMs: gcPauses.longestMs },
       ...(writesAfter && writesBefore
         ? {
@@ -717,7 +721,7 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       'CPU ms/req',
       'KB/req',
       'GC (longest ms)',
-      'RSS MB',
+      'RSS MB (peak)',
       'writes (failed)',
       'dropped/write',
     ],
@@ -733,7 +737,7 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       answered(row, row.cpuPerRequest.toFixed(3)),
       answered(row, kilobytesPerRequest(row)),
       `${(row.gc.share * 100).toFixed(1)} % (${row.gc.longestMs.toFixed(0)})`,
-      row.rssMb.toFixed(0),
+      `${row.rssMb.toFixed(0)} (${row.peakRssMb.toFixed(0)})`,
       row.writes ? `${row.writes.sent} (${row.writes.failed})` : '-',
       row.writes?.sent && row.dropped !== undefined ? (row.dropped / row.writes.sent).toFixed(0) : '-',
     ]),

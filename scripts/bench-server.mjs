@@ -1,16 +1,18 @@
-// The app server child of `npm run bench`: the compiled app (dist/, as `npm start` runs it, without a
-// TypeScript loader holding transpiled sources in memory) on a free port. It counts SQL statements and
-// answers the parent's questions over the IPC channel: `sql` (statements since `reset`), `cpu` (this
-// process's user + system CPU, µs), `rss` (peak, KB), `rssNow` (KB), `cacheBytes` (the response
-// cache's fill), `dropped` (answers writes dropped), `gcPauseMs`/`gcLongestMs` (the garbage
-// collector's pauses since `gcReset`) and `profileStart`/`profileStop` (a CPU profile).
+// The app server child of `npm run bench`: the compiled app (dist/, as `npm start` runs it, with the
+// Node flags of its `start` script, without a TypeScript loader holding transpiled sources in memory)
+// on a free port. It counts SQL statements and answers the parent's questions over the IPC channel:
+// `sql` (statements since `reset`), `cpu` (this process's user + system CPU, µs), `rss` (peak, KB),
+// `rssNow` (KB), `cacheBytes` (the response cache's fill), `memory` (one figure of `MEMORY`, bytes),
+// `dropped` (answers writes dropped), `gcPauseMs`/`gcLongestMs` (the garbage collector's pauses since
+// `gcReset`) and `profileStart`/`profileStop` (a CPU profile).
 // It serves /metrics as a deployment with CALENDAR_METRICS_TOKEN does, metrics and all.
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
 import { buildApp, createResponseCache } from '../dist/src/app.js';
+import { ShapeCache } from '../dist/src/cache/shape-cache.js';
 import { loadConfig } from '../dist/src/config.js';
 import { createDb } from '../dist/src/db/client.js';
 import { createLogger } from '../dist/src/logger.js';
@@ -21,7 +23,9 @@ let statements = 0;
 const metrics = config.metricsToken === undefined ? undefined : new Metrics();
 const db = await createDb(config.databaseUrl, { onQuery: () => statements++, metrics });
 const cache = createResponseCache(config, metrics);
-const server = buildApp({ db, config, cache, metrics, logger: createLogger('silent') }).listen(
+// Made here, as buildApp would make it, so that its fill can be read.
+const shapes = config.shapeCache.maxBytes > 0 ? new ShapeCache(config.shapeCache) : undefined;
+const server = buildApp({ db, config, cache, shapes, metrics, logger: createLogger('silent') }).listen(
   0,
   '127.0.0.1',
 );
@@ -34,6 +38,27 @@ new PerformanceObserver((list) => {
     gcPauses.longest = Math.max(gcPauses.longest, duration);
   }
 }).observe({ entryTypes: ['gc'] });
+/** Kilobytes of one line of /proc/self/status (`RssAnon`, `RssFile`): 0 where there is none. */
+const statusKb = (field) => {
+  try {
+    const line = readFileSync('/proc/self/status', 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+    return line ? Number(line[1]) : 0;
+  } catch {
+    return 0;
+  }
+};
+/** What `memory` answers, in bytes: where the process's memory is, and what each cache counts. */
+const MEMORY = {
+  heapUsed: () => process.memoryUsage().heapUsed,
+  heapTotal: () => process.memoryUsage().heapTotal,
+  external: () => process.memoryUsage().external,
+  arrayBuffers: () => process.memoryUsage().arrayBuffers,
+  rssAnon: () => statusKb('RssAnon') * 1024,
+  rssFile: () => statusKb('RssFile') * 1024,
+  responseCache: () => cache.bytes,
+  records: () => cache.recordBytes,
+  shapes: () => shapes?.bytes ?? 0,
+};
 const answers = {
   sql: () => statements,
   reset: () => (statements = 0),
@@ -50,6 +75,7 @@ const answers = {
   rss: () => process.resourceUsage().maxRSS,
   rssNow: () => Math.round(process.memoryUsage().rss / 1024),
   cacheBytes: () => cache.bytes,
+  memory: (figure) => MEMORY[figure]?.() ?? null,
   // Answers the writes dropped so far: read around single writes, cheaper than rendering /metrics.
   dropped: async () =>
     (await metrics?.cacheEvents.get())?.values.find((value) => value.labels.event === 'dropped')?.value ?? 0,

@@ -16,9 +16,12 @@
 // send the plain bytes). `--peer` (PostgreSQL only) adds PostGraphile 5 over the same database
 // (scripts/peer/): two GraphQL requests asked of it and of the uncached server, checked to answer the
 // same events, then timed in alternating rounds (ours, peer, ours, peer…), its rows in the same table.
+// The servers run with the Node flags of `npm start` (package.json), and the run ends with where the
+// memory of the mix's server and of the cached server with its cache full is (V8's heap, buffers, what
+// each cache counts against its bound).
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,7 +29,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { loadConfig } from '../src/config.js';
+import { type Config, loadConfig } from '../src/config.js';
 import { type Db, createDb } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { endOfDayWall, startOfDayWall } from '../src/domain/dates.js';
@@ -41,6 +44,21 @@ const SERVER_CHILD = new URL('./bench-server.mjs', import.meta.url).pathname;
 const API = '/calendar/events/v1';
 /** The servers serve /metrics (as a deployment that scrapes them does): the mix reads its cache counters. */
 const METRICS_TOKEN = 'bench-metrics-token';
+
+/**
+ * The Node flags `npm start` runs the server with (package.json's `start` script, `node <flags>
+ * dist/src/server.js`): the server children get the same, so the bench measures the heap bounds that ship.
+ */
+function startFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const [command, ...words] = scripts.start.trim().split(/\s+/);
+  if (command !== 'node') throw new Error(`package.json's start script runs ${command}, not node`);
+  const script = words.findIndex((word) => !word.startsWith('-'));
+  return script < 0 ? words : words.slice(0, script);
+}
+const NODE_FLAGS = startFlags();
 
 interface LoadResult {
   requests: number;
@@ -202,7 +220,7 @@ class ServerChild {
 
   static async start(url: string, cache: 'on' | 'off'): Promise<ServerChild> {
     const child = fork(SERVER_CHILD, [], {
-      execArgv: [],
+      execArgv: NODE_FLAGS,
       env: {
         ...process.env,
         DATABASE_URL: url,
@@ -228,6 +246,7 @@ class ServerChild {
       | 'reset'
       | 'cpu'
       | 'cacheBytes'
+      | 'memory'
       | 'dropped'
       | 'gcReset'
       | 'gcPauseMs'
@@ -247,6 +266,8 @@ class ServerChild {
   rssMb = async () => (await this.ask('rssNow')) / 1024;
   cpuMicros = () => this.ask('cpu');
   cacheBytes = () => this.ask('cacheBytes');
+  /** One figure of the child's memory, in bytes (`MEMORY` in scripts/bench-server.mjs). */
+  memory = (figure: MemoryFigure) => this.ask('memory', figure);
   dropped = () => this.ask('dropped');
   gcReset = async () => void (await this.ask('gcReset'));
   gcPauses = async () => ({ totalMs: await this.ask('gcPauseMs'), longestMs: await this.ask('gcLongestMs') });
@@ -255,6 +276,48 @@ class ServerChild {
   /** Writes the profile since `profileStart` to `path` (`.cpuprofile`, for DevTools or speedscope). */
   profileStop = async (path: string) => void (await this.ask('profileStop', path));
   stop = () => this.child.kill();
+}
+
+type MemoryFigure =
+  | 'heapUsed'
+  | 'heapTotal'
+  | 'external'
+  | 'arrayBuffers'
+  | 'rssAnon'
+  | 'rssFile'
+  | 'responseCache'
+  | 'records'
+  | 'shapes';
+
+/**
+ * Where a server child's memory is: its peak and current RSS (anonymous memory and mapped files), V8's
+ * heap (live and committed), memory outside it (buffers), and each cache's fill against its bound.
+ */
+async function describeMemory(server: ServerChild, what: string, config: Config): Promise<string> {
+  const figures = {} as Record<MemoryFigure, number>;
+  for (const figure of [
+    'heapUsed',
+    'heapTotal',
+    'external',
+    'arrayBuffers',
+    'rssAnon',
+    'rssFile',
+    'responseCache',
+    'records',
+    'shapes',
+  ] as const)
+    figures[figure] = await server.memory(figure);
+  const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(bytes < 10 * 2 ** 20 ? 1 : 0);
+  const [peak, now] = [await server.peakRssMb(), await server.rssMb()];
+  return (
+    `memory of ${what} (MB): peak RSS ${peak.toFixed(0)}, RSS ${now.toFixed(0)} ` +
+    `(anonymous ${mb(figures.rssAnon)}, mapped files ${mb(figures.rssFile)}); ` +
+    `V8 heap used ${mb(figures.heapUsed)} of ${mb(figures.heapTotal)} committed; ` +
+    `external ${mb(figures.external)} (array buffers ${mb(figures.arrayBuffers)}); ` +
+    `response cache ${mb(figures.responseCache)} of ${mb(config.cache.maxBytes)} (CALENDAR_CACHE_MB), ` +
+    `kept rows ${mb(figures.records)} of ${mb(config.cache.recordMaxBytes ?? 0)} (CALENDAR_RECORD_CACHE_MB), ` +
+    `kept shapes ${mb(figures.shapes)} of ${mb(config.shapeCache.maxBytes)} (CALENDAR_SHAPE_CACHE_MB)`
+  );
 }
 
 /** A route that fails would be measured at the speed of its error: check one response first. */
@@ -507,13 +570,16 @@ async function main(): Promise<void> {
         warmup,
         wrkHeaders,
       }));
+    const mixMemory = mixServer && (await describeMemory(mixServer, "the mix's server at its end", config));
     const full = await fillCache(cached, config.cache.maxBytes, events, connections);
     const listTarget = targets.find((target) => target.server === cached)!;
     await wrk(listTarget.url, listTarget.body, connections, duration, script);
     const fullRss = await cached.rssMb();
+    const fullMemory = await describeMemory(cached, 'the cached server with its cache full', config);
     printTable(
       rows,
       `${events} events${series > 0 ? ` (${series} % in series)` : ''} on ${kind}, wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up)${gzip ? ', Accept-Encoding: gzip' : ''}, ` +
+        `servers run as npm start: node ${NODE_FLAGS.join(' ')}${NODE_FLAGS.length ? ' ' : ''}…, ` +
         `peak server RSS: cached ${rss[0]!.toFixed(0)} MB, uncached ${rss[1]!.toFixed(0)} MB; ` +
         `cached server with its cache full (${(full / 2 ** 20).toFixed(0)} of ` +
         `${(config.cache.maxBytes / 2 ** 20).toFixed(0)} MB) under the cached list: RSS ${fullRss.toFixed(0)} MB`,
@@ -525,8 +591,11 @@ async function main(): Promise<void> {
         rows.find((row) => row.target.server === cached)?.result,
         `Traffic mix: ${mixed.urls} distinct anonymous reads (REST and GraphQL GET), Zipf s = 1, ` +
           `wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up, writes running${gzip ? ', Accept-Encoding: gzip' : ''}), ${events} events on ${kind}; ` +
-          `SQL and CPU per read include the writes'; RSS at the row's end`,
+          `SQL and CPU per read include the writes'; RSS at the row's end, and the process's peak so far`,
       );
+    console.log('');
+    if (mixMemory) console.log(mixMemory);
+    console.log(fullMemory);
   } finally {
     for (const child of children) child.stop();
     peerChild?.stop();
@@ -592,7 +661,10 @@ async function fillCache(server: ServerChild, maxBytes: number, events: number, 
   let sent = 0;
   const worker = async () => {
     for (let step = next.next(); !step.done && !full; step = next.next()) {
-      await (await fetch(`${server.origin}${step.value}`)).arrayBuffer();
+      // On a loaded machine a fill request has failed with ECONNRESET, the server reporting no error
+      // (likely a kept-alive socket closed as it was reused), which lost the whole run: sent once more.
+      const read = () => fetch(`${server.origin}${step.value}`).then((response) => response.arrayBuffer());
+      await read().catch(read);
       if (++sent % 200 === 0) full = (await server.cacheBytes()) >= maxBytes * 0.95;
     }
   };

@@ -24,9 +24,9 @@ const EnvSchema = z.object({
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   CALENDAR_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
   CALENDAR_CACHE: z.enum(['on', 'off']).default('on'),
-  CALENDAR_CACHE_MB: z.coerce.number().min(1).max(65536).default(96),
-  CALENDAR_SHAPE_CACHE_MB: z.coerce.number().min(0).max(65536).default(16),
-  CALENDAR_RECORD_CACHE_MB: z.coerce.number().min(0).max(65536).default(16),
+  CALENDAR_CACHE_MB: z.coerce.number().min(1).max(65536).default(64),
+  CALENDAR_SHAPE_CACHE_MB: z.coerce.number().min(0).max(65536).default(12),
+  CALENDAR_RECORD_CACHE_MB: z.coerce.number().min(0).max(65536).default(8),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')

@@ -20,12 +20,15 @@ export interface DbOptions {
 }
 
 /**
- * SQLite's page cache of the reads' connection, in KiB: better-sqlite3's build default (16 MB), stated so
- * it is a choice; the writer's connection has a quarter. It is malloc'd memory of the process (RSS), not
- * the OS's file cache, which holds the file whatever this says. Memory-mapped I/O stays off (SQLite's
- * default): mapped pages would count in RSS as they are read, up to the whole file.
+ * SQLite's page cache of the reads' connection, in KiB (better-sqlite3's build default is 16 MB). It is
+ * malloc'd memory of the process (RSS), not the OS's file cache, which holds the file whatever this says:
+ * a page missing here is copied from there, not read from disk, so a larger cache mostly keeps more of
+ * the file twice (docs/operations/memory.md). Memory-mapped I/O stays off (SQLite's default): mapped
+ * pages would count in RSS as they are read, up to the whole file.
  */
-export const SQLITE_PAGE_CACHE_KIB = 16_000;
+export const SQLITE_PAGE_CACHE_KIB = 4_096;
+/** The writer's page cache, in KiB: its statements touch few pages, and it reads nothing outside writes. */
+export const SQLITE_WRITER_PAGE_CACHE_KIB = 1_024;
 
 /**
  * How many values one statement may bind: the connection's own limit (`MAX_VARIABLE_NUMBER`, 32766 in
@@ -40,10 +43,6 @@ export function sqliteBindLimit(client: { pragma(source: string): unknown }): nu
   return limit ? Number(limit) : 999;
 }
 
-/**
- * The adapter whose connections reuse statements, with the page cache, mapping and bind limit set and
- * the planner's statistics kept.
- */
 /** A connection's page cache set to `kib`, memory-mapped I/O off (`SQLITE_PAGE_CACHE_KIB`). */
 function sized(connection: Database.Database, kib: number): Database.Database {
   connection.pragma(`cache_size = -${kib}`);
@@ -51,6 +50,10 @@ function sized(connection: Database.Database, kib: number): Database.Database {
   return connection;
 }
 
+/**
+ * The adapter whose connections reuse statements, with the page cache, mapping and bind limit set and
+ * the planner's statistics kept.
+ */
 class SizedSqlite extends StatementReusingSqlite {
   constructor(private readonly path: string) {
     super({ url: `file:${path}` });
@@ -64,7 +67,7 @@ class SizedSqlite extends StatementReusingSqlite {
     // cannot take it is read on the writer's connection, as before.
     const wal = client.pragma('journal_mode = WAL', { simple: true }) === 'wal';
     // The reader runs nearly every query: it gets the page cache; the writer's statements touch few pages.
-    sized(client, wal ? SQLITE_PAGE_CACHE_KIB / 4 : SQLITE_PAGE_CACHE_KIB);
+    sized(client, wal ? SQLITE_WRITER_PAGE_CACHE_KIB : SQLITE_PAGE_CACHE_KIB);
     const reads = wal
       ? readingCommitted(adapter, () => {
           // Read-only: a write routed to it by mistake fails instead of committing apart.

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,13 +7,16 @@ import Koa from 'koa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { heldBytes, ownBytes, stringBytes } from '../../src/cache/held-bytes.js';
 import { ResponseCache } from '../../src/cache/response-cache.js';
-import { SQLITE_PAGE_CACHE_KIB, createDb } from '../../src/db/client.js';
+import { loadConfig } from '../../src/config.js';
+import { SQLITE_PAGE_CACHE_KIB, SQLITE_WRITER_PAGE_CACHE_KIB, createDb } from '../../src/db/client.js';
 import type { Dependencies } from '../../src/domain/dependencies.js';
 import { DocumentCache } from '../../src/graphql/documents.js';
 
 // Every cache bound is a bound on memory (issue #29): the response cache counts what an entry keeps
 // (its body's whole backing store, key, headers, dependencies) and its aliases and kept numbers under
-// the same CALENDAR_CACHE_MB; parsed GraphQL documents are bounded in bytes; SQLite's page cache is set.
+// the same CALENDAR_CACHE_MB; kept event rows under their own bound; parsed GraphQL documents are
+// bounded in bytes; SQLite's page caches are set; V8's heap is capped where the server starts. Their sum
+// at the defaults is the budget docs/operations/memory.md states.
 
 const koa = new Koa();
 
@@ -83,6 +86,27 @@ describe('the response cache', () => {
     expect(coded.size).toBeLessThan(400);
     expect(plain.size).toBe(coded.size);
     expect(plain.peak).toBeLessThanOrEqual(maxBytes);
+  });
+
+  it('keeps event rows within their own bound, beside the answers', async () => {
+    const recordMaxBytes = 64 * 1024;
+    const cache = new ResponseCache({ enabled: true, maxBytes, recordMaxBytes, siteTimezone: 'UTC' });
+    const row = (id: number) => ({ id, title: `event ${id}`, description: 'y'.repeat(600) });
+    let peak = 0;
+    for (let batch = 0; batch < 40; batch++) {
+      const ids = Array.from({ length: 10 }, (_, i) => batch * 10 + i);
+      const rows = await cache.keepRecords(
+        ids.map((id) => `event row ${id}`),
+        async (missing) =>
+          missing.map((index) => ({ value: row(ids[index]!), dependencies: listOf(1, ids[index]) })),
+      );
+      expect(rows.map((kept) => kept?.id)).toEqual(ids);
+      peak = Math.max(peak, cache.recordBytes);
+    }
+    expect(peak).toBeLessThanOrEqual(recordMaxBytes);
+    expect(peak).toBeGreaterThan(recordMaxBytes * 0.8);
+    // Their own bound: the rows take nothing from the answers'.
+    expect(cache.bytes).toBe(0);
   });
 
   it("counts an entry's dependencies, key and headers besides its body", async () => {
@@ -178,16 +202,53 @@ describe("SQLite's page cache", () => {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-pragmas-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('is sized as stated, without memory-mapped I/O', async () => {
+  type Pragmas = { $queryRawUnsafe<T>(sql: string): Promise<T> };
+  const pragmasOf = async (client: Pragmas) => {
+    const [cacheSize] =
+      await client.$queryRawUnsafe<Array<{ cache_size: bigint | number }>>('PRAGMA cache_size');
+    const [mmapSize] =
+      await client.$queryRawUnsafe<Array<{ mmap_size: bigint | number }>>('PRAGMA mmap_size');
+    return { cacheSize: Number(cacheSize?.cache_size), mmapSize: Number(mmapSize?.mmap_size) };
+  };
+
+  it('is sized as stated on the reads and the writer connection, without memory-mapped I/O', async () => {
     const db = await createDb(`file:${join(dir, 'pragmas.db')}`);
     try {
-      const [cacheSize] =
-        await db.$queryRawUnsafe<Array<{ cache_size: bigint | number }>>('PRAGMA cache_size');
-      const [mmapSize] = await db.$queryRawUnsafe<Array<{ mmap_size: bigint | number }>>('PRAGMA mmap_size');
-      expect(Number(cacheSize?.cache_size)).toBe(-SQLITE_PAGE_CACHE_KIB);
-      expect(Number(mmapSize?.mmap_size)).toBe(0);
+      // Outside a transaction a statement runs on the reads' connection; inside one, on the writer's.
+      expect(await pragmasOf(db)).toEqual({ cacheSize: -SQLITE_PAGE_CACHE_KIB, mmapSize: 0 });
+      expect(await db.$transaction((tx) => pragmasOf(tx))).toEqual({
+        cacheSize: -SQLITE_WRITER_PAGE_CACHE_KIB,
+        mmapSize: 0,
+      });
+      // Both together stay a few megabytes: they are the process's memory, beside the file's OS cache.
+      expect(SQLITE_PAGE_CACHE_KIB + SQLITE_WRITER_PAGE_CACHE_KIB).toBeLessThanOrEqual(8 * 1024);
     } finally {
       await db.$disconnect();
     }
+  });
+});
+
+describe('the default bounds', () => {
+  it("are the operations page's budget: 64 MB of answers, 8 MB of rows, 12 MB of shapes", () => {
+    const { cache, shapeCache } = loadConfig({});
+    const mb = 1024 * 1024;
+    expect(cache.maxBytes).toBe(64 * mb);
+    expect(cache.recordMaxBytes).toBe(8 * mb);
+    expect(shapeCache.maxBytes).toBe(12 * mb);
+  });
+
+  it("cap V8's heap with the same Node flags in `npm start` and in the image", () => {
+    const root = new URL('../../', import.meta.url);
+    const { scripts } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
+      scripts: { start: string };
+    };
+    const start = scripts.start.trim().split(/\s+/);
+    const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
+    const command = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(command).toBeDefined();
+    const image = JSON.parse(command!) as string[];
+    expect(image).toEqual(start);
+    expect(start.at(-1)).toBe('dist/src/server.js');
+    expect(start.some((word) => /^--max-old-space-size=\d+$/.test(word))).toBe(true);
   });
 });
