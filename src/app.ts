@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import { restRoutes } from '../rest-map/routes.js';
+import { ticketRoutes } from '../rest-map/tickets.js';
 import { Authenticator } from './auth/authenticate.js';
 import { authenticateRequests, viewerOf } from './auth/authenticate-requests.js';
 import { LoginLimits, type SharedCounts } from './auth/login-limits.js';
@@ -33,6 +34,7 @@ import { recordChanges } from './services/sync/change-log.js';
 import { termCounts } from './services/terms/term-counts.js';
 import { WritePipeline } from './services/transactions.js';
 import { writeEffectOf } from './services/write-effects.js';
+import { TICKETS_PREFIX } from './tickets/rest-shapes.js';
 
 export interface AppOptions {
   db: Db;
@@ -135,7 +137,20 @@ export function buildApp({
     logger,
     cache,
   });
-  const cors = corsPolicy(config.corsOrigins, routeMethods(restRoutes));
+  // The tickets namespace: the same engine over its own table; no response cache for it yet.
+  const tickets = createRestRouter({
+    schema: restSchema,
+    routes: ticketRoutes,
+    createContext: (koa, request) => createContext(deps, { ...request, viewer: viewerOf(koa) }),
+    logger,
+    prefix: TICKETS_PREFIX,
+  });
+  // Each namespace answers a preflight with the methods of its own routes.
+  const eventMethods = routeMethods(restRoutes);
+  const ticketMethods = routeMethods(ticketRoutes, TICKETS_PREFIX);
+  const cors = corsPolicy(config.corsOrigins, (path) =>
+    path.includes(`${TICKETS_PREFIX}/`) ? ticketMethods(path) : eventMethods(path),
+  );
 
   const app = new Koa();
   // The client address (login limits, subscriptions per client): the socket's peer, or what the
@@ -169,6 +184,7 @@ export function buildApp({
   app.use(graphqlRoute({ yoga, cache, persisted }));
   app.use(wordPressGlobals());
   app.use(rest.routes());
+  app.use(tickets.routes());
   // Anything no route claimed gets the WordPress JSON 404, not Koa's plain-text one.
   app.use((ctx) => {
     if (ctx.body === undefined && ctx.status === 404) sendError(ctx, NO_ROUTE());

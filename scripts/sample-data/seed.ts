@@ -50,6 +50,8 @@ export interface SeedCounts {
   eventTerms: number;
   /** Occurrences of the sample series (events beyond `events`). */
   occurrences: number;
+  /** RSVP types on the first upcoming events (`seedTicketTypes`). */
+  ticketTypes?: number;
 }
 
 // Rows go in as multi-row INSERTs through the client's raw path, inside its transaction. Prisma's
@@ -231,8 +233,37 @@ export async function seedDatabase(
     .slice(0, others)
     .map((plan, i) => ({ id: firstEvent + sample.length + Math.floor((i * others) / plans.length), plan }));
   counts.occurrences = await seedSeries(db, provider, [...sample, ...planned], now);
+  counts.ticketTypes = await seedTicketTypes(db, firstEvent, now);
   await refreshStatistics(db, provider);
   return counts;
+}
+
+/** Events of the seed that take RSVPs: the first upcoming public ones, not occurrences of a series. */
+const SAMPLE_RSVP_EVENTS = 20;
+
+/**
+ * An RSVP of 50 places with a waitlist on each of the first upcoming public events of the seed, so that a
+ * first look can reserve one (README, docs/guide/tickets.md): on a fresh database the first is ticket 1.
+ */
+async function seedTicketTypes(db: Db, firstEvent: number, now: Date): Promise<number> {
+  const events = await db.event.findMany({
+    where: {
+      id: { gte: firstEvent },
+      status: 'publish',
+      password: null,
+      hideFromListings: false,
+      postParentId: null,
+      recurrence: null,
+      startsAt: { gt: now },
+    },
+    orderBy: [{ startsAt: 'asc' }, { id: 'asc' }],
+    take: SAMPLE_RSVP_EVENTS,
+    select: { id: true },
+  });
+  const { count } = await db.ticketType.createMany({
+    data: events.map(({ id }) => ({ eventId: id, kind: 'RSVP', name: 'RSVP', capacity: 50, waitlist: true })),
+  });
+  return count;
 }
 
 /** The sample series: weekly, monthly on the last Friday, and fortnightly with an exception and a cancelled instance. */

@@ -34,7 +34,10 @@ const EXPOSE_HEADERS = [
 const GRAPHQL_METHODS = ['GET', 'POST'];
 
 /** The methods a path serves, from the route table (the language segment is optional). */
-export function routeMethods(routes: readonly RestRoute[]): (path: string) => string[] {
+export function routeMethods(
+  routes: readonly RestRoute[],
+  prefix: string = API_PREFIX,
+): (path: string) => string[] {
   const table = new Map<string, Set<string>>();
   for (const route of routes) {
     for (const path of [route.path, route.alsoAt?.path].filter((p): p is string => p !== undefined)) {
@@ -48,7 +51,7 @@ export function routeMethods(routes: readonly RestRoute[]): (path: string) => st
       .replace(/[.]/g, '\\.')
       .replace(/:id/g, '\\d+')
       .replace(/:[a-z]+/g, '[^/]+');
-    return { regex: new RegExp(`^(?:/[^/]+)?${API_PREFIX}${pattern}/?$`), methods: [...methods] };
+    return { regex: new RegExp(`^(?:/[^/]+)?${prefix}${pattern}/?$`), methods: [...methods] };
   });
   return (path) => {
     if (path === '/graphql') return GRAPHQL_METHODS;

@@ -18,6 +18,7 @@ import {
   venuesInRange,
 } from '../services/events/events-geo.js';
 import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
+import { ticketedWhere } from '../tickets/event-filter.js';
 
 // The event list filters declared once: the REST parameter and the GraphQL argument (the domain name is
 // the key), the value's kind (which both APIs read it as), its documentation, its cost price, whether
@@ -135,7 +136,6 @@ export interface TermFilter extends FilterCommon<'stringList'> {
 
 export type FilterDeclaration = FilterCommon<FilterKind> | TermFilter;
 
-const TICKETS_INACTIVE = 'Event Tickets plugin is not activated.';
 const INVALID = 'Invalid parameter.';
 const refused = (param: string, reason = INVALID): Checked<never> => ({
   effective: null,
@@ -516,16 +516,16 @@ export const EVENT_FILTERS = {
     },
   },
   ticketed: {
+    // A reservation leaves it as it was; a ticket type write names the event with every fact.
     facts: [],
     kind: 'boolean',
     rest: 'ticketed',
     restDescription: 'Filter events with or without tickets',
-    description: 'Only false is supported (there is no ticketing)',
-    check: (given: boolean | null | undefined): Checked<boolean> => {
-      if (!given) return { effective: given ?? null };
-      const detail = { code: 'event-tickets-not-active', message: TICKETS_INACTIVE };
-      return { effective: null, errors: [{ param: 'ticketed', reason: TICKETS_INACTIVE, detail }] };
-    },
+    description: 'true: only events with a ticket type on sale now; false: only events without one',
+    check: (given: boolean | null | undefined, request): Checked<boolean> =>
+      given === null || given === undefined
+        ? { effective: null }
+        : { effective: given, where: ticketedWhere(given, request.now) },
   },
 } as const satisfies Record<string, FilterDeclaration>;
 

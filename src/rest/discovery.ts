@@ -305,9 +305,9 @@ function sofaOperationOf(sofa: SofaDocument, route: RestRoute): OpenAPIV3.Operat
   return item?.[route.methods[0].toLowerCase() as OpenAPIV3.HttpMethods];
 }
 
-function indexRoute(documented: DocumentedPath, apiRoot: string): IndexRoute {
+function indexRoute(documented: DocumentedPath, apiRoot: string, namespace: string): IndexRoute {
   const entry: IndexRoute = {
-    namespace: NAMESPACE,
+    namespace,
     methods: [...new Set(documented.endpoints.flatMap((endpoint) => endpoint.methods))],
     endpoints: documented.endpoints.map((endpoint) => ({
       methods: endpoint.methods,
@@ -806,21 +806,27 @@ export function createDiscovery(options: {
   schema: GraphQLSchema;
   routes: RestRoute[];
   sofaDocument: SofaDocument;
+  /** The namespace described (default the events API's). */
+  namespace?: string;
 }): Discovery {
   const { schema, routes, sofaDocument } = options;
+  const namespace = options.namespace ?? NAMESPACE;
   const documented = documentedPaths(schema, routes, sofaDocument);
   const openApi = buildOpenApi(schema, sofaDocument, documented);
   return {
     index: (urls) => ({
-      namespace: NAMESPACE,
+      namespace,
       routes: Object.fromEntries(
-        documented.map((entry) => [`${API_PREFIX}${routeRegex(entry.path)}`, indexRoute(entry, urls.api)]),
+        documented.map((entry) => [
+          `/${namespace}${routeRegex(entry.path)}`,
+          indexRoute(entry, urls.api, namespace),
+        ]),
       ),
       _links: { up: [{ href: `${urls.site}/` }] },
     }),
     route: (path, apiRoot) => {
       const entry = documented.find((candidate) => candidate.path === path);
-      return entry && indexRoute(entry, apiRoot);
+      return entry && indexRoute(entry, apiRoot, namespace);
     },
     // Key order as the reference: openapi, info, components, servers, paths.
     openApi: (apiRoot) => ({

@@ -61,11 +61,20 @@ export function createRestRouter(options: {
   logger: Logger;
   /** Absent: nothing is shared (validators and conditional answers still apply). */
   cache?: ResponseCache;
+  /** The namespace's path (default the events API's); only the events API also serves the site root. */
+  prefix?: string;
 }): Router {
   const { routes } = options;
+  const prefix = options.prefix ?? API_PREFIX;
+  const eventsApi = prefix === API_PREFIX;
   const cache = options.cache ?? new ResponseCache({ enabled: false, maxBytes: 0, siteTimezone: 'UTC' });
   const operations = restOperations(options.schema, routes, options.logger);
-  const discovery = createDiscovery({ schema: options.schema, routes, sofaDocument: operations.document });
+  const discovery = createDiscovery({
+    schema: options.schema,
+    routes,
+    sofaDocument: operations.document,
+    namespace: prefix.slice(1),
+  });
   const router = new Router();
 
   const contextOf = (ctx: KoaContext, method: HttpMethod, reads?: ReadLog) =>
@@ -76,6 +85,8 @@ export function createRestRouter(options: {
       ...(reads && { reads }),
     });
   const urlsOf = (ctx: KoaContext) => contextOf(ctx, 'GET').urls;
+  /** This namespace's root, with the request's language segment (the context's `api` is the events API's). */
+  const apiRootOf = (ctx: KoaContext) => `${urlsOf(ctx).api.slice(0, -API_PREFIX.length)}${prefix}`;
   /** Shared entries only for anonymous reads. */
   const cacheKey = (ctx: KoaContext, method: HttpMethod, parts: readonly unknown[]) => {
     const viewer = ctx.state.viewer;
@@ -103,7 +114,7 @@ export function createRestRouter(options: {
       if (hasNul(ctx.path) || hasNul(ctx.querystring)) return sendError(ctx, nulRefused());
       const method = (ctx.method === 'HEAD' ? 'GET' : ctx.method) as HttpMethod;
       if (ctx.method === 'OPTIONS') {
-        const described = discovery.route(path, urlsOf(ctx).api);
+        const described = discovery.route(path, apiRootOf(ctx));
         if (described) return sendJson(ctx, described, allow);
       }
       if (!methods.includes(method)) return sendError(ctx, NO_ROUTE(405), { Allow: allow });
@@ -119,20 +130,20 @@ export function createRestRouter(options: {
       await handler(ctx, method);
       ctx.set('Allow', allowed);
     };
-    router.all(`${API_PREFIX}${path}`, dispatch);
-    router.all(`/:lang${API_PREFIX}${path}`, dispatch);
+    router.all(`${prefix}${path}`, dispatch);
+    router.all(`/:lang${prefix}${path}`, dispatch);
   };
 
   serve('', ['GET'], (ctx, method) => {
-    ctx.set(discoveryHeaders(urlsOf(ctx)));
+    if (eventsApi) ctx.set(discoveryHeaders(urlsOf(ctx)));
     return cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () => {
-      sendJson(ctx, discovery.index(urlsOf(ctx)), 'GET');
+      sendJson(ctx, discovery.index({ ...urlsOf(ctx), api: apiRootOf(ctx) }), 'GET');
       return { dependencies: NO_DATA };
     });
   });
   serve('/doc', ['GET'], (ctx, method) =>
     cache.serve(ctx, cacheKey(ctx, method, ['rest', ctx.path]), async () => {
-      sendJson(ctx, discovery.openApi(urlsOf(ctx).api), 'GET');
+      sendJson(ctx, discovery.openApi(apiRootOf(ctx)), 'GET');
       return { dependencies: NO_DATA };
     }),
   );
@@ -158,8 +169,10 @@ export function createRestRouter(options: {
     ctx.set(discoveryHeaders(urls));
     sendJson(ctx, serviceRoot(urls, language ? urls.site.slice(0, -language.length - 1) : urls.site), 'GET');
   };
-  router.all('/', root);
-  router.all('/:lang', root);
+  if (eventsApi) {
+    router.all('/', root);
+    router.all('/:lang', root);
+  }
 
   const alternates = new Map<string, RestRoute[]>();
   for (const route of routes)
@@ -219,7 +232,7 @@ export function createRestRouter(options: {
   }
 
   const noRoute = (ctx: KoaContext) => sendError(ctx, NO_ROUTE());
-  for (const prefix of [API_PREFIX, `/:lang${API_PREFIX}`]) router.all(`${prefix}/{*rest}`, noRoute);
+  for (const under of [prefix, `/:lang${prefix}`]) router.all(`${under}/{*rest}`, noRoute);
   return router;
 }
 

@@ -11,6 +11,7 @@ import './subscriptions.js';
 import './changes.js';
 import './webhooks.js';
 import './import-sources.js';
+import '../tickets/schema.js';
 import './rest/event.js';
 import './rest/venue.js';
 import './rest/organizer.js';

@@ -11,7 +11,16 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const SOURCES = ['src', 'rest-map'];
 
 /** Where database access belongs. */
-const OWNERS = ['src/services/', 'src/auth/', 'src/db/', 'src/ops/', 'src/cli/', 'src/generated/'];
+// `src/tickets/` is the first room by feature (#52): its service files query beside its types.
+const OWNERS = [
+  'src/services/',
+  'src/auth/',
+  'src/db/',
+  'src/ops/',
+  'src/cli/',
+  'src/generated/',
+  'src/tickets/',
+];
 
 /** Files elsewhere that may query, each for a reason; a file that stops querying must leave the list. */
 const EXCEPTIONS: Record<string, string> = {

@@ -1,0 +1,68 @@
+import type { RestField, RestRoute } from '../src/rest/route-table.js';
+
+// The tickets route table (`/calendar/tickets/v1`), Event Tickets' REST API v1 paths where it has them.
+// No route declares `dependsOn`: their anonymous answers are dropped by any committed write, which a
+// reservation is (it names its event).
+
+const ARCHIVE_HEADERS = { 'X-ET-TOTAL': 'total', 'X-ET-TOTAL-PAGES': 'total_pages' };
+
+const RSVP_FIELDS: Record<string, RestField> = {
+  ticket_id: { type: 'integer', description: 'The ticket (RSVP or ticket type) id', required: true },
+  full_name: { type: 'string', description: 'Who reserves, 1–200 characters', required: true },
+  email: { type: 'string', format: 'email', description: 'Their e-mail address', required: true },
+  quantity: { type: 'integer', description: 'Places, 1 to the ticket’s max_per_request (default 1)' },
+  password: { type: 'string', description: 'The password of a password-protected event' },
+};
+
+const CHECK_IN_FIELDS: Record<string, RestField> = {
+  security_code: { type: 'string', description: "The ticket's security code (its QR code)", required: true },
+  ticket_id: { type: 'integer', description: 'The attendee id, checked against the code when sent' },
+};
+
+export const ticketRoutes: RestRoute[] = [
+  {
+    methods: ['GET'],
+    path: '/tickets',
+    operation: 'Query.tecTickets',
+    headers: ARCHIVE_HEADERS,
+    description: 'Tickets and RSVPs of the events you may see, with their availability',
+  },
+  {
+    methods: ['GET'],
+    path: '/tickets/:id',
+    operation: 'Query.tecTicket',
+    description: 'One ticket or RSVP with its availability',
+  },
+  {
+    methods: ['GET'],
+    path: '/attendees',
+    operation: 'Query.tecAttendees',
+    headers: ARCHIVE_HEADERS,
+    description: 'Attendees in arrival order (editors and administrators)',
+  },
+  {
+    methods: ['POST'],
+    path: '/attendees',
+    operation: 'Mutation.tecRsvp',
+    status: 201,
+    bodyArgument: 'input',
+    bodyFields: RSVP_FIELDS,
+    locationFrom: 'rest_url',
+    description:
+      'Reserves places (an RSVP); the answer holds the token that changes or cancels it, shown once',
+  },
+  {
+    methods: ['GET'],
+    path: '/attendees/:id',
+    operation: 'Query.tecAttendee',
+    description: 'One attendee (editors and administrators)',
+  },
+  {
+    methods: ['POST'],
+    path: '/qr',
+    operation: 'Mutation.tecCheckIn',
+    bodyArgument: 'input',
+    bodyFields: CHECK_IN_FIELDS,
+    description: 'Checks an attendee in by the security code of their ticket (editors and administrators)',
+  },
+];

@@ -1,0 +1,304 @@
+import type { Event } from '../generated/sqlite/client.js';
+import type { Attendee } from '../generated/sqlite/client.js';
+import { ApiError } from '../domain/errors.js';
+import type { EventFact } from '../domain/dependencies.js';
+import type { Context } from '../services/scope.js';
+import type { WriteScope } from '../services/transactions.js';
+import { visibleEvent } from '../services/events/event-access.js';
+import {
+  type AttendeeStatus,
+  HOLDING,
+  attendeeNotFound,
+  checkedPerson,
+  invalidToken,
+  managesTickets,
+  notCheckable,
+  salesClosed,
+  soldOut,
+  ticketTypeNotFound,
+  ticketsForbidden,
+  tooMany,
+} from './model.js';
+import { Places, type TypeRow, lockType, typeQueueOf } from './places.js';
+import { hashToken, isCheckInCodeShaped, isTokenShaped, newCheckInCode, newToken } from './tokens.js';
+
+// Reservations: each runs in one write transaction under its type's lock (`places.ts`), so N
+// concurrent requests for M places confirm exactly M, queue the rest in the order they took the lock
+// (when the type has a waitlist) and refuse beyond it; a released place goes to the first in the queue
+// in the same transaction. Every reservation is a new attendee whatever its e-mail: the answer never
+// says whether an address already has one.
+
+export interface Confirmation {
+  attendee: Attendee;
+  /** The attendee's secret, shown only here: it reads, changes and cancels the reservation. */
+  token: string;
+}
+
+const holds = (status: string) => (HOLDING as readonly string[]).includes(status);
+const slot = (status: string, guests: number) => ({
+  holds: holds(status),
+  waits: status === 'WAITLISTED',
+  guests,
+});
+
+/**
+ * The event's answers that show its tickets are dropped after the commit: the write names the event
+ * with nothing the lists read changed (`facts`), only its tickets shown (`shown`), unless the write
+ * changes whether it is ticketed (`facts: 'all'`, ticket type writes).
+ */
+export function ticketsChanged(
+  scope: WriteScope,
+  event: Pick<Event, 'id' | 'localStart' | 'localEnd' | 'status'>,
+  facts: readonly EventFact[] | 'all' = [],
+) {
+  const span = { localStart: event.localStart, localEnd: event.localEnd, status: event.status };
+  scope.changed('event', event.id, 'updated', {
+    move: { before: span, after: span, facts, ...(facts === 'all' ? {} : { shown: ['tickets'] }) },
+  });
+}
+
+/** The event of a ticket path as the viewer may see it: invisible is unknown; protected needs its password. */
+export async function eventForTickets(
+  ctx: Context,
+  eventId: number,
+  password?: string | null,
+): Promise<Event> {
+  const event = await visibleEvent(ctx, eventId, {}, password);
+  if (!event) throw ticketTypeNotFound();
+  if (event.contentWithheld)
+    throw new ApiError(
+      403,
+      'event-password-protected',
+      'The requested event is not accessible without a password',
+    );
+  return event;
+}
+
+/**
+ * Whether the type sells now: inside its window, and before its event ends. Who may reserve is the
+ * event's visibility (`eventForTickets`): a draft takes reservations from those who may see it.
+ */
+export function onSale(
+  type: Pick<TypeRow, 'salesStart' | 'salesEnd'>,
+  event: Pick<Event, 'endsAt' | 'status'>,
+  now: Date,
+) {
+  return (
+    event.status !== 'trash' &&
+    now < event.endsAt &&
+    (!type.salesStart || type.salesStart <= now) &&
+    (!type.salesEnd || now < type.salesEnd)
+  );
+}
+
+const writeRequest = (ctx: Context) => ({ db: ctx.db, viewer: ctx.viewer, config: ctx.config });
+
+/** One write on a type's places, in its turn in this instance (`TypeQueue`), in one transaction. */
+const placesWrite = <T>(ctx: Context, typeId: number, work: (scope: WriteScope) => Promise<T>) =>
+  typeQueueOf(ctx.writes).run(typeId, () => ctx.writes.run(writeRequest(ctx), work));
+
+export async function reserve(
+  ctx: Context,
+  input: {
+    ticketTypeId: number;
+    name?: unknown;
+    email?: unknown;
+    guests?: unknown;
+    password?: string | null;
+  },
+  now: () => Date = () => new Date(),
+): Promise<Confirmation> {
+  const person = checkedPerson(input);
+  const found = await ctx.db.ticketType.findUnique({ where: { id: input.ticketTypeId } });
+  if (!found) throw ticketTypeNotFound();
+  const event = await eventForTickets(ctx, found.eventId, input.password);
+  if (person.guests > found.maxPerRequest) throw tooMany(found.maxPerRequest);
+  const { token, hash } = newToken();
+  const attendee = await placesWrite(ctx, found.id, async (scope) => {
+    const type = await lockType(scope, found.id);
+    if (!type) throw ticketTypeNotFound();
+    if (!onSale(type, event, now())) throw salesClosed();
+    if (person.guests > type.maxPerRequest) throw tooMany(type.maxPerRequest);
+    const places = await Places.count(scope.tx, [type]);
+    const status: AttendeeStatus =
+      places.waitingFor(type.id) === 0 && places.fits(type.id, person.guests)
+        ? 'GOING'
+        : type.waitlist
+          ? 'WAITLISTED'
+          : (() => {
+              throw soldOut();
+            })();
+    const created = await scope.tx.attendee.create({
+      data: {
+        ticketTypeId: type.id,
+        eventId: type.eventId,
+        ...person,
+        status,
+        checkInCode: newCheckInCode(),
+        tokenHash: hash,
+      },
+    });
+    ticketsChanged(scope, event);
+    return created;
+  });
+  return { attendee, token };
+}
+
+/** The attendee a token names, with its event, while the event has not ended; otherwise one refusal. */
+async function byToken(ctx: Context, token: string, now: Date) {
+  if (!isTokenShaped(token)) throw invalidToken();
+  const attendee = await ctx.db.attendee.findUnique({
+    where: { tokenHash: hashToken(token) },
+    include: { event: true },
+  });
+  if (!attendee || attendee.erased || attendee.event.endsAt <= now || attendee.event.status === 'trash')
+    throw invalidToken();
+  return attendee;
+}
+
+/** The reservation as its own link shows it (no account: the token is the credential). */
+export async function attendeeByToken(ctx: Context, token: string, now = new Date()): Promise<Attendee> {
+  const { event: _event, ...attendee } = await byToken(ctx, token, now);
+  return attendee;
+}
+
+/** Promotes waitlisted attendees of the capacity group, first come first served, while the first fits. */
+async function promote(scope: WriteScope, places: Places, typeId: number): Promise<void> {
+  const queue = await scope.tx.attendee.findMany({
+    where: { ticketTypeId: { in: places.groupIds(typeId) }, status: 'WAITLISTED' },
+    orderBy: { id: 'asc' },
+    select: { id: true, ticketTypeId: true, guests: true },
+  });
+  for (const next of queue) {
+    if (!places.fits(next.ticketTypeId, next.guests)) return;
+    await scope.tx.attendee.update({ where: { id: next.id }, data: { status: 'GOING' } });
+    places.move(next.ticketTypeId, slot('WAITLISTED', next.guests), slot('GOING', next.guests));
+  }
+}
+
+export interface RsvpChange {
+  name?: string | null;
+  guests?: number | null;
+  /** false: not going (the places are released); true: going again (a place, or the waitlist). */
+  attending?: boolean | null;
+}
+
+/** Changes a reservation through its link: its name, its places, or whether the attendee comes. */
+export async function updateReservation(
+  ctx: Context,
+  token: string,
+  change: RsvpChange,
+  now = new Date(),
+): Promise<Attendee> {
+  const current = await byToken(ctx, token, now);
+  const person = checkedPerson({
+    name: change.name ?? current.name,
+    email: current.email,
+    guests: change.guests ?? current.guests,
+  });
+  return placesWrite(ctx, current.ticketTypeId, async (scope) => {
+    const type = await lockType(scope, current.ticketTypeId);
+    const attendee = await scope.tx.attendee.findUnique({ where: { id: current.id } });
+    if (!type || !attendee) throw invalidToken();
+    if (attendee.status === 'CANCELLED' || attendee.status === 'CHECKED_IN')
+      throw new ApiError(
+        409,
+        'RSVP_CLOSED',
+        `This reservation can no longer change (status ${attendee.status}).`,
+        {
+          attendee_status: attendee.status,
+        },
+      );
+    if (person.guests > type.maxPerRequest) throw tooMany(type.maxPerRequest);
+    const places = await Places.count(scope.tx, [type]);
+    const wanted = change.attending ?? attendee.status !== 'NOT_GOING';
+    places.move(type.id, slot(attendee.status, attendee.guests), slot('NOT_GOING', 0));
+    let status: AttendeeStatus;
+    if (!wanted) status = 'NOT_GOING';
+    else if (attendee.status === 'GOING' && places.fits(type.id, person.guests)) status = 'GOING';
+    else if (attendee.status === 'WAITLISTED') status = 'WAITLISTED';
+    else if (places.waitingFor(type.id) === 0 && places.fits(type.id, person.guests)) {
+      if (!onSale(type, current.event, now)) throw salesClosed();
+      status = 'GOING';
+    } else if (type.waitlist && attendee.status !== 'GOING') {
+      if (!onSale(type, current.event, now)) throw salesClosed();
+      status = 'WAITLISTED';
+    } else throw soldOut();
+    places.move(type.id, slot('NOT_GOING', 0), slot(status, person.guests));
+    // Going from the waitlist back to it keeps the place in the queue; going again joins its end.
+    const updated = await scope.tx.attendee.update({
+      where: { id: attendee.id },
+      data: { name: person.name, guests: person.guests, status },
+    });
+    if (updated.status !== 'WAITLISTED' || attendee.status !== 'WAITLISTED')
+      await promote(scope, places, type.id);
+    ticketsChanged(scope, current.event);
+    return updated;
+  });
+}
+
+/** Cancels a reservation through its link; its places go to the waitlist in the same transaction. */
+export async function cancelReservation(ctx: Context, token: string, now = new Date()): Promise<Attendee> {
+  const current = await byToken(ctx, token, now);
+  return placesWrite(ctx, current.ticketTypeId, async (scope) => {
+    const type = await lockType(scope, current.ticketTypeId);
+    const attendee = await scope.tx.attendee.findUnique({ where: { id: current.id } });
+    if (!type || !attendee) throw invalidToken();
+    if (attendee.status === 'CANCELLED') return attendee;
+    if (attendee.status === 'CHECKED_IN') throw notCheckable(attendee.status);
+    const places = await Places.count(scope.tx, [type]);
+    const cancelled = await scope.tx.attendee.update({
+      where: { id: attendee.id },
+      data: { status: 'CANCELLED' },
+    });
+    places.move(type.id, slot(attendee.status, attendee.guests), slot('CANCELLED', 0));
+    await promote(scope, places, type.id);
+    ticketsChanged(scope, current.event);
+    return cancelled;
+  });
+}
+
+/** Checks an attendee in at the door by the code of their ticket (editors and administrators). */
+export async function checkIn(ctx: Context, code: string): Promise<Attendee> {
+  if (!managesTickets(ctx.viewer)) throw ticketsForbidden(ctx.viewer);
+  if (!isCheckInCodeShaped(code)) throw attendeeNotFound();
+  const found = await ctx.db.attendee.findUnique({ where: { checkInCode: code }, include: { event: true } });
+  if (!found) throw attendeeNotFound();
+  return placesWrite(ctx, found.ticketTypeId, async (scope) => {
+    await lockType(scope, found.ticketTypeId);
+    const attendee = await scope.tx.attendee.findUnique({ where: { id: found.id } });
+    if (!attendee) throw attendeeNotFound();
+    if (attendee.status !== 'GOING') throw notCheckable(attendee.status);
+    const checked = await scope.tx.attendee.update({
+      where: { id: attendee.id },
+      data: { status: 'CHECKED_IN' },
+    });
+    ticketsChanged(scope, found.event);
+    return checked;
+  });
+}
+
+/** Removes an attendee's name and e-mail (an editor, or the attendee's link), keeping the count. */
+export async function eraseAttendee(
+  ctx: Context,
+  key: { id: number } | { token: string },
+  now = new Date(),
+): Promise<Attendee> {
+  const found =
+    'token' in key
+      ? await byToken(ctx, key.token, now)
+      : managesTickets(ctx.viewer)
+        ? await ctx.db.attendee.findUnique({ where: { id: key.id }, include: { event: true } })
+        : (() => {
+            throw ticketsForbidden(ctx.viewer);
+          })();
+  if (!found) throw attendeeNotFound();
+  return ctx.writes.run(writeRequest(ctx), async (scope) => {
+    const erased = await scope.tx.attendee.update({
+      where: { id: found.id },
+      data: { name: '', email: '', erased: true },
+    });
+    ticketsChanged(scope, found.event);
+    return erased;
+  });
+}

@@ -1,0 +1,172 @@
+import { invalidParams } from '../domain/errors.js';
+import { type SubGraph, builder } from '../schema/builder.js';
+import type { Context } from '../services/scope.js';
+import { attendee, kindsOf, listAttendees } from './attendees.js';
+import { ATTENDEE_STATUSES, type AttendeeStatus, attendeeNotFound } from './model.js';
+import { checkIn, reserve } from './reservations.js';
+import { TICKET_SHAPES } from './rest-docs.js';
+import { presentAttendee, presentTicket, ticketsRoot } from './rest-shapes.js';
+import { type TicketTypeView, availabilityOf, ticketType, visibleTicketTypes } from './ticket-types.js';
+
+// The operations SOFA serves under `/calendar/tickets/v1` (rest-map/tickets.ts): Event Tickets'
+// archive and single shapes, an RSVP by POST and the check-in (`qr`).
+
+const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
+const PER_PAGE = { default: 10, max: 50 };
+
+function paging(page: number | null | undefined, perPage: number | null | undefined) {
+  const reasons: Record<string, string> = {};
+  const p = page ?? 1;
+  const n = perPage ?? PER_PAGE.default;
+  if (!Number.isInteger(p) || p < 1) reasons.page = 'A page number from 1.';
+  if (!Number.isInteger(n) || n < 1 || n > PER_PAGE.max) reasons.per_page = `From 1 to ${PER_PAGE.max}.`;
+  if (Object.keys(reasons).length) throw invalidParams(reasons);
+  return { page: p, perPage: n, offset: (p - 1) * n };
+}
+
+async function presentTickets(ctx: Context, types: readonly TicketTypeView[]) {
+  const availability = await availabilityOf(ctx, types);
+  const now = new Date();
+  return types.map((type) =>
+    presentTicket(type, availability.get(type.id)!, ctx.urls, ctx.config.siteTimezone, now),
+  );
+}
+
+async function presentAttendeeOf(ctx: Context, row: Parameters<typeof presentAttendee>[0]) {
+  const kinds = await kindsOf(ctx, [row]);
+  return presentAttendee(row, kinds.get(row.ticketTypeId) ?? 'RSVP', ctx.urls, ctx.config.siteTimezone);
+}
+
+const archiveUrl = (ctx: Context, path: string, params: Record<string, unknown>) => {
+  const query = new URLSearchParams(
+    Object.entries(params).flatMap(([key, value]) =>
+      value === undefined || value === null ? [] : [[key, String(value)]],
+    ),
+  );
+  return `${ticketsRoot(ctx.urls)}${path}${query.size ? `?${query}` : ''}`;
+};
+
+builder.queryFields((t) => ({
+  tecTickets: t.field({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.tickets,
+    args: {
+      page: t.arg.int({ description: 'The page of results (from 1)' }),
+      per_page: t.arg.int({ description: `Tickets per page (default 10, at most ${PER_PAGE.max})` }),
+      event: t.arg.int({ description: 'Only the tickets of this event (post) id' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const { page, perPage, offset } = paging(args.page, args.per_page);
+      const { total, types } = await visibleTicketTypes(ctx, { offset, limit: perPage, eventId: args.event });
+      return {
+        rest_url: archiveUrl(ctx, '/tickets', { page, per_page: perPage, event: args.event }),
+        total,
+        total_pages: Math.ceil(total / perPage),
+        tickets: await presentTickets(ctx, types),
+      };
+    },
+  }),
+  tecTicket: t.field({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.ticket,
+    args: {
+      id: t.arg.int({ required: true, description: 'The ticket id' }),
+      password: t.arg.string({ description: 'The password of a password-protected event' }),
+    },
+    resolve: async (_root, { id, password }, ctx) =>
+      (await presentTickets(ctx, [await ticketType(ctx, id, password)]))[0],
+  }),
+  tecAttendees: t.field({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.attendees,
+    args: {
+      page: t.arg.int({ description: 'The page of results (from 1)' }),
+      per_page: t.arg.int({ description: `Attendees per page (default 10, at most ${PER_PAGE.max})` }),
+      post_id: t.arg.int({ description: 'Only the attendees of this event (post) id' }),
+      ticket_id: t.arg.int({ description: 'Only the attendees of this ticket id' }),
+      attendee_status: t.arg.string({
+        description: `Only those with this status: ${ATTENDEE_STATUSES.join(', ').toLowerCase()}`,
+      }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const { page, perPage, offset } = paging(args.page, args.per_page);
+      const status = args.attendee_status?.toUpperCase();
+      if (status !== undefined && !(ATTENDEE_STATUSES as readonly string[]).includes(status))
+        throw invalidParams({ attendee_status: 'Invalid parameter.' });
+      const { total, attendees } = await listAttendees(
+        ctx,
+        { eventId: args.post_id, ticketTypeId: args.ticket_id, status: status as AttendeeStatus | undefined },
+        { offset, limit: perPage },
+      );
+      const kinds = await kindsOf(ctx, attendees);
+      return {
+        rest_url: archiveUrl(ctx, '/attendees', {
+          page,
+          per_page: perPage,
+          post_id: args.post_id,
+          ticket_id: args.ticket_id,
+          attendee_status: args.attendee_status,
+        }),
+        total,
+        total_pages: Math.ceil(total / perPage),
+        attendees: attendees.map((row) =>
+          presentAttendee(row, kinds.get(row.ticketTypeId) ?? 'RSVP', ctx.urls, ctx.config.siteTimezone),
+        ),
+      };
+    },
+  }),
+  tecAttendee: t.field({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.attendee,
+    args: { id: t.arg.int({ required: true, description: 'The attendee id' }) },
+    resolve: async (_root, { id }, ctx) => presentAttendeeOf(ctx, await attendee(ctx, id)),
+  }),
+}));
+
+const text = (body: Record<string, unknown>, key: string) => {
+  const value = body[key];
+  return typeof value === 'string' ? value : undefined;
+};
+
+builder.mutationFields((t) => ({
+  tecRsvp: t.field({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.confirmation,
+    args: { input: t.arg({ type: 'JSON', required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const body = (input ?? {}) as Record<string, unknown>;
+      const ticketId = Number(body.ticket_id);
+      if (!Number.isInteger(ticketId) || ticketId < 1)
+        throw invalidParams({ ticket_id: 'A ticket id is required.' });
+      const quantity = body.quantity === undefined ? undefined : Number(body.quantity);
+      const { attendee: made, token } = await reserve(ctx, {
+        ticketTypeId: ticketId,
+        name: text(body, 'full_name'),
+        email: text(body, 'email'),
+        guests: quantity,
+        password: text(body, 'password') ?? null,
+      });
+      return { ...(await presentAttendeeOf(ctx, made)), token };
+    },
+  }),
+  tecCheckIn: t.field({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.checkIn,
+    args: { input: t.arg({ type: 'JSON', required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const body = (input ?? {}) as Record<string, unknown>;
+      const code = text(body, 'security_code');
+      if (!code) throw invalidParams({ security_code: 'The security code of the ticket is required.' });
+      const checked = await checkIn(ctx, code);
+      // Event Tickets' `ticket_id` here is the attendee's id: when sent, it must be this attendee's.
+      if (body.ticket_id !== undefined && Number(body.ticket_id) !== checked.id) throw attendeeNotFound();
+      return { msg: 'This ticket has been checked in.', attendee: await presentAttendeeOf(ctx, checked) };
+    },
+  }),
+}));

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEvent } from '../helpers/fixtures.js';
+import { dataOf, graphqlClient } from '../helpers/graphql.js';
+import { API, type Harness, startHarness } from '../helpers/harness.js';
+import { type Users, withRoles } from '../helpers/users.js';
+import { createType } from './tickets-setup.js';
+
+// The events list's `ticketed` filter, on both APIs: events with a ticket type on sale now (true), or
+// without one (false) — a type whose sales are over or not yet open does not count.
+
+let h: Harness;
+let users: Users;
+const gql = graphqlClient(() => h);
+const MONTH = 'start_date=2031-05-01&end_date=2031-05-31';
+
+beforeAll(async () => {
+  h = await startHarness();
+  users = await withRoles(h);
+  const selling = await createEvent(h.db, { title: 'Selling', start: '2031-05-10 10:00:00' });
+  const over = await createEvent(h.db, { title: 'Over', start: '2031-05-11 10:00:00' });
+  await createEvent(h.db, { title: 'Plain', start: '2031-05-12 10:00:00' });
+  await createType(h, users.editor, selling.id, { capacity: 5 });
+  await createType(h, users.editor, over.id, { salesEnd: '2020-01-01 00:00:00' });
+});
+afterAll(() => h?.close());
+
+const restTitles = async (ticketed: string) =>
+  (await h.http.get(`${API}/events?${MONTH}&ticketed=${ticketed}`).expect(200)).body.events.map(
+    (event: { title: string }) => event.title,
+  );
+
+const graphqlTitles = async (ticketed: boolean) =>
+  dataOf(
+    await gql(
+      `query ($ticketed: Boolean) {
+      events(filter: { ticketed: $ticketed, startDate: "2031-05-01", endDate: "2031-05-31" }) { items { title } }
+    }`,
+      { ticketed },
+    ),
+  ).events.items.map((event: { title: string }) => event.title);
+
+describe('ticketed', () => {
+  it('REST: 1 lists the events with a type on sale, 0 the others, and the filter is echoed', async () => {
+    expect(await restTitles('1')).toEqual(['Selling']);
+    expect(await restTitles('0')).toEqual(['Over', 'Plain']);
+    const res = await h.http.get(`${API}/events?${MONTH}&ticketed=true`).expect(200);
+    expect(res.body.rest_url).toContain('ticketed=1');
+  });
+
+  it('GraphQL: the same events', async () => {
+    expect(await graphqlTitles(true)).toEqual(['Selling']);
+    expect(await graphqlTitles(false)).toEqual(['Over', 'Plain']);
+  });
+});
