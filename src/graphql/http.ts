@@ -39,7 +39,7 @@ export function graphqlRoute(options: {
       });
       ctx.body = Buffer.from(await response.arrayBuffer());
       return {
-        clockSensitive: read.clockSensitive,
+        clockSensitive: read.clockSensitive || reads?.readsClock === true,
         ...(reads && { dependencies: reads.dependencies(), hasErrors: reads.hasErrors }),
       };
     });

@@ -114,6 +114,11 @@ interface FilterCommon<K extends FilterKind> {
    * or visibility) leaves the lists it filters as they were (the response cache's dependencies).
    */
   facts: readonly EventFact[];
+  /**
+   * The filter reads the clock finer than a day (a sales window opens at any minute): a list it applies
+   * to is never shared, since a cached answer would outlive the moment it was true for.
+   */
+  readsClock?: true;
   /** Checked before any lookup (lists: at most `MAX_LIST_VALUES`): the reason its size is refused. */
   limit?(given: never): string | null;
   /** Its check, run for every request (given or not: a default may apply). Method syntax: each takes its kind's value. */
@@ -522,6 +527,7 @@ export const EVENT_FILTERS = {
     rest: 'ticketed',
     restDescription: 'Filter events with or without tickets',
     description: 'true: only events with a ticket type on sale now; false: only events without one',
+    readsClock: true,
     check: (given: boolean | null | undefined, request): Checked<boolean> =>
       given === null || given === undefined
         ? { effective: null }

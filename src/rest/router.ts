@@ -209,7 +209,7 @@ export function createRestRouter(options: {
         };
         return {
           version: outcome.version,
-          clockSensitive: readsClock(variables, cache.siteTimezone),
+          clockSensitive: readsClock(variables, cache.siteTimezone) || reads.readsClock,
           ...(route.dependsOn &&
             dependenciesOf(
               reads,

@@ -30,6 +30,7 @@ export class ReadLog {
   private readonly windows: EventWindow[] = [];
   private unknown = false;
   private failed = false;
+  private clock = false;
   /** The event columns its fields show (`showsEventColumns`): none said, any, or these. */
   private eventColumns: Set<string> | 'any' | undefined;
 
@@ -41,6 +42,15 @@ export class ReadLog {
 
   get hasErrors(): boolean {
     return this.failed;
+  }
+
+  /** Something read depends on the time of day (a sales window): the answer is never stored. */
+  readClock(): void {
+    this.clock = true;
+  }
+
+  get readsClock(): boolean {
+    return this.clock;
   }
 
   /** Something was read that this log cannot describe: any write makes the answer stale. */

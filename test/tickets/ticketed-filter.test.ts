@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cachedAndFresh } from '../helpers/cached-app.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { dataOf, graphqlClient } from '../helpers/graphql.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
@@ -50,5 +51,28 @@ describe('ticketed', () => {
   it('GraphQL: the same events', async () => {
     expect(await graphqlTitles(true)).toEqual(['Selling']);
     expect(await graphqlTitles(false)).toEqual(['Over', 'Plain']);
+  });
+
+  it('is never shared by the response cache: a sales window opens and closes at any minute', async () => {
+    const { cached } = cachedAndFresh(h);
+    const cacheOf = async (path: string) => (await cached.get(path).expect(200)).headers['x-cache'];
+    const plain = `${API}/events?${MONTH}`;
+    expect([await cacheOf(plain), await cacheOf(plain)]).toEqual(['miss', 'hit']);
+    for (const ticketed of ['1', '0']) {
+      const filtered = `${API}/events?${MONTH}&ticketed=${ticketed}`;
+      // No `X-Cache`: computed, never stored (a stored answer says `miss`, then `hit`).
+      expect([await cacheOf(filtered), await cacheOf(filtered)]).toEqual([undefined, undefined]);
+    }
+    const ask = (query: string) => cached.post('/graphql').send({ query }).expect(200);
+    const onSale =
+      '{ events(filter: { startDate: "2031-05-01", endDate: "2031-05-31" }) { items { ticketTypes { onSale } } } }';
+    const titles =
+      '{ events(filter: { startDate: "2031-05-01", endDate: "2031-05-31" }) { items { title } } }';
+    const shared = async (query: string) => [
+      (await ask(query)).headers['x-cache'],
+      (await ask(query)).headers['x-cache'],
+    ];
+    expect(await shared(titles)).toEqual(['miss', 'hit']);
+    expect(await shared(onSale)).toEqual([undefined, undefined]);
   });
 });

@@ -195,6 +195,8 @@ export async function applyFilters(
   let distances: Map<number, number> | null = null;
   const apply = (name: FilterName, checked: Checked<unknown>) => {
     effective[name] = checked.effective;
+    if (checked.effective !== null && checked.effective !== undefined && filterDeclaration(name).readsClock)
+      ctx.reads?.readClock();
     for (const error of checked.errors ?? []) errors.add(error.param, error.reason, error.detail);
     const { where, indexed, link } = checked;
     if (where) conditions.push({ where, ...(indexed && { indexed }), ...(link && { link }) });
