@@ -21,7 +21,7 @@ import {
 } from './discovery.js';
 import { sendJson, sendResult } from './envelope.js';
 import { NO_ROUTE, sendError } from './errors.js';
-import { restOperations } from './operations.js';
+import { type RestOperations, restOperations } from './operations.js';
 import { recordsShown } from './records-shown.js';
 import { SHOWN_COUNTS, countsShown } from './shown-counts.js';
 import { totalRewrite } from './shown-total.js';
@@ -198,15 +198,7 @@ export function createRestRouter(options: {
         }
         sendResult(ctx, route, outcome.value, outcome.json, allow);
         if (method !== 'GET') return {};
-        // An event list's rows are rendered again through the same route, listing just those events.
-        const { reads: _answer, ...shared } = context;
-        const readRows: RowReader = async (events) => {
-          const rows = { include: [...events], per_page: events.length };
-          const again = await operations.run(route, rows, { ...shared, reads: new ReadLog() });
-          if ('error' in again) return null;
-          const value = again.value as { events?: unknown };
-          return Array.isArray(value.events) ? (value.events as unknown[]) : null;
-        };
+        const readRows = rowReaderOf(operations, route, context);
         return {
           version: outcome.version,
           clockSensitive: readsClock(variables, cache.siteTimezone) || reads.readsClock,
@@ -234,6 +226,22 @@ export function createRestRouter(options: {
   const noRoute = (ctx: KoaContext) => sendError(ctx, NO_ROUTE());
   for (const under of [prefix, `/:lang${prefix}`]) router.all(`${under}/{*rest}`, noRoute);
   return router;
+}
+
+/**
+ * An event list's rows rendered again through the same route, listing just those events. Made at
+ * module level so that the closure, which lives as long as the cached answer, holds the route and a
+ * copy of the context alone, not the request (its Koa context, its body, its reads).
+ */
+function rowReaderOf(operations: RestOperations, route: RestRoute, context: Context): RowReader {
+  const { reads: _answer, ...shared } = context;
+  return async (events) => {
+    const rows = { include: [...events], per_page: events.length };
+    const again = await operations.run(route, rows, { ...shared, reads: new ReadLog() });
+    if ('error' in again) return null;
+    const value = again.value as { events?: unknown };
+    return Array.isArray(value.events) ? (value.events as unknown[]) : null;
+  };
 }
 
 /**
