@@ -7,7 +7,8 @@ import { type Credentials, type Users, startWithRoles } from './helpers/users.js
 // sees them (`h.queries`: every statement the database client sends, COMMIT included; neither driver
 // adapter reports its BEGIN). Authentication (one statement once the password is remembered), the
 // REST `Allow` check, the event with its links and the records its answer shows, the update, the
-// change log and COMMIT: at most 8 on SQLite and PostgreSQL. The answer is made from what the write
+// change log, COMMIT and (REST) the event's ticket types its answer sums: at most 8 on SQLite and
+// PostgreSQL. The answer is made from what the write
 // read and the row it returned, so each test also checks that it is what a fresh read shows.
 
 let h: Harness;

@@ -262,15 +262,19 @@ describe('what only REST shows', () => {
       'online_url',
       'post_parent',
       'recurrence',
+      'ticketed',
+      'tickets',
     ]);
     const single = await h.http.get(`${API}/events/${res.body.id}`).expect(200);
-    expect(Object.keys(single.body).slice(-7)).toEqual([
+    expect(Object.keys(single.body).slice(-9)).toEqual([
       'event_status',
       'event_status_reason',
       'attendance_mode',
       'online_url',
       'post_parent',
       'recurrence',
+      'ticketed',
+      'tickets',
       'json_ld',
     ]);
     expect(single.body.json_ld.eventStatus).toBe('https://schema.org/EventScheduled');

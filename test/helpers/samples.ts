@@ -30,10 +30,12 @@ export function withEventStatus<T extends Record<string, unknown>>(body: T): T {
     (_name, field) => restDefault(field),
     (field) => 'extension' in field,
   );
-  // The series extensions close the shape: no parent, no recurrence lines.
-  // The series extensions close the shape (before a single event's json_ld): no parent, no lines.
+  // The series extensions, then the tickets' (before a single event's json_ld): no parent, no
+  // recurrence lines, no ticket type (Event Tickets' `ticketed: false`, no `tickets` summary).
   return placed(placed(Object.fromEntries(entries), extensions), [
     ['post_parent', 'json_ld' in body ? 'online_url' : undefined, 0],
     ['recurrence', undefined, []],
+    ['ticketed', undefined, false],
+    ['tickets', undefined, null],
   ]) as T;
 }

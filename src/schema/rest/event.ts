@@ -248,8 +248,44 @@ const shaped =
     return shape[key];
   };
 
-/** The keys shared by the list and single representations (the single one adds `json_ld`). */
-const TecEventFields = builder.prismaInterface('Event', {
+/** An event as the REST shape reads it, for what a room adds to it. */
+export type TecEventRow = ShapedRow;
+
+/**
+ * What a room adds to a single event's JSON-LD, as Event Tickets filters TEC's
+ * (`tribe_json_ld_event_object`): keys replacing or following the shape's (the tickets' `offers`).
+ * It reads what `shapeKey` does not spell, so it runs for each request, after the kept shape.
+ */
+export type JsonLdPart = (
+  event: TecEventRow,
+  jsonLd: Readonly<Record<string, unknown>>,
+  ctx: Context,
+) => Promise<Record<string, unknown> | undefined>;
+
+const jsonLdParts: JsonLdPart[] = [];
+
+/** Registers a room's part of the JSON-LD (at schema build time, once). */
+export function addJsonLdPart(part: JsonLdPart): void {
+  jsonLdParts.push(part);
+}
+
+async function jsonLdOf(e: object, ctx: Context, info: GraphQLResolveInfo) {
+  const shapedLd = shaped('json_ld')(e, undefined, ctx, info);
+  if (!shapedLd) return shapedLd;
+  let jsonLd: Record<string, unknown> = shapedLd;
+  for (const part of jsonLdParts) {
+    const added = await part(e as ShapedRow, jsonLd, ctx);
+    // A key the shape has keeps its place (JSON-LD `offers` stays where TEC puts it).
+    if (added) jsonLd = { ...jsonLd, ...added };
+  }
+  return jsonLd;
+}
+
+/**
+ * The keys shared by the list and single representations (the single one adds `json_ld`); a room
+ * adds its own after them (the tickets' `ticketed` and `tickets`, `src/tickets/event-shape.ts`).
+ */
+export const TecEventFields = builder.prismaInterface('Event', {
   variant: 'TecEventFields',
   ...REST,
   fields: (t) => {
@@ -380,7 +416,7 @@ export const TecSingleEvent = builder.prismaObject('Event', {
       extensions: jsonShape('TecEventJsonLd'),
       nullable: true,
       select: { image: true, ...linkedRecords },
-      resolve: shaped('json_ld'),
+      resolve: (event, _args, ctx, info) => jsonLdOf(event, ctx, info),
     }),
   }),
 });
