@@ -28,6 +28,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STABLE = '/embed/calendar.js';
 const HASHED = /^\/embed\/calendar\.([0-9a-f]{20})\.js$/;
 const PAGE = /^\/(?:([A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)\/)?calendar\/?$/;
+/**
+ * The one write the calendar's documents may make: an RSVP, which any visitor may send anyway (the
+ * tickets room applies its visibility, bounds and limits whatever document asks).
+ */
+const CALENDAR_WRITES = new Set(['rsvp']);
 /** codegen's manifest of the component's documents (id → text), and its copy beside the built bundle. */
 const DOCUMENTS = 'examples/generated/calendar-view/persisted-documents.json';
 const BUILT_DOCUMENTS = 'embed/calendar-documents.json';
@@ -35,8 +40,8 @@ const BUILT_DOCUMENTS = 'embed/calendar-documents.json';
 /**
  * The component's documents by id: codegen's manifest in a checkout (what an in-memory build bundles),
  * else the copy `npm run build` writes beside the bundle (a container has dist/ alone). Throws when
- * neither is there, the file is not a valid manifest, or a document writes: any client may run these
- * by id, and the component only reads.
+ * neither is there, the file is not a valid manifest, or a document writes anything but an RSVP: any
+ * client may run these by id, and the component only reads and reserves.
  */
 export function calendarDocuments(root = ROOT): Map<string, string> {
   const candidates = [
@@ -50,9 +55,17 @@ export function calendarDocuments(root = ROOT): Map<string, string> {
   const documents = readTrustedDocuments(path);
   for (const [id, text] of documents) {
     const writes = parse(text).definitions.some(
-      (definition) => definition.kind === Kind.OPERATION_DEFINITION && definition.operation === 'mutation',
+      (definition) =>
+        definition.kind === Kind.OPERATION_DEFINITION &&
+        definition.operation === 'mutation' &&
+        !definition.selectionSet.selections.every(
+          (selection) => selection.kind === Kind.FIELD && CALENDAR_WRITES.has(selection.name.value),
+        ),
     );
-    if (writes) throw new Error(`${path}: the document of ${id} is a mutation: the calendar only reads`);
+    if (writes)
+      throw new Error(
+        `${path}: the document of ${id} is a mutation: the calendar only reads, and reserves places (rsvp)`,
+      );
   }
   return documents;
 }

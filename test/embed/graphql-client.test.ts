@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CalendarEventChangedDocument,
   CalendarEventsDocument,
+  CalendarRsvpDocument,
 } from '../../examples/generated/calendar-view/graphql.js';
 import { GraphqlClient } from '../../web/calendar/graphql-client.js';
 import { createEvent } from '../helpers/fixtures.js';
@@ -110,5 +111,38 @@ describe("the calendar view client on a server that does not know the calendar's
     expect(changes.map((change) => change.id)).toContain(id);
     controller.abort();
     expect(await stream).toBe('AbortError');
+  });
+
+  it('sends the RSVP by a JSON POST, by id then by text, and throws its refusal with code and fields', async () => {
+    const event = await createEvent(h.db, { title: 'Garden party', start: '2030-05-02 18:00:00' });
+    const type = await h.db.ticketType.create({ data: { eventId: event.id, name: 'Entry', capacity: 1 } });
+    const client = new GraphqlClient(endpoint);
+    const bodies: Array<Record<string, unknown>> = [];
+    const realPost = globalThis.fetch;
+    globalThis.fetch = (input, init) => {
+      if (init?.method === 'POST') bodies.push(JSON.parse(String(init.body)) as Record<string, unknown>);
+      return realPost(input, init);
+    };
+    try {
+      const input = { ticketTypeId: type.id, name: 'Ada', email: 'ada@example.org', guests: 1 };
+      const { rsvp } = await client.mutate(CalendarRsvpDocument, { input });
+      expect(rsvp.attendee).toEqual({ status: 'GOING', guests: 1, ticketTypeId: type.id });
+      expect(bodies.map((body) => Object.keys(body).sort())).toEqual([
+        ['documentId', 'operationName', 'variables'],
+        ['operationName', 'query', 'variables'],
+      ]);
+      await expect(
+        client.mutate(CalendarRsvpDocument, { input: { ...input, email: 'ada@example' } }),
+      ).rejects.toMatchObject({
+        code: 'rest_invalid_param',
+        data: { params: { email: expect.any(String) } },
+      });
+      await expect(client.mutate(CalendarRsvpDocument, { input })).rejects.toMatchObject({
+        code: 'SOLD_OUT',
+      });
+      expect(await h.db.attendee.count({ where: { ticketTypeId: type.id } })).toBe(1);
+    } finally {
+      globalThis.fetch = realPost;
+    }
   });
 });

@@ -20,6 +20,7 @@ import {
   CalendarEventDocument,
   CalendarEventsDocument,
   CalendarFiltersDocument,
+  CalendarRsvpDocument,
 } from '../../examples/generated/calendar-view/graphql.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { PersistedDocuments } from '../../src/graphql/persisted.js';
@@ -62,6 +63,7 @@ describe('the manifest codegen writes', () => {
       'CalendarEventChanged',
       'CalendarEvents',
       'CalendarFilters',
+      'CalendarRsvp',
       'CreateEvent',
       'EventChanged',
       'EventWithVenueAndOrganizers',
@@ -532,6 +534,7 @@ describe("the calendar's own documents (<calendar-view>), run by id from the fir
     CalendarEventDocument,
     CalendarFiltersDocument,
     CalendarEventChangedDocument,
+    CalendarRsvpDocument,
   ];
   const calendarIds = CALENDAR.map(idOf);
   const eventsQuery = (id: string) =>

@@ -4,7 +4,7 @@
 //   <calendar-view view="month" categories="music" lang="fr" filter-bar live></calendar-view>
 //
 // It reads /graphql of the server that served this file (or `endpoint`), by persisted document ids
-// only, as an anonymous visitor.
+// only, as an anonymous visitor; the one thing it writes is an RSVP from an event's details.
 import { LitElement, type PropertyValues, html, nothing } from 'lit';
 import {
   CalendarEventChangedDocument,
@@ -15,9 +15,11 @@ import {
   type CalendarEventsQueryVariables,
   CalendarFiltersDocument,
   type CalendarFiltersQuery,
+  CalendarRsvpDocument,
+  type CalendarRsvpMutation,
   type EventFilter,
 } from '../../examples/generated/calendar-view/graphql.js';
-import { GraphqlClient } from './graphql-client.js';
+import { GraphqlClient, GraphqlError } from './graphql-client.js';
 import { styles } from './styles.js';
 import {
   addDays,
@@ -36,6 +38,19 @@ type Summary = CalendarEventsQuery['eventsConnection']['edges'][number]['node'];
 type Details = NonNullable<CalendarEventQuery['event']>;
 type View = 'month' | 'list' | 'day';
 type PageInfo = CalendarEventsQuery['eventsConnection']['pageInfo'];
+type TicketType = Details['ticketTypes'][number];
+type RsvpField = 'name' | 'email' | 'guests';
+
+/** One ticket type's form: what it is doing, its refusal (announced) and each field's own error. */
+interface RsvpState {
+  busy: boolean;
+  message: string;
+  fields: Partial<Record<RsvpField, string>>;
+  confirmation: CalendarRsvpMutation['rsvp'] | null;
+}
+
+const NO_RSVP: RsvpState = { busy: false, message: '', fields: {}, confirmation: null };
+const RSVP_FIELDS: RsvpField[] = ['name', 'email', 'guests'];
 
 // The server writes its time zone here when it serves this file (src/http/embed.ts).
 const SITE_ZONE = '@@CALENDAR_SITE_TIMEZONE@@';
@@ -73,6 +88,38 @@ const T = {
   google: 'Add to Google Calendar',
   status: { canceled: 'Canceled', postponed: 'Postponed', scheduled: '' },
   events: (n: number) => (n === 1 ? '1 event' : `${n} events`),
+  tickets: 'Tickets and RSVP',
+  free: 'Free',
+  placesLeft: (n: number) => (n === 1 ? '1 place left' : `${n} places left`),
+  unlimited: 'Places available',
+  soldOut: 'Sold out',
+  waitlistOpen: (n: number) => `Waitlist open (${n} waiting)`,
+  opens: (when: string) => `Not on sale yet: opens ${when}`,
+  salesClosed: 'Sales closed',
+  name: 'Name',
+  email: 'E-mail',
+  guests: 'Number of places',
+  guestsHint: (max: number) => (max === 1 ? 'One place per reservation.' : `From 1 to ${max}.`),
+  reserve: 'Reserve',
+  joinWaitlist: 'Join the waitlist',
+  sending: 'Sending…',
+  places: (n: number) => (n === 1 ? '1 place' : `${n} places`),
+  going: (places: string) => `You are going: ${places} reserved.`,
+  waitlisted: (places: string) => `You are on the waitlist for ${places}: you will get them in turn.`,
+  token: 'Your reservation code',
+  keepToken: 'Keep this to change or cancel your reservation.',
+  invalidField: {
+    name: 'Enter your name (up to 200 characters).',
+    email: 'Enter a valid e-mail address, such as name@example.org.',
+    guests: (max: number) => `Enter a number of places from 1 to ${max}.`,
+  },
+  refused: {
+    fields: 'The reservation was not made: please correct the marked fields.',
+    SOLD_OUT: 'The reservation was not made: no places are left for this ticket.',
+    SALES_CLOSED: 'The reservation was not made: this ticket is not on sale at the moment.',
+    TOO_MANY: (max: number) => `The reservation was not made: at most ${max} places at once.`,
+    other: (reason: string) => `The reservation was not made: ${reason}`,
+  },
 };
 
 const list = (value: string | null | undefined): string[] =>
@@ -116,6 +163,7 @@ export class CalendarView extends LitElement {
     _error: { state: true },
     _details: { state: true },
     _choices: { state: true },
+    _rsvp: { state: true },
   };
 
   declare view: View;
@@ -139,6 +187,8 @@ export class CalendarView extends LitElement {
   declare _error: string | null;
   declare _details: Details | 'loading' | null;
   declare _choices: CalendarFiltersQuery | null;
+  /** The RSVP forms of the open details, by ticket type id. */
+  declare _rsvp: Record<number, RsvpState>;
 
   private client: GraphqlClient | null = null;
   private formats = new Map<string, Intl.DateTimeFormat>();
@@ -165,6 +215,7 @@ export class CalendarView extends LitElement {
     this._error = null;
     this._details = null;
     this._choices = null;
+    this._rsvp = {};
   }
 
   // --- settings -----------------------------------------------------------------------------------
@@ -370,6 +421,7 @@ export class CalendarView extends LitElement {
   private async openEvent(id: number, opener: HTMLElement): Promise<void> {
     this.opener = opener;
     this._details = 'loading';
+    this._rsvp = {};
     await this.updateComplete;
     this.renderRoot.querySelector('dialog')?.showModal();
     try {
@@ -385,8 +437,20 @@ export class CalendarView extends LitElement {
     this.renderRoot.querySelector('dialog')?.close();
   }
 
+  /** Reads the open event again (its availability after an RSVP), keeping the dialog as it is. */
+  private async refreshDetails(id: number): Promise<void> {
+    try {
+      const data = await this.client!.query(CalendarEventDocument, { id });
+      const open = this._details;
+      if (data.event && open && open !== 'loading' && open.databaseId === id) this._details = data.event;
+    } catch {
+      // The availability shown stays as it was; the form's own answer has been shown.
+    }
+  }
+
   private onDialogClose = (): void => {
     this._details = null;
+    this._rsvp = {};
     this.opener?.focus();
     this.opener = null;
   };
@@ -555,6 +619,89 @@ export class CalendarView extends LitElement {
     }
     if (field.name === 'categories' || field.name === 'tags' || field.name === 'venues')
       this[field.name] = value;
+  }
+
+  // --- RSVP -------------------------------------------------------------------------------------
+
+  private rsvpOf(typeId: number): RsvpState {
+    return this._rsvp[typeId] ?? NO_RSVP;
+  }
+
+  private setRsvp(typeId: number, change: Partial<RsvpState>): void {
+    this._rsvp = { ...this._rsvp, [typeId]: { ...this.rsvpOf(typeId), ...change } };
+  }
+
+  /** The fields the browser's own constraints (required, type=email, min/max) find wrong. */
+  private invalidFields(form: HTMLFormElement, type: TicketType): RsvpState['fields'] {
+    const fields: RsvpState['fields'] = {};
+    for (const name of RSVP_FIELDS) {
+      const input = form.elements.namedItem(name) as HTMLInputElement | null;
+      if (!input) continue;
+      const blank = name === 'name' && !input.value.trim();
+      if (!input.validity.valid || blank) fields[name] = this.fieldError(name, type);
+    }
+    return fields;
+  }
+
+  private fieldError(name: RsvpField, type: TicketType): string {
+    return name === 'guests' ? T.invalidField.guests(type.maxPerRequest) : T.invalidField[name];
+  }
+
+  /**
+   * Shows a refusal next to the form and in its alert region (emptied first, so the same words said
+   * again are announced again), then moves focus to the first field at fault, else to the message.
+   */
+  private async refuse(typeId: number, message: string, fields: RsvpState['fields']): Promise<void> {
+    this.setRsvp(typeId, { busy: false, message: '', fields });
+    await this.updateComplete;
+    this.setRsvp(typeId, { message });
+    await this.updateComplete;
+    const first = RSVP_FIELDS.find((name) => fields[name]);
+    const target = first
+      ? this.renderRoot.querySelector<HTMLElement>(`#rsvp-${typeId}-${first}`)
+      : this.renderRoot.querySelector<HTMLElement>(`#rsvp-${typeId}-message`);
+    target?.focus();
+  }
+
+  private async onRsvp(submit: SubmitEvent, eventId: number, type: TicketType): Promise<void> {
+    submit.preventDefault();
+    if (this.rsvpOf(type.id).busy) return;
+    const form = submit.currentTarget as HTMLFormElement;
+    const invalid = this.invalidFields(form, type);
+    if (Object.keys(invalid).length) return this.refuse(type.id, T.refused.fields, invalid);
+    const value = (name: RsvpField) => (form.elements.namedItem(name) as HTMLInputElement).value;
+    this.setRsvp(type.id, { busy: true, message: '', fields: {} });
+    try {
+      const { rsvp } = await this.client!.mutate(CalendarRsvpDocument, {
+        input: {
+          ticketTypeId: type.id,
+          name: value('name').trim(),
+          email: value('email').trim(),
+          guests: Number(value('guests')),
+        },
+      });
+      this.setRsvp(type.id, { busy: false, confirmation: rsvp });
+      await this.updateComplete;
+      this.renderRoot.querySelector<HTMLElement>(`#rsvp-${type.id}-confirmation`)?.focus();
+      await this.refreshDetails(eventId);
+    } catch (error) {
+      const code = error instanceof GraphqlError ? error.code : undefined;
+      const params = error instanceof GraphqlError ? (error.data?.params ?? {}) : {};
+      const fields: RsvpState['fields'] = {};
+      for (const name of RSVP_FIELDS) if (params[name]) fields[name] = this.fieldError(name, type);
+      if (code === 'TOO_MANY') fields.guests = this.fieldError('guests', type);
+      const message =
+        code === 'SOLD_OUT' || code === 'SALES_CLOSED'
+          ? T.refused[code]
+          : code === 'TOO_MANY'
+            ? T.refused.TOO_MANY(type.maxPerRequest)
+            : Object.keys(fields).length
+              ? T.refused.fields
+              : T.refused.other((error as Error).message || T.failed);
+      // What refused it may have changed what is left (sold out meanwhile): the shown counts follow.
+      if (code === 'SOLD_OUT' || code === 'SALES_CLOSED') await this.refreshDetails(eventId);
+      await this.refuse(type.id, message, fields);
+    }
   }
 
   // --- rendering ----------------------------------------------------------------------------------
@@ -948,6 +1095,7 @@ export class CalendarView extends LitElement {
         }
       </dl>
       ${excerpt ? html`<p>${excerpt}</p>` : nothing}
+      ${content.withheld || !event.ticketTypes.length ? nothing : this.renderTickets(event)}
       <div class="actions">
         <a
           class="btn"
@@ -962,6 +1110,147 @@ export class CalendarView extends LitElement {
         >
       </div>
     `;
+  }
+
+  /** Each ticket type: its price, what is left, and a form while it can be reserved. */
+  private renderTickets(event: Details) {
+    const canceled = event.eventStatus === 'canceled';
+    return html`<section class="tickets" part="tickets" aria-labelledby="tickets-title">
+      <h3 id="tickets-title">${T.tickets}</h3>
+      <ul>
+        ${event.ticketTypes.map((type) => {
+          const state = this.rsvpOf(type.id);
+          const { soldOut } = type.availability;
+          const open = type.onSale && !canceled && (!soldOut || type.waitlist);
+          return html`<li class="ticket" data-ticket-type=${type.id} aria-labelledby=${`ticket-${type.id}`}>
+            <h4 id=${`ticket-${type.id}`}>
+              ${type.name} <span class="price" data-field="price">${this.priceOf(type)}</span>
+            </h4>
+            <p class="availability" data-field="availability">${this.availabilityOf(type, event)}</p>
+            ${type.description ? html`<p class="description">${type.description}</p>` : nothing}
+            <div aria-live="polite" data-field="confirmation">
+              ${state.confirmation ? this.renderConfirmation(type.id, state.confirmation) : nothing}
+            </div>
+            <p
+              class="error"
+              role="alert"
+              id=${`rsvp-${type.id}-message`}
+              tabindex="-1"
+              data-field="rsvp-error"
+            >
+              ${state.message}
+            </p>
+            ${open && !state.confirmation ? this.renderRsvpForm(event.databaseId, type, state) : nothing}
+          </li>`;
+        })}
+      </ul>
+    </section>`;
+  }
+
+  private priceOf(type: TicketType): string {
+    const amount = Number(type.price);
+    if (type.kind === 'RSVP' || !type.price || !(amount > 0)) return T.free;
+    try {
+      return new Intl.NumberFormat(this.lang_, { style: 'currency', currency: type.currency }).format(amount);
+    } catch {
+      return [type.price, type.currency].filter(Boolean).join(' ');
+    }
+  }
+
+  private availabilityOf(type: TicketType, event: Details): string {
+    const { available, soldOut, waitlist } = type.availability;
+    if (!type.onSale) {
+      const start = type.salesStartUtc ? new Date(type.salesStartUtc) : null;
+      if (start && start.getTime() > Date.now() && new Date(event.endDate) > start) {
+        const zone = intlZone(event.timezone) ?? 'UTC';
+        return T.opens(this.format({ dateStyle: 'medium', timeStyle: 'short' }, zone).format(start));
+      }
+      return T.salesClosed;
+    }
+    if (soldOut) return type.waitlist ? T.waitlistOpen(waitlist) : T.soldOut;
+    return available === null ? T.unlimited : T.placesLeft(available);
+  }
+
+  private renderConfirmation(typeId: number, confirmation: CalendarRsvpMutation['rsvp']) {
+    const places = T.places(confirmation.attendee.guests);
+    const waitlisted = confirmation.attendee.status === 'WAITLISTED';
+    return html`<div class="confirmation" data-status=${confirmation.attendee.status}>
+      <p id=${`rsvp-${typeId}-confirmation`} tabindex="-1">
+        <strong>${waitlisted ? T.waitlisted(places) : T.going(places)}</strong>
+      </p>
+      <p>${T.token}: <code data-field="token">${confirmation.token}</code><br />${T.keepToken}</p>
+    </div>`;
+  }
+
+  private renderRsvpForm(eventId: number, type: TicketType, state: RsvpState) {
+    const id = (name: string) => `rsvp-${type.id}-${name}`;
+    const described = (name: RsvpField, hint = false) =>
+      [hint ? id(`${name}-hint`) : '', state.fields[name] ? id(`${name}-error`) : '']
+        .filter(Boolean)
+        .join(' ') || nothing;
+    const fieldError = (name: RsvpField) =>
+      state.fields[name]
+        ? html`<span class="field-error" id=${id(`${name}-error`)}>${state.fields[name]}</span>`
+        : nothing;
+    const invalid = (name: RsvpField) => (state.fields[name] ? 'true' : 'false');
+    const waitlist = type.availability.soldOut && type.waitlist;
+    return html`<form
+      class="rsvp"
+      part="rsvp"
+      novalidate
+      aria-labelledby=${`ticket-${type.id}`}
+      @submit=${(e: SubmitEvent) => void this.onRsvp(e, eventId, type)}
+    >
+      <div class="field">
+        <label for=${id('name')}>${T.name}</label>
+        <input
+          id=${id('name')}
+          name="name"
+          type="text"
+          autocomplete="name"
+          required
+          maxlength="200"
+          aria-invalid=${invalid('name')}
+          aria-describedby=${described('name')}
+        />
+        ${fieldError('name')}
+      </div>
+      <div class="field">
+        <label for=${id('email')}>${T.email}</label>
+        <input
+          id=${id('email')}
+          name="email"
+          type="email"
+          autocomplete="email"
+          required
+          maxlength="254"
+          aria-invalid=${invalid('email')}
+          aria-describedby=${described('email')}
+        />
+        ${fieldError('email')}
+      </div>
+      <div class="field">
+        <label for=${id('guests')}>${T.guests}</label>
+        <input
+          id=${id('guests')}
+          name="guests"
+          type="number"
+          inputmode="numeric"
+          required
+          min="1"
+          max=${type.maxPerRequest}
+          step="1"
+          value="1"
+          aria-invalid=${invalid('guests')}
+          aria-describedby=${described('guests', true)}
+        />
+        <span class="hint" id=${id('guests-hint')}>${T.guestsHint(type.maxPerRequest)}</span>
+        ${fieldError('guests')}
+      </div>
+      <button class="btn primary" part="button" type="submit" aria-disabled=${state.busy ? 'true' : 'false'}>
+        ${state.busy ? T.sending : waitlist ? T.joinWaitlist : T.reserve}
+      </button>
+    </form>`;
   }
 }
 

@@ -1,6 +1,6 @@
-// The calendar's GraphQL client: a fetch per request, nothing else. Documents go by id (GET, so
-// browsers and caches may keep the answer): the only form a server running trusted documents
-// accepts. The server that serves this script knows its documents from the start (src/http/embed.ts);
+// The calendar's GraphQL client: a fetch per request, nothing else. Documents go by id (reads by GET,
+// so browsers and caches may keep the answer; the RSVP by a JSON POST): the only form a server
+// running trusted documents accepts. The server that serves this script knows its documents from the start (src/http/embed.ts);
 // another `endpoint` that does not know an id (automatic persisted queries) answers
 // PERSISTED_QUERY_NOT_FOUND once, and from then on this client sends the documents' text.
 // Requests carry no credentials: the calendar shows what an anonymous visitor may see, whatever the
@@ -17,15 +17,25 @@ export class GraphqlError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
+    /** The refusal's details (`extensions.data`): `params`, each bad field with its reason. */
+    readonly data?: { params?: Record<string, string> } & Record<string, unknown>,
   ) {
     super(message);
   }
 }
 
+interface ErrorEntry {
+  message: string;
+  extensions?: { code?: string; data?: GraphqlError['data'] };
+}
+
 interface Payload<Result> {
   data?: Result | null;
-  errors?: Array<{ message: string; extensions?: { code?: string } }>;
+  errors?: ErrorEntry[];
 }
+
+const errorOf = (error: ErrorEntry | undefined, fallback: string) =>
+  new GraphqlError(error?.message ?? fallback, error?.extensions?.code, error?.extensions?.data);
 
 const NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND';
 
@@ -40,7 +50,7 @@ async function payloadOf<R>(response: Response): Promise<Payload<R> | null> {
   }
 }
 const operationName = (text: string): string | undefined =>
-  /\b(?:query|subscription)\s+(\w+)/.exec(text)?.[1];
+  /\b(?:query|mutation|subscription)\s+(\w+)/.exec(text)?.[1];
 
 export class GraphqlClient {
   /** The server runs any document (it said it did not know an id): send texts. */
@@ -89,8 +99,38 @@ export class GraphqlClient {
     );
     const body = (await response.json().catch(() => null)) as Payload<R> | null;
     if (body?.data) return body.data;
-    const error = body?.errors?.[0];
-    throw new GraphqlError(error?.message ?? `HTTP ${response.status}`, error?.extensions?.code);
+    throw errorOf(body?.errors?.[0], `HTTP ${response.status}`);
+  }
+
+  /**
+   * A mutation's data, by a JSON POST (never GET: the server runs no mutation over GET); any error,
+   * a field's refusal included (SOLD_OUT, rest_invalid_param…), throws with its code and details.
+   */
+  async mutate<R, V>(document: Document<R, V>, variables: V): Promise<R> {
+    const source = document.toString();
+    const post = (text: boolean) =>
+      fetch(this.endpoint, {
+        method: 'POST',
+        headers: {
+          accept: 'application/graphql-response+json, application/json',
+          'content-type': 'application/json',
+        },
+        credentials: 'omit',
+        body: JSON.stringify({
+          ...(text ? { query: source } : { documentId: String(document.__meta__?.hash) }),
+          operationName: operationName(source),
+          variables,
+        }),
+      });
+    let response = await post(this.sendText);
+    let body = (await response.json().catch(() => null)) as Payload<R> | null;
+    if (!this.sendText && body?.errors?.[0]?.extensions?.code === NOT_FOUND) {
+      this.sendText = true;
+      response = await post(true);
+      body = (await response.json().catch(() => null)) as Payload<R> | null;
+    }
+    if (body?.data && !body.errors?.length) return body.data;
+    throw errorOf(body?.errors?.[0], `HTTP ${response.status}`);
   }
 
   /**
@@ -110,8 +150,7 @@ export class GraphqlClient {
       !response.headers.get('content-type')?.includes('text/event-stream')
     ) {
       const body = await payloadOf<R>(response);
-      const error = body?.errors?.[0];
-      throw new GraphqlError(error?.message ?? `HTTP ${response.status}`, error?.extensions?.code);
+      throw errorOf(body?.errors?.[0], `HTTP ${response.status}`);
     }
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
@@ -143,7 +182,7 @@ export class GraphqlClient {
           this.sendText = true;
           return this.subscribe(document, variables, onNext, signal);
         }
-        throw new GraphqlError(error?.message ?? 'The subscription failed.', error?.extensions?.code);
+        throw errorOf(error, 'The subscription failed.');
       }
     }
   }

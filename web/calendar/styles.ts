@@ -321,6 +321,87 @@ export const styles = css`
     align-items: center;
     text-decoration: none;
   }
+  .tickets ul {
+    list-style: none;
+    margin: 0;
+    padding: 0;
+  }
+  .ticket {
+    padding: 0.75rem 0;
+    border-top: 1px solid var(--_line);
+  }
+  .ticket h4 {
+    display: flex;
+    flex-wrap: wrap;
+    justify-content: space-between;
+    gap: 0.5rem;
+    margin: 0;
+    font-size: 1rem;
+  }
+  .ticket p {
+    margin: 0.25rem 0;
+  }
+  .ticket .error:empty {
+    margin: 0;
+  }
+  .availability,
+  .hint {
+    color: var(--_muted);
+  }
+  .rsvp {
+    display: grid;
+    grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr));
+    gap: 0.5rem 0.75rem;
+    align-items: start;
+    margin-top: 0.5rem;
+  }
+  .field {
+    display: flex;
+    flex-direction: column;
+    gap: 0.15rem;
+    min-width: 0;
+  }
+  .field label {
+    font-weight: 600;
+  }
+  .field input {
+    height: 2.25rem;
+    padding: 0 0.5rem;
+    border: 1px solid var(--_line);
+    border-radius: var(--_radius);
+    font: inherit;
+    color: inherit;
+    background: var(--_bg);
+  }
+  .field input[aria-invalid='true'] {
+    border: 2px solid var(--_danger);
+  }
+  .hint,
+  .field-error {
+    font-size: 0.85rem;
+  }
+  .field-error {
+    color: var(--_danger);
+  }
+  .btn.primary {
+    grid-column: 1 / -1;
+    justify-self: start;
+    background: var(--_accent);
+    border-color: var(--_accent);
+    color: var(--_on-accent);
+  }
+  .btn.primary[aria-disabled='true'] {
+    cursor: progress;
+  }
+  .confirmation {
+    padding: 0.5rem 0.75rem;
+    border-left: 4px solid var(--_accent);
+    background: var(--_soft);
+  }
+  .confirmation code {
+    overflow-wrap: anywhere;
+    user-select: all;
+  }
   @container (max-width: 40rem) {
     [role='gridcell'] {
       height: 3.1rem;
