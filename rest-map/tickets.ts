@@ -14,6 +14,30 @@ const RSVP_FIELDS: Record<string, RestField> = {
   password: { type: 'string', description: 'The password of a password-protected event' },
 };
 
+/** What an attendee may change of their reservation through its token. */
+const RSVP_CHANGE_FIELDS: Record<string, RestField> = {
+  full_name: { type: 'string', description: 'Who reserves, 1–200 characters' },
+  quantity: { type: 'integer', description: 'Places, 1 to the ticket’s max_per_request' },
+  attending: {
+    type: 'boolean',
+    description: 'false: not going (the places are released); true: going again (a place, or the waitlist)',
+  },
+};
+
+/**
+ * A reservation's secret travels in a header, never in the URL: a URL is written into access logs,
+ * proxies' logs, browser histories and `Referer` headers. The link in an e-mail names a page whose
+ * script reads the token from the link's fragment (never sent to a server) and sends it here.
+ */
+const TOKEN_HEADER = { token: 'X-RSVP-Token' };
+
+const CSV = {
+  contentType: 'text/csv; charset=utf-8',
+  bodyKey: 'csv',
+  filenameKey: 'filename',
+  disposition: 'attachment' as const,
+};
+
 const CHECK_IN_FIELDS: Record<string, RestField> = {
   security_code: { type: 'string', description: "The ticket's security code (its QR code)", required: true },
   ticket_id: { type: 'integer', description: 'The attendee id, checked against the code when sent' },
@@ -53,6 +77,14 @@ export const ticketRoutes: RestRoute[] = [
   },
   {
     methods: ['GET'],
+    path: '/attendees.csv',
+    operation: 'Query.tecAttendeesCsv',
+    document: CSV,
+    description:
+      'An event’s attendees as CSV (text/csv), in arrival order: id, ticket type, name, e-mail, guests, status, check-in code, created (editors and administrators)',
+  },
+  {
+    methods: ['GET'],
     path: '/attendees/:id',
     operation: 'Query.tecAttendee',
     description: 'One attendee (editors and administrators)',
@@ -64,5 +96,35 @@ export const ticketRoutes: RestRoute[] = [
     bodyArgument: 'input',
     bodyFields: CHECK_IN_FIELDS,
     description: 'Checks an attendee in by the security code of their ticket (editors and administrators)',
+  },
+  {
+    methods: ['GET'],
+    path: '/rsvp',
+    operation: 'Query.tecRsvpByToken',
+    headerArguments: TOKEN_HEADER,
+    description: 'Your reservation, by its token (header X-RSVP-Token)',
+  },
+  {
+    methods: ['POST', 'PUT', 'PATCH'],
+    path: '/rsvp',
+    operation: 'Mutation.tecUpdateRsvp',
+    headerArguments: TOKEN_HEADER,
+    bodyArgument: 'input',
+    bodyFields: RSVP_CHANGE_FIELDS,
+    description: 'Changes your reservation by its token: its name, its places, or whether you come',
+  },
+  {
+    methods: ['DELETE'],
+    path: '/rsvp',
+    operation: 'Mutation.tecCancelRsvp',
+    headerArguments: TOKEN_HEADER,
+    description: 'Cancels your reservation by its token; its places go to the waitlist',
+  },
+  {
+    methods: ['POST'],
+    path: '/rsvp/erase',
+    operation: 'Mutation.tecEraseRsvp',
+    headerArguments: TOKEN_HEADER,
+    description: 'Removes your name and e-mail from your reservation (its token stops working)',
   },
 ];

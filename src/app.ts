@@ -35,6 +35,7 @@ import { termCounts } from './services/terms/term-counts.js';
 import { WritePipeline } from './services/transactions.js';
 import { writeEffectOf } from './services/write-effects.js';
 import { TICKETS_PREFIX } from './tickets/rest-shapes.js';
+import { RsvpLimits, useRsvpLimits } from './tickets/limits.js';
 
 export interface AppOptions {
   db: Db;
@@ -109,6 +110,8 @@ export function buildApp({
   metrics?.observeSubscriptions(() => changes.size);
   // The change stream (sync tokens, webhooks): appended inside each write's transaction, last.
   recordChanges(writes, config);
+  // Reservation attempts per client and per e-mail, counted with the login limits' store.
+  useRsvpLimits(writes, new RsvpLimits(config.rsvpLimits, shared));
 
   // Kept event shapes: keyed by every input, so no write invalidates them (src/cache/shape-cache.ts).
   const shapes =
@@ -141,7 +144,9 @@ export function buildApp({
   const tickets = createRestRouter({
     schema: restSchema,
     routes: ticketRoutes,
-    createContext: (koa, request) => createContext(deps, { ...request, viewer: viewerOf(koa) }),
+    // The client address: reservations are limited per client (tickets/limits.ts).
+    createContext: (koa, request) =>
+      createContext(deps, { ...request, viewer: viewerOf(koa), address: koa.ip }),
     logger,
     prefix: TICKETS_PREFIX,
   });

@@ -60,6 +60,10 @@ const EnvSchema = z.object({
   CALENDAR_SERIES_MAX_OCCURRENCES: z.coerce.number().int().min(1).max(100_000).default(10_000),
   CALENDAR_SERIES_EXTEND_MS: z.coerce.number().int().min(0).max(86_400_000).default(3_600_000),
   CALENDAR_IMPORT_POLL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  CALENDAR_RSVP_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  CALENDAR_RSVP_PER_ADDRESS_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  CALENDAR_RSVP_PER_EMAIL: z.coerce.number().int().min(0).max(1_000_000).default(5),
+  CALENDAR_RSVP_PER_EMAIL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
   CALENDAR_CORS_ORIGINS: z
     .string()
     .default('')
@@ -159,6 +163,14 @@ export interface Config {
     /** How often this instance looks for due sources; 0: it reads none. */
     pollMs: number;
   };
+  /**
+   * Reservation attempts allowed per client (a user, or an anonymous address) and per e-mail address,
+   * each within its window (`tickets/limits.ts`); 0 attempts: no limit.
+   */
+  rsvpLimits: {
+    perClient: { attempts: number; seconds: number };
+    perEmail: { attempts: number; seconds: number };
+  };
 }
 
 export function databaseProviderOf(url: string): DatabaseProvider {
@@ -234,5 +246,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       extendEveryMs: e.CALENDAR_SERIES_EXTEND_MS,
     },
     imports: { pollMs: e.CALENDAR_IMPORT_POLL_MS },
+    rsvpLimits: {
+      perClient: { attempts: e.CALENDAR_RSVP_PER_ADDRESS, seconds: e.CALENDAR_RSVP_PER_ADDRESS_SECONDS },
+      perEmail: { attempts: e.CALENDAR_RSVP_PER_EMAIL, seconds: e.CALENDAR_RSVP_PER_EMAIL_SECONDS },
+    },
   };
 }

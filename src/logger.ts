@@ -1,11 +1,17 @@
 import { pino, type Logger } from 'pino';
 
-/** JSON logs; credentials never reach them (the Authorization header is redacted). */
+/** JSON logs; credentials never reach them (the Authorization and X-RSVP-Token headers are redacted). */
 export function createLogger(level: string, destination: 'stdout' | 'stderr' = 'stdout'): Logger {
   const options = {
     level,
     redact: {
-      paths: ['req.headers.authorization', 'headers.authorization', '*.password'],
+      paths: [
+        'req.headers.authorization',
+        'headers.authorization',
+        'req.headers["x-rsvp-token"]',
+        'headers["x-rsvp-token"]',
+        '*.password',
+      ],
       censor: '[redacted]',
     },
   };

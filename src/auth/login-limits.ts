@@ -62,7 +62,11 @@ export interface SharedCounts {
   namespace: string;
 }
 
-function limiter(
+/**
+ * A count of `points` per `duration` seconds under `name`: in Redis when `shared` (with this process's
+ * memory as its insurance while Redis is unreachable), else in memory. The RSVP limits count with it too.
+ */
+export function limiter(
   name: string,
   points: number,
   duration: number,

@@ -24,6 +24,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../domain/paging.js';
+import { deadlineIn, pastDeadline } from './deadline.js';
 // The expensive filters' prices are declared with the filters.
 import { FILTER_PRICES } from '../model/event-filters.js';
 
@@ -35,7 +36,7 @@ import { FILTER_PRICES } from '../model/event-filters.js';
 //   nested list by 5, and the expensive filters (radius, search) add their own price; introspection
 //   is charged the same way (its depth is not limited: the standard introspection query is deep);
 // - a deadline: once it passes, every resolver still to run fails at once (the request ends instead
-//   of keeping the event loop and the database busy).
+//   of keeping the event loop and the database busy), unless a write began (`deadline.ts`).
 // Each fragment is measured once, so the check costs what the document's size costs, however often
 // its fragments are spread. Errors carry `extensions.code` (and the 400 status in `extensions.http`),
 // never "Syntax Error".
@@ -237,10 +238,6 @@ export function checkLimits(
   return null;
 }
 
-interface DeadlineContext {
-  graphqlDeadline?: number;
-}
-
 /** The limits as a yoga plugin: checked before execution, the deadline enforced at every resolver. */
 export function graphqlLimitsPlugin(limits: GraphqlLimits): Plugin {
   return {
@@ -248,8 +245,7 @@ export function graphqlLimitsPlugin(limits: GraphqlLimits): Plugin {
       addPlugin(
         useOnResolve(
           ({ context }) => {
-            const deadline = (context as DeadlineContext).graphqlDeadline;
-            if (deadline !== undefined && Date.now() > deadline) {
+            if (pastDeadline(context)) {
               throw new GraphQLError('The request took too long and was stopped.', {
                 extensions: { code: 'request_timeout', http: { status: 503 } },
               });
@@ -269,7 +265,7 @@ export function graphqlLimitsPlugin(limits: GraphqlLimits): Plugin {
         setResultAndStopExecution({ errors: [error] });
         return;
       }
-      extendContext({ graphqlDeadline: Date.now() + limits.timeoutMs } as DeadlineContext as never);
+      extendContext(deadlineIn(limits.timeoutMs) as never);
     },
     // A subscription is measured like a query (what each delivery selects), and has no deadline: it
     // lives until the client leaves; each delivery re-reads one record.

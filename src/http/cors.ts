@@ -16,6 +16,8 @@ const ALLOW_HEADERS = [
   'X-HTTP-Method-Override',
   'If-Match',
   'If-None-Match',
+  // A reservation's secret (tickets' `/rsvp`), sent as a header to stay out of URLs.
+  'X-RSVP-Token',
 ];
 const EXPOSE_HEADERS = [
   'X-TEC-Total',
@@ -25,6 +27,8 @@ const EXPOSE_HEADERS = [
   'X-Request-Id',
   'ETag',
   'Last-Modified',
+  // When a refused request (429, 503) may come back.
+  'Retry-After',
   // A feed's file name, and the discovery headers a browser client finds the API root by.
   'Content-Disposition',
   'X-TEC-API-VERSION',

@@ -62,7 +62,7 @@ export interface NamespaceIndex {
 /** What `useSofa` generated for its routes (the fets router's `openAPIDocument`). */
 export type SofaDocument = Partial<OpenAPIV3.Document>;
 
-type Location = 'path' | 'query' | 'body';
+type Location = 'path' | 'query' | 'body' | 'header';
 
 interface DocumentedArg {
   name: string;
@@ -254,13 +254,16 @@ function documentedPaths(schema: GraphQLSchema, routes: RestRoute[], sofa: SofaD
       .map((arg): DocumentedArg => {
         const entry = indexArg(arg);
         const sofaSchema = sofaParameters.get(arg.name);
-        const where: Location = pathNames.includes(arg.name)
-          ? 'path'
-          : hasBody(route.methods[0])
-            ? 'body'
-            : 'query';
+        const header = route.headerArguments?.[arg.name];
+        const where: Location = header
+          ? 'header'
+          : pathNames.includes(arg.name)
+            ? 'path'
+            : hasBody(route.methods[0])
+              ? 'body'
+              : 'query';
         return {
-          name: arg.name,
+          name: header ?? arg.name,
           in: where,
           arg: entry,
           schema: sofaSchema ? withDefault(sofaSchema, entry.default) : schemaOfArg(entry),
@@ -311,7 +314,12 @@ function indexRoute(documented: DocumentedPath, apiRoot: string, namespace: stri
     methods: [...new Set(documented.endpoints.flatMap((endpoint) => endpoint.methods))],
     endpoints: documented.endpoints.map((endpoint) => ({
       methods: endpoint.methods,
-      args: endpoint.args.length ? Object.fromEntries(endpoint.args.map((arg) => [arg.name, arg.arg])) : [],
+      // WordPress lists request parameters here: a header is no parameter (`/doc` describes it).
+      args: endpoint.args.some((arg) => arg.in !== 'header')
+        ? Object.fromEntries(
+            endpoint.args.filter((arg) => arg.in !== 'header').map((arg) => [arg.name, arg.arg]),
+          )
+        : [],
     })),
   };
   if (!documented.path.includes(':')) entry._links = { self: [{ href: `${apiRoot}${documented.path}` }] };
@@ -564,7 +572,7 @@ function documentHeaders(document: RestDocument): Record<string, OpenAPIV3.Heade
     ...(document.filenameKey
       ? {
           'Content-Disposition': {
-            description: `\`inline\`, with the file name (the result's \`${document.filenameKey}\`)`,
+            description: `\`${document.disposition ?? 'inline'}\`, with the file name (the result's \`${document.filenameKey}\`)`,
             schema: { type: 'string' },
           },
         }

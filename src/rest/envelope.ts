@@ -72,7 +72,8 @@ function sendDocument(
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', 'no-cache');
   const filename = document.filenameKey ? record[document.filenameKey] : undefined;
-  if (typeof filename === 'string') ctx.set('Content-Disposition', `inline; filename="${filename}"`);
+  if (typeof filename === 'string')
+    ctx.set('Content-Disposition', `${document.disposition ?? 'inline'}; filename="${filename}"`);
   const candidates = (ctx.get('If-None-Match') || '').split(',').map((tag) => tag.trim().replace(/^W\//, ''));
   if (candidates.includes(etag) || candidates.includes('*')) {
     ctx.status = 304;

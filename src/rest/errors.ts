@@ -41,6 +41,9 @@ export function sendError(
   headers: Record<string, string> = {},
 ): void {
   ctx.status = error.data.status;
+  // A refusal that says when to come back (429, 503) says it in the header too.
+  const retryAfter = error.data.retry_after;
+  if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
   ctx.set(headers);
   ctx.type = JSON_CONTENT_TYPE;
   ctx.body = JSON.stringify(withRequestId(ctx, error));

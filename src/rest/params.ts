@@ -68,7 +68,13 @@ function normalize(value: unknown, type: GraphQLInputType): ParamValue | typeof 
  */
 export function argumentsFromRequest(
   args: readonly GraphQLArgument[],
-  sources: { path: Record<string, string>; query: Record<string, unknown>; body: Record<string, unknown> },
+  sources: {
+    path: Record<string, string>;
+    query: Record<string, unknown>;
+    body: Record<string, unknown>;
+    /** The route's header arguments' values: those arguments are read from nowhere else. */
+    headers?: Record<string, string | undefined>;
+  },
   bodyArgument?: string,
 ): { variables: Record<string, ParamValue>; invalid: Record<string, string> } {
   const variables: Record<string, ParamValue> = {};
@@ -78,7 +84,10 @@ export function argumentsFromRequest(
       variables[arg.name] = sources.body as { [key: string]: unknown };
       continue;
     }
-    const raw = sources.path[arg.name] ?? sources.body[arg.name] ?? sources.query[arg.name];
+    const raw =
+      sources.headers && arg.name in sources.headers
+        ? sources.headers[arg.name]
+        : (sources.path[arg.name] ?? sources.body[arg.name] ?? sources.query[arg.name]);
     if (raw === undefined) continue;
     const value = normalize(raw, arg.type);
     if (value === INVALID) invalid[arg.name] = 'Invalid parameter.';
@@ -164,7 +173,10 @@ export async function readArguments(
   }
   const path: Record<string, string> = { ...ctx.params };
   delete path.lang;
-  const read = argumentsFromRequest(args, { path, query, body }, route.bodyArgument);
+  const headers = Object.fromEntries(
+    Object.entries(route.headerArguments ?? {}).map(([arg, header]) => [arg, ctx.get(header) || undefined]),
+  );
+  const read = argumentsFromRequest(args, { path, query, body, headers }, route.bodyArgument);
   const { variables } = read;
   const invalid = { ...refused, ...read.invalid };
   for (const name of route.nonEmpty ?? []) {

@@ -42,6 +42,12 @@ export interface RestRoute {
   headers?: Record<string, string>;
   /** Top-level keys the reference omits (rather than sending `null`) when they have no value. */
   omitWhenNull?: string[];
+  /**
+   * Arguments read from a request header only, never from the URL or the body (a secret kept out of
+   * URLs, and so out of access logs, browser histories and `Referer`): argument → header name. Their
+   * answers are never shared by the response cache.
+   */
+  headerArguments?: Record<string, string>;
   /** The argument that receives the flat request body (mutations), e.g. `input`. */
   bodyArgument?: string;
   /** The fields of the flat body `bodyArgument` receives, for the namespace index and `/doc`. */
@@ -54,7 +60,13 @@ export interface RestRoute {
    * The route answers with a document rather than JSON: the body is the string under `bodyKey` of the
    * result, sent as `contentType` (with a download name from `filenameKey`), with a strong ETag.
    */
-  document?: { contentType: string; bodyKey: string; filenameKey?: string };
+  document?: {
+    contentType: string;
+    bodyKey: string;
+    filenameKey?: string;
+    /** `attachment`: a download (an export); default `inline` (a feed a calendar app reads). */
+    disposition?: 'inline' | 'attachment';
+  };
   /** The route also answers GET `path` when the query's boolean `flag` is true (`?ical=1`). */
   alsoAt?: { path: string; flag: string };
   /**

@@ -215,7 +215,8 @@ export function createRestRouter(options: {
         };
       };
       if (method !== 'GET') return run();
-      const shared = variables.password === undefined || variables.password === null;
+      const shared =
+        !route.headerArguments && (variables.password === undefined || variables.password === null);
       const key = shared
         ? cacheKey(ctx, method, ['rest', route.operation, ctx.params.lang ?? '', stableJson(variables)])
         : null;

@@ -2,6 +2,9 @@ import type { Db } from '../db/client.js';
 import type { SharedCapacity, TicketType } from '../generated/sqlite/client.js';
 import type { Tx, WriteScope } from '../services/transactions.js';
 import { Prisma } from '../generated/sqlite/client.js';
+import { ApiError } from '../domain/errors.js';
+import { requestDeadline, writeBegun } from '../graphql/deadline.js';
+import type { Context } from '../services/scope.js';
 import { HOLDING } from './model.js';
 
 // How many places a ticket type has left, counted from its attendees (no counter column to drift),
@@ -170,4 +173,33 @@ export function typeQueueOf(writes: object): TypeQueue {
   let queue = queues.get(writes);
   if (!queue) queues.set(writes, (queue = new TypeQueue()));
   return queue;
+}
+
+/** A write whose turn came after its request's deadline: refused, nothing written. */
+export const turnMissed = () =>
+  new ApiError(
+    503,
+    'request_timeout',
+    'The request waited too long for its turn and was not carried out (nothing was written). Try again.',
+    { retry_after: 1 },
+  );
+
+/**
+ * Runs `work` (one transaction) in its turn among the writes of `typeId`, never half-answered: a turn
+ * that comes after the request's deadline — the GraphQL request's own (GRAPHQL_TIMEOUT_MS from its
+ * start), or for a REST request GRAPHQL_TIMEOUT_MS from now — does not begin (503 request_timeout,
+ * nothing written); a turn that began is answered whatever the time (`writeBegun`), so no write is
+ * committed behind a timeout its client was told of.
+ */
+export function inTurn<T>(
+  ctx: Pick<Context, 'writes' | 'config'>,
+  typeId: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  const deadline = requestDeadline(ctx) ?? Date.now() + ctx.config.graphqlTimeoutMs;
+  return typeQueueOf(ctx.writes).run(typeId, () => {
+    if (Date.now() > deadline) throw turnMissed();
+    writeBegun(ctx);
+    return work();
+  });
 }

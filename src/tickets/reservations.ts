@@ -19,7 +19,8 @@ import {
   ticketsForbidden,
   tooMany,
 } from './model.js';
-import { Places, type TypeRow, lockType, typeQueueOf } from './places.js';
+import { Places, type TypeRow, inTurn, lockType } from './places.js';
+import { takeRsvpAttempt } from './limits.js';
 import { hashToken, isCheckInCodeShaped, isTokenShaped, newCheckInCode, newToken } from './tokens.js';
 
 // Reservations: each runs in one write transaction under its type's lock (`places.ts`), so N
@@ -93,9 +94,9 @@ export function onSale(
 
 const writeRequest = (ctx: Context) => ({ db: ctx.db, viewer: ctx.viewer, config: ctx.config });
 
-/** One write on a type's places, in its turn in this instance (`TypeQueue`), in one transaction. */
+/** One write on a type's places, in its turn in this instance (`inTurn`), in one transaction. */
 const placesWrite = <T>(ctx: Context, typeId: number, work: (scope: WriteScope) => Promise<T>) =>
-  typeQueueOf(ctx.writes).run(typeId, () => ctx.writes.run(writeRequest(ctx), work));
+  inTurn(ctx, typeId, () => ctx.writes.run(writeRequest(ctx), work));
 
 export async function reserve(
   ctx: Context,
@@ -109,6 +110,7 @@ export async function reserve(
   now: () => Date = () => new Date(),
 ): Promise<Confirmation> {
   const person = checkedPerson(input);
+  await takeRsvpAttempt(ctx, person.email);
   const found = await ctx.db.ticketType.findUnique({ where: { id: input.ticketTypeId } });
   if (!found) throw ticketTypeNotFound();
   const event = await eventForTickets(ctx, found.eventId, input.password);

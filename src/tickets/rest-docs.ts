@@ -135,4 +135,13 @@ export const TICKET_SHAPES = {
     allOf: [ATTENDEE, object({ token: string('The secret of the reservation, shown only here') })],
   }),
   checkIn: jsonShape(object({ msg: string('What was done'), attendee: ATTENDEE })),
+  /** What the CSV route's operation answers; the route sends `csv` itself, as text/csv. */
+  attendeesCsv: jsonShape(
+    object({
+      csv: string(
+        'The attendees as CSV: id, ticket_type, name, email, guests, status, check_in_code, created (ISO 8601)',
+      ),
+      filename: string('The download name, attendees-{post_id}.csv'),
+    }),
+  ),
 };

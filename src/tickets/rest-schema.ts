@@ -1,15 +1,24 @@
-import { invalidParams } from '../domain/errors.js';
+import { invalidParams, missingParams } from '../domain/errors.js';
+import { readBoolean } from '../rest/booleans.js';
 import { type SubGraph, builder } from '../schema/builder.js';
 import type { Context } from '../services/scope.js';
-import { attendee, kindsOf, listAttendees } from './attendees.js';
+import { attendee, attendeesCsv, kindsOf, listAttendees } from './attendees.js';
 import { ATTENDEE_STATUSES, type AttendeeStatus, attendeeNotFound } from './model.js';
-import { checkIn, reserve } from './reservations.js';
+import {
+  attendeeByToken,
+  cancelReservation,
+  checkIn,
+  eraseAttendee,
+  reserve,
+  updateReservation,
+} from './reservations.js';
 import { TICKET_SHAPES } from './rest-docs.js';
 import { presentAttendee, presentTicket, ticketsRoot } from './rest-shapes.js';
 import { type TicketTypeView, availabilityOf, ticketType, visibleTicketTypes } from './ticket-types.js';
 
 // The operations SOFA serves under `/calendar/tickets/v1` (rest-map/tickets.ts): Event Tickets'
-// archive and single shapes, an RSVP by POST and the check-in (`qr`).
+// archive and single shapes, an RSVP by POST and the check-in (`qr`); our extensions: the attendee
+// list as CSV, and an attendee's own reservation by its token (`/rsvp`, the token in a header).
 
 const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
 const PER_PAGE = { default: 10, max: 50 };
@@ -36,6 +45,18 @@ async function presentAttendeeOf(ctx: Context, row: Parameters<typeof presentAtt
   const kinds = await kindsOf(ctx, [row]);
   return presentAttendee(row, kinds.get(row.ticketTypeId) ?? 'RSVP', ctx.urls, ctx.config.siteTimezone);
 }
+
+/** An `attendee_status` filter as sent (any case), or a bad parameter. */
+function statusOf(value: string | null | undefined): AttendeeStatus | undefined {
+  if (value === undefined || value === null) return undefined;
+  const status = value.toUpperCase();
+  if (!(ATTENDEE_STATUSES as readonly string[]).includes(status))
+    throw invalidParams({ attendee_status: 'Invalid parameter.' });
+  return status as AttendeeStatus;
+}
+
+const ATTENDEE_STATUS_ARG = `Only those with this status: ${ATTENDEE_STATUSES.join(', ').toLowerCase()}`;
+const TOKEN_ARG = 'The token of the reservation (header X-RSVP-Token)';
 
 const archiveUrl = (ctx: Context, path: string, params: Record<string, unknown>) => {
   const query = new URLSearchParams(
@@ -87,18 +108,13 @@ builder.queryFields((t) => ({
       per_page: t.arg.int({ description: `Attendees per page (default 10, at most ${PER_PAGE.max})` }),
       post_id: t.arg.int({ description: 'Only the attendees of this event (post) id' }),
       ticket_id: t.arg.int({ description: 'Only the attendees of this ticket id' }),
-      attendee_status: t.arg.string({
-        description: `Only those with this status: ${ATTENDEE_STATUSES.join(', ').toLowerCase()}`,
-      }),
+      attendee_status: t.arg.string({ description: ATTENDEE_STATUS_ARG }),
     },
     resolve: async (_root, args, ctx) => {
       const { page, perPage, offset } = paging(args.page, args.per_page);
-      const status = args.attendee_status?.toUpperCase();
-      if (status !== undefined && !(ATTENDEE_STATUSES as readonly string[]).includes(status))
-        throw invalidParams({ attendee_status: 'Invalid parameter.' });
       const { total, attendees } = await listAttendees(
         ctx,
-        { eventId: args.post_id, ticketTypeId: args.ticket_id, status: status as AttendeeStatus | undefined },
+        { eventId: args.post_id, ticketTypeId: args.ticket_id, status: statusOf(args.attendee_status) },
         { offset, limit: perPage },
       );
       const kinds = await kindsOf(ctx, attendees);
@@ -124,6 +140,33 @@ builder.queryFields((t) => ({
     extensions: TICKET_SHAPES.attendee,
     args: { id: t.arg.int({ required: true, description: 'The attendee id' }) },
     resolve: async (_root, { id }, ctx) => presentAttendeeOf(ctx, await attendee(ctx, id)),
+  }),
+  // Served as the document `csv` (text/csv) under its file name; errors stay JSON.
+  tecAttendeesCsv: t.field({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.attendeesCsv,
+    args: {
+      post_id: t.arg.int({ description: 'The event (post) id whose attendees to export (required)' }),
+      ticket_id: t.arg.int({ description: 'Only the attendees of this ticket id' }),
+      attendee_status: t.arg.string({ description: ATTENDEE_STATUS_ARG }),
+    },
+    resolve: async (_root, args, ctx) => {
+      if (!args.post_id) throw missingParams(['post_id']);
+      const csv = await attendeesCsv(ctx, {
+        eventId: args.post_id,
+        ticketTypeId: args.ticket_id,
+        status: statusOf(args.attendee_status),
+      });
+      return { csv, filename: `attendees-${args.post_id}.csv` };
+    },
+  }),
+  tecRsvpByToken: t.field({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.attendee,
+    args: { token: t.arg.string({ description: TOKEN_ARG }) },
+    resolve: async (_root, { token }, ctx) => presentAttendeeOf(ctx, await attendeeByToken(ctx, token ?? '')),
   }),
 }));
 
@@ -153,6 +196,44 @@ builder.mutationFields((t) => ({
       });
       return { ...(await presentAttendeeOf(ctx, made)), token };
     },
+  }),
+  tecUpdateRsvp: t.field({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.attendee,
+    args: { token: t.arg.string({ description: TOKEN_ARG }), input: t.arg({ type: 'JSON', required: true }) },
+    resolve: async (_root, { token, input }, ctx) => {
+      const body = (input ?? {}) as Record<string, unknown>;
+      const reasons: Record<string, string> = {};
+      const attending = body.attending === undefined ? undefined : readBoolean(body.attending);
+      if (body.attending !== undefined && attending === undefined)
+        reasons.attending = 'true (going) or false (not going).';
+      if (body.full_name !== undefined && typeof body.full_name !== 'string')
+        reasons.full_name = 'A name of 1 to 200 characters.';
+      if (Object.keys(reasons).length) throw invalidParams(reasons);
+      const changed = await updateReservation(ctx, token ?? '', {
+        name: text(body, 'full_name'),
+        guests: body.quantity === undefined ? undefined : Number(body.quantity),
+        attending,
+      });
+      return presentAttendeeOf(ctx, changed);
+    },
+  }),
+  tecCancelRsvp: t.field({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.attendee,
+    args: { token: t.arg.string({ description: TOKEN_ARG }) },
+    resolve: async (_root, { token }, ctx) =>
+      presentAttendeeOf(ctx, await cancelReservation(ctx, token ?? '')),
+  }),
+  tecEraseRsvp: t.field({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.attendee,
+    args: { token: t.arg.string({ description: TOKEN_ARG }) },
+    resolve: async (_root, { token }, ctx) =>
+      presentAttendeeOf(ctx, await eraseAttendee(ctx, { token: token ?? '' })),
   }),
   tecCheckIn: t.field({
     ...REST,

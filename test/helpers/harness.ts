@@ -39,6 +39,9 @@ export async function startHarness(env: Record<string, string> = {}, logger?: Lo
     // Fixtures write to the database directly, past the write pipeline that invalidates the response
     // cache: tests of the cache turn it on themselves.
     CALENDAR_CACHE: 'off',
+    // Every test client is the loopback address: tests of the reservation limits turn them on themselves.
+    CALENDAR_RSVP_PER_ADDRESS: '0',
+    CALENDAR_RSVP_PER_EMAIL: '0',
     ...env,
   });
   const writes = new WritePipeline();

@@ -53,7 +53,7 @@ describe('CORS', () => {
     const allowed = res.headers['access-control-allow-methods']!.split(',');
     for (const method of methods) expect(allowed).toContain(method);
     expect(res.headers['access-control-allow-headers']).toBe(
-      'Authorization,Content-Type,X-WP-Nonce,X-HTTP-Method-Override,If-Match,If-None-Match',
+      'Authorization,Content-Type,X-WP-Nonce,X-HTTP-Method-Override,If-Match,If-None-Match,X-RSVP-Token',
     );
   });
 

@@ -3,14 +3,16 @@ import { ROLES, type Role } from '../../src/domain/permissions.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { graphqlClient } from '../helpers/graphql.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { type Credentials, type Users, withRoles } from '../helpers/users.js';
+import { type Credentials, type Users, basicAuth, withRoles } from '../helpers/users.js';
 import { TYPES_OF_EVENT, createType, rsvp } from './tickets-setup.js';
 
 // Who sees what, viewers × ticket paths over GraphQL: anyone who may see an event sees its types and
 // their counts and may reserve; a draft or private event is unknown to those who may not read it; a
 // protected one shows no types and takes no reservation without its password; only editors and
-// administrators see attendees or check them in; an attendee reaches their own reservation by token.
+// administrators see attendees, export them (REST CSV) or check them in; an attendee reaches their own
+// reservation by token (GraphQL, and REST's `/rsvp` with the token in its header), nobody else does.
 
+const TICKETS = '/calendar/tickets/v1';
 let h: Harness;
 let users: Users;
 const gql = graphqlClient(() => h);
@@ -103,6 +105,55 @@ describe.each(VIEWERS)('%s', (viewer) => {
       }
       expect(JSON.stringify([list.data, one.data, checkIn.data])).not.toContain('door@example.org');
     }
+  });
+
+  it('exports the attendee list as CSV only as an editor or administrator', async () => {
+    await rsvp(h, { ticketTypeId: events.published.typeId, name: 'Csv', email: `csv-${viewer}@example.org` });
+    const request = h.http.get(`${TICKETS}/attendees.csv?post_id=${events.published.id}`);
+    const res = await (as(viewer) ? request.set('Authorization', basicAuth(as(viewer)!)) : request);
+    if (manages(viewer)) {
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/csv/);
+      expect(res.text).toContain(`csv-${viewer}@example.org`);
+    } else {
+      expect(res.status).toBe(viewer === 'anonymous' ? 401 : 403);
+      expect(res.body.code).toBe('rest_forbidden');
+      expect(res.text).not.toMatch(/@example\.org/);
+    }
+  });
+
+  it('reaches a reservation over REST by its token alone, whatever its credentials', async () => {
+    const made = await rsvp(h, {
+      ticketTypeId: events.published.typeId,
+      name: 'Holder',
+      email: `holder-${viewer}@example.org`,
+    });
+    const { token, attendee } = made.confirmation!;
+    const withCredentials = (request: ReturnType<typeof h.http.get>) =>
+      as(viewer) ? request.set('Authorization', basicAuth(as(viewer)!)) : request;
+    const { newToken } = await import('../../src/tickets/tokens.js');
+    const others = [
+      await withCredentials(h.http.get(`${TICKETS}/rsvp`)),
+      await withCredentials(h.http.get(`${TICKETS}/rsvp`).set('X-RSVP-Token', newToken().token)),
+      await withCredentials(h.http.get(`${TICKETS}/rsvp?token=${token}`)),
+      await withCredentials(
+        h.http.patch(`${TICKETS}/rsvp`).set('X-RSVP-Token', newToken().token).send({ quantity: 2 }),
+      ),
+      await withCredentials(h.http.delete(`${TICKETS}/rsvp`).set('X-RSVP-Token', newToken().token)),
+      await withCredentials(h.http.post(`${TICKETS}/rsvp/erase`).set('X-RSVP-Token', newToken().token)),
+    ];
+    for (const answer of others) {
+      expect(answer.status).toBe(403);
+      expect(answer.body.code).toBe('INVALID_TOKEN');
+      expect(answer.text).not.toMatch(/@example\.org/);
+    }
+    expect(await h.db.attendee.findUniqueOrThrow({ where: { id: attendee.id } })).toMatchObject({
+      status: 'GOING',
+      guests: 1,
+      erased: false,
+    });
+    const mine = await withCredentials(h.http.get(`${TICKETS}/rsvp`).set('X-RSVP-Token', token)).expect(200);
+    expect(mine.body.email).toBe(`holder-${viewer}@example.org`);
   });
 });
 
