@@ -1,5 +1,5 @@
 // npm run bench -- [--db sqlite|postgres] [--duration 10] [--connections 10] [--events 10000] [--warmup 2] [--mix]
-//   [--series 20] [--profile DIR] [--gzip] [--peer [--peer-rounds 3]]
+//   [--series 20] [--profile DIR] [--gzip] [--peer [--peer-rounds 3]] [--rsvp]
 // Seeds a throwaway database, serves it with the real app twice (response cache on, and
 // CALENDAR_CACHE=off) in child processes running the compiled app (scripts/bench-server.mjs), next
 // to two floors in this process: node:http sending the very bytes of the REST list from memory, and
@@ -18,7 +18,10 @@
 // same events, then timed in alternating rounds (ours, peer, ours, peer…), its rows in the same table.
 // The servers run with the Node flags of `npm start` (package.json), and the run ends with where the
 // memory of the mix's server and of the cached server with its cache full is (V8's heap, buffers, what
-// each cache counts against its bound).
+// each cache counts against its bound). Every run has an RSVP row (scripts/bench-rsvp.ts): confirmed
+// reservations per second with every client on one ticket type of one event, checked against the
+// database after the run; on PostgreSQL its clients are spread over both servers (two instances on one
+// database). `--rsvp` runs that row alone.
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +41,14 @@ import { seedDatabase } from './sample-data/seed.js';
 import { createAdministrator, createSignedIn, kilobytesPerRequest, printMix, runMix } from './bench-mix.js';
 import { type PeerInstall, PeerChild, checkSameAnswers, installPeer, peerRequests } from './peer/peer.js';
 import { askChild } from './child-questions.js';
+import {
+  RSVP_LIMITS_OFF,
+  RSVP_PATH,
+  type RsvpResult,
+  type RsvpType,
+  prepareRsvp,
+  runRsvp,
+} from './bench-rsvp.js';
 
 const run = promisify(execFile);
 const SERVER_CHILD = new URL('./bench-server.mjs', import.meta.url).pathname;
@@ -155,6 +166,7 @@ function options() {
       gzip: { type: 'boolean', default: false },
       peer: { type: 'boolean', default: false },
       'peer-rounds': { type: 'string', default: '3' },
+      rsvp: { type: 'boolean', default: false },
     },
   });
   if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
@@ -172,6 +184,9 @@ function options() {
   if (numbers.series > 100) throw new Error('--series is a percentage of the events (0 to 100)');
   if (values.profile !== undefined && !values.mix) throw new Error('--profile profiles the mix: add --mix');
   if (numbers['peer-rounds'] < 1) throw new Error('--peer-rounds must be at least 1');
+  if (values.rsvp && (values.mix || values.peer || values.profile !== undefined))
+    throw new Error('--rsvp runs the RSVP row alone: leave out --mix, --peer and --profile');
+  if (numbers.connections < 1) throw new Error('--connections must be at least 1');
   const { 'peer-rounds': peerRounds, ...rest } = numbers;
   return {
     ...rest,
@@ -181,6 +196,7 @@ function options() {
     profile: values.profile,
     gzip: values.gzip,
     peer: values.peer,
+    rsvpOnly: values.rsvp,
   };
 }
 
@@ -222,6 +238,8 @@ class ServerChild {
     const child = fork(SERVER_CHILD, [], {
       execArgv: NODE_FLAGS,
       env: {
+        // Every client of the RSVP row is 127.0.0.1: its limits off, unless the environment says otherwise.
+        ...RSVP_LIMITS_OFF,
         ...process.env,
         DATABASE_URL: url,
         CALENDAR_CACHE: cache,
@@ -368,6 +386,7 @@ async function main(): Promise<void> {
     gzip,
     peer,
     peerRounds,
+    rsvpOnly,
   } = options();
   if (gzip) wrkHeaders = ['-H', 'Accept-Encoding: gzip'];
   if (profile) mkdirSync(resolve(profile), { recursive: true });
@@ -409,6 +428,8 @@ async function main(): Promise<void> {
     });
     const busiest = series > 0 ? await busiestSeries(db, today) : undefined;
     await db.$disconnect();
+    // Before any server starts: no server has read the event without its type.
+    const rsvpType = await prepareRsvp(url);
     console.log(
       `seeded ${events} events (${kind}${series > 0 ? `, ${series} % in series` : ''}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
@@ -417,8 +438,22 @@ async function main(): Promise<void> {
     const authorization = mix ? await createAdministrator(url, config) : undefined;
 
     const cached = await ServerChild.start(url, 'on');
+    children.push(cached);
+    const serversTitle = `servers run as npm start: node ${NODE_FLAGS.join(' ')}${NODE_FLAGS.length ? ' ' : ''}…`;
+    const load = { connections, duration, warmup, gzip };
+    // SQLite: one server takes the RSVPs (one writer at a time). PostgreSQL: the cache-off server as
+    // well, two instances on one database, each locking the type's row in turn.
+    const rsvpServers = (uncached: ServerChild) => (postgres ? [cached, uncached] : [cached]);
+    if (rsvpOnly) {
+      if (postgres) children.push(await ServerChild.start(url, 'off'));
+      const servers = [...children];
+      const rsvp = await rsvpRow(url, rsvpType, servers, load);
+      printTable([rsvp.row], `${rsvpTitle(kind, events, servers.length, load)}, ${serversTitle}`);
+      console.log(rsvp.note);
+      return;
+    }
     const uncached = await ServerChild.start(url, 'off');
-    children.push(cached, uncached);
+    children.push(uncached);
 
     // Computed per request, as the service does.
     const window = (): [string, string] => {
@@ -552,6 +587,9 @@ async function main(): Promise<void> {
       peerChild.stop();
       peerChild = undefined;
     }
+    // After the reads (its writes drop the answers that show the event's tickets), before the mix.
+    const rsvp = await rsvpRow(url, rsvpType, rsvpServers(uncached), load);
+    rows.push(rsvp.row);
     // Its own cache-on server, so the rows above and the cache fill below do not share its memory.
     const mixServer = mix ? await ServerChild.start(url, 'on') : undefined;
     if (mixServer) children.push(mixServer);
@@ -579,11 +617,12 @@ async function main(): Promise<void> {
     printTable(
       rows,
       `${events} events${series > 0 ? ` (${series} % in series)` : ''} on ${kind}, wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up)${gzip ? ', Accept-Encoding: gzip' : ''}, ` +
-        `servers run as npm start: node ${NODE_FLAGS.join(' ')}${NODE_FLAGS.length ? ' ' : ''}…, ` +
+        `${serversTitle}, ` +
         `peak server RSS: cached ${rss[0]!.toFixed(0)} MB, uncached ${rss[1]!.toFixed(0)} MB; ` +
         `cached server with its cache full (${(full / 2 ** 20).toFixed(0)} of ` +
         `${(config.cache.maxBytes / 2 ** 20).toFixed(0)} MB) under the cached list: RSS ${fullRss.toFixed(0)} MB`,
     );
+    console.log(rsvp.note);
     for (const note of peerNotes) console.log(note);
     if (mixed)
       printMix(
@@ -763,6 +802,50 @@ function describePeer(install: PeerInstall, rssMb: number, rounds: number): stri
   ];
 }
 
+interface Load {
+  connections: number;
+  duration: number;
+  warmup: number;
+  gzip: boolean;
+}
+
+/** The RSVP row (scripts/bench-rsvp.ts) as a row of the table, and the line of its check. */
+async function rsvpRow(
+  url: string,
+  type: RsvpType,
+  servers: readonly ServerChild[],
+  load: Load,
+): Promise<{ row: Row; note: string }> {
+  const result: RsvpResult = await runRsvp({ url, type, servers, ...load });
+  console.log('measured RSVP');
+  const { going, confirmed, lost, capacity } = result.check;
+  const instances = servers.length > 1 ? `, ${servers.length} instances` : '';
+  return {
+    row: {
+      target: { name: `RSVP, one ticket type (POST ${RSVP_PATH}${instances})`, url: servers[0]!.origin },
+      result,
+      cpuPerRequest: result.cpuPerRequest,
+      sqlPerRequest: result.sqlPerRequest,
+    },
+    note:
+      `RSVP row: ${load.connections} clients in this process (node:http, kept-alive sockets) ` +
+      `spread over ${servers.length} server${servers.length > 1 ? 's' : ''}, every reservation on ticket type ` +
+      `${type.typeId} of event ${type.eventId} (capacity ${capacity.toLocaleString('en')}, no waitlist); req/s ` +
+      `are confirmed reservations; CPU and SQL summed over the servers. Check after the run (warm-up ` +
+      `included): ${going} attendees going = ${confirmed} confirmations answered` +
+      `${lost ? ` (${lost} answers lost, which may or may not have committed)` : ''}, none refused, ` +
+      `within the capacity`,
+  };
+}
+
+function rsvpTitle(kind: string, events: number, instances: number, load: Load): string {
+  return (
+    `RSVP under contention: ${events} events on ${kind}, ${instances} server${instances > 1 ? 's' : ''} on ` +
+    `one database, ${load.connections} concurrent clients on one ticket type, ${load.duration} s ` +
+    `(after ${load.warmup} s warm-up)${load.gzip ? ', Accept-Encoding: gzip' : ''}`
+  );
+}
+
 function printTable(rows: Row[], title: string): void {
   const floorOf = (kind: 'memory' | 'database') =>
     rows.find((row) => row.target.floor === kind)?.result?.rps ?? Number.NaN;
@@ -779,7 +862,9 @@ function printTable(rows: Row[], title: string): void {
     const r = row.result;
     if (!r) return [row.target.name, '-', '-', '-', '-', '-', '-', '-', `not measured: ${row.problem}`];
     const failures = r.non2xx || r.errors ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : '';
-    const percent = (floor: number) => `${((r.rps / floor) * 100).toFixed(1)} %`;
+    // `--rsvp` alone measures no floor.
+    const percent = (floor: number) =>
+      Number.isNaN(floor) ? '-' : `${((r.rps / floor) * 100).toFixed(1)} %`;
     return [
       row.target.name,
       r.rps.toFixed(0),
