@@ -24,8 +24,8 @@ export const RSVP_PATH = '/calendar/tickets/v1/attendees';
  * beforehand, a value is kept (a run can measure the limits).
  */
 export const RSVP_LIMITS_OFF = {
-  CALENDAR_RSVP_LIMIT_PER_ADDRESS: '0',
-  CALENDAR_RSVP_LIMIT_PER_EMAIL: '0',
+  CALENDAR_RSVP_PER_ADDRESS: '0',
+  CALENDAR_RSVP_PER_EMAIL: '0',
 } as const;
 
 /** What the row needs of a server child of `npm run bench`. */
