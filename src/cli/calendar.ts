@@ -132,12 +132,14 @@ webhooks
     `comma list: *, <type>.*, or of ${[...WEBHOOK_EVENT_TYPES, ...SUMMARY_EVENT_TYPES].join(', ')}`,
   )
   .option('--description <text>', 'a note on what it is for')
-  .action(async (url: string, options: { events: string; description?: string }) => {
+  .option('--personal-data', "attendee deliveries carry the attendee's name, e-mail and (on creation) token")
+  .action(async (url: string, options: { events: string; description?: string; personalData?: boolean }) => {
     const { endpoint, secret } = await withDb((admin) =>
       addWebhookEndpoint(asAdministrator(admin), {
         url,
         events: [options.events],
         description: options.description,
+        personalData: options.personalData === true,
       }),
     );
     console.log(

@@ -11,13 +11,34 @@ import {
   readChanges,
 } from '../services/sync/change-log.js';
 import { visibleEvents } from '../services/events/event-access.js';
+import { type AttendeeEntry, changedAttendees, changedTicketTypes } from '../services/sync/ticket-changes.js';
+import { AttendeeStatusEnum, TicketType } from '../tickets/graphql.js';
+import type { AttendeeStatus } from '../tickets/model.js';
 import { visibleLinked } from '../services/linked-posts/linked-access.js';
 import { visibleTerms } from '../services/terms/term-reads.js';
 import { CATEGORY, TAG } from '../services/terms/terms.js';
 
 // Incremental sync (`changes(since:)`), the GraphQL form of `GET /calendar/events/v1/changes`: per
 // resource type, the records created or updated since the token as this viewer may read them now, the
-// ids it can no longer read (deleted, trashed, unpublished), and the token to continue from.
+// ids it can no longer read (deleted, trashed, unpublished), and the token to continue from. Ticket
+// types and attendees come with them for events whose tickets the viewer may see (none of the others,
+// not even as deleted); attendees without personal data.
+
+const ChangedAttendee = builder.objectRef<AttendeeEntry>('ChangedAttendee').implement({
+  description: 'An attendee as the change stream shows it: no name, e-mail, token or check-in code',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'Numeric id' }),
+    eventId: t.exposeInt('eventId', { description: 'The event' }),
+    ticketTypeId: t.exposeInt('ticketTypeId', { description: 'The ticket type' }),
+    status: t.field({
+      type: AttendeeStatusEnum,
+      description: 'Where it stands now',
+      resolve: (attendee) => attendee.status as AttendeeStatus,
+    }),
+    guests: t.exposeInt('guests', { description: 'Places it takes' }),
+    erased: t.exposeBoolean('erased', { description: 'Whether its personal data was removed' }),
+  }),
+});
 
 const DeletedIds = builder.objectRef<ChangePage['deleted']>('DeletedIds').implement({
   description: 'Ids to forget: deleted, trashed or no longer readable by the viewer (possibly never seen)',
@@ -27,6 +48,14 @@ const DeletedIds = builder.objectRef<ChangePage['deleted']>('DeletedIds').implem
     organizers: t.intList({ description: 'Organizer ids to forget', resolve: (ids) => ids.organizer }),
     categories: t.intList({ description: 'Category ids to forget', resolve: (ids) => ids.category }),
     tags: t.intList({ description: 'Tag ids to forget', resolve: (ids) => ids.tag }),
+    ticketTypes: t.intList({
+      description: 'Ticket type ids to forget (deleted, with their attendees)',
+      resolve: (ids) => ids.ticket,
+    }),
+    attendees: t.intList({
+      description: 'Attendee ids to forget (their ticket type was deleted)',
+      resolve: (ids) => ids.attendee,
+    }),
   }),
 });
 
@@ -57,6 +86,17 @@ const ChangeSet = builder.objectRef<ChangePage>('ChangeSet').implement({
       type: [Tag],
       description: 'Tags created or updated in this page, as you may read them now',
       resolve: (query, page, _a, ctx) => visibleTerms(ctx, page.changed.tag, query, TAG),
+    }),
+    ticketTypes: t.field({
+      type: [TicketType],
+      description: 'Ticket types created or updated in this page, of events whose tickets you may see',
+      resolve: (page, _a, ctx) => changedTicketTypes(ctx, page.changed.ticket),
+    }),
+    attendees: t.field({
+      type: [ChangedAttendee],
+      description:
+        'Attendees created or changed in this page (no personal data), of events whose tickets you may see',
+      resolve: (page, _a, ctx) => changedAttendees(ctx, page.changed.attendee),
     }),
     deleted: t.field({
       type: DeletedIds,

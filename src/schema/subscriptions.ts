@@ -6,13 +6,17 @@ import { Tag } from './tag.js';
 import { Venue } from './venue.js';
 import type { Context } from '../context.js';
 import { ApiError } from '../domain/errors.js';
-import type { FeedKind } from '../services/sync/change-feed.js';
+import type { FeedChange, FeedKind } from '../services/sync/change-feed.js';
 import {
   type ChangeView,
   eventChangeView,
   linkedChangeView,
   termChangeView,
+  ticketsChangeView,
 } from '../services/sync/change-views.js';
+import { ticketTypesShown } from '../services/sync/ticket-changes.js';
+import { TicketType } from '../tickets/graphql.js';
+import { eventForTickets } from '../tickets/reservations.js';
 import { visibleEvent } from '../services/events/event-access.js';
 import { visibleLinked } from '../services/linked-posts/linked-access.js';
 import { visibleTerm } from '../services/terms/term-reads.js';
@@ -24,7 +28,7 @@ import {
   type SubscriptionFilterName,
   filterDeclaration,
 } from '../model/event-filters.js';
-import type { Change, ChangeOperation as Operation } from '../services/transactions.js';
+import type { RecordOperation as Operation } from '../services/transactions.js';
 
 // GraphQL subscriptions (served over Server-Sent Events by yoga). The feed carries only
 // {kind, id, operation}; every subscriber re-reads the record with its own viewer, so what it receives
@@ -91,9 +95,9 @@ function feedOf(ctx: Context) {
  * thousand anonymous subscribers costs one query here, not a thousand. Every subscriber receives the
  * same Change object from the feed, so it keys the shared answers and they go with it.
  */
-const verdicts = new WeakMap<Change, Map<string, Promise<boolean>>>();
+const verdicts = new WeakMap<FeedChange, Map<string, Promise<boolean>>>();
 
-function inView(change: Change, view: string, probe: () => Promise<boolean>): Promise<boolean> {
+function inView(change: FeedChange, view: string, probe: () => Promise<boolean>): Promise<boolean> {
   let byView = verdicts.get(change);
   if (!byView) verdicts.set(change, (byView = new Map()));
   let verdict = byView.get(view);
@@ -117,7 +121,7 @@ async function watch(
   const feed = feedOf(ctx);
   const client = ctx.client ?? 'unknown';
   const seen = new Set<number>(named?.length ? await view.visibleIds([...new Set(named)]) : []);
-  return feed.subscribe(kind, client, ctx.viewer.userId, async (change: Change): Promise<Delivery | null> => {
+  return feed.subscribe(kind, client, ctx.viewer.userId, async (change): Promise<Delivery | null> => {
     const visible =
       change.operation !== 'deleted' &&
       (await inView(change, view.key, async () => (await view.visibleIds([change.id])).length > 0));
@@ -126,9 +130,31 @@ async function watch(
       seen.add(change.id);
       if (seen.size > MAX_REMEMBERED) seen.delete(seen.values().next().value as number);
     } else if (!seen.delete(change.id) && !publicTombstone(change.id)) return null;
-    return { id: change.id, operation: change.operation, visible, password };
+    // Only records' changes reach these subscriptions (`created` … `deleted`).
+    return { id: change.id, operation: change.operation as Operation, visible, password };
   });
 }
+
+interface AvailabilityDelivery {
+  eventId: number;
+  password: string | null;
+}
+
+const TicketAvailabilityChange = builder
+  .objectRef<AvailabilityDelivery>('TicketAvailabilityChange')
+  .implement({
+    description: "An event's ticket types after a change of its tickets (a reservation, a type written)",
+    fields: (t) => ({
+      eventId: t.exposeInt('eventId', { description: 'The event' }),
+      ticketTypes: t.field({
+        type: [TicketType],
+        description:
+          'Its ticket types as they are now, each with its availability (counts only, never who reserved)',
+        resolve: async ({ eventId, password }, _args, ctx) =>
+          (await ticketTypesShown(ctx, eventId, password)) ?? [],
+      }),
+    }),
+  });
 
 const EventChangeFilter = builder.inputType('EventChangeFilter', {
   description:
@@ -236,6 +262,31 @@ builder.subscriptionFields((t) => ({
       feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
       const view = await eventChangeView(ctx, filter ?? {}, password ?? null);
       return watch(ctx, 'event', view, filter?.ids ?? null, password ?? null);
+    },
+    resolve: (change) => change,
+  }),
+  ticketAvailability: t.field({
+    type: TicketAvailabilityChange,
+    description:
+      "An event's ticket types and their availability after each change of its tickets, from now on. An event you may not see is TICKET_NOT_FOUND, as an unknown one; a protected one needs its password",
+    args: {
+      eventId: t.arg.int({ required: true, description: 'The event' }),
+      password: t.arg.string({ description: 'The password of a password-protected event' }),
+    },
+    subscribe: async (_root, { eventId, password }, ctx) => {
+      const feed = feedOf(ctx);
+      const client = ctx.client ?? 'unknown';
+      feed.assertRoom(client);
+      // The ticket paths' own refusals: unknown or invisible → 404, protected without its password → 403.
+      await eventForTickets(ctx, eventId, password);
+      const view: ChangeView = ticketsChangeView(ctx, password ?? null);
+      const delivery = { eventId, password: password ?? null };
+      return feed.subscribe('tickets', client, ctx.viewer.userId, async (change) =>
+        change.id === eventId &&
+        (await inView(change, view.key, async () => (await view.visibleIds([eventId])).length > 0))
+          ? delivery
+          : null,
+      );
     },
     resolve: (change) => change,
   }),

@@ -26,6 +26,10 @@ const WebhookEndpoint = builder.objectRef<EndpointView>('WebhookEndpoint').imple
       description: 'Free text given at registration ("" if none)',
     }),
     enabled: t.exposeBoolean('enabled', { description: 'Whether deliveries are being sent' }),
+    personalData: t.exposeBoolean('personalData', {
+      description:
+        "Whether attendee deliveries carry the attendee's name and e-mail, and `attendee.created` its token",
+    }),
     disabledReason: t.exposeString('disabledReason', {
       nullable: true,
       description:
@@ -66,7 +70,7 @@ const WebhookDelivery = builder.objectRef<DeliveryRow>('WebhookDelivery').implem
       description: 'The webhook-id header (the same on every retry)',
     }),
     eventType: t.exposeString('eventType', {
-      description: 'The event type delivered, `<kind>.<operation>`, e.g. `event.updated`',
+      description: 'The event type delivered, `<kind>.<operation>`, e.g. `event.updated`, `attendee.created`',
     }),
     sequence: t.exposeInt('changeId', { description: 'The change-log sequence number delivered' }),
     attempt: t.exposeInt('attempt', { description: 'The attempt number for this change, from 1' }),
@@ -113,6 +117,11 @@ builder.mutationFields((t) => ({
       }),
       description: t.arg.string({
         description: 'Free text to recognise the endpoint by, at most 500 characters',
+      }),
+      personalData: t.arg.boolean({
+        defaultValue: false,
+        description:
+          "Attendee deliveries carry the attendee's name and e-mail, and `attendee.created` its token (which changes and cancels the reservation: keep the endpoint's data safe). Only for those who may also see attendees. Without it, attendee deliveries carry no personal data",
       }),
     },
     resolve: (_root, args, ctx) => addWebhookEndpoint(ctx, args),

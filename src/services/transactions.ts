@@ -1,21 +1,41 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { ApiError } from '../domain/errors.js';
-import type { EventMove } from '../domain/dependencies.js';
+import type { EventMove, EventSpan } from '../domain/dependencies.js';
 import type { Viewer } from '../domain/permissions.js';
 import { assertVersion, type IfMatch, type VersionedRow } from '../domain/versions.js';
 import { Prisma } from '../generated/sqlite/client.js';
 
-// The one write pipeline: every write (events, venues, organizers, terms, users and their passwords)
-// runs in `WritePipeline.run`, which owns the transaction, the locks, the retry policy and the mapping
+// The one write pipeline: every write (events, venues, organizers, terms, users and their passwords,
+// ticket types and reservations) runs in `WritePipeline.run`, which owns the transaction, the locks, the retry policy and the mapping
 // of a lost race to 409. Writers record what they changed (`changed`); listeners registered once at
 // start-up see those changes inside the transaction (`beforeCommit`) and after it committed
 // (`afterCommit`). A rolled-back transaction calls neither.
 
 export type Tx = Prisma.TransactionClient;
 
-export type ChangeKind = 'event' | 'venue' | 'organizer' | 'term' | 'user';
-export type ChangeOperation = 'created' | 'updated' | 'trashed' | 'deleted';
+/** `ticket`: a ticket type; `attendee`: a reservation (both of one event, `Change.event`). */
+export type ChangeKind = 'event' | 'venue' | 'organizer' | 'term' | 'user' | 'ticket' | 'attendee';
+/** What happens to a record (an attendee aside). */
+export type RecordOperation = 'created' | 'updated' | 'trashed' | 'deleted';
+/** What happens to an attendee: a status it cannot leave, or its personal data removed, has its own name. */
+export type AttendeeOperation = 'created' | 'updated' | 'cancelled' | 'checked_in' | 'erased';
+export const ATTENDEE_OPERATIONS: readonly AttendeeOperation[] = [
+  'created',
+  'updated',
+  'cancelled',
+  'checked_in',
+  'erased',
+];
+export type TicketOperation = Extract<RecordOperation, 'created' | 'updated' | 'deleted'>;
+export const TICKET_OPERATIONS: readonly TicketOperation[] = ['created', 'updated', 'deleted'];
+export type ChangeOperation = RecordOperation | AttendeeOperation;
+
+/** The event a ticket type or attendee belongs to, as the lists see it (its span does not change). */
+export interface ChangedEvent {
+  id: number;
+  span: EventSpan;
+}
 
 export interface Change {
   readonly kind: ChangeKind;
@@ -31,10 +51,15 @@ export interface Change {
    * list is then assumed to have changed.
    */
   readonly move?: EventMove;
+  /**
+   * Ticket types and attendees: their event. The answers showing its tickets are dropped, and who may
+   * read the change is who may see the event.
+   */
+  readonly event?: ChangedEvent;
 }
 
 /** What a writer may say of a change beyond its kind, id and operation. */
-export type ChangeDetails = Pick<Change, 'taxonomy' | 'countOnly' | 'move'>;
+export type ChangeDetails = Pick<Change, 'taxonomy' | 'countOnly' | 'move' | 'event'>;
 
 /** What a listener learns of the write beyond its changes. */
 export interface WriteFacts {
@@ -250,6 +275,7 @@ function writeScope(
           : {}),
         ...(details.countOnly && (previous?.countOnly ?? true) ? { countOnly: true } : {}),
         ...(move ? { move } : {}),
+        ...((details.event ?? previous?.event) ? { event: details.event ?? previous?.event } : {}),
       };
       if (index >= 0) changes[index] = change;
       else positions.set(key, changes.push(change) - 1);

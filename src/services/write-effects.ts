@@ -1,4 +1,10 @@
-import { EVERYTHING, type WriteEffect, mergeEffects, recordTag } from '../domain/dependencies.js';
+import {
+  EVERYTHING,
+  type EventMove,
+  type WriteEffect,
+  mergeEffects,
+  recordTag,
+} from '../domain/dependencies.js';
 import type { Change } from './transactions.js';
 
 // What a committed write changed, in the terms of the caches (`domain/dependencies.ts`): the records it
@@ -33,5 +39,25 @@ function effectOfChange(change: Change): WriteEffect {
     case 'user':
       // Roles, passwords and deletions change what every viewer may see: nothing is kept.
       return EVERYTHING;
+    case 'ticket':
+    case 'attendee':
+      return ticketsEffect(change);
   }
+}
+
+/**
+ * A ticket type or attendee written: its event's answers showing its tickets. A reservation changes
+ * nothing the lists read (`facts: []`), only the event's ticket fields (`shown`): lists that do not
+ * show tickets stay. A type may change whether the event is `ticketed` (a list filter): every list
+ * that could hold the event drops (`facts: 'all'`). A writer that did not name the event: everything.
+ */
+function ticketsEffect(change: Change): WriteEffect {
+  const event = change.event;
+  if (!event) return EVERYTHING;
+  const { id, span } = event;
+  const move: EventMove =
+    change.kind === 'ticket'
+      ? { id, before: span, after: span, facts: 'all' }
+      : { id, before: span, after: span, facts: [], shown: ['tickets'] };
+  return { records: [recordTag('event', id)], kinds: ['events'], events: [move] };
 }

@@ -43,7 +43,7 @@ const TicketKindEnum = builder.enumType('TicketKind', {
   values: describe(TICKET_KINDS, { RSVP: 'A free reservation', TICKET: 'A ticket with a price for display' }),
 });
 
-const AttendeeStatusEnum = builder.enumType('AttendeeStatus', {
+export const AttendeeStatusEnum = builder.enumType('AttendeeStatus', {
   description: 'Where a reservation stands',
   values: describe(ATTENDEE_STATUSES, {
     GOING: 'Holds its places',
@@ -67,7 +67,7 @@ const TicketAvailability = builder.objectRef<Availability>('TicketAvailability')
   }),
 });
 
-const TicketType = builder.objectRef<TicketTypeView>('TicketType').implement({
+export const TicketType = builder.objectRef<TicketTypeView>('TicketType').implement({
   description: "An RSVP or ticket an event offers, with its capacity and sales window (in the event's zone)",
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Numeric id (the same as in the REST API)' }),

@@ -1,9 +1,9 @@
 import type { Event } from '../generated/sqlite/client.js';
 import type { Attendee } from '../generated/sqlite/client.js';
 import { ApiError } from '../domain/errors.js';
-import type { EventFact } from '../domain/dependencies.js';
 import type { Context } from '../services/scope.js';
-import type { WriteScope } from '../services/transactions.js';
+import type { AttendeeOperation, TicketOperation, WriteScope } from '../services/transactions.js';
+import { dropHeldTokens, holdTokenForWebhooks } from '../services/sync/held-tokens.js';
 import { visibleEvent } from '../services/events/event-access.js';
 import {
   type AttendeeStatus,
@@ -42,20 +42,35 @@ const slot = (status: string, guests: number) => ({
   guests,
 });
 
+type EventOfChange = Pick<Event, 'id' | 'localStart' | 'localEnd' | 'status'>;
+
+const changedEvent = (event: EventOfChange) => ({
+  id: event.id,
+  span: { localStart: event.localStart, localEnd: event.localEnd, status: event.status },
+});
+
 /**
- * The event's answers that show its tickets are dropped after the commit: the write names the event
- * with nothing the lists read changed (`facts`), only its tickets shown (`shown`), unless the write
- * changes whether it is ticketed (`facts: 'all'`, ticket type writes).
+ * Records an attendee's change for the change stream, webhooks and the caches: its event's answers
+ * showing tickets drop (nothing the event lists read changed), and who may read it is who may see the
+ * event (`write-effects.ts`, `services/sync/`).
  */
-export function ticketsChanged(
+export function attendeeChanged(
   scope: WriteScope,
-  event: Pick<Event, 'id' | 'localStart' | 'localEnd' | 'status'>,
-  facts: readonly EventFact[] | 'all' = [],
+  event: EventOfChange,
+  attendeeId: number,
+  operation: AttendeeOperation,
 ) {
-  const span = { localStart: event.localStart, localEnd: event.localEnd, status: event.status };
-  scope.changed('event', event.id, 'updated', {
-    move: { before: span, after: span, facts, ...(facts === 'all' ? {} : { shown: ['tickets'] }) },
-  });
+  scope.changed('attendee', attendeeId, operation, { event: changedEvent(event) });
+}
+
+/** Records a ticket type's change: it may change whether its event is `ticketed`, so lists holding it drop. */
+export function ticketTypeChanged(
+  scope: WriteScope,
+  event: EventOfChange,
+  typeId: number,
+  operation: TicketOperation,
+) {
+  scope.changed('ticket', typeId, operation, { event: changedEvent(event) });
 }
 
 /** The event of a ticket path as the viewer may see it: invisible is unknown; protected needs its password. */
@@ -140,7 +155,9 @@ export async function reserve(
         tokenHash: hash,
       },
     });
-    ticketsChanged(scope, event);
+    attendeeChanged(scope, event, created.id, 'created');
+    // The plain token leaves only in the confirmation, and to endpoints that asked for it.
+    await holdTokenForWebhooks(scope.tx, { attendeeId: created.id, token, expiresAt: event.endsAt });
     return created;
   });
   return { attendee, token };
@@ -165,7 +182,12 @@ export async function attendeeByToken(ctx: Context, token: string, now = new Dat
 }
 
 /** Promotes waitlisted attendees of the capacity group, first come first served, while the first fits. */
-async function promote(scope: WriteScope, places: Places, typeId: number): Promise<void> {
+async function promote(
+  scope: WriteScope,
+  places: Places,
+  typeId: number,
+  event: EventOfChange,
+): Promise<void> {
   const queue = await scope.tx.attendee.findMany({
     where: { ticketTypeId: { in: places.groupIds(typeId) }, status: 'WAITLISTED' },
     orderBy: { id: 'asc' },
@@ -174,6 +196,7 @@ async function promote(scope: WriteScope, places: Places, typeId: number): Promi
   for (const next of queue) {
     if (!places.fits(next.ticketTypeId, next.guests)) return;
     await scope.tx.attendee.update({ where: { id: next.id }, data: { status: 'GOING' } });
+    attendeeChanged(scope, event, next.id, 'updated');
     places.move(next.ticketTypeId, slot('WAITLISTED', next.guests), slot('GOING', next.guests));
   }
 }
@@ -232,9 +255,9 @@ export async function updateReservation(
       where: { id: attendee.id },
       data: { name: person.name, guests: person.guests, status },
     });
+    attendeeChanged(scope, current.event, updated.id, 'updated');
     if (updated.status !== 'WAITLISTED' || attendee.status !== 'WAITLISTED')
-      await promote(scope, places, type.id);
-    ticketsChanged(scope, current.event);
+      await promote(scope, places, type.id, current.event);
     return updated;
   });
 }
@@ -254,8 +277,8 @@ export async function cancelReservation(ctx: Context, token: string, now = new D
       data: { status: 'CANCELLED' },
     });
     places.move(type.id, slot(attendee.status, attendee.guests), slot('CANCELLED', 0));
-    await promote(scope, places, type.id);
-    ticketsChanged(scope, current.event);
+    attendeeChanged(scope, current.event, cancelled.id, 'cancelled');
+    await promote(scope, places, type.id, current.event);
     return cancelled;
   });
 }
@@ -275,7 +298,7 @@ export async function checkIn(ctx: Context, code: string): Promise<Attendee> {
       where: { id: attendee.id },
       data: { status: 'CHECKED_IN' },
     });
-    ticketsChanged(scope, found.event);
+    attendeeChanged(scope, found.event, checked.id, 'checked_in');
     return checked;
   });
 }
@@ -300,7 +323,9 @@ export async function eraseAttendee(
       where: { id: found.id },
       data: { name: '', email: '', erased: true },
     });
-    ticketsChanged(scope, found.event);
+    // A token still waiting for a webhook is personal data too.
+    await dropHeldTokens(scope.tx, erased.id);
+    attendeeChanged(scope, found.event, erased.id, 'erased');
     return erased;
   });
 }

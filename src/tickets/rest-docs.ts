@@ -78,7 +78,12 @@ const TICKET = object(
     }),
     supports_attendee_information: boolean('Always false'),
     requires_attendee_information: boolean('Always false'),
-    attendee_information_fields: { type: 'array', items: { type: 'object' }, description: 'Always empty' },
+    attendee_information_fields: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: true },
+      maxItems: 0,
+      description: 'Always empty',
+    },
     waitlist: object({
       enabled: boolean('Whether it keeps a waitlist'),
       length: integer('Reservations waiting'),

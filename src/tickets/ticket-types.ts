@@ -16,7 +16,7 @@ import {
   ticketsForbidden,
 } from './model.js';
 import { type Availability, Places, type TypeRow, lockType } from './places.js';
-import { eventForTickets, ticketsChanged } from './reservations.js';
+import { eventForTickets, ticketTypeChanged } from './reservations.js';
 
 // Ticket types: read by anyone who may see their event (a protected one needs its password), written
 // by editors and administrators. Sales windows are given and shown in the event's zone, stored as UTC.
@@ -215,7 +215,7 @@ export async function createTicketType(
       data: { ...(data as { name: string }), eventId: event.id, sharedCapacityId },
       include: { sharedCapacity: true },
     });
-    ticketsChanged(scope, event, 'all');
+    ticketTypeChanged(scope, event, created.id, 'created');
     return created;
   });
   return viewOf(row, event);
@@ -255,7 +255,7 @@ export async function updateTicketType(
       data: { ...data, ...(sharedCapacityId !== undefined ? { sharedCapacityId } : {}) },
       include: { sharedCapacity: true },
     });
-    ticketsChanged(scope, event, 'all');
+    ticketTypeChanged(scope, event, id, 'updated');
     return updated;
   });
   return viewOf(row, event);
@@ -270,7 +270,7 @@ export async function deleteTicketType(ctx: Context, id: number): Promise<Ticket
     const current = await lockType(scope, id);
     if (!current) throw ticketTypeNotFound();
     await scope.tx.ticketType.delete({ where: { id } });
-    ticketsChanged(scope, event, 'all');
+    ticketTypeChanged(scope, event, id, 'deleted');
     return current;
   });
   return viewOf(row, event);

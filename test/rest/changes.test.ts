@@ -75,7 +75,15 @@ describe('GET /changes', () => {
       [category.id, 'Jazz', 'tribe_events_cat'],
     ]);
     expect(page.tags.map((c) => [c.id, c.taxonomy])).toEqual([[tag.id, 'post_tag']]);
-    expect(page.deleted).toEqual({ events: [], venues: [], organizers: [], categories: [], tags: [] });
+    expect(page.deleted).toEqual({
+      events: [],
+      venues: [],
+      organizers: [],
+      categories: [],
+      tags: [],
+      tickets: [],
+      attendees: [],
+    });
 
     // Nothing new: the same position, no records.
     const quiet = await changes(page.next);

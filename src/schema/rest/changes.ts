@@ -2,7 +2,7 @@ import { type SubGraph, builder } from '../builder.js';
 import { TecEvent } from './event.js';
 import { presentOrganizer, presentVenue } from './present.js';
 import { TecCategory, TecTag } from './term.js';
-import { SHAPES, jsonShape } from '../../rest/tec-schemas.js';
+import { type RestSchema, SHAPES, jsonShape } from '../../rest/tec-schemas.js';
 import {
   type ChangePage,
   SYNC_PAGE_DEFAULT,
@@ -13,9 +13,41 @@ import { visibleEvents } from '../../services/events/event-access.js';
 import { WITH_IMAGE, type WithImage, visibleLinked } from '../../services/linked-posts/linked-access.js';
 import { visibleTerms } from '../../services/terms/term-reads.js';
 import { CATEGORY, TAG } from '../../services/terms/terms.js';
+import { changedAttendees, changedTicketTypes } from '../../services/sync/ticket-changes.js';
+import { TICKET_SHAPES } from '../../tickets/rest-docs.js';
+import { presentTicket, ticketsRoot } from '../../tickets/rest-shapes.js';
+import { availabilityOf } from '../../tickets/ticket-types.js';
 
 // `GET /changes?since=<token>`: the REST form of GraphQL `changes(since:)`, each record in the
-// representation its own list route gives it.
+// representation its own list route gives it; ticket types as `/calendar/tickets/v1/tickets` shows
+// them, attendees without personal data (only editors read `/attendees`, and not from here).
+
+const integers: RestSchema = { type: 'array', items: { type: 'integer' } };
+
+const DELETED_SHAPE: RestSchema = {
+  ...SHAPES.changesDeleted,
+  required: [...SHAPES.changesDeleted.required, 'tickets', 'attendees'],
+  properties: { ...SHAPES.changesDeleted.properties, tickets: integers, attendees: integers },
+};
+
+const CHANGED_ATTENDEE: RestSchema = {
+  type: 'object',
+  description: 'An attendee as the change stream shows it: no name, e-mail, token or check-in code',
+  required: ['id', 'post_id', 'ticket_id', 'attendee_status', 'guests', 'erased', 'rest_url'],
+  properties: {
+    id: { type: 'integer' },
+    post_id: { type: 'integer', description: 'The event' },
+    ticket_id: { type: 'integer', description: 'The ticket type' },
+    attendee_status: {
+      type: 'string',
+      enum: ['going', 'not_going', 'waitlisted', 'cancelled', 'checked_in'],
+      description: 'Where the reservation stands',
+    },
+    guests: { type: 'integer', description: 'Places it takes' },
+    erased: { type: 'boolean', description: 'Whether its personal data was removed' },
+    rest_url: { type: 'string', description: 'The attendee (editors and administrators)' },
+  },
+};
 
 const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
 
@@ -57,9 +89,40 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
       type: [TecTag],
       resolve: (query, page, _a, ctx) => visibleTerms(ctx, page.changed.tag, query, TAG),
     }),
+    tickets: t.field({
+      type: ['JSON'],
+      extensions: TICKET_SHAPES.ticket,
+      description: 'Ticket types created or updated, of events whose tickets you may see',
+      resolve: async (page, _a, ctx) => {
+        const types = await changedTicketTypes(ctx, page.changed.ticket);
+        if (!types.length) return [];
+        const availability = await availabilityOf(ctx, types);
+        // `is_available` reads the minute: such a page is not shared.
+        ctx.reads?.readClock();
+        const now = new Date();
+        return types.map((type) =>
+          presentTicket(type, availability.get(type.id)!, ctx.urls, ctx.config.siteTimezone, now),
+        );
+      },
+    }),
+    attendees: t.field({
+      type: ['JSON'],
+      extensions: jsonShape(CHANGED_ATTENDEE),
+      description: 'Attendees created or changed (no personal data), of events whose tickets you may see',
+      resolve: async (page, _a, ctx) =>
+        (await changedAttendees(ctx, page.changed.attendee)).map((attendee) => ({
+          id: attendee.id,
+          post_id: attendee.eventId,
+          ticket_id: attendee.ticketTypeId,
+          attendee_status: attendee.status.toLowerCase(),
+          guests: attendee.guests,
+          erased: attendee.erased,
+          rest_url: `${ticketsRoot(ctx.urls)}/attendees/${attendee.id}`,
+        })),
+    }),
     deleted: t.field({
       type: 'JSON',
-      extensions: jsonShape(SHAPES.changesDeleted),
+      extensions: jsonShape(DELETED_SHAPE),
       description: 'Ids to forget per type: deleted, trashed or no longer readable by the viewer',
       resolve: ({ deleted }) => ({
         events: deleted.event,
@@ -67,6 +130,8 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
         organizers: deleted.organizer,
         categories: deleted.category,
         tags: deleted.tag,
+        tickets: deleted.ticket,
+        attendees: deleted.attendee,
       }),
     }),
     next: t.string({ resolve: (page) => page.next }),

@@ -1,20 +1,30 @@
 import { ApiError } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
 import type { InstanceBus } from '../../ops/instance-bus.js';
-import type { Change, ChangeKind, ChangeOperation } from '../transactions.js';
+import type { Change, ChangeOperation } from '../transactions.js';
 
 // What GraphQL subscriptions listen to: every committed write's changes (the write pipeline's
 // afterCommit, the hook the response cache hangs on too), published as {kind, id, operation} only —
 // never a record's content. Each subscriber re-reads what changed with its own viewer, so what it
 // receives follows the same visibility rules as its queries (src/schema/subscriptions.ts).
+// Ticket types and attendees are published as their event's `tickets` changing, once per write and
+// event (a cancellation and the promotions it makes are one change of availability).
 //
 // An instance delivers its own changes to its own subscribers at once, and hears the other
 // instances' on the instance bus (Redis, or PostgreSQL LISTEN/NOTIFY: src/ops/instance-bus.ts); on
 // SQLite without Redis there is one instance and no bus. Each instance listens once and fans the
 // changes out to its own subscribers' streams.
 
-export type FeedKind = Exclude<ChangeKind, 'user'>;
-export const FEED_KINDS: readonly FeedKind[] = ['event', 'venue', 'organizer', 'term'];
+/** `tickets`: the ticket types or attendees of the event `id` changed. */
+export type FeedKind = 'event' | 'venue' | 'organizer' | 'term' | 'tickets';
+export const FEED_KINDS: readonly FeedKind[] = ['event', 'venue', 'organizer', 'term', 'tickets'];
+
+/** A change as the feed carries it: which record, what happened (users: to end their streams). */
+export interface FeedChange {
+  readonly kind: FeedKind | 'user';
+  readonly id: number;
+  readonly operation: ChangeOperation;
+}
 
 const CHANNEL = 'calendar_changes';
 const OPERATIONS: ReadonlySet<string> = new Set<ChangeOperation>([
@@ -50,19 +60,19 @@ const tooMany = (message: string) => new ApiError(429, 'too_many_subscriptions',
  * instance drains, or when the subscriber falls MAX_PENDING changes behind.
  */
 class ChangeStream<T> implements AsyncIterableIterator<T> {
-  private readonly pending: Change[] = [];
+  private readonly pending: FeedChange[] = [];
   private wake: (() => void) | null = null;
   private ended = false;
 
   constructor(
     /** The user whose credentials opened the stream (null: anonymous). */
     readonly owner: number | null,
-    private readonly select: (change: Change) => Promise<T | null>,
+    private readonly select: (change: FeedChange) => Promise<T | null>,
     private readonly onEnd: () => void,
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  offer(change: Change): void {
+  offer(change: FeedChange): void {
     if (this.ended) return;
     if (this.pending.length >= MAX_PENDING) {
       this.end();
@@ -150,12 +160,20 @@ export class ChangeFeed {
 
   /** Publishes committed changes (the write pipeline's afterCommit): {kind, id, operation} only. */
   publish(changes: readonly Change[]): void {
-    for (const { kind, id, operation } of changes) {
-      if (kind === 'user' && operation === 'created') continue;
-      const change: Change = { kind, id, operation };
+    const ticketEvents = new Set<number>();
+    const send = (change: FeedChange) => {
       this.deliver(change);
       this.options.bus?.publish(this.channel, change);
+    };
+    for (const { kind, id, operation, event } of changes) {
+      if (kind === 'user' && operation === 'created') continue;
+      if (kind === 'ticket' || kind === 'attendee') {
+        if (event) ticketEvents.add(event.id);
+        continue;
+      }
+      send({ kind, id, operation });
     }
+    for (const id of ticketEvents) send({ kind: 'tickets', id, operation: 'updated' });
   }
 
   /** Throws the 429 a new subscription of this client would get (checked before any other work). */
@@ -172,7 +190,7 @@ export class ChangeFeed {
     kind: FeedKind,
     client: string,
     owner: number | null,
-    select: (change: Change) => Promise<T | null>,
+    select: (change: FeedChange) => Promise<T | null>,
   ): AsyncIterableIterator<T> {
     this.assertRoom(client);
     const streams = this.streams.get(kind)!;
@@ -192,7 +210,7 @@ export class ChangeFeed {
     return stream;
   }
 
-  private deliver(change: Change): void {
+  private deliver(change: FeedChange): void {
     const { kind } = change;
     if (kind === 'user') {
       for (const streams of this.streams.values())
@@ -215,8 +233,8 @@ export class ChangeFeed {
 }
 
 /** A change as another instance publishes it (anything else on the channel is not one). */
-function isChange(message: unknown): message is Change {
-  const change = message as Partial<Change> | null;
+function isChange(message: unknown): message is FeedChange {
+  const change = message as Partial<FeedChange> | null;
   return (
     typeof change === 'object' &&
     change !== null &&

@@ -2,6 +2,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { ApiError, invalidParams } from '../../domain/errors.js';
 import type { Viewer } from '../../domain/permissions.js';
+import { passwordWithheld } from '../../domain/visibility.js';
 import { Prisma } from '../../generated/sqlite/client.js';
 import type { Change, Tx, WriteFacts, WritePipeline } from '../transactions.js';
 import { eventsVisibleTo } from '../events/event-access.js';
@@ -22,8 +23,14 @@ import { CATEGORY, TAG } from '../terms/terms.js';
 // rolled back. The lock is taken last, when the write's own work is done, so it only serialises the
 // insert and the commit. SQLite runs one write transaction at a time: nothing to do.
 
-export const SYNC_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
+/** The records a sync reader reads: each readable by its own rule. */
+export const RECORD_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
+/** Ticket types and attendees: readable by whoever may see their event, its tickets included. */
+export const TICKET_TYPES = ['ticket', 'attendee'] as const;
+export const SYNC_TYPES = [...RECORD_TYPES, ...TICKET_TYPES] as const;
 export type SyncType = (typeof SYNC_TYPES)[number];
+type RecordType = (typeof RECORD_TYPES)[number];
+type TicketType = (typeof TICKET_TYPES)[number];
 export type ChangeType = SyncType | 'user';
 
 /** Any constant; the key of the one advisory lock appends take (hashtext of a fixed name). */
@@ -39,6 +46,8 @@ export interface ChangeLogRow {
   createdAt: Date;
   /** The write's group (`series:<first event id>`, `import-run:<run id>`), or null. */
   writeGroup: string | null;
+  /** Ticket types and attendees: their event. */
+  eventId: number | null;
 }
 
 // A write may carry a group (`RunOptions.group`, `WriteScope.group`), stored on each of its rows: the
@@ -86,7 +95,17 @@ export async function appendChanges(
   const types = await typesOf(changes, tx);
   const writeGroup = write.group;
   const data = changes.flatMap((change, i) =>
-    types[i] ? [{ kind: types[i], recordId: change.id, operation: change.operation, writeGroup }] : [],
+    types[i]
+      ? [
+          {
+            kind: types[i],
+            recordId: change.id,
+            operation: change.operation,
+            writeGroup,
+            eventId: change.event?.id ?? null,
+          },
+        ]
+      : [],
   );
   if (!data.length) return;
   // The time the row is written (not the transaction's start): tokens and retention compare with it.
@@ -97,11 +116,12 @@ export async function appendChanges(
   }
   // The lock and the rows in one statement: its rows (and the ids they draw) are made from the lock's
   // row, so the lock is held before any id is drawn.
-  await tx.$executeRaw`INSERT INTO "ChangeLog" ("kind", "recordId", "operation", "createdAt", "writeGroup")
-    SELECT v."kind", v."recordId", v."operation", ${createdAt}::timestamp(3), ${writeGroup}::text
+  await tx.$executeRaw`INSERT INTO "ChangeLog" ("kind", "recordId", "operation", "createdAt", "writeGroup", "eventId")
+    SELECT v."kind", v."recordId", v."operation", ${createdAt}::timestamp(3), ${writeGroup}::text, v."eventId"
     FROM (SELECT pg_advisory_xact_lock(hashtext(${APPEND_LOCK}))) AS l,
       unnest(${data.map((row) => row.kind)}::text[], ${data.map((row) => row.recordId)}::int[],
-        ${data.map((row) => row.operation)}::text[]) AS v("kind", "recordId", "operation")`;
+        ${data.map((row) => row.operation)}::text[], ${data.map((row) => row.eventId)}::int[])
+        AS v("kind", "recordId", "operation", "eventId")`;
 }
 
 /** Registers the log on the write pipeline; call it last, so that its lock is the last one taken. */
@@ -177,17 +197,19 @@ const emptyIds = (): Record<SyncType, number[]> => ({
   organizer: [],
   category: [],
   tag: [],
+  ticket: [],
+  attendee: [],
 });
 
 /** The condition for the records of `ids` this viewer may read now, by each aggregate's own rule. */
-function visibleWhere(type: SyncType, ids: number[], viewer: Viewer) {
+function visibleWhere(type: RecordType, ids: number[], viewer: Viewer) {
   const id = { in: ids };
   if (type === 'category') return { id, ...termsVisibleTo(CATEGORY) };
   if (type === 'tag') return { id, ...termsVisibleTo(TAG) };
   return { id, AND: [type === 'event' ? eventsVisibleTo(viewer) : linkedVisibleTo(viewer)] };
 }
 
-async function visibleIds(db: Tx, type: SyncType, ids: number[], viewer: Viewer): Promise<Set<number>> {
+async function visibleIds(db: Tx, type: RecordType, ids: number[], viewer: Viewer): Promise<Set<number>> {
   if (!ids.length) return new Set();
   const args = { where: visibleWhere(type, ids, viewer), select: { id: true } } as const;
   const rows =
@@ -198,6 +220,27 @@ async function visibleIds(db: Tx, type: SyncType, ids: number[], viewer: Viewer)
         : type === 'organizer'
           ? await db.organizer.findMany(args as Prisma.OrganizerFindManyArgs)
           : await db.term.findMany(args as Prisma.TermFindManyArgs);
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * The events whose tickets this viewer may see now: those it may read (the events' own rule), a
+ * protected one only with the right to edit it (a stream takes no password).
+ */
+async function eventsShowingTickets(db: Tx, ids: number[], viewer: Viewer): Promise<Set<number>> {
+  if (!ids.length) return new Set();
+  const events = await db.event.findMany({
+    where: { id: { in: ids }, AND: [eventsVisibleTo(viewer)] },
+    select: { id: true, status: true, password: true, authorId: true },
+  });
+  return new Set(events.filter((event) => !passwordWithheld(event, viewer)).map((event) => event.id));
+}
+
+/** Which of these ticket types or attendees still exist. */
+async function existingIds(db: Tx, type: TicketType, ids: number[]): Promise<Set<number>> {
+  if (!ids.length) return new Set();
+  const args = { where: { id: { in: ids } }, select: { id: true } } as const;
+  const rows = type === 'ticket' ? await db.ticketType.findMany(args) : await db.attendee.findMany(args);
   return new Set(rows.map((row) => row.id));
 }
 
@@ -250,19 +293,30 @@ export async function readChanges(
           : { sequence: position.sequence, time: now },
       );
       const touched = emptyIds();
+      // The event of each ticket type and attendee touched (a deleted type's too).
+      const eventOf = new Map<string, number>();
       for (const row of page) {
         const type = row.kind as ChangeType;
-        if (type === 'user') continue;
+        if (type === 'user' || !(type in touched)) continue;
         const ids = touched[type];
         const seen = ids.indexOf(row.recordId);
         if (seen >= 0) ids.splice(seen, 1);
         ids.push(row.recordId);
+        if (row.eventId !== null) eventOf.set(`${type}:${row.recordId}`, row.eventId);
       }
       const changed = emptyIds();
       const deleted = emptyIds();
-      for (const type of SYNC_TYPES) {
+      for (const type of RECORD_TYPES) {
         const visible = await visibleIds(tx, type, touched[type], viewer);
         for (const id of touched[type]) (visible.has(id) ? changed : deleted)[type].push(id);
+      }
+      // A ticket type's or attendee's change is shown only to who may see its event's tickets; to
+      // anyone else it is not there at all (not even as deleted), so nothing tells of a draft's RSVPs.
+      const shown = await eventsShowingTickets(tx, [...new Set(eventOf.values())], viewer);
+      for (const type of TICKET_TYPES) {
+        const ids = touched[type].filter((id) => shown.has(eventOf.get(`${type}:${id}`) ?? -1));
+        const existing = await existingIds(tx, type, ids);
+        for (const id of ids) (existing.has(id) ? changed : deleted)[type].push(id);
       }
       return { changed, deleted, next, hasMore };
     },

@@ -3,6 +3,7 @@ import type { Prisma } from '../../generated/sqlite/client.js';
 import { invalidParams } from '../../domain/errors.js';
 import { exceeds, tooManyValues } from '../../domain/limits.js';
 import type { PostWhere } from '../../domain/permissions.js';
+import { contentOpenWhere } from '../../domain/visibility.js';
 import type { Taxonomy } from '../../domain/urls.js';
 import { type EventListFilter, SUBSCRIPTION_FILTERS } from '../../model/event-filters.js';
 import { eventsVisibleTo } from '../events/event-access.js';
@@ -107,5 +108,27 @@ export function termChangeView(
   return {
     key: JSON.stringify(conditions),
     visibleIds: (wanted) => visibleTermIds(ctx, wanted, conditions),
+  };
+}
+
+/**
+ * The event whose tickets a subscription sees (`ticketAvailability`): readable by its viewer, and its
+ * content open to it (a protected one needs its `password` or the right to edit it), as every ticket
+ * path decides.
+ */
+export function ticketsChangeView(ctx: Context, password: string | null): ChangeView {
+  const conditions: Prisma.EventWhereInput[] = [
+    eventsVisibleTo(ctx.viewer),
+    contentOpenWhere(ctx.viewer, password) as Prisma.EventWhereInput,
+  ];
+  return {
+    key: JSON.stringify(conditions),
+    visibleIds: async (wanted) =>
+      (
+        await ctx.db.event.findMany({
+          where: { AND: [{ id: { in: wanted } }, ...conditions] },
+          select: { id: true },
+        })
+      ).map((row) => row.id),
   };
 }

@@ -8,6 +8,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import { readCommittedAfter } from './change-log.js';
+import { forgetHeldToken, pruneHeldTokens } from './held-tokens.js';
 import { type Delivery, awaitsMore, deliveryOf, unitAt } from './webhook-groups.js';
 import { isPrivateAddress, wants } from './webhooks.js';
 
@@ -160,6 +161,7 @@ export class WebhookDispatcher {
   /** Serves every endpoint with work due; resolves when they are done for now. */
   async round(): Promise<void> {
     const now = new Date();
+    await pruneHeldTokens(this.db, now.getTime());
     const last = await this.db.changeLog.findFirst({ orderBy: { id: 'desc' }, select: { id: true } });
     if (!last) return;
     const due = await this.db.webhookEndpoint.findMany({
@@ -238,11 +240,11 @@ export class WebhookDispatcher {
 
   /** One attempt; true when the endpoint took it (the cursor moved past it). */
   private async deliver(
-    endpoint: { id: number; url: string; secret: string; failures: number },
+    endpoint: { id: number; url: string; secret: string; failures: number; personalData: boolean },
     delivery: Delivery,
   ): Promise<boolean> {
     const settings = this.config.webhooks;
-    const payload = JSON.stringify(await delivery.payload(this.db));
+    const payload = JSON.stringify(await delivery.payload(this.db, endpoint));
     const { messageId } = delivery;
     const sentAt = new Date();
     let signature: string;
@@ -289,6 +291,10 @@ export class WebhookDispatcher {
             succeeded: true,
           },
         }),
+        // A token held for this delivery is not kept a moment longer than it needs to be.
+        ...(delivery.createdAttendee === null
+          ? []
+          : [forgetHeldToken(this.db, endpoint.id, delivery.createdAttendee)]),
       ]);
       endpoint.failures = 0;
       return true;

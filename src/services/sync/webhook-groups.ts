@@ -1,7 +1,9 @@
 import type { Db } from '../../db/client.js';
 import { siteUrls } from '../../domain/urls.js';
-import type { ChangeOperation } from '../transactions.js';
+import { ticketsRoot } from '../../tickets/rest-shapes.js';
+import type { RecordOperation } from '../transactions.js';
 import { type ChangeLogRow, type WriteGroup, parseGroup } from './change-log.js';
+import { ATTENDEE_CREATED, heldToken } from './held-tokens.js';
 import { IMPORT_RUN_SUMMARY, SERIES_SUMMARY } from './webhooks.js';
 
 // Grouped deliveries. The rows of a write that carries a group (a series edit, an import run), and of
@@ -18,7 +20,7 @@ export const MAX_SUMMARISED = 10_000;
 /** How long the latest changes of an import run still running wait for more of it. */
 export const RUN_QUIET_MS = 30_000;
 
-const OPERATIONS: readonly ChangeOperation[] = ['created', 'updated', 'trashed', 'deleted'];
+const OPERATIONS: readonly RecordOperation[] = ['created', 'updated', 'trashed', 'deleted'];
 
 /** Rows delivered together. */
 export interface Unit {
@@ -64,6 +66,13 @@ export async function awaitsMore(db: Db, unit: Unit, now: Date): Promise<boolean
   return run?.state === 'running';
 }
 
+/** The endpoint a delivery goes to, as its payload depends on it. */
+export interface DeliveryTarget {
+  id: number;
+  /** Whether attendee deliveries carry personal data (`WebhookEndpoint.personalData`). */
+  personalData: boolean;
+}
+
 /** One POST to an endpoint: a single change, or a group's summary. */
 export interface Delivery {
   type: string;
@@ -74,8 +83,10 @@ export interface Delivery {
   covers: string[];
   /** Same extent, same id (a redelivery); a group that grew before its retry is a new message. */
   messageId: string;
-  /** The JSON body; a summary may read what it names (an import run's source). */
-  payload(db: Db): Promise<unknown>;
+  /** The JSON body; a summary may read what it names (an import run's source), an attendee its own. */
+  payload(db: Db, target: DeliveryTarget): Promise<unknown>;
+  /** `attendee.created`: the attendee whose held token (`held-tokens.ts`) goes once it is delivered. */
+  createdAttendee: number | null;
 }
 
 const REST_PATH: Record<string, string> = {
@@ -86,8 +97,40 @@ const REST_PATH: Record<string, string> = {
   tag: 'tags',
 };
 
+/** Ticket types and attendees are served by the tickets namespace. */
+const TICKETS_PATH: Record<string, string> = { ticket: 'tickets', attendee: 'attendees' };
+
 export function restUrl(siteUrl: string, kind: string, id: number): string {
-  return `${siteUrls(siteUrl).api}/${REST_PATH[kind] ?? kind}/${id}`;
+  const urls = siteUrls(siteUrl);
+  const tickets = TICKETS_PATH[kind];
+  if (tickets) return `${ticketsRoot(urls)}/${tickets}/${id}`;
+  return `${urls.api}/${REST_PATH[kind] ?? kind}/${id}`;
+}
+
+/**
+ * What a ticket type's or attendee's delivery says beyond the change: its event, and an attendee as it
+ * is when delivered (its type, status and places; none once its type was deleted). Its name and e-mail
+ * only to an endpoint that asked for personal data, and not once erased; the token only in its
+ * `attendee.created`, while held for this endpoint.
+ */
+async function ticketFacts(db: Db, row: ChangeLogRow, target: DeliveryTarget) {
+  const facts: Record<string, unknown> = { event_id: row.eventId };
+  if (row.kind !== 'attendee') return facts;
+  const attendee = await db.attendee.findUnique({ where: { id: row.recordId } });
+  if (!attendee) return facts;
+  Object.assign(facts, {
+    ticket_id: attendee.ticketTypeId,
+    attendee_status: attendee.status.toLowerCase(),
+    guests: attendee.guests,
+    erased: attendee.erased,
+  });
+  if (!target.personalData || attendee.erased) return facts;
+  Object.assign(facts, { full_name: attendee.name, email: attendee.email });
+  if (row.operation === 'created') {
+    const token = await heldToken(db, target.id, attendee.id);
+    if (token) facts.token = token;
+  }
+  return facts;
 }
 
 /** The delivery of `unit` (see `unitAt`). */
@@ -103,19 +146,20 @@ export function deliveryOf(unit: readonly ChangeLogRow[], siteUrl: string): Deli
       last: first.id,
       covers: first.kind === 'user' ? [] : [type],
       messageId: `msg_${first.id}`,
-      payload: () =>
-        Promise.resolve({
-          type,
-          timestamp: first.createdAt.toISOString(),
-          data: {
-            id: first.recordId,
-            resource: first.kind,
-            operation: first.operation,
-            sequence: first.id,
-            changed_at: first.createdAt.toISOString(),
-            rest_url: restUrl(siteUrl, first.kind, first.recordId),
-          },
-        }),
+      createdAttendee: type === ATTENDEE_CREATED ? first.recordId : null,
+      payload: async (db, target) => ({
+        type,
+        timestamp: first.createdAt.toISOString(),
+        data: {
+          id: first.recordId,
+          resource: first.kind,
+          operation: first.operation,
+          sequence: first.id,
+          changed_at: first.createdAt.toISOString(),
+          rest_url: restUrl(siteUrl, first.kind, first.recordId),
+          ...(first.kind in TICKETS_PATH ? await ticketFacts(db, first, target) : {}),
+        },
+      }),
     };
   }
   const rows = unit.filter((row) => row.kind !== 'user');
@@ -125,6 +169,7 @@ export function deliveryOf(unit: readonly ChangeLogRow[], siteUrl: string): Deli
     last: last.id,
     covers: [...new Set(rows.map((row) => `${row.kind}.${row.operation}`))],
     messageId: `msg_${first.id}_${last.id}`,
+    createdAttendee: null,
     payload: (db) => summary(db, group, rows, first, last, siteUrl),
   };
 }
@@ -137,13 +182,13 @@ function idsByKind(rows: readonly ChangeLogRow[]): Record<string, number[]> {
 }
 
 /** How many distinct records each operation touched. */
-function countsOf(rows: readonly ChangeLogRow[]): Record<ChangeOperation, number> {
+function countsOf(rows: readonly ChangeLogRow[]): Record<RecordOperation, number> {
   return Object.fromEntries(
     OPERATIONS.map((operation) => [
       operation,
       new Set(rows.filter((row) => row.operation === operation).map((row) => row.recordId)).size,
     ]),
-  ) as Record<ChangeOperation, number>;
+  ) as Record<RecordOperation, number>;
 }
 
 async function summary(

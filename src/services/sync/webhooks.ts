@@ -4,15 +4,32 @@ import type { Scope } from '../scope.js';
 import { ApiError, invalidParams } from '../../domain/errors.js';
 import { assertAllowed, can } from '../../domain/permissions.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../../generated/sqlite/client.js';
-import { SYNC_TYPES } from './change-log.js';
+import { managesTickets } from '../../tickets/model.js';
+import {
+  ATTENDEE_OPERATIONS,
+  type ChangeOperation,
+  type RecordOperation,
+  TICKET_OPERATIONS,
+} from '../transactions.js';
+import { SYNC_TYPES, type SyncType } from './change-log.js';
 
 // Webhook endpoints and their delivery log (administrators only, GraphQL and the `calendar` command);
 // the deliveries themselves are made by `webhook-dispatcher.ts` from the change log.
 
-const OPERATIONS = ['created', 'updated', 'trashed', 'deleted'] as const;
+const RECORD_OPERATIONS: readonly RecordOperation[] = ['created', 'updated', 'trashed', 'deleted'];
+/** What can happen to each resource type: ticket types are not trashed; attendees have their own steps. */
+const OPERATIONS: Record<SyncType, readonly ChangeOperation[]> = {
+  event: RECORD_OPERATIONS,
+  venue: RECORD_OPERATIONS,
+  organizer: RECORD_OPERATIONS,
+  category: RECORD_OPERATIONS,
+  tag: RECORD_OPERATIONS,
+  ticket: TICKET_OPERATIONS,
+  attendee: ATTENDEE_OPERATIONS,
+};
 /** Every event type an endpoint may subscribe to: `<resource>.<operation>`. */
 export const WEBHOOK_EVENT_TYPES: readonly string[] = SYNC_TYPES.flatMap((type) =>
-  OPERATIONS.map((operation) => `${type}.${operation}`),
+  OPERATIONS[type].map((operation) => `${type}.${operation}`),
 );
 
 /**
@@ -137,6 +154,7 @@ const VIEW = {
   failures: true,
   nextAttemptAt: true,
   createdAt: true,
+  personalData: true,
 } as const;
 
 function assertAdministrator(scope: Pick<Scope, 'viewer'>): void {
@@ -154,13 +172,22 @@ export function newSecret(): string {
 
 /**
  * Registers an endpoint; it receives the changes committed from now on (its cursor starts at the end
- * of the log). The secret is returned here only.
+ * of the log). The secret is returned here only. `personalData`: its attendee deliveries carry the
+ * attendee's name and e-mail, and `attendee.created` its token: asked for by one who may manage
+ * webhooks and see attendees (both rules, their own modules).
  */
 export async function addWebhookEndpoint(
   scope: Scope,
-  input: { url: string; events: readonly string[]; description?: string | null },
+  input: {
+    url: string;
+    events: readonly string[];
+    description?: string | null;
+    personalData?: boolean | null;
+  },
 ): Promise<{ endpoint: EndpointView; secret: string }> {
   assertAdministrator(scope);
+  const personalData = input.personalData === true;
+  if (personalData) assertAllowed(scope.viewer, managesTickets(scope.viewer));
   const url = checkWebhookUrl(input.url, scope.config.webhooks.allowPrivate);
   const events = parseEventTypes(input.events);
   if ((input.description ?? '').length > MAX_WEBHOOK_DESCRIPTION_LENGTH)
@@ -169,7 +196,14 @@ export async function addWebhookEndpoint(
   const endpoint = await scope.writes.run(scope, async ({ tx }) => {
     const last = await tx.changeLog.findFirst({ orderBy: { id: 'desc' }, select: { id: true } });
     return tx.webhookEndpoint.create({
-      data: { url, events, secret, description: input.description ?? '', cursor: last?.id ?? 0 },
+      data: {
+        url,
+        events,
+        secret,
+        description: input.description ?? '',
+        cursor: last?.id ?? 0,
+        personalData,
+      },
       select: VIEW,
     });
   });
