@@ -3,7 +3,7 @@ import type { Attendee as AttendeeRow } from '../generated/sqlite/client.js';
 import { contentWithheld } from '../domain/visibility.js';
 import { builder } from '../schema/builder.js';
 import { SHOWS_COLUMNS } from '../schema/common.js';
-import { Event } from '../schema/event.js';
+import { Event, RecurrenceScopeEnum } from '../schema/event.js';
 import { attendee, listAttendees } from './attendees.js';
 import { ATTENDEE_STATUSES, TICKET_KINDS, type AttendeeStatus, type TicketKind } from './model.js';
 import type { Availability } from './places.js';
@@ -285,6 +285,9 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const TYPE_SCOPE =
+  "On an occurrence of a series: its type only, its and the later occurrences' copies (no split), or every occurrence's; exceptions keep theirs. A first event's types are the whole series'";
+
 builder.mutationFields((t) => ({
   rsvp: t.field({
     type: RsvpConfirmation,
@@ -333,23 +336,30 @@ builder.mutationFields((t) => ({
     args: {
       eventId: t.arg.int({ required: true, description: 'The event' }),
       input: t.arg({ type: TicketTypeInput, required: true, description: 'The type' }),
+      scope: t.arg({ type: RecurrenceScopeEnum, defaultValue: 'this', description: TYPE_SCOPE }),
     },
-    resolve: (_root, { eventId, input }, ctx) => createTicketType(ctx, eventId, input),
+    resolve: (_root, { eventId, input, scope }, ctx) =>
+      createTicketType(ctx, eventId, input, scope ?? 'this'),
   }),
   updateTicketType: t.field({
     type: TicketType,
-    description: 'Changes a ticket type (editors and administrators)',
+    description:
+      'Changes a ticket type (editors and administrators). Errors: CAPACITY_TAKEN (409) below the places a copy in scope holds',
     args: {
       id: t.arg.int({ required: true, description: 'The ticket type id' }),
       input: t.arg({ type: TicketTypeInput, required: true, description: 'What changes' }),
+      scope: t.arg({ type: RecurrenceScopeEnum, defaultValue: 'this', description: TYPE_SCOPE }),
     },
-    resolve: (_root, { id, input }, ctx) => updateTicketType(ctx, id, input),
+    resolve: (_root, { id, input, scope }, ctx) => updateTicketType(ctx, id, input, scope ?? 'this'),
   }),
   deleteTicketType: t.field({
     type: TicketType,
     description:
-      'Deletes a ticket type with its attendees, answering it as it was (editors and administrators)',
-    args: { id: t.arg.int({ required: true, description: 'The ticket type id' }) },
-    resolve: (_root, { id }, ctx) => deleteTicketType(ctx, id),
+      'Deletes a ticket type with its attendees, answering it as it was (editors and administrators). Errors: TYPE_HAS_ATTENDEES (409) when the scope reaches several events and a copy has attendees',
+    args: {
+      id: t.arg.int({ required: true, description: 'The ticket type id' }),
+      scope: t.arg({ type: RecurrenceScopeEnum, defaultValue: 'this', description: TYPE_SCOPE }),
+    },
+    resolve: (_root, { id, scope }, ctx) => deleteTicketType(ctx, id, scope ?? 'this'),
   }),
 }));

@@ -40,6 +40,21 @@ export const tooMany = (max: number) =>
 export const ticketTypeNotFound = () =>
   new ApiError(404, 'TICKET_NOT_FOUND', 'The requested ticket type does not exist or is not accessible.');
 
+/** A capacity written below the places some occurrence's copy already holds (`events`: their ids). */
+export const capacityTaken = (events: readonly number[]) =>
+  new ApiError(409, 'CAPACITY_TAKEN', 'The capacity cannot be lower than the places already taken.', {
+    events,
+  });
+
+/** A delete reaching several events of a series, where some copy has reservations (`events`: their ids). */
+export const typeHasAttendees = (events: readonly number[]) =>
+  new ApiError(
+    409,
+    'TYPE_HAS_ATTENDEES',
+    "A ticket type with attendees is deleted only from its own event (scope this), not with the series'.",
+    { events },
+  );
+
 export const attendeeNotFound = () =>
   new ApiError(404, 'ATTENDEE_NOT_FOUND', 'The requested attendee does not exist or is not accessible.');
 

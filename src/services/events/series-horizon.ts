@@ -7,7 +7,8 @@ import { seriesToExtend, syncSeries } from './event-series.js';
 // setting when written, and this job brings every running series up to the moving horizon as time
 // passes. Every instance may run it: each series is extended in one write under its first event's row
 // lock, re-reading its occurrences once it holds it, so a slot another instance just created is seen
-// and never created twice (the unique (series, slot) key would refuse it anyway).
+// and never created twice (the unique (series, slot) key would refuse it anyway). Each new occurrence
+// gets its own copies of the records other rooms keep per event (ticket types) in the same write.
 
 /** Extends every running series to now + horizon; returns the occurrences this call created. */
 export async function extendSeries(
