@@ -54,6 +54,9 @@ beforeAll(async () => {
     CALENDAR_WEBHOOKS_ALLOW_PRIVATE: 'true',
     CALENDAR_WEBHOOK_POLL_MS: '50',
     CALENDAR_WEBHOOK_TIMEOUT_MS: '1000',
+    // Every request comes from one address: the limits are tested in limits.test.ts.
+    CALENDAR_RSVP_PER_ADDRESS: '0',
+    CALENDAR_RSVP_PER_EMAIL: '0',
   });
   const logger = createLogger('silent');
   writes = new WritePipeline();
