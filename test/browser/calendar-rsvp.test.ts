@@ -1,15 +1,19 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CalendarRsvpDocument } from '../../examples/generated/calendar-view/graphql.js';
 import { documentHash } from '../../src/graphql/trusted-documents.js';
 import { calendarDocuments } from '../../src/http/embed.js';
-import { CHROMIUM, PROVIDE_CHROMIUM_TIMEOUT, provideChromium } from '../helpers/chromium.js';
+import {
+  CHROMIUM,
+  PROVIDE_CHROMIUM_TIMEOUT,
+  provideChromium,
+  seriousViolations,
+} from '../helpers/chromium.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { type Credentials, createUser } from '../helpers/users.js';
@@ -26,7 +30,6 @@ import { createType, rsvp } from '../tickets/tickets-setup.js';
 // The server's clock is the machine's (sales windows are checked against it), so the events are in
 // 2030; the browser's is frozen a week before them.
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ZONE = 'Europe/Paris';
 const NOW = new Date('2030-06-03T10:00:00Z');
 const CHROMIUM_FLAGS = [
@@ -155,27 +158,6 @@ async function closeDetails(): Promise<void> {
   await page.locator('calendar-view dialog[open]').waitFor({ state: 'detached' });
 }
 
-/** axe-core's serious and critical violations in the page (its shadow roots included). */
-async function seriousViolations(): Promise<string[]> {
-  // Evaluated by the driver: the page's own Content-Security-Policy refuses injected scripts.
-  await page.evaluate(readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
-  return page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run: (
-            context: unknown,
-          ) => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }>;
-        };
-      }
-    ).axe;
-    const { violations } = await axe.run(document);
-    return violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.id} (${violation.nodes.length})`);
-  });
-}
-
 describe("an event's tickets and its RSVP form in Chromium", () => {
   afterEach(() => {
     expect(problems.splice(0)).toEqual([]);
@@ -296,7 +278,7 @@ describe("an event's tickets and its RSVP form in Chromium", () => {
   it('has no serious or critical accessibility violation with the forms open (axe-core)', async () => {
     await closeDetails();
     await openConcert();
-    expect(await seriousViolations()).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('announces an invalid e-mail, the browser’s and the server’s, beside its field, and focuses it', async () => {
@@ -331,7 +313,7 @@ describe("an event's tickets and its RSVP form in Chromium", () => {
     expect(await page.getByRole('alert').filter({ hasText: said }).count()).toBe(1);
     expect(await h.db.attendee.count({ where: { email: { startsWith: 'bob' } } })).toBe(0);
 
-    expect(await seriousViolations()).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('shows nothing of a password-protected event, its tickets included', async () => {

@@ -11,7 +11,12 @@ import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CalendarEventsDocument } from '../../examples/generated/calendar-view/graphql.js';
 import { seedDatabase } from '../../scripts/sample-data/seed.js';
-import { CHROMIUM, PROVIDE_CHROMIUM_TIMEOUT, provideChromium } from '../helpers/chromium.js';
+import {
+  CHROMIUM,
+  PROVIDE_CHROMIUM_TIMEOUT,
+  provideChromium,
+  seriousViolations,
+} from '../helpers/chromium.js';
 import { createEvent, createOrganizer, createVenue } from '../helpers/fixtures.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createUser } from '../helpers/users.js';
@@ -464,24 +469,7 @@ describe('the /calendar page in Chromium', () => {
   });
 
   it('has no serious or critical accessibility violation (axe-core)', async () => {
-    // Evaluated by the driver: the page's own Content-Security-Policy refuses injected scripts.
-    await page.evaluate(readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
-    const serious = async () =>
-      page.evaluate(async () => {
-        const axe = (
-          window as unknown as {
-            axe: {
-              run: (
-                context: unknown,
-              ) => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }>;
-            };
-          }
-        ).axe;
-        const { violations } = await axe.run(document);
-        return violations
-          .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-          .map((violation) => `${violation.id} (${violation.nodes.length})`);
-      });
+    const serious = () => seriousViolations(page);
     expect(await serious()).toEqual([]);
     await page.locator(`calendar-view .agenda [data-event-id="${fixtures['Harbour concert']}"]`).click();
     await page.locator('calendar-view dialog[open] [data-field=when]').waitFor();

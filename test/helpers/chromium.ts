@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
+import type { Page } from 'playwright-core';
 
 // The browser test drives Debian's Chromium (playwright-core downloads no browser). So that `npm test`
 // passes on a fresh machine, the test installs the package when it is missing and it may (as root).
@@ -37,4 +39,25 @@ export async function provideChromium(): Promise<void> {
     throw new Error(`Installing chromium with apt-get failed: ${(error as Error).message}\n${stderr}`);
   }
   if (!executable(CHROMIUM)) throw new Error(`apt-get installed chromium, but ${CHROMIUM} is still missing`);
+}
+
+/** axe-core's serious and critical violations in the page (its shadow roots included), `id (nodes)` each. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated by the driver: the page's own Content-Security-Policy refuses injected scripts.
+  await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            context: unknown,
+          ) => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }>;
+        };
+      }
+    ).axe;
+    const { violations } = await axe.run(document);
+    return violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => `${violation.id} (${violation.nodes.length})`);
+  });
 }
