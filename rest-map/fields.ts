@@ -1,7 +1,7 @@
-import { bodyDoc } from '../src/rest/bodies/fields.js';
-import { ORGANIZER_BODY, POST_PASSWORD_BODY, VENUE_BODY } from '../src/rest/bodies/linked-posts.js';
-import { CATEGORY_BODY, TAG_BODY } from '../src/rest/bodies/terms.js';
-import type { RestField } from '../src/rest/route-table.js';
+import { bodyDoc } from '../src/core/rest/body-fields.js';
+import { ORGANIZER_BODY, POST_PASSWORD_BODY, VENUE_BODY } from '../src/places/rest-body.js';
+import { CATEGORY_BODY, TAG_BODY } from '../src/terms/rest-body.js';
+import type { RestField } from '../src/core/rest/route-table.js';
 
 // The flat request bodies of the write routes (docs/reference.md §S2), as the reference documents them: a
 // route names its table in `bodyFields`, and the namespace index and `/doc` describe the body from it.
@@ -16,7 +16,7 @@ export function optional(fields: Fields): Fields {
 }
 
 // The event body is declared with its reading into the domain input, and documented from there.
-export { EVENT_FIELDS, EVENT_PASSWORD } from '../src/rest/bodies/event.js';
+export { EVENT_FIELDS, EVENT_PASSWORD } from '../src/events/rest-body.js';
 
 // Venue, organizer, category and tag bodies are documented from the tables that read them.
 export const VENUE_FIELDS: Fields = bodyDoc(VENUE_BODY);

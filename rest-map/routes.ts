@@ -8,7 +8,7 @@ import {
   VENUE_FIELDS,
   optional,
 } from './fields.js';
-import type { RestField, RestRoute } from '../src/rest/route-table.js';
+import type { RestField, RestRoute } from '../src/core/rest/route-table.js';
 
 const ARCHIVE_HEADERS = { 'X-TEC-Total': 'total', 'X-TEC-TotalPages': 'total_pages' };
 const ARCHIVE_LINKS = ['next_rest_url', 'previous_rest_url'];

@@ -1,4 +1,4 @@
-import type { RestField, RestRoute } from '../src/rest/route-table.js';
+import type { RestField, RestRoute } from '../src/core/rest/route-table.js';
 
 // The tickets route table (`/calendar/tickets/v1`), Event Tickets' REST API v1 paths where it has them.
 // No route declares `dependsOn`: their anonymous answers are dropped by any committed write, which a

@@ -8,11 +8,11 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createUser } from '../src/auth/users.js';
-import type { Config } from '../src/config.js';
-import { createDb } from '../src/db/client.js';
-import { recordChanges } from '../src/services/sync/change-log.js';
-import { WritePipeline } from '../src/services/transactions.js';
+import { createUser } from '../src/users/users.js';
+import type { Config } from '../src/core/config/config.js';
+import { createDb } from '../src/core/db/client.js';
+import { recordChanges } from '../src/sync/change-log.js';
+import { WritePipeline } from '../src/core/db/transactions.js';
 import { CATEGORY_TAXONOMY, TAG_TAXONOMY } from './sample-data/generate.js';
 
 const run = promisify(execFile);

@@ -12,11 +12,11 @@ import { Session } from 'node:inspector';
 import { PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
 import { buildApp, createResponseCache } from '../dist/src/app.js';
-import { ShapeCache } from '../dist/src/cache/shape-cache.js';
-import { loadConfig } from '../dist/src/config.js';
-import { createDb } from '../dist/src/db/client.js';
-import { createLogger } from '../dist/src/logger.js';
-import { Metrics } from '../dist/src/ops/metrics.js';
+import { ShapeCache } from '../dist/src/core/cache/shape-cache.js';
+import { loadConfig } from '../dist/src/core/config/config.js';
+import { createDb } from '../dist/src/core/db/client.js';
+import { createLogger } from '../dist/src/core/ops/logger.js';
+import { Metrics } from '../dist/src/core/ops/metrics.js';
 
 const config = loadConfig(process.env);
 let statements = 0;

@@ -1,12 +1,12 @@
 // `npm run build`: compiles src/ and rest-map/ to dist/, then copies what the compiled code reads at run
 // time by a path relative to itself (package.json for the version, the migration history), and
 // bundles the embeddable calendar (web/calendar/) into dist/embed/calendar.js, its documents beside it
-// (dist/embed/calendar-documents.json, which the server registers at start: src/http/embed.ts).
+// (dist/embed/calendar-documents.json, which the server registers at start: src/core/http/embed.ts).
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { buildCalendarBundle } from '../src/http/embed.js';
+import { buildCalendarBundle } from '../src/core/http/embed.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const dist = join(root, 'dist');

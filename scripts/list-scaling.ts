@@ -16,12 +16,12 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
-import { createUser } from '../src/auth/users.js';
-import { loadConfig } from '../src/config.js';
-import { type Db, createDb } from '../src/db/client.js';
-import { migrateDatabase } from '../src/db/migrate.js';
-import { createLogger } from '../src/logger.js';
-import { WritePipeline } from '../src/services/transactions.js';
+import { createUser } from '../src/users/users.js';
+import { loadConfig } from '../src/core/config/config.js';
+import { type Db, createDb } from '../src/core/db/client.js';
+import { migrateDatabase } from '../src/core/db/migrate.js';
+import { createLogger } from '../src/core/ops/logger.js';
+import { WritePipeline } from '../src/core/db/transactions.js';
 import { defaultCounts } from './sample-data/generate.js';
 import { seedDatabase } from './sample-data/seed.js';
 

@@ -1,7 +1,7 @@
 // Writes the public GraphQL schema to schema.graphql (reviewed in diffs; a test fails when it is stale).
 import { writeFileSync } from 'node:fs';
 import { printSchema } from 'graphql';
-import { printableSchema, restSchema } from '../src/schema/index.js';
+import { printableSchema, restSchema } from '../src/schema.js';
 
 if (process.argv.includes('--rest')) {
   process.stdout.write(printSchema(restSchema));

@@ -1,7 +1,7 @@
 // The typed REST client's types (examples/rest-client.ts): openapi-typescript over the OpenAPI
 // document `/doc` serves, built in-process from the rest schema and the route table as the server
 // builds it (no database, no server: `npm ci` runs this through `npm run codegen`).
-// test/rest/typed-client.test.ts holds the written file equal to the types of the live `/doc`.
+// test/core/rest/typed-client.test.ts holds the written file equal to the types of the live `/doc`.
 //
 //   npx tsx scripts/rest-client-types.ts   →   examples/generated/rest-api.d.ts
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,9 +11,9 @@ import type { OpenAPIV3 } from 'openapi-types';
 import openapiTS, { COMMENT_HEADER, type OpenAPI3, astToString } from 'openapi-typescript';
 import { pino } from 'pino';
 import { restRoutes } from '../rest-map/routes.js';
-import { createDiscovery } from '../src/rest/discovery.js';
-import { restOperations } from '../src/rest/operations.js';
-import { restSchema } from '../src/schema/index.js';
+import { createDiscovery } from '../src/core/rest/discovery/discovery.js';
+import { restOperations } from '../src/core/rest/operations.js';
+import { restSchema } from '../src/schema.js';
 
 export const REST_API_TYPES = fileURLToPath(new URL('../examples/generated/rest-api.d.ts', import.meta.url));
 

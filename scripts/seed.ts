@@ -2,12 +2,12 @@
 // Fills DATABASE_URL (default: the server's SQLite file) with sample data; see scripts/sample-data/.
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { announceInvalidation } from '../src/cache/invalidation-channel.js';
-import { databaseProviderOf } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
-import { type Db, createDb } from '../src/db/client.js';
-import { migrateDatabase } from '../src/db/migrate.js';
-import { calendarNamespace } from '../src/ops/calendar-identity.js';
+import { announceInvalidation } from '../src/core/cache/invalidation-channel.js';
+import { databaseProviderOf } from '../src/core/config/config.js';
+import { createLogger } from '../src/core/ops/logger.js';
+import { type Db, createDb } from '../src/core/db/client.js';
+import { migrateDatabase } from '../src/core/db/migrate.js';
+import { calendarNamespace } from '../src/core/db/calendar-identity.js';
 import { defaultCounts } from './sample-data/generate.js';
 import { seedDatabase } from './sample-data/seed.js';
 

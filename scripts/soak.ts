@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
-import { createDb } from '../src/db/client.js';
-import { migrateDatabase } from '../src/db/migrate.js';
+import { createDb } from '../src/core/db/client.js';
+import { migrateDatabase } from '../src/core/db/migrate.js';
 import { defaultCounts } from './sample-data/generate.js';
 import { seedDatabase } from './sample-data/seed.js';
 

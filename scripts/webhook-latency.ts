@@ -12,14 +12,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { buildApp } from '../src/app.js';
-import { createUser } from '../src/auth/users.js';
-import { databaseProviderOf, loadConfig } from '../src/config.js';
-import { createDb } from '../src/db/client.js';
-import { migrateDatabase } from '../src/db/migrate.js';
-import { createLogger } from '../src/logger.js';
-import { WebhookDispatcher } from '../src/services/sync/webhook-dispatcher.js';
-import { addWebhookEndpoint } from '../src/services/sync/webhooks.js';
-import { WritePipeline } from '../src/services/transactions.js';
+import { createUser } from '../src/users/users.js';
+import { databaseProviderOf, loadConfig } from '../src/core/config/config.js';
+import { createDb } from '../src/core/db/client.js';
+import { migrateDatabase } from '../src/core/db/migrate.js';
+import { createLogger } from '../src/core/ops/logger.js';
+import { WebhookDispatcher } from '../src/sync/webhook-dispatcher.js';
+import { addWebhookEndpoint } from '../src/sync/webhooks.js';
+import { WritePipeline } from '../src/core/db/transactions.js';
 
 const { values } = parseArgs({
   options: { writes: { type: 'string', default: '200' }, 'gap-ms': { type: 'string', default: '20' } },

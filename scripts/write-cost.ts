@@ -9,8 +9,8 @@
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { buildApp, createResponseCache } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import { loadConfig } from '../src/core/config/config.js';
+import { createLogger } from '../src/core/ops/logger.js';
 import { throwawaySqlite } from './sample-data/throwaway.js';
 import { createAdministrator } from './bench-mix.js';
 

@@ -1,39 +1,41 @@
 import Koa from 'koa';
 import { restRoutes } from '../rest-map/routes.js';
 import { ticketRoutes } from '../rest-map/tickets.js';
-import { Authenticator } from './auth/authenticate.js';
-import { authenticateRequests, viewerOf } from './auth/authenticate-requests.js';
-import { LoginLimits, type SharedCounts } from './auth/login-limits.js';
-import { cacheFastPath, rawCacheHits } from './cache/fast-path.js';
-import { ResponseCache } from './cache/response-cache.js';
-import { ShapeCache } from './cache/shape-cache.js';
-import type { Config } from './config.js';
-import { createContext } from './context.js';
-import type { Db } from './db/client.js';
-import { graphqlRoute } from './graphql/http.js';
-import { PersistedDocuments } from './graphql/persisted.js';
-import { GRAPHQL_PATH, createGraphqlYoga } from './graphql/yoga.js';
-import { answerAheadOfKoa } from './http/ahead-of-koa.js';
-import { believeProxies } from './http/client-address.js';
-import { corsPolicy, routeMethods } from './http/cors.js';
-import { crossSiteWrites } from './http/cross-site.js';
-import { embedRoutes, ownDocuments } from './http/embed.js';
-import { answerUnhandledErrors, logResponseFailures } from './http/failures.js';
-import type { Logger } from './logger.js';
-import { metricsEndpoint, recordRequests } from './ops/http-metrics.js';
-import { Lifecycle } from './ops/lifecycle.js';
-import type { Metrics } from './ops/metrics.js';
-import { probes } from './ops/probes.js';
-import { requestIds } from './ops/request-id.js';
-import { createRestRouter } from './rest/router.js';
-import { NO_ROUTE, sendError } from './rest/errors.js';
-import { wordPressGlobals } from './rest/wordpress-globals.js';
-import { restSchema } from './schema/index.js';
-import { ChangeFeed } from './services/sync/change-feed.js';
-import { recordChanges } from './services/sync/change-log.js';
-import { termCounts } from './services/terms/term-counts.js';
-import { WritePipeline } from './services/transactions.js';
-import { writeEffectOf } from './services/write-effects.js';
+import { Authenticator } from './users/authenticate.js';
+import { authenticateRequests } from './users/authenticate-requests.js';
+import { viewerOf } from './core/http/state.js';
+import { LoginLimits, type SharedCounts } from './users/login-limits.js';
+import { cacheFastPath, rawCacheHits } from './core/cache/fast-path.js';
+import { ResponseCache } from './core/cache/response-cache.js';
+import { ShapeCache } from './core/cache/shape-cache.js';
+import type { Config } from './core/config/config.js';
+import { createContext } from './core/context/context.js';
+import type { Db } from './core/db/client.js';
+import { graphqlRoute } from './core/graphql/http.js';
+import { PersistedDocuments } from './core/graphql/persisted.js';
+import { GRAPHQL_PATH, createGraphqlYoga } from './core/graphql/yoga.js';
+import { answerAheadOfKoa } from './core/http/ahead-of-koa.js';
+import { believeProxies } from './core/config/client-address.js';
+import { corsPolicy, routeMethods } from './core/http/cors.js';
+import { crossSiteWrites } from './core/http/cross-site.js';
+import { embedRoutes, ownDocuments } from './core/http/embed.js';
+import { answerUnhandledErrors, logResponseFailures } from './core/http/failures.js';
+import type { Logger } from './core/ops/logger.js';
+import { metricsEndpoint, recordRequests } from './core/ops/http-metrics.js';
+import { Lifecycle } from './core/ops/lifecycle.js';
+import type { Metrics } from './core/ops/metrics.js';
+import { probes } from './core/http/probes.js';
+import { requestIds } from './core/ops/request-id.js';
+import { createRestRouter } from './core/rest/router.js';
+import { NO_ROUTE, sendError } from './core/errors/rest-errors.js';
+import { wordPressGlobals } from './core/rest/wordpress-globals.js';
+import { publicSchema, restSchema } from './schema.js';
+import { FILTER_PRICES } from './events/model/event-filters.js';
+import { ChangeFeed } from './sync/change-feed.js';
+import { recordChanges } from './sync/change-log.js';
+import { termCounts } from './terms/term-counts.js';
+import { WritePipeline } from './core/db/transactions.js';
+import { writeEffectOf } from './core/db/write-effects.js';
 import { TICKETS_PREFIX } from './tickets/rest-shapes.js';
 import { RsvpLimits, useRsvpLimits } from './tickets/limits.js';
 
@@ -113,7 +115,7 @@ export function buildApp({
   // Reservation attempts per client and per e-mail, counted with the login limits' store.
   useRsvpLimits(writes, new RsvpLimits(config.rsvpLimits, shared));
 
-  // Kept event shapes: keyed by every input, so no write invalidates them (src/cache/shape-cache.ts).
+  // Kept event shapes: keyed by every input, so no write invalidates them (src/core/cache/shape-cache.ts).
   const shapes =
     givenShapes ?? (config.shapeCache.maxBytes > 0 ? new ShapeCache(config.shapeCache) : undefined);
   const deps = {
@@ -126,13 +128,21 @@ export function buildApp({
     ...(cache.keepsRecords && { keepRecords: cache.keepRecords.bind(cache) }),
     ...(shapes && { shapes }),
   };
-  // Trusted documents only, or any document plus automatic persisted queries (src/graphql/persisted.ts);
+  // Trusted documents only, or any document plus automatic persisted queries (src/core/graphql/persisted.ts);
   // either way the calendar this app serves runs its documents by id from its first request.
   const persisted = new PersistedDocuments({
     trusted: config.trustedDocuments?.documents,
     own: ownDocuments(logger),
   });
-  const yoga = createGraphqlYoga({ deps, config, logger, metrics, persisted });
+  const yoga = createGraphqlYoga({
+    schema: publicSchema,
+    filterPrices: FILTER_PRICES,
+    deps,
+    config,
+    logger,
+    metrics,
+    persisted,
+  });
   const rest = createRestRouter({
     schema: restSchema,
     routes: restRoutes,
@@ -159,7 +169,7 @@ export function buildApp({
 
   const app = new Koa();
   // The client address (login limits, subscriptions per client): the socket's peer, or what the
-  // proxies listed in CALENDAR_TRUSTED_PROXIES say they saw (src/http/client-address.ts).
+  // proxies listed in CALENDAR_TRUSTED_PROXIES say they saw (src/core/config/client-address.ts).
   believeProxies(app, config.trustedProxies, (peer) =>
     logger.warn(
       { peer },
@@ -169,7 +179,7 @@ export function buildApp({
   );
   logResponseFailures(app, logger);
   // First: an anonymous read the cache already answered under this exact spelling skips the rest;
-  // the plainest of them even before Koa (src/cache/fast-path.ts).
+  // the plainest of them even before Koa (src/core/cache/fast-path.ts).
   app.use(cacheFastPath({ cache, logger, metrics, cors }));
   answerAheadOfKoa(app, rawCacheHits({ cache, logger, metrics, corsOrigins: config.corsOrigins }));
   app.use(requestIds(logger));
@@ -179,11 +189,11 @@ export function buildApp({
   app.use(probes({ db, config, lifecycle, logger }));
   // Access log (and metrics) without the query string: it may carry an event `password`.
   app.use(recordRequests(logger, metrics));
-  // The embeddable calendar's script and page (src/http/embed.ts): public, before CORS and logins.
+  // The embeddable calendar's script and page (src/core/http/embed.ts): public, before CORS and logins.
   app.use(embedRoutes(config, logger));
   // Before authentication: a preflight carries no credentials, and errors need the CORS headers too.
   app.use(cors);
-  // Then another site's forms, before their credentials are checked (src/http/cross-site.ts).
+  // Then another site's forms, before their credentials are checked (src/core/http/cross-site.ts).
   app.use(crossSiteWrites(config));
   app.use(authenticateRequests(new Authenticator(db, loginLimits), GRAPHQL_PATH));
   app.use(graphqlRoute({ yoga, cache, persisted }));

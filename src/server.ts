@@ -1,25 +1,25 @@
-import { WebhookDispatcher } from './services/sync/webhook-dispatcher.js';
+import { WebhookDispatcher } from './sync/webhook-dispatcher.js';
 import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
-import { bootstrapAdministrator } from './auth/users.js';
-import { ConfigError, type Config, loadConfig } from './config.js';
+import { bootstrapAdministrator } from './users/users.js';
+import { ConfigError, type Config, loadConfig } from './core/config/config.js';
 import { buildApp, createResponseCache } from './app.js';
-import { shareInvalidations } from './cache/invalidation-channel.js';
-import { createDb } from './db/client.js';
-import { migrateDatabase } from './db/migrate.js';
-import { createLogger } from './logger.js';
-import { metricsEndpoint } from './ops/http-metrics.js';
-import { joinCalendar } from './ops/calendar-identity.js';
-import { busAddressOf, connectInstanceBus } from './ops/instance-bus.js';
-import { printWelcome } from './ops/welcome.js';
-import { Lifecycle } from './ops/lifecycle.js';
-import { Metrics } from './ops/metrics.js';
-import { connectRedis } from './ops/redis.js';
-import { ChangeFeed } from './services/sync/change-feed.js';
-import { WritePipeline } from './services/transactions.js';
-import { SeriesHorizonJob } from './services/events/series-horizon.js';
-import { markExcludedStarts } from './services/events/excluded-starts.js';
-import { ImportScheduler } from './services/import/subscriptions.js';
+import { shareInvalidations } from './core/cache/invalidation-channel.js';
+import { createDb } from './core/db/client.js';
+import { migrateDatabase } from './core/db/migrate.js';
+import { createLogger } from './core/ops/logger.js';
+import { metricsEndpoint } from './core/ops/http-metrics.js';
+import { joinCalendar } from './core/db/calendar-identity.js';
+import { busAddressOf, connectInstanceBus } from './core/ops/instance-bus.js';
+import { printWelcome } from './users/welcome.js';
+import { Lifecycle } from './core/ops/lifecycle.js';
+import { Metrics } from './core/ops/metrics.js';
+import { connectRedis } from './core/ops/redis.js';
+import { ChangeFeed } from './sync/change-feed.js';
+import { WritePipeline } from './core/db/transactions.js';
+import { SeriesHorizonJob } from './events/series/series-horizon.js';
+import { markExcludedStarts } from './events/series/excluded-starts.js';
+import { ImportScheduler } from './imports/subscriptions.js';
 
 // A configuration mistake is the operator's to fix: its message alone, never a stack trace.
 function configOrExit(): Config {

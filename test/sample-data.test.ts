@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { instantFromWallClock, wallClock } from '../src/domain/dates.js';
+import { instantFromWallClock, wallClock } from '../src/core/rules/dates.js';
 import {
   CATEGORY_TAXONOMY,
   type SampleOptions,

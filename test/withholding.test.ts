@@ -7,11 +7,11 @@ import {
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../rest-map/routes.js';
-import { publicSchema, restSchema } from '../src/schema/index.js';
+import { publicSchema, restSchema } from '../src/schema.js';
 import { API, type Harness } from './helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from './helpers/fixtures.js';
 import { type Credentials, type Users, startWithRoles } from './helpers/users.js';
-import { encodeToken } from '../src/services/sync/change-log.js';
+import { encodeToken } from '../src/sync/change-log.js';
 
 // Password-protected content is withheld on every path to an event, for every viewer who neither
 // gives the password nor may edit the event: every GraphQL field that returns an event (found by
@@ -180,7 +180,7 @@ const GRAPHQL_PATHS: Record<string, () => string[]> = {
   ],
   // Creates return the caller's own new event, never another's protected one.
   'Mutation.createEvent': () => [],
-  // Subscriptions stream over SSE: test/subscriptions/sse.test.ts holds this rule for anonymous
+  // Subscriptions stream over SSE: test/sync/subscriptions/sse.test.ts holds this rule for anonymous
   // subscribers, subscribers with the password and editors, and for filters on blanked fields.
   'EventChange.event': () => [],
   'ChangeSet.events': () => [`{ changes(since: "${fromStart()}") { events { ${CONTENT} } } }`],

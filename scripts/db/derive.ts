@@ -2,7 +2,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { SEARCHED_FIELDS } from '../../src/domain/search.js';
+import { SEARCHED_FIELDS } from '../../src/core/rules/search.js';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 export const sqliteSchemaPath = join(root, 'schema.prisma');

@@ -1,5 +1,5 @@
 // npm run db:migrate — applies pending migrations to DATABASE_URL (default: the SQLite file the server uses).
-import { migrateDatabase } from '../../src/db/migrate.js';
+import { migrateDatabase } from '../../src/core/db/migrate.js';
 
 const url = process.env.DATABASE_URL || 'file:./data/calendar.db';
 const started = performance.now();

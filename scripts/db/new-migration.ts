@@ -4,13 +4,13 @@
 // No database is involved, so both histories can be written on any machine.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { DatabaseProvider } from '../../src/config.js';
+import type { DatabaseProvider } from '../../src/core/config/config.js';
 import {
   type DiffTarget,
   migrationsDir,
   schemaFilter,
   withSchemaEngine,
-} from '../../src/db/schema-engine.js';
+} from '../../src/core/db/schema-engine.js';
 import { readSchema, root } from './derive.js';
 
 const providers: DatabaseProvider[] = ['sqlite', 'postgresql'];

@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
-import { CATEGORY, TAG } from '../../src/services/terms/terms.js';
+import { CATEGORY, TAG } from '../../src/terms/terms.js';
 import { askChild } from '../child-questions.js';
 
 const run = promisify(execFile);

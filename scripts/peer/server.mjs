@@ -32,7 +32,7 @@ const preset = {
   extends: [PostGraphileAmberPreset, PgManyToManyPreset, PostGraphileConnectionFilterPreset],
   pgServices: [
     makePgService({
-      // As many connections as the service's pool (src/db/client.ts).
+      // As many connections as the service's pool (src/core/db/client.ts).
       pool: new pg.Pool({ connectionString, max: 10 }),
       schemas: ['public'],
       // No LISTEN connection: nothing here subscribes or watches the schema.

@@ -1,15 +1,15 @@
-import type { DatabaseProvider } from '../../src/config.js';
-import type { Db } from '../../src/db/client.js';
+import type { DatabaseProvider } from '../../src/core/config/config.js';
+import type { Db } from '../../src/core/db/client.js';
 import type { Prisma } from '../../src/generated/sqlite/client.js';
-import { refreshAllTermCounts } from '../../src/services/terms/term-counts.js';
-import { ANONYMOUS } from '../../src/domain/permissions.js';
+import { refreshAllTermCounts } from '../../src/terms/term-counts.js';
+import { ANONYMOUS } from '../../src/core/rules/permissions.js';
 import {
   SERIES_COLUMNS,
   excludeFromSeries,
   setLines,
   syncSeries,
-} from '../../src/services/events/event-series.js';
-import { WritePipeline } from '../../src/services/transactions.js';
+} from '../../src/events/series/event-series.js';
+import { WritePipeline } from '../../src/core/db/transactions.js';
 import {
   CATEGORY_TAXONOMY,
   type EventBundle,
@@ -21,7 +21,7 @@ import {
   planSeries,
   sampleTerms,
 } from './generate.js';
-import { refreshStatistics } from '../../src/db/statistics.js';
+import { refreshStatistics } from '../../src/core/db/statistics.js';
 
 export interface SeedOptions {
   seed: number;

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Db, type DbOptions, createDb } from '../../src/db/client.js';
-import { migrateDatabase } from '../../src/db/migrate.js';
+import { type Db, type DbOptions, createDb } from '../../src/core/db/client.js';
+import { migrateDatabase } from '../../src/core/db/migrate.js';
 import { defaultCounts } from './generate.js';
 import { seedDatabase } from './seed.js';
 

@@ -1,5 +1,5 @@
-import type { Scope } from '../context.js';
-import type { Viewer } from '../domain/permissions.js';
+import type { Scope } from '../core/context/context.js';
+import type { Viewer } from '../core/rules/permissions.js';
 import {
   SUMMARY_EVENT_TYPES,
   WEBHOOK_EVENT_TYPES,
@@ -8,18 +8,18 @@ import {
   removeWebhookEndpoint,
   setWebhookEndpointEnabled,
   webhookDeliveries,
-} from '../services/sync/webhooks.js';
+} from '../sync/webhooks.js';
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, loadConfig } from '../config.js';
-import { createDb } from '../db/client.js';
-import { recordChanges } from '../services/sync/change-log.js';
-import { WritePipeline } from '../services/transactions.js';
-import { announceInvalidation } from '../cache/invalidation-channel.js';
-import { calendarNamespace } from '../ops/calendar-identity.js';
-import { createLogger } from '../logger.js';
-import { migrateDatabase } from '../db/migrate.js';
-import { ROLES } from '../domain/permissions.js';
-import { isApiError } from '../domain/errors.js';
+import { ConfigError, loadConfig } from '../core/config/config.js';
+import { createDb } from '../core/db/client.js';
+import { recordChanges } from '../sync/change-log.js';
+import { WritePipeline } from '../core/db/transactions.js';
+import { announceInvalidation } from '../core/cache/invalidation-channel.js';
+import { calendarNamespace } from '../core/db/calendar-identity.js';
+import { createLogger } from '../core/ops/logger.js';
+import { migrateDatabase } from '../core/db/migrate.js';
+import { ROLES } from '../core/rules/permissions.js';
+import { isApiError } from '../core/errors/errors.js';
 import {
   type UserAdmin,
   UserAdminError,
@@ -28,7 +28,7 @@ import {
   deleteUser,
   listUsers,
   revokePasswords,
-} from '../auth/users.js';
+} from '../users/users.js';
 
 // `calendar users ...`: user and application-password administration against DATABASE_URL.
 // New passwords are printed alone on the last line of stdout, so scripts can `| tail -n 1`.

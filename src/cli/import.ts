@@ -1,16 +1,16 @@
 import { stat } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { Scope } from '../services/scope.js';
+import type { Scope } from '../core/context/scope.js';
 import {
   CONFLICT_POLICIES,
   type ConflictPolicy,
   type ImportSummary,
   type Progress,
   runImport,
-} from '../services/import/engine.js';
-import { CSV_TYPES, type CsvType } from '../services/import/csv.js';
-import { isKnownEncoding } from '../services/import/csv-file.js';
-import { type SourceSpec, isUrl, loadBody, readerFor } from '../services/import/sources.js';
+} from '../imports/engine.js';
+import { CSV_TYPES, type CsvType } from '../imports/csv.js';
+import { isKnownEncoding } from '../imports/csv-file.js';
+import { type SourceSpec, isUrl, loadBody, readerFor } from '../imports/sources.js';
 import {
   addImportSource,
   importRuns,
@@ -18,8 +18,8 @@ import {
   parseInterval,
   removeImportSource,
   runImportSourceNow,
-} from '../services/import/subscriptions.js';
-import { clipOf } from '../services/import/vanished.js';
+} from '../imports/subscriptions.js';
+import { clipOf } from '../imports/vanished.js';
 
 // `calendar import tec|ics|csv …` and `calendar import sources …`: a one-off import, or a subscription
 // the server reads again (`--subscribe --every 1h`). On a terminal a progress bar runs on stderr and

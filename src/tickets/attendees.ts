@@ -1,6 +1,6 @@
 import type { Attendee } from '../generated/sqlite/client.js';
-import type { Context } from '../services/scope.js';
-import { eventsVisibleTo } from '../services/events/event-access.js';
+import type { Context } from '../core/context/scope.js';
+import { eventsVisibleTo } from '../events/service/event-access.js';
 import { type AttendeeStatus, attendeeNotFound, managesTickets, ticketsForbidden } from './model.js';
 import { csvDocument } from './csv.js';
 

@@ -1,9 +1,9 @@
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import type { Attendee as AttendeeRow } from '../generated/sqlite/client.js';
-import { contentWithheld } from '../domain/visibility.js';
-import { builder } from '../schema/builder.js';
-import { SHOWS_COLUMNS } from '../schema/common.js';
-import { Event, RecurrenceScopeEnum } from '../schema/event.js';
+import { contentWithheld } from '../core/rules/visibility.js';
+import { builder } from '../core/graphql/schema/builder.js';
+import { SHOWS_COLUMNS } from '../core/graphql/schema/common.js';
+import { Event, RecurrenceScopeEnum } from '../events/graphql.js';
 import { attendee, listAttendees } from './attendees.js';
 import { ATTENDEE_STATUSES, TICKET_KINDS, type AttendeeStatus, type TicketKind } from './model.js';
 import type { Availability } from './places.js';

@@ -1,5 +1,5 @@
-import { ApiError, invalidParams } from '../domain/errors.js';
-import { type Viewer, can } from '../domain/permissions.js';
+import { ApiError, invalidParams } from '../core/errors/errors.js';
+import { type Viewer, can } from '../core/rules/permissions.js';
 
 // The tickets room's vocabulary: kinds and statuses, the bounds a request must keep, and the refusals
 // both APIs share (GraphQL `extensions.code`, the REST `code`).

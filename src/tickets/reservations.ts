@@ -1,10 +1,10 @@
 import type { Event } from '../generated/sqlite/client.js';
 import type { Attendee } from '../generated/sqlite/client.js';
-import { ApiError } from '../domain/errors.js';
-import type { Context } from '../services/scope.js';
-import type { AttendeeOperation, TicketOperation, WriteScope } from '../services/transactions.js';
-import { dropHeldTokens, holdTokenForWebhooks } from '../services/sync/held-tokens.js';
-import { visibleEvent } from '../services/events/event-access.js';
+import { ApiError } from '../core/errors/errors.js';
+import type { Context } from '../core/context/scope.js';
+import type { AttendeeOperation, TicketOperation, WriteScope } from '../core/db/transactions.js';
+import { dropHeldTokens, holdTokenForWebhooks } from './held-tokens.js';
+import { visibleEvent } from '../events/service/event-access.js';
 import {
   type AttendeeStatus,
   HOLDING,

@@ -1,7 +1,7 @@
-import { invalidParams, missingParams } from '../domain/errors.js';
-import { readBoolean } from '../rest/booleans.js';
-import { type SubGraph, builder } from '../schema/builder.js';
-import type { Context } from '../services/scope.js';
+import { invalidParams, missingParams } from '../core/errors/errors.js';
+import { readBoolean } from '../core/rest/booleans.js';
+import { type SubGraph, builder } from '../core/graphql/schema/builder.js';
+import type { Context } from '../core/context/scope.js';
 import { attendee, attendeesCsv, kindsOf, listAttendees } from './attendees.js';
 import { ATTENDEE_STATUSES, type AttendeeStatus, attendeeNotFound } from './model.js';
 import {

@@ -1,6 +1,6 @@
 import type { Attendee } from '../generated/sqlite/client.js';
-import { dateDetails, wallClock } from '../domain/dates.js';
-import { API_PREFIX, type SiteUrls } from '../domain/urls.js';
+import { dateDetails, wallClock } from '../core/rules/dates.js';
+import { API_PREFIX, type SiteUrls } from '../core/rules/urls.js';
 import type { Availability } from './places.js';
 import type { TicketTypeView } from './ticket-types.js';
 import { onSale } from './reservations.js';

@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
 import { DateTime } from 'luxon';
-import { isoWithOffset } from '../domain/dates.js';
-import { contentWithheld } from '../domain/visibility.js';
+import { isoWithOffset } from '../core/rules/dates.js';
+import { contentWithheld } from '../core/rules/visibility.js';
 import type { Event, SharedCapacity } from '../generated/sqlite/client.js';
-import type { Context } from '../services/scope.js';
+import type { Context } from '../core/context/scope.js';
 import { type Availability, Places, type TypeRow } from './places.js';
 import { onSale } from './reservations.js';
 

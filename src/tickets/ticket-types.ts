@@ -1,18 +1,18 @@
 import { DateTime } from 'luxon';
-import { WALL_CLOCK, wallClock } from '../domain/dates.js';
-import { invalidParams } from '../domain/errors.js';
+import { WALL_CLOCK, wallClock } from '../core/rules/dates.js';
+import { invalidParams } from '../core/errors/errors.js';
 import type { Event, SharedCapacity, TicketType } from '../generated/sqlite/client.js';
-import type { Context } from '../services/scope.js';
-import type { WriteScope } from '../services/transactions.js';
-import { eventsVisibleTo } from '../services/events/event-access.js';
+import type { Context } from '../core/context/scope.js';
+import type { WriteScope } from '../core/db/transactions.js';
+import { eventsVisibleTo } from '../events/service/event-access.js';
 import {
   type NewOccurrence,
   type RecurrenceScope,
   type ScopedEvent,
   copyToNewOccurrences,
   eventsInScope,
-} from '../services/events/event-series.js';
-import { passwordWithheld } from '../domain/visibility.js';
+} from '../events/series/event-series.js';
+import { passwordWithheld } from '../core/rules/visibility.js';
 import {
   DEFAULT_MAX_PER_REQUEST,
   LIMITS,

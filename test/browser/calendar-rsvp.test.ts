@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CalendarRsvpDocument } from '../../examples/generated/calendar-view/graphql.js';
-import { documentHash } from '../../src/graphql/trusted-documents.js';
-import { calendarDocuments } from '../../src/http/embed.js';
+import { documentHash } from '../../src/core/config/trusted-documents.js';
+import { calendarDocuments } from '../../src/core/http/embed.js';
 import {
   CHROMIUM,
   PROVIDE_CHROMIUM_TIMEOUT,

@@ -1,9 +1,9 @@
 import supertest from 'supertest';
 import { expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { type CacheEvent, ResponseCache } from '../../src/cache/response-cache.js';
-import { createLogger } from '../../src/logger.js';
-import { WritePipeline } from '../../src/services/transactions.js';
+import { type CacheEvent, ResponseCache } from '../../src/core/cache/response-cache.js';
+import { createLogger } from '../../src/core/ops/logger.js';
+import { WritePipeline } from '../../src/core/db/transactions.js';
 import type { Harness } from './harness.js';
 
 /**

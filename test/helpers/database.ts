@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { databaseProviderOf } from '../../src/config.js';
+import { databaseProviderOf } from '../../src/core/config/config.js';
 
 /**
  * A database of its own for one test file: a temporary SQLite file, or (when DATABASE_URL names a

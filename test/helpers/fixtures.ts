@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
-import type { Db } from '../../src/db/client.js';
-import { eventSchedule } from '../../src/domain/dates.js';
-import { refreshTermCounts } from '../../src/services/terms/term-counts.js';
+import type { Db } from '../../src/core/db/client.js';
+import { eventSchedule } from '../../src/core/rules/dates.js';
+import { refreshTermCounts } from '../../src/terms/term-counts.js';
 
 let sequence = 0;
 const next = () => ++sequence;

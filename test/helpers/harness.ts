@@ -1,11 +1,11 @@
 import type Koa from 'koa';
 import supertest from 'supertest';
 import { buildApp } from '../../src/app.js';
-import { type Config, loadConfig } from '../../src/config.js';
-import { type Db, createDb } from '../../src/db/client.js';
-import { migrateDatabase } from '../../src/db/migrate.js';
-import { type Logger, createLogger } from '../../src/logger.js';
-import { WritePipeline } from '../../src/services/transactions.js';
+import { type Config, loadConfig } from '../../src/core/config/config.js';
+import { type Db, createDb } from '../../src/core/db/client.js';
+import { migrateDatabase } from '../../src/core/db/migrate.js';
+import { type Logger, createLogger } from '../../src/core/ops/logger.js';
+import { WritePipeline } from '../../src/core/db/transactions.js';
 import { freshDatabase } from './database.js';
 
 export const SITE_URL = 'http://calendar.test:8080';

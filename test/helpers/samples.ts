@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import { declaredEntries, placed, restDefault } from '../../src/model/event-fields.js';
+import { declaredEntries, placed, restDefault } from '../../src/events/model/event-fields.js';
 
 /**
  * A recorded response of the reference (`test/samples/`, captured from a WordPress site running the

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { databaseProviderOf } from '../../src/config.js';
+import { databaseProviderOf } from '../../src/core/config/config.js';
 import type { ServicesMessage } from './services-process.js';
 
 // The servers the instance tests need beside the database under test: a PostgreSQL server (for

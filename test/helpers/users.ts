@@ -1,5 +1,5 @@
-import { createUser as createUserRecord } from '../../src/auth/users.js';
-import { ROLES, type Role } from '../../src/domain/permissions.js';
+import { createUser as createUserRecord } from '../../src/users/users.js';
+import { ROLES, type Role } from '../../src/core/rules/permissions.js';
 import { type Harness, startHarness } from './harness.js';
 
 /** A user's login and one of its application passwords (supertest `.auth(login, password)`). */

@@ -1,8 +1,13 @@
 import Koa from 'koa';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { believeProxies, clientAddress, limitedClient, proxyList } from '../../src/http/client-address.js';
+import { ConfigError, loadConfig } from '../../src/core/config/config.js';
+import {
+  believeProxies,
+  clientAddress,
+  limitedClient,
+  proxyList,
+} from '../../src/core/config/client-address.js';
 
 // Who a request comes from (#50 point 8): the socket's peer, unless it is a proxy listed in
 // CALENDAR_TRUSTED_PROXIES (none by default); X-Forwarded-For is then walked from the right past the

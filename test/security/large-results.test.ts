@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventSchedule } from '../../src/domain/dates.js';
+import { eventSchedule } from '../../src/core/rules/dates.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createUser } from '../helpers/users.js';
 

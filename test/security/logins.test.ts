@@ -4,16 +4,16 @@ import { Redis } from 'ioredis';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { hashApplicationPassword } from '../../src/auth/application-passwords.js';
-import { LOGIN_LIMITS, LoginLimits, type SharedCounts } from '../../src/auth/login-limits.js';
+import { hashApplicationPassword } from '../../src/users/application-passwords.js';
+import { LOGIN_LIMITS, LoginLimits, type SharedCounts } from '../../src/users/login-limits.js';
 import {
   MAX_APPLICATION_PASSWORDS,
   addApplicationPassword,
   createUser as createUserRecord,
-} from '../../src/auth/users.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { calendarNamespace } from '../../src/ops/calendar-identity.js';
+} from '../../src/users/users.js';
+import { ConfigError, loadConfig } from '../../src/core/config/config.js';
+import { createLogger } from '../../src/core/ops/logger.js';
+import { calendarNamespace } from '../../src/core/db/calendar-identity.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { testRedisUrl } from '../helpers/services.js';
@@ -40,7 +40,7 @@ let address = 0;
 const run = `${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}`;
 /**
  * A client address of its own: supertest connects from the loopback, which this file's app lists as
- * its proxy, so it believes what X-Forwarded-For says (src/http/client-address.ts). A /64 of its own
+ * its proxy, so it believes what X-Forwarded-For says (src/core/config/client-address.ts). A /64 of its own
  * too, since the limits count an IPv6 client by its /64.
  */
 const nextAddress = () => `2001:${run}:${(++address).toString(16)}::1`;

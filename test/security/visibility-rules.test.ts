@@ -7,8 +7,8 @@ import {
   canRead,
   editableWhere,
   readableWhere,
-} from '../../src/domain/permissions.js';
-import { contentOpenWhere, passwordWithheld } from '../../src/domain/visibility.js';
+} from '../../src/core/rules/permissions.js';
+import { contentOpenWhere, passwordWithheld } from '../../src/core/rules/visibility.js';
 import type { Prisma } from '../../src/generated/sqlite/client.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createUser } from '../helpers/users.js';

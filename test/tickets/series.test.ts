@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extendSeries } from '../../src/services/events/series-horizon.js';
+import { extendSeries } from '../../src/events/series/series-horizon.js';
 import { dataOf, graphqlClient } from '../helpers/graphql.js';
 import type { Harness } from '../helpers/harness.js';
 import { type Users, startWithRoles } from '../helpers/users.js';

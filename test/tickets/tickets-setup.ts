@@ -1,8 +1,8 @@
 import supertest from 'supertest';
 import { buildApp } from '../../src/app.js';
-import { createDb } from '../../src/db/client.js';
-import { createLogger } from '../../src/logger.js';
-import { WritePipeline } from '../../src/services/transactions.js';
+import { createDb } from '../../src/core/db/client.js';
+import { createLogger } from '../../src/core/ops/logger.js';
+import { WritePipeline } from '../../src/core/db/transactions.js';
 import { type GqlTarget, dataOf, graphqlClient } from '../helpers/graphql.js';
 import type { Harness } from '../helpers/harness.js';
 import type { Credentials } from '../helpers/users.js';

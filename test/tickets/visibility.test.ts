@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLES, type Role } from '../../src/domain/permissions.js';
+import { ROLES, type Role } from '../../src/core/rules/permissions.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { graphqlClient } from '../helpers/graphql.js';
 import { type Harness, startHarness } from '../helpers/harness.js';

@@ -52,7 +52,7 @@ interface RsvpState {
 const NO_RSVP: RsvpState = { busy: false, message: '', fields: {}, confirmation: null };
 const RSVP_FIELDS: RsvpField[] = ['name', 'email', 'guests'];
 
-// The server writes its time zone here when it serves this file (src/http/embed.ts).
+// The server writes its time zone here when it serves this file (src/core/http/embed.ts).
 const SITE_ZONE = '@@CALENDAR_SITE_TIMEZONE@@';
 const MONTH_PAGES = 20;
 const CHIPS = 3;

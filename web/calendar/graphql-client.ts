@@ -1,6 +1,6 @@
 // The calendar's GraphQL client: a fetch per request, nothing else. Documents go by id (reads by GET,
 // so browsers and caches may keep the answer; the RSVP by a JSON POST): the only form a server
-// running trusted documents accepts. The server that serves this script knows its documents from the start (src/http/embed.ts);
+// running trusted documents accepts. The server that serves this script knows its documents from the start (src/core/http/embed.ts);
 // another `endpoint` that does not know an id (automatic persisted queries) answers
 // PERSISTED_QUERY_NOT_FOUND once, and from then on this client sends the documents' text.
 // Requests carry no credentials: the calendar shows what an anonymous visitor may see, whatever the

@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import type { LinkedPostInput } from './service/linked-posts.js';
+import type { OrganizerInput } from './service/organizers.js';
+import type { VenueInput } from './service/venues.js';
+import type { BodyTable } from '../core/rest/body-fields.js';
+import { readBoolean } from '../core/rest/booleans.js';
+
+// Venue and organizer bodies as WordPress clients send them (docs/reference.md §S2.3, §S2.4): one table
+// per resource names each parameter's domain field, its wire reading and its documentation.
+
+/** Strings, and numbers as their string forms (D19). */
+const textField = z.union([z.string(), z.number().finite()]).transform(String);
+/** The reference's `tribe_is_truthy`: a boolean word, else false; any non-zero number is true. */
+const truthy = z
+  .union([z.boolean(), z.number(), z.string()])
+  .transform((value) => readBoolean(value) ?? (typeof value === 'number' && value !== 0));
+/** A positive id, as a number or its digits (its existence is the service's check). */
+const userId = z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)]);
+/** `""` clears a coordinate; the range is the service's check. */
+const coordinate = z
+  .union([z.number(), z.string().trim()])
+  .transform((value) => (value === '' ? null : Number(value)));
+const dateValue = z.union([z.string(), z.number()]);
+/** A media id or URL; `false` removes the image, as `""` and `0` do. */
+const imageValue = z.union([z.string(), z.number(), z.literal(false).transform(() => '')]);
+
+function postFields<Input extends LinkedPostInput>(kind: 'venue' | 'organizer'): BodyTable<Input> {
+  return {
+    author: {
+      to: 'authorId',
+      read: userId,
+      doc: { type: 'integer', description: `The ${kind} author ID`, required: false },
+    },
+    date: {
+      to: 'date',
+      read: dateValue,
+      doc: { type: 'string', description: `The ${kind} publication date`, required: false },
+    },
+    date_utc: {
+      to: 'dateUtc',
+      read: dateValue,
+      doc: { type: 'string', description: `The ${kind} publication date (UTC time zone)`, required: false },
+    },
+    [kind]: {
+      to: 'name',
+      read: textField,
+      doc: { type: 'string', description: `The ${kind} name`, required: true },
+    },
+    description: {
+      to: 'description',
+      read: textField,
+      doc: { type: 'string', default: null, description: `The ${kind} description`, required: false },
+    },
+    status: {
+      to: 'status',
+      read: z.string(),
+      doc: { type: 'string', description: `The ${kind} post status`, required: false },
+    },
+  };
+}
+
+function imageField<Input extends LinkedPostInput>(kind: 'venue' | 'organizer'): BodyTable<Input> {
+  return {
+    image: {
+      to: 'image',
+      read: imageValue,
+      doc: {
+        type: ['integer', 'string'],
+        default: null,
+        description: `The ${kind} featured image ID or URL`,
+        required: false,
+      },
+    },
+  };
+}
+
+/** A text field documented with a `null` default. */
+function text<Input>(to: keyof Input & string, description: string): BodyTable<Input>[string] {
+  return { to, read: textField, doc: { type: 'string', default: null, description, required: false } };
+}
+
+export const VENUE_BODY: BodyTable<VenueInput> = {
+  ...postFields<VenueInput>('venue'),
+  show_map: {
+    to: 'showMap',
+    read: truthy,
+    doc: {
+      type: ['boolean', 'string'],
+      default: null,
+      description: 'Whether events linked to the venue should show a map or not',
+      required: false,
+    },
+  },
+  show_map_link: {
+    to: 'showMapLink',
+    read: truthy,
+    doc: {
+      type: ['boolean', 'string'],
+      default: null,
+      description: 'Whether events linked to the venue should show a map link or not',
+      required: false,
+    },
+  },
+  address: text('address', 'The venue address'),
+  city: text('city', 'The venue city'),
+  country: text('country', 'The venue country'),
+  province: text('province', 'The venue province'),
+  state: text('state', 'The venue state'),
+  zip: text('zip', 'The venue ZIP code'),
+  phone: text('phone', 'The venue phone number'),
+  stateprovince: text('stateProvince', 'The venue state and province'),
+  website: text('website', 'The venue website URL'),
+  ...imageField<VenueInput>('venue'),
+  geo_lat: {
+    to: 'geoLat',
+    read: coordinate,
+    doc: {
+      type: ['number', 'string'],
+      default: null,
+      description: 'The venue latitude, -90 to 90 ("" clears it)',
+      required: false,
+    },
+  },
+  geo_lng: {
+    to: 'geoLng',
+    read: coordinate,
+    doc: {
+      type: ['number', 'string'],
+      default: null,
+      description: 'The venue longitude, -180 to 180 ("" clears it)',
+      required: false,
+    },
+  },
+};
+
+export const ORGANIZER_BODY: BodyTable<OrganizerInput> = {
+  ...postFields<OrganizerInput>('organizer'),
+  phone: text('phone', 'The organizer phone number'),
+  website: text('website', 'The organizer website'),
+  email: text('email', 'The organizer e-mail address'),
+  ...imageField<OrganizerInput>('organizer'),
+};
+
+/** A venue's or an organizer's own password: by-id update routes only (an extension of the reference). */
+export const POST_PASSWORD_BODY: BodyTable<LinkedPostInput> = {
+  password: {
+    to: 'password',
+    read: textField,
+    doc: { type: 'string', description: 'The post password ("" removes it)', required: false },
+  },
+};
+
+/** The table of a body: `password` is known on the by-id update routes only (elsewhere ignored). */
+export function linkedBody<Input extends LinkedPostInput>(
+  table: BodyTable<Input>,
+  passwordAllowed: boolean,
+): BodyTable<Input> {
+  return passwordAllowed ? { ...table, ...(POST_PASSWORD_BODY as BodyTable<Input>) } : table;
+}

@@ -1,0 +1,26 @@
+import { defineLinkedRestFields } from './rest-schema.js';
+import { presentOrganizer } from './rest-present.js';
+import { ORGANIZER_BODY } from './rest-body.js';
+import {
+  createOrMatchOrganizer,
+  deleteOrganizer,
+  organizerArchive,
+  updateOrganizer,
+} from './service/organizers.js';
+
+// `/organizers`, `/organizers/{id}`, `/organizers/by-slug/{slug}` (docs/reference.md §S4.4) as The Events
+// Calendar answers them.
+
+defineLinkedRestFields({
+  kind: 'organizer',
+  one: 'Organizer',
+  many: 'Organizers',
+  path: 'organizers',
+  archive: (ctx, filter, page, perPage) => organizerArchive(ctx.db, ctx, filter, page, perPage),
+  present: (organizer, ctx, as) =>
+    presentOrganizer(organizer, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
+  body: ORGANIZER_BODY,
+  create: createOrMatchOrganizer,
+  update: updateOrganizer,
+  remove: deleteOrganizer,
+});
