@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { isApiError } from '../../domain/errors.js';
+import {
+  type DeclaredInput,
+  DECLARED_NAMES,
+  columnDefault,
+  declaration,
+  namesOnSeries,
+} from '../../model/event-fields.js';
 import type { Taxonomy } from '../../domain/urls.js';
 import type { EventInput, LinkRef, TermRef } from '../events/event-input.js';
 import { createEvent, updateEvent } from '../events/event-writes.js';
@@ -232,11 +239,7 @@ async function eventInput(
     allDay: f.allDay,
     cost: f.cost ?? '',
     website: f.website ?? '',
-    showMap: f.showMap ?? false,
-    showMapLink: f.showMapLink ?? false,
-    ...(occurrence ? {} : { hideFromListings: f.hideFromListings ?? false }),
-    sticky: f.sticky ?? false,
-    featured: f.featured ?? false,
+    ...declaredInput(f, occurrence),
     eventStatus: f.eventStatus ?? 'scheduled',
     image: f.image ?? '',
     ...(await eventLinks(db, source, f, unresolved)),
@@ -244,6 +247,20 @@ async function eventInput(
     ...passwordInput(f, protectedHere),
   };
   return input;
+}
+
+/**
+ * Every declared field, the source's value or its default (an update leaves nothing behind); an
+ * occurrence's leaves out the series-wide ones, which its first event decides.
+ */
+function declaredInput(f: EventFields, occurrence: boolean): DeclaredInput {
+  const wide = new Set<string>(namesOnSeries('series-wide'));
+  return Object.fromEntries(
+    DECLARED_NAMES.filter((name) => !(occurrence && wide.has(name))).map((name) => [
+      name,
+      f.declared[name] ?? columnDefault(declaration(name)),
+    ]),
+  );
 }
 
 /** Ids per `in (…)` list: under SQLite's bound variables. */
