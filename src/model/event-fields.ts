@@ -196,6 +196,23 @@ export const EVENT_FIELDS = {
     cache: { fact: null, shownOnly: true },
     csv: { column: 'event_online_url', label: 'Event Online URL' },
   },
+  typicalAgeRange: {
+    kind: 'text',
+    rest: 'typical_age_range',
+    description: 'The ages it is meant for, as schema.org\'s typicalAgeRange: "7-12", "18-" ("" for any)',
+    withheld: false,
+    extension: true,
+    maxLength: 7,
+    valid: (range) => {
+      const [, from, to] = /^(\d{1,3})-(\d{1,3})?$/.exec(range) ?? [];
+      return from !== undefined && (to === undefined || Number(from) <= Number(to));
+    },
+    invalid: 'Invalid parameter: an age range such as "7-12" or "18-".',
+    series: 'copied',
+    cache: { fact: null, shownOnly: true },
+    jsonLd: { name: 'typicalAgeRange' },
+    csv: { column: 'event_typical_age_range', label: 'Event Typical Age Range' },
+  },
 } as const satisfies Record<string, FieldDeclaration>;
 
 export type Declared = typeof EVENT_FIELDS;
