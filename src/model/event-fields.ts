@@ -80,6 +80,8 @@ export interface ChoiceField<V extends string = string> extends Common {
 /** Free text of a bounded length, "" for none; `valid` says which texts are accepted. */
 export interface TextField extends Common {
   kind: 'text';
+  /** A text it accepts (its GraphQL and `/doc` description says the same in words). */
+  example: string;
   maxLength: number;
   valid: (text: string) => boolean;
   /** The 400's reason for a text not accepted. */
@@ -202,6 +204,7 @@ export const EVENT_FIELDS = {
     description: 'The ages it is meant for, as schema.org\'s typicalAgeRange: "7-12", "18-" ("" for any)',
     withheld: false,
     extension: true,
+    example: '7-12',
     maxLength: 7,
     valid: (range) => {
       const [, from, to] = /^(\d{1,3})-(\d{1,3})?$/.exec(range) ?? [];
