@@ -72,7 +72,7 @@ export function declaredObjectFields<Shape extends EventModel['Shape']>(
       } as const;
       if (field.kind === 'flag')
         return t.boolean({ ...options, resolve: (e) => (blank(e) ? null : (value(e) as boolean)) });
-      if (field.kind === 'url')
+      if (field.kind === 'url' || field.kind === 'text')
         return t.string({ ...options, resolve: (e) => (blank(e) ? null : String(value(e)) || null) });
       return t.field({
         ...options,
@@ -82,7 +82,8 @@ export function declaredObjectFields<Shape extends EventModel['Shape']>(
     }
     const options = { description: field.description, deprecationReason, extensions: showing(name) } as const;
     if (field.kind === 'flag') return t.boolean({ ...options, resolve: (e) => value(e) as boolean });
-    if (field.kind === 'url') return t.string({ ...options, resolve: (e) => String(value(e)) });
+    if (field.kind === 'url' || field.kind === 'text')
+      return t.string({ ...options, resolve: (e) => String(value(e)) });
     return t.field({ ...options, type: choiceEnum(name), resolve: (e) => String(value(e)) });
   };
   // Refs of several types, placed among hand-written fields (a field map Pothos types loosely anyway).
@@ -100,6 +101,7 @@ export function declaredInputFields(t: InputFieldBuilder) {
       case 'flag':
         return t.boolean({ description: field.description });
       case 'url':
+      case 'text':
         return t.string({ description: field.description });
       case 'choice':
         return t.field({ type: choiceEnum(name), description: field.description });

@@ -217,6 +217,8 @@ function declaredBodyField(name: DeclaredName, field: FieldDeclaration): BodyFie
       return bodyField(name, flag, { type: 'boolean', ...doc });
     case 'url':
       return bodyField(name, text, { type: 'string', format: 'uri', ...doc });
+    case 'text':
+      return bodyField(name, text, { type: 'string', ...doc }, { reason: field.invalid });
     case 'choice':
       return bodyField(
         name,

@@ -1,4 +1,4 @@
-import { ATTENDANCE_MODES, type AttendanceMode } from './model/event-fields.js';
+import { DECLARED_NAMES, attendanceMode, declaration } from './model/event-fields.js';
 import type { Event, Media, Organizer, Term, Venue } from '../generated/sqlite/client.js';
 import { isoWithOffset, startOfLocalDay } from '../core/rules/dates.js';
 import { costValues } from '../core/graphql/cost.js';
@@ -34,17 +34,17 @@ export function presentEmbeddedTerm(term: Term, count: number, urls: SiteUrls) {
   };
 }
 
-/** `json_ld.eventAttendanceMode`. */
-const SCHEMA_ORG_ATTENDANCE_MODE: Record<AttendanceMode, string> = {
-  offline: 'https://schema.org/OfflineEventAttendanceMode',
-  online: 'https://schema.org/OnlineEventAttendanceMode',
-  mixed: 'https://schema.org/MixedEventAttendanceMode',
-};
-
-const attendanceMode = (event: { attendanceMode: string }): AttendanceMode =>
-  (ATTENDANCE_MODES as readonly string[]).includes(event.attendanceMode)
-    ? (event.attendanceMode as AttendanceMode)
-    : 'offline';
+/** The declared fields' JSON-LD properties (`jsonLd` of their declarations), in declaration order. */
+function declaredJsonLd(event: Event): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const name of DECLARED_NAMES) {
+    const ld = declaration(name).jsonLd;
+    const stored = String(event[name]);
+    // An empty text is no property at all (schema.org has no "none").
+    if (ld && (ld.value || stored !== '')) properties[ld.name] = ld.value ? ld.value(stored) : stored;
+  }
+  return properties;
+}
 
 export function eventJsonLd(
   event: Event & { image: Media | null },
@@ -57,7 +57,7 @@ export function eventJsonLd(
   const image = presentImage(event.image);
   const people = organizers.map((organizer) => organizerJsonLd(organizer));
   // An event attended online also takes place at its URL (schema.org's VirtualLocation).
-  const online = attendanceMode(event) !== 'offline' && event.onlineUrl;
+  const online = attendanceMode(event.attendanceMode) !== 'offline' && event.onlineUrl;
   const places: object[] = [
     ...(venues[0] ? [venueJsonLd(venues[0])] : []),
     ...(online ? [{ '@type': 'VirtualLocation', url: event.onlineUrl }] : []),
@@ -69,7 +69,7 @@ export function eventJsonLd(
     description: jsonLdDescription(renderedText(event.excerpt || event.description)),
     ...(image ? { image: image.url } : {}),
     url,
-    eventAttendanceMode: SCHEMA_ORG_ATTENDANCE_MODE[attendanceMode(event)],
+    ...declaredJsonLd(event),
     eventStatus: isEventStatus(event.eventStatus)
       ? SCHEMA_ORG_EVENT_STATUS[event.eventStatus]
       : SCHEMA_ORG_EVENT_STATUS.scheduled,

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { isValidTimezone } from '../core/rules/dates.js';
+import { DECLARED_NAMES, declaration, declaredFromSource } from '../events/model/event-fields.js';
 import { type CsvBytes, UnreadableCsv, openCsv } from './csv-file.js';
 import type { Batch, EventFields, Problem, Reader, SourceRecord } from './records.js';
 
@@ -26,13 +27,8 @@ const COLUMNS: Record<CsvType, Record<string, string>> = {
     event_end_time: 'Event End Time',
     event_timezone: 'Event Time Zone',
     event_all_day: 'All Day Event',
-    event_hide: 'Hide Event From Event Listings',
-    event_sticky: 'Event Sticky in Month View',
-    feature_event: 'Feature Event',
     event_venue_name: 'Event Venue Name',
     event_organizer_name: 'Event Organizer Name(s) or ID(s)',
-    event_show_map_link: 'Event Show Map Link',
-    event_show_map: 'Event Show Map',
     event_cost: 'Event Cost',
     event_currency_symbol: 'Event Currency Symbol',
     event_currency_position: 'Event Currency Position',
@@ -40,6 +36,13 @@ const COLUMNS: Record<CsvType, Record<string, string>> = {
     event_tags: 'Event Tags',
     event_website: 'Event Website',
     featured_image: 'Event Featured Image',
+    // The declared fields' columns (`events/model/event-fields.ts`).
+    ...Object.fromEntries(
+      DECLARED_NAMES.flatMap((name) => {
+        const csv = declaration(name).csv;
+        return csv ? [[csv.column, csv.label]] : [];
+      }),
+    ),
   },
   venues: {
     venue_name: 'Venue Name',
@@ -260,11 +263,10 @@ export class CsvReader implements Reader {
             : `${symbol}${cost}`
           : cost,
       website: v.event_website ?? '',
-      showMap: yes(v.event_show_map),
-      showMapLink: yes(v.event_show_map_link),
-      hideFromListings: yes(v.event_hide),
-      sticky: yes(v.event_sticky),
-      featured: yes(v.feature_event),
+      declared: declaredFromSource((_name, field) => (field.csv ? v[field.csv.column] : undefined), {
+        flag: (cell) => yes(String(cell)),
+        text: String,
+      }),
       image: v.featured_image ?? '',
       venues: v.event_venue_name ? [{ name: v.event_venue_name }] : [],
       organizers: list(v.event_organizer_name).map((name) => ({ name })),

@@ -330,6 +330,7 @@ export class IcsReader implements Reader {
       timezone: eventZone,
       allDay,
       website: /^https?:\/\//i.test(url) ? url : '',
+      declared: {},
       eventStatus: String(vevent.status ?? '').toUpperCase() === 'CANCELLED' ? 'canceled' : 'scheduled',
       venues: location ? [{ name: location.slice(0, MAX_TEXT) }] : [],
       organizers: organizer ? [organizer] : [],

@@ -1,3 +1,4 @@
+import type { DeclaredInput } from '../events/model/event-fields.js';
 import { createHash } from 'node:crypto';
 import type { LinkedPostInput } from '../places/service/linked-posts.js';
 import type { OrganizerInput } from '../places/service/organizers.js';
@@ -52,16 +53,13 @@ export interface EventFields {
   allDay: boolean;
   cost?: string;
   website?: string;
-  showMap?: boolean;
-  showMapLink?: boolean;
-  hideFromListings?: boolean;
+  /** The declared fields (`events/model/event-fields.ts`) the source gives; each absent one is written as its default. */
+  declared: DeclaredInput;
   /**
    * Password-protected at the source, whose API never shows the password: protected here with one of
    * its own (generated once, kept by later runs). Left out (not `false`) when not protected.
    */
   passwordProtected?: true;
-  sticky?: boolean;
-  featured?: boolean;
   eventStatus?: string;
   image?: string;
   venues: LinkSpec[];

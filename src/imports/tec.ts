@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { declaredFromSource, namesOnSeries } from '../events/model/event-fields.js';
 import {
   type Batch,
   type EventFields,
@@ -170,11 +171,7 @@ function eventRecord(item: Json, where: string): EventRecord {
     cost: values.length ? values.join(' - ') : decoded(item.cost),
     // Where an event has no website of its own the API gives its page (`url`): not the event's website.
     website: text(item.website) === text(item.url) ? '' : text(item.website),
-    showMap: flag(item.show_map),
-    showMapLink: flag(item.show_map_link),
-    hideFromListings: flag(item.hide_from_listings),
-    sticky: flag(item.sticky),
-    featured: flag(item.featured),
+    declared: declaredFromSource((_name, field) => item[field.source ?? field.rest], { flag, text }),
     eventStatus: text(item.event_status) || undefined,
     image: imageUrl(item.image),
     venues: asList(item.venue).map((venue) => linkTo(venue, 'venue')),
@@ -205,13 +202,16 @@ function seriesContent(fields: EventFields): string {
     start: _start,
     end: _end,
     status: _status,
-    hideFromListings: _listing,
     passwordProtected: _protected,
     recurrence: _lines,
     occurrence: _slot,
+    declared,
     ...own
   } = fields;
-  return stableJson({ ...own, length: lengthOf(fields) });
+  // The series-wide fields are the first event's, whatever an occurrence says.
+  const wide = new Set<string>(namesOnSeries('series-wide'));
+  const ownDeclared = Object.fromEntries(Object.entries(declared).filter(([name]) => !wide.has(name)));
+  return stableJson({ ...own, declared: ownDeclared, length: lengthOf(fields) });
 }
 
 /** One RDATE line of the occurrences' starts: UTC instants, or dates for a whole-day series. */

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../core/db/client.js';
 import { isApiError } from '../core/errors/errors.js';
+import {
+  type DeclaredInput,
+  DECLARED_NAMES,
+  columnDefault,
+  declaration,
+  namesOnSeries,
+} from '../events/model/event-fields.js';
 import type { Taxonomy } from '../core/rules/urls.js';
 import type { EventInput, LinkRef, TermRef } from '../events/service/event-input.js';
 import { createEvent, updateEvent } from '../events/service/event-writes.js';
@@ -236,11 +243,7 @@ async function eventInput(
     allDay: f.allDay,
     cost: f.cost ?? '',
     website: f.website ?? '',
-    showMap: f.showMap ?? false,
-    showMapLink: f.showMapLink ?? false,
-    ...(occurrence ? {} : { hideFromListings: f.hideFromListings ?? false }),
-    sticky: f.sticky ?? false,
-    featured: f.featured ?? false,
+    ...declaredInput(f, occurrence),
     eventStatus: f.eventStatus ?? 'scheduled',
     image: f.image ?? '',
     ...(await eventLinks(db, source, f, unresolved)),
@@ -248,6 +251,20 @@ async function eventInput(
     ...passwordInput(f, protectedHere),
   };
   return input;
+}
+
+/**
+ * Every declared field, the source's value or its default (an update leaves nothing behind); an
+ * occurrence's leaves out the series-wide ones, which its first event decides.
+ */
+function declaredInput(f: EventFields, occurrence: boolean): DeclaredInput {
+  const wide = new Set<string>(namesOnSeries('series-wide'));
+  return Object.fromEntries(
+    DECLARED_NAMES.filter((name) => !(occurrence && wide.has(name))).map((name) => [
+      name,
+      f.declared[name] ?? columnDefault(declaration(name)),
+    ]),
+  );
 }
 
 /** Ids per `in (…)` list: under SQLite's bound variables. */

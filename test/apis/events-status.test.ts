@@ -260,17 +260,19 @@ describe('what only REST shows', () => {
       'event_status_reason',
       'attendance_mode',
       'online_url',
+      'typical_age_range',
       'post_parent',
       'recurrence',
       'ticketed',
       'tickets',
     ]);
     const single = await h.http.get(`${API}/events/${res.body.id}`).expect(200);
-    expect(Object.keys(single.body).slice(-9)).toEqual([
+    expect(Object.keys(single.body).slice(-10)).toEqual([
       'event_status',
       'event_status_reason',
       'attendance_mode',
       'online_url',
+      'typical_age_range',
       'post_parent',
       'recurrence',
       'ticketed',

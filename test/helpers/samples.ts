@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import { declaredEntries, placed, restDefault } from '../../src/events/model/event-fields.js';
+import { columnDefault, declaredEntries, placed } from '../../src/events/model/event-fields.js';
 
 /**
  * A recorded response of the reference (`test/samples/`, captured from a WordPress site running the
@@ -27,13 +27,13 @@ export function withEventStatus<T extends Record<string, unknown>>(body: T): T {
   entries.splice(at + 1, 0, ['event_status', 'scheduled'], ['event_status_reason', '']);
   const extensions = declaredEntries(
     'rest',
-    (_name, field) => restDefault(field),
+    (_name, field) => columnDefault(field),
     (field) => 'extension' in field,
   );
   // The series extensions, then the tickets' (before a single event's json_ld): no parent, no
   // recurrence lines, no ticket type (Event Tickets' `ticketed: false`, no `tickets` summary).
   return placed(placed(Object.fromEntries(entries), extensions), [
-    ['post_parent', 'json_ld' in body ? 'online_url' : undefined, 0],
+    ['post_parent', 'json_ld' in body ? extensions.at(-1)?.[0] : undefined, 0],
     ['recurrence', undefined, []],
     ['ticketed', undefined, false],
     ['tickets', undefined, null],

@@ -1,3 +1,4 @@
+import type { EventFact } from '../../core/cache/dependencies.js';
 import { isUrl } from '../../core/rules/urls.js';
 import type { Event } from '../../generated/sqlite/client.js';
 
@@ -6,9 +7,11 @@ import type { Event } from '../../generated/sqlite/client.js';
 // a protected event withholds it. Every layer derives its part from the kind: the domain input and
 // checked values (`events/service/event-input.ts`), the column writes (`events/service/event-writes.ts`), the REST
 // body reader and `/doc` (`events/rest-body.ts`), the REST shape (`events/rest-schema.ts`), the GraphQL
-// object (`events/graphql.ts`, `events/graphql-content.ts`) and input fields. Adding an optional field is an
-// entry here, its column in `schema.prisma` and a migration; the types below fail the build when the
-// column is missing or of another type.
+// object (`events/graphql.ts`, `events/graphql-content.ts`) and input fields, the JSON-LD (`events/rest-present.ts`),
+// the importers (`imports/tec.ts`, `csv.ts`, `writes.ts`), the series' copies
+// (`events/series/event-series.ts`) and what the cache knows of a change (`events/service/event-facts.ts`).
+// Adding an optional field is an entry here, its column in `schema.prisma` and a migration; the types below
+// fail the build when the column is missing or of another type.
 //
 // Fields with rules of their own (dates, links, costs, slugs, statuses…) are written by hand in those
 // layers, each list checked by the compiler against `EventInput` (`HandField`).
@@ -35,6 +38,22 @@ interface Common {
   /** Not in the reference's shapes (TEC's REST API v1 does not show it). */
   extension?: true;
   after?: Partial<Anchor>;
+  /**
+   * On a series: `copied` from the first event to every occurrence (an occurrence edited alone keeps its
+   * own), or `series-wide`: the first event decides it for all, an occurrence is never written alone.
+   */
+  series: 'copied' | 'series-wide';
+  /**
+   * What a change of it means to cached answers: the list fact it is (`core/cache/dependencies.ts`; null:
+   * no list reads it), and `shownOnly` when nothing reads it but the fields showing it.
+   */
+  cache: { fact: EventFact | null; shownOnly: boolean };
+  /** Its schema.org property in the event's JSON-LD, and the value shown for the stored one. */
+  jsonLd?: { name: string; value?: (stored: string) => unknown };
+  /** Its column in a CSV import (The Events Calendar importer's key and label). */
+  csv?: { column: string; label: string };
+  /** Its key in a TEC source's event (another site's REST API or this service's own), when not `rest`. */
+  source?: string;
 }
 
 /** A boolean column; REST reads WordPress's boolean words. */
@@ -58,7 +77,18 @@ export interface ChoiceField<V extends string = string> extends Common {
   invalid: string;
 }
 
-export type FieldDeclaration = FlagField | UrlField | ChoiceField;
+/** Free text of a bounded length, "" for none; `valid` says which texts are accepted. */
+export interface TextField extends Common {
+  kind: 'text';
+  /** A text it accepts (its GraphQL and `/doc` description says the same in words). */
+  example: string;
+  maxLength: number;
+  valid: (text: string) => boolean;
+  /** The 400's reason for a text not accepted. */
+  invalid: string;
+}
+
+export type FieldDeclaration = FlagField | UrlField | ChoiceField | TextField;
 
 const choice = <const V extends string>(field: Omit<ChoiceField<V>, 'kind' | 'invalid'>): ChoiceField<V> => ({
   kind: 'choice',
@@ -69,6 +99,17 @@ const choice = <const V extends string>(field: Omit<ChoiceField<V>, 'kind' | 'in
 export const ATTENDANCE_MODES = ['offline', 'online', 'mixed'] as const;
 export type AttendanceMode = (typeof ATTENDANCE_MODES)[number];
 
+/** A stored mode as one of the words (a row written before the column had its check reads as offline). */
+export const attendanceMode = (stored: string): AttendanceMode =>
+  (ATTENDANCE_MODES as readonly string[]).includes(stored) ? (stored as AttendanceMode) : 'offline';
+
+/** schema.org's `eventAttendanceMode` of each mode. */
+const SCHEMA_ORG_ATTENDANCE_MODE: Record<AttendanceMode, string> = {
+  offline: 'https://schema.org/OfflineEventAttendanceMode',
+  online: 'https://schema.org/OnlineEventAttendanceMode',
+  mixed: 'https://schema.org/MixedEventAttendanceMode',
+};
+
 export const EVENT_FIELDS = {
   showMap: {
     kind: 'flag',
@@ -76,6 +117,9 @@ export const EVENT_FIELDS = {
     description: "Whether the website shows a map of the venue on the event's page",
     restDescription: 'Whether the event should show a map or not',
     withheld: true,
+    series: 'copied',
+    cache: { fact: null, shownOnly: true },
+    csv: { column: 'event_show_map', label: 'Event Show Map' },
     after: { rest: 'website', body: 'website', domain: 'website' },
   },
   showMapLink: {
@@ -84,6 +128,9 @@ export const EVENT_FIELDS = {
     description: "Whether the website shows a link to the venue's map",
     restDescription: 'Whether the event should show a map link or not',
     withheld: true,
+    series: 'copied',
+    cache: { fact: null, shownOnly: true },
+    csv: { column: 'event_show_map_link', label: 'Event Show Map Link' },
   },
   hideFromListings: {
     kind: 'flag',
@@ -91,6 +138,9 @@ export const EVENT_FIELDS = {
     description: 'Readable by id, never listed',
     restDescription: 'Whether events should be hidden in the calendar view or not',
     withheld: true,
+    series: 'series-wide',
+    cache: { fact: 'hidden', shownOnly: false },
+    csv: { column: 'event_hide', label: 'Hide Event From Event Listings' },
   },
   sticky: {
     kind: 'flag',
@@ -98,6 +148,10 @@ export const EVENT_FIELDS = {
     description: 'Sticky in the website calendar views (shown before the other events of its day)',
     restDescription: 'Whether the event should be sticky in the calendar view or not',
     withheld: true,
+    series: 'copied',
+    // The calendar views order a day's events by it.
+    cache: { fact: null, shownOnly: false },
+    csv: { column: 'event_sticky', label: 'Event Sticky in Month View' },
   },
   featured: {
     kind: 'flag',
@@ -105,12 +159,22 @@ export const EVENT_FIELDS = {
     description: 'Featured: highlighted on the website and filterable with `featured`',
     restDescription: 'Whether the event should be featured on the site or not',
     withheld: true,
+    series: 'copied',
+    cache: { fact: 'featured', shownOnly: false },
+    csv: { column: 'feature_event', label: 'Feature Event' },
   },
   attendanceMode: choice({
     rest: 'attendance_mode',
     description: 'How it is attended: offline (the default), online or mixed (TEC virtual events)',
     withheld: false,
     extension: true,
+    series: 'copied',
+    cache: { fact: 'attendanceMode', shownOnly: false },
+    jsonLd: {
+      name: 'eventAttendanceMode',
+      value: (mode) => SCHEMA_ORG_ATTENDANCE_MODE[attendanceMode(mode)],
+    },
+    csv: { column: 'event_attendance_mode', label: 'Event Attendance Mode' },
     values: ATTENDANCE_MODES,
     default: 'offline',
     enum: {
@@ -130,6 +194,27 @@ export const EVENT_FIELDS = {
     description: 'Where an online or mixed event is attended (a URL; "" clears it)',
     withheld: true,
     extension: true,
+    series: 'copied',
+    cache: { fact: null, shownOnly: true },
+    csv: { column: 'event_online_url', label: 'Event Online URL' },
+  },
+  typicalAgeRange: {
+    kind: 'text',
+    rest: 'typical_age_range',
+    description: 'The ages it is meant for, as schema.org\'s typicalAgeRange: "7-12", "18-" ("" for any)',
+    withheld: false,
+    extension: true,
+    example: '7-12',
+    maxLength: 7,
+    valid: (range) => {
+      const [, from, to] = /^(\d{1,3})-(\d{1,3})?$/.exec(range) ?? [];
+      return from !== undefined && (to === undefined || Number(from) <= Number(to));
+    },
+    invalid: 'Invalid parameter: an age range such as "7-12" or "18-".',
+    series: 'copied',
+    cache: { fact: null, shownOnly: true },
+    jsonLd: { name: 'typicalAgeRange' },
+    csv: { column: 'event_typical_age_range', label: 'Event Typical Age Range' },
   },
 } as const satisfies Record<string, FieldDeclaration>;
 
@@ -184,6 +269,12 @@ export function checkField<K extends DeclaredName>(
       const word = String(input).trim().toLowerCase() || field.default;
       return field.values.includes(word) ? ok(word) : { ok: false, reason: field.invalid };
     }
+    case 'text': {
+      const text = String(input).trim();
+      return text === '' || (text.length <= field.maxLength && field.valid(text))
+        ? ok(text)
+        : { ok: false, reason: field.invalid };
+    }
   }
 }
 
@@ -194,15 +285,38 @@ export function declaredColumns(values: DeclaredValues): Partial<Pick<Event, Dec
   );
 }
 
-/** The value an event that never set the field shows on REST (its column's default). */
-export function restDefault(field: FieldDeclaration): unknown {
+/** The value of an event that never set the field (its column's default): what an import without it writes. */
+export function columnDefault(field: FieldDeclaration): boolean | string {
   return field.kind === 'flag' ? false : field.kind === 'choice' ? field.default : '';
 }
 
-/** What a protected event read without its password shows instead on REST (as the reference blanks). */
-export function restWithheld(field: FieldDeclaration): unknown {
-  return field.kind === 'flag' ? null : '';
+/** How a source's dialect reads a flag and a text (each importer has its own words for yes). */
+export interface SourceReaders {
+  flag: (value: unknown) => boolean;
+  text: (value: unknown) => string;
 }
+
+/**
+ * The declared fields a source's record gives (`valueOf` its value for a field, undefined when the record
+ * does not have it), read as their kinds say: the input the event service then checks.
+ */
+export function declaredFromSource(
+  valueOf: (name: DeclaredName, field: FieldDeclaration) => unknown,
+  read: SourceReaders,
+): DeclaredInput {
+  const input: Record<string, boolean | string> = {};
+  for (const name of DECLARED_NAMES) {
+    const field = declaration(name);
+    const value = valueOf(name, field);
+    if (value === undefined) continue;
+    input[name] = field.kind === 'flag' ? read.flag(value) : read.text(value);
+  }
+  return input as DeclaredInput;
+}
+
+/** The names of the fields of one series behaviour (`copied`, `series-wide`). */
+export const namesOnSeries = (behaviour: Common['series']): DeclaredName[] =>
+  DECLARED_NAMES.filter((name) => declaration(name).series === behaviour);
 
 /**
  * `base`'s entries with `extra` inserted, each after its anchor (when absent: after the entry inserted

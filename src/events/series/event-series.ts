@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Config } from '../../core/config/config.js';
 import type { EventSpan } from '../../core/cache/dependencies.js';
+import { DECLARED_NAMES, type DeclaredName, namesOnSeries } from '../model/event-fields.js';
 import { eventSchedule, wallClock } from '../../core/rules/dates.js';
 import {
   type Occurrence,
@@ -71,9 +72,9 @@ export function seriesRole(event: SeriesPlace): 'first' | 'occurrence' | 'single
 /**
  * Whether each column is the series' (copied from the first event to every occurrence an edit of the
  * whole series reaches) or the occurrence's own. Every column is listed (the compiler checks it): a new
- * column is a decision.
+ * column is a decision; a declared field's is its declaration's (`series`), both kinds being copied.
  */
-const COPIED: Record<Prisma.EventScalarFieldEnum, boolean> = {
+const HAND_COPIED: Record<Exclude<Prisma.EventScalarFieldEnum, DeclaredName>, boolean> = {
   id: false,
   slug: false,
   desiredSlug: false,
@@ -97,26 +98,22 @@ const COPIED: Record<Prisma.EventScalarFieldEnum, boolean> = {
   currencyCode: true,
   currencyPosition: true,
   website: true,
-  showMap: true,
-  showMapLink: true,
-  hideFromListings: true,
-  sticky: true,
-  featured: true,
   postParentId: false,
   imageId: true,
   eventStatus: true,
   eventStatusReason: true,
   revision: false,
-  attendanceMode: true,
-  onlineUrl: true,
   recurrence: true,
   originalStart: false,
   isException: false,
   startExcluded: false,
 };
-const COPIED_NAMES = (Object.keys(COPIED) as Prisma.EventScalarFieldEnum[]).filter((name) => COPIED[name]);
+const COPIED_NAMES: Prisma.EventScalarFieldEnum[] = [
+  ...(Object.keys(HAND_COPIED) as Array<keyof typeof HAND_COPIED>).filter((name) => HAND_COPIED[name]),
+  ...DECLARED_NAMES,
+];
 /** What the first event decides for every occurrence, exceptions included. */
-const SERIES_WIDE = ['status', 'password', 'hideFromListings', 'recurrence'] as const;
+const SERIES_WIDE = ['status', 'password', 'recurrence', ...namesOnSeries('series-wide')] as const;
 
 const FIRST_SELECT = {
   ...Object.fromEntries(COPIED_NAMES.map((name) => [name, true])),

@@ -1,12 +1,13 @@
 import type { EventFact } from '../../core/cache/dependencies.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
+import { DECLARED_NAMES, type DeclaredName, declaration } from '../model/event-fields.js';
 
 // Which fact of an event (`core/cache/dependencies.ts`) each of its columns and links is, so that a write
 // says what it may have changed and the cached lists it cannot affect stay. Every column is listed
 // (the compiler checks it): a new column is a decision, not a silent "nothing changed". `null`: no
 // list reads it (it changes only the answers showing the event).
 
-const COLUMN_FACTS: Record<Prisma.EventScalarFieldEnum, EventFact | null> = {
+const HAND_FACTS: Record<Exclude<Prisma.EventScalarFieldEnum, DeclaredName>, EventFact | null> = {
   id: null,
   slug: null,
   desiredSlug: null,
@@ -31,24 +32,26 @@ const COLUMN_FACTS: Record<Prisma.EventScalarFieldEnum, EventFact | null> = {
   currencyCode: null,
   currencyPosition: null,
   website: null,
-  showMap: null,
-  showMapLink: null,
-  hideFromListings: 'hidden',
-  sticky: null,
-  featured: 'featured',
   postParentId: 'parent',
   imageId: null,
   eventStatus: 'eventStatus',
   eventStatusReason: null,
   revision: null,
-  attendanceMode: 'attendanceMode',
-  onlineUrl: null,
   // A series' lines and an occurrence's slot: its occurrences are written (and announced) one by one.
   recurrence: null,
   originalStart: null,
   isException: null,
   // Whether a series' first event is in lists at all (its start excluded from its set).
   startExcluded: 'hidden',
+};
+
+/** A declared field's fact is its declaration's (`cache.fact`). */
+const COLUMN_FACTS: Record<Prisma.EventScalarFieldEnum, EventFact | null> = {
+  ...HAND_FACTS,
+  ...(Object.fromEntries(DECLARED_NAMES.map((name) => [name, declaration(name).cache.fact])) as Record<
+    DeclaredName,
+    EventFact | null
+  >),
 };
 
 const LINK_FACTS = {
@@ -72,12 +75,10 @@ const SHOWN_ONLY: ReadonlySet<string> = new Set<Prisma.EventScalarFieldEnum>([
   'currencyCode',
   'currencyPosition',
   'website',
-  'showMap',
-  'showMapLink',
   'eventStatusReason',
-  'onlineUrl',
   'modifiedAt',
   'revision',
+  ...DECLARED_NAMES.filter((name) => declaration(name).cache.shownOnly),
 ]);
 
 /**

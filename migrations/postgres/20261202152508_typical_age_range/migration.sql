@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Event" ADD COLUMN     "typicalAgeRange" TEXT NOT NULL DEFAULT '';
