@@ -13,10 +13,10 @@ import {
   cancelReservation,
   checkIn,
   eraseAttendee,
-  onSale,
   reserve,
   updateReservation,
 } from './reservations.js';
+import { onSale } from './sales.js';
 import {
   type TicketTypeView,
   availabilityOf,
@@ -114,11 +114,12 @@ export const TicketType = builder.objectRef<TicketTypeView>('TicketType').implem
       description: 'Whether reservations beyond capacity wait for a place',
     }),
     onSale: t.boolean({
-      description: 'Whether it can be reserved now (inside its window, its event published and not over)',
+      description:
+        'Whether it can be reserved now (inside its window, its event not over, trashed or canceled)',
       resolve: (type, _args, ctx) => {
         // A sales window opens and closes at any minute: an answer showing it is never shared.
         ctx.reads?.readClock();
-        return onSale(type, { endsAt: type.eventEndsAt, status: type.eventStatus }, new Date());
+        return onSale(type, type.event, new Date());
       },
     }),
     availability: t.field({
@@ -213,6 +214,7 @@ const TICKET_EVENT_SELECT = {
   timezone: true,
   endsAt: true,
   status: true,
+  eventStatus: true,
   password: true,
   authorId: true,
 };

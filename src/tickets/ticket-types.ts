@@ -27,6 +27,7 @@ import {
 } from './model.js';
 import { type Availability, Places, type TypeRow, lockType } from './places.js';
 import { eventForTickets, ticketTypeChanged } from './reservations.js';
+import type { EventOfSale } from './sales.js';
 
 // Ticket types: read by anyone who may see their event (a protected one needs its password), written
 // by editors and administrators. Sales windows are given and shown in the event's zone, stored as UTC.
@@ -34,12 +35,11 @@ import { eventForTickets, ticketTypeChanged } from './reservations.js';
 export interface TicketTypeView extends TypeRow {
   /** The event's zone: the window is shown in it. */
   timezone: string;
-  /** Its event's end and status: sales stop with them. */
-  eventEndsAt: Date;
-  eventStatus: string;
+  /** What of its event its sales read (`sales.ts`). */
+  event: EventOfSale;
 }
 
-type EventOfType = Pick<Event, 'id' | 'timezone' | 'endsAt' | 'status'>;
+type EventOfType = Pick<Event, 'id' | 'timezone'> & EventOfSale;
 
 export interface TicketTypeInput {
   kind?: TicketKind | null;
@@ -63,8 +63,7 @@ export interface TicketTypeInput {
 const viewOf = (type: TypeRow, event: EventOfType): TicketTypeView => ({
   ...type,
   timezone: event.timezone,
-  eventEndsAt: event.endsAt,
-  eventStatus: event.status,
+  event: { endsAt: event.endsAt, status: event.status, eventStatus: event.eventStatus },
 });
 
 /** The sales window bounds as the event's wall-clock ("" when open). */
