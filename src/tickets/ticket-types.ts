@@ -254,6 +254,26 @@ const BATCH = 500;
 const chunks = <T>(items: readonly T[]): T[][] =>
   Array.from({ length: Math.ceil(items.length / BATCH) }, (_, i) => items.slice(i * BATCH, (i + 1) * BATCH));
 
+type Copy = ReturnType<typeof copiedColumns> & { eventId: number; sharedCapacityId: number | null };
+
+/**
+ * Writes copies of types on other events of a series, each recorded as its event's `ticket.created`:
+ * the one way copies are made, by a scoped type write and for the occurrences a series write or the
+ * horizon creates alike, so the change stream, webhooks and caches see every copy.
+ */
+async function insertCopies(
+  w: WriteScope,
+  copies: readonly Copy[],
+  eventOf: ReadonlyMap<number, Parameters<typeof ticketTypeChanged>[1]>,
+): Promise<void> {
+  for (const part of chunks(copies))
+    for (const copy of await w.tx.ticketType.createManyAndReturn({
+      data: part,
+      select: { id: true, eventId: true },
+    }))
+      ticketTypeChanged(w, eventOf.get(copy.eventId)!, copy.id, 'created');
+}
+
 /**
  * Gives each new occurrence copies of the types of the event it was created from: never their
  * attendees; a shared capacity becomes a new one of the same size on each occurrence.
@@ -314,7 +334,7 @@ async function copyTypesToOccurrences(w: WriteScope, created: readonly NewOccurr
         : null,
     })),
   );
-  for (const part of chunks(copies)) await tx.ticketType.createMany({ data: part });
+  await insertCopies(w, copies, new Map(created.map((occurrence) => [occurrence.id, occurrence])));
 }
 
 copyToNewOccurrences(copyTypesToOccurrences);
@@ -451,12 +471,7 @@ export async function createTicketType(
       sharedCapacityId: shared.get(target.id) ?? null,
     }));
     ticketTypeChanged(w, own!, created.id, 'created');
-    for (const part of chunks(copies))
-      for (const copy of await w.tx.ticketType.createManyAndReturn({
-        data: part,
-        select: { id: true, eventId: true },
-      }))
-        ticketTypeChanged(w, eventOf.get(copy.eventId)!, copy.id, 'created');
+    await insertCopies(w, copies, eventOf);
     return created;
   });
   return viewOf(row, event);
