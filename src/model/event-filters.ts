@@ -18,7 +18,7 @@ import {
   venuesInRange,
 } from '../services/events/events-geo.js';
 import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
-import { ticketedWhere } from '../tickets/sales.js';
+import { ticketedWhere } from '../tickets/reservations/sales.js';
 
 // The event list filters declared once: the REST parameter and the GraphQL argument (the domain name is
 // the key), the value's kind (which both APIs read it as), its documentation, its cost price, whether

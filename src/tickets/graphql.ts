@@ -4,9 +4,9 @@ import { contentWithheld } from '../domain/visibility.js';
 import { builder } from '../schema/builder.js';
 import { SHOWS_COLUMNS } from '../schema/common.js';
 import { Event, RecurrenceScopeEnum } from '../schema/event.js';
-import { attendee, listAttendees } from './attendees.js';
+import { attendee, listAttendees } from './reservations/attendees.js';
 import { ATTENDEE_STATUSES, TICKET_KINDS, type AttendeeStatus, type TicketKind } from './model.js';
-import type { Availability } from './places.js';
+import type { Availability } from './reservations/places.js';
 import {
   type Confirmation,
   attendeeByToken,
@@ -15,8 +15,8 @@ import {
   eraseAttendee,
   reserve,
   updateReservation,
-} from './reservations.js';
-import { onSale } from './sales.js';
+} from './reservations/reservations.js';
+import { onSale } from './reservations/sales.js';
 import {
   type TicketTypeView,
   availabilityOf,
@@ -26,7 +26,7 @@ import {
   ticketType,
   ticketTypesOf,
   updateTicketType,
-} from './ticket-types.js';
+} from './types/ticket-types.js';
 
 // The public GraphQL API of tickets: an event's types and their availability (anyone who may see the
 // event), reservations by token (the attendee), the attendee list and check-in (editors and above).

@@ -4,8 +4,8 @@ import { isoWithOffset } from '../domain/dates.js';
 import { contentWithheld } from '../domain/visibility.js';
 import type { Event, SharedCapacity } from '../generated/sqlite/client.js';
 import type { Context } from '../services/scope.js';
-import { type Availability, Places, type TypeRow } from './places.js';
-import { onSale } from './sales.js';
+import { type Availability, Places, type TypeRow } from './reservations/places.js';
+import { onSale } from './reservations/sales.js';
 
 // What an event's REST shape and JSON-LD say of its tickets: Event Tickets' `ticketed` (the
 // providers of its types), our `tickets` summary (counts only, never who) and schema.org offers.

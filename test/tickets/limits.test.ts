@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { RsvpLimits } from '../../src/tickets/limits.js';
+import { RsvpLimits } from '../../src/tickets/reservations/limits.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { testRedisUrl } from '../helpers/services.js';

@@ -1,10 +1,10 @@
-import type { Event } from '../generated/sqlite/client.js';
-import type { Attendee } from '../generated/sqlite/client.js';
-import { ApiError } from '../domain/errors.js';
-import type { Context } from '../services/scope.js';
-import type { AttendeeOperation, TicketOperation, WriteScope } from '../services/transactions.js';
-import { dropHeldTokens, holdTokenForWebhooks } from '../services/sync/held-tokens.js';
-import { visibleEvent } from '../services/events/event-access.js';
+import type { Event } from '../../generated/sqlite/client.js';
+import type { Attendee } from '../../generated/sqlite/client.js';
+import { ApiError } from '../../domain/errors.js';
+import type { Context } from '../../services/scope.js';
+import type { AttendeeOperation, TicketOperation, WriteScope } from '../../services/transactions.js';
+import { dropHeldTokens, holdTokenForWebhooks } from '../../services/sync/held-tokens.js';
+import { visibleEvent } from '../../services/events/event-access.js';
 import {
   type AttendeeStatus,
   HOLDING,
@@ -17,7 +17,7 @@ import {
   ticketTypeNotFound,
   ticketsForbidden,
   tooMany,
-} from './model.js';
+} from '../model.js';
 import { Places, inTurn, lockType } from './places.js';
 import { takeRsvpAttempt } from './limits.js';
 import { assertOnSale } from './sales.js';

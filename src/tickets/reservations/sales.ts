@@ -1,6 +1,6 @@
-import type { Event, Prisma } from '../generated/sqlite/client.js';
-import type { EventStatusValue } from '../domain/event-status.js';
-import { eventCanceled, salesClosed } from './model.js';
+import type { Event, Prisma } from '../../generated/sqlite/client.js';
+import type { EventStatusValue } from '../../domain/event-status.js';
+import { eventCanceled, salesClosed } from '../model.js';
 import type { TypeRow } from './places.js';
 
 // Whether a ticket type sells: the one rule behind reservations, `onSale`/`is_available`/`on_sale` and
