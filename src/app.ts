@@ -34,8 +34,8 @@ import { recordChanges } from './services/sync/change-log.js';
 import { termCounts } from './services/terms/term-counts.js';
 import { WritePipeline } from './services/transactions.js';
 import { writeEffectOf } from './services/write-effects.js';
-import { TICKETS_PREFIX } from './tickets/rest-shapes.js';
-import { RsvpLimits, useRsvpLimits } from './tickets/limits.js';
+import { TICKETS_PREFIX } from './tickets/rest/shapes.js';
+import { RsvpLimits, useRsvpLimits } from './tickets/reservations/limits.js';
 
 export interface AppOptions {
   db: Db;
@@ -144,7 +144,7 @@ export function buildApp({
   const tickets = createRestRouter({
     schema: restSchema,
     routes: ticketRoutes,
-    // The client address: reservations are limited per client (tickets/limits.ts).
+    // The client address: reservations are limited per client (tickets/reservations/limits.ts).
     createContext: (koa, request) =>
       createContext(deps, { ...request, viewer: viewerOf(koa), address: koa.ip }),
     logger,

@@ -7,7 +7,7 @@ import { type AppDeps, type Context, createContext } from '../context.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import { publicSchema } from '../schema/index.js';
-import { exposeErrorStatusPlugin } from './errors.js';
+import { exposeErrorStatusPlugin, retryAfterHeaderPlugin } from './errors.js';
 import { DEFAULT_GRAPHQL_LIMITS, graphqlLimitsPlugin } from './limits.js';
 import { graphqlParamsPlugin } from './params.js';
 import type { PersistedDocuments } from './persisted.js';
@@ -69,6 +69,7 @@ export function createGraphqlYoga(options: {
         timeoutMs: config.graphqlTimeoutMs,
       }),
       exposeErrorStatusPlugin(),
+      retryAfterHeaderPlugin(),
       // Last: what a shared answer depends on is logged only for a document that passed every check.
       graphqlReadsPlugin(),
     ],

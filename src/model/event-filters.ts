@@ -18,7 +18,7 @@ import {
   venuesInRange,
 } from '../services/events/events-geo.js';
 import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
-import { ticketedWhere } from '../tickets/event-filter.js';
+import { ticketedWhere } from '../tickets/reservations/sales.js';
 
 // The event list filters declared once: the REST parameter and the GraphQL argument (the domain name is
 // the key), the value's kind (which both APIs read it as), its documentation, its cost price, whether
@@ -521,8 +521,9 @@ export const EVENT_FILTERS = {
     },
   },
   ticketed: {
-    // A reservation leaves it as it was; a ticket type write names the event with every fact.
-    facts: [],
+    // A reservation leaves it as it was; a ticket type write names the event with every fact; a
+    // canceled event sells nothing.
+    facts: ['eventStatus'],
     kind: 'boolean',
     rest: 'ticketed',
     restDescription: 'Filter events with or without tickets',

@@ -16,7 +16,7 @@ import {
 } from '../services/sync/change-views.js';
 import { ticketTypesShown } from '../services/sync/ticket-changes.js';
 import { TicketType } from '../tickets/graphql.js';
-import { eventForTickets } from '../tickets/reservations.js';
+import { eventForTickets } from '../tickets/reservations/reservations.js';
 import { visibleEvent } from '../services/events/event-access.js';
 import { visibleLinked } from '../services/linked-posts/linked-access.js';
 import { visibleTerm } from '../services/terms/term-reads.js';

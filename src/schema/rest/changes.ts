@@ -14,9 +14,9 @@ import { WITH_IMAGE, type WithImage, visibleLinked } from '../../services/linked
 import { visibleTerms } from '../../services/terms/term-reads.js';
 import { CATEGORY, TAG } from '../../services/terms/terms.js';
 import { changedAttendees, changedTicketTypes } from '../../services/sync/ticket-changes.js';
-import { TICKET_SHAPES } from '../../tickets/rest-docs.js';
-import { presentTicket, ticketsRoot } from '../../tickets/rest-shapes.js';
-import { availabilityOf } from '../../tickets/ticket-types.js';
+import { TICKET_SHAPES } from '../../tickets/rest/docs.js';
+import { presentTicket, ticketsRoot } from '../../tickets/rest/shapes.js';
+import { availabilityOf } from '../../tickets/types/ticket-types.js';
 
 // `GET /changes?since=<token>`: the REST form of GraphQL `changes(since:)`, each record in the
 // representation its own list route gives it; ticket types as `/calendar/tickets/v1/tickets` shows

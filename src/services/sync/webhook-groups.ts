@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import { siteUrls } from '../../domain/urls.js';
-import { ticketsRoot } from '../../tickets/rest-shapes.js';
+import { ticketsRoot } from '../../tickets/rest/shapes.js';
 import type { RecordOperation } from '../transactions.js';
 import { type ChangeLogRow, type WriteGroup, parseGroup } from './change-log.js';
 import { ATTENDEE_CREATED, heldToken } from './held-tokens.js';

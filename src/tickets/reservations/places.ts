@@ -1,11 +1,11 @@
-import type { Db } from '../db/client.js';
-import type { SharedCapacity, TicketType } from '../generated/sqlite/client.js';
-import type { Tx, WriteScope } from '../services/transactions.js';
-import { Prisma } from '../generated/sqlite/client.js';
-import { ApiError } from '../domain/errors.js';
-import { requestDeadline, writeBegun } from '../graphql/deadline.js';
-import type { Context } from '../services/scope.js';
-import { HOLDING } from './model.js';
+import type { Db } from '../../db/client.js';
+import type { SharedCapacity, TicketType } from '../../generated/sqlite/client.js';
+import type { Tx, WriteScope } from '../../services/transactions.js';
+import { Prisma } from '../../generated/sqlite/client.js';
+import { ApiError } from '../../domain/errors.js';
+import { requestDeadline, writeBegun } from '../../graphql/deadline.js';
+import type { Context } from '../../services/scope.js';
+import { HOLDING } from '../model.js';
 
 // How many places a ticket type has left, counted from its attendees (no counter column to drift),
 // and the lock a reservation holds while it counts and writes: the type's row and, when it draws
