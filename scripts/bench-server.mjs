@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { buildApp, createResponseCache } from '../dist/src/app.js';
 import { ShapeCache } from '../dist/src/core/cache/shape-cache.js';
 import { loadConfig } from '../dist/src/core/config/config.js';
@@ -47,6 +48,11 @@ const statusKb = (field) => {
     return 0;
   }
 };
+/** Bytes V8 committed for its heap spaces whose names match `pattern`. */
+const heapSpaces = (pattern) =>
+  getHeapSpaceStatistics()
+    .filter((space) => pattern.test(space.space_name))
+    .reduce((sum, space) => sum + space.physical_space_size, 0);
 /** What `memory` answers, in bytes: where the process's memory is, and what each cache counts. */
 const MEMORY = {
   heapUsed: () => process.memoryUsage().heapUsed,
@@ -54,6 +60,10 @@ const MEMORY = {
   external: () => process.memoryUsage().external,
   arrayBuffers: () => process.memoryUsage().arrayBuffers,
   rssAnon: () => statusKb('RssAnon') * 1024,
+  /** V8's code spaces and its large-object space, committed: what the heap's total holds besides objects. */
+  heapCode: () => heapSpaces(/code/),
+  heapLargeObjects: () => heapSpaces(/^large_object_space$/),
+  heapNew: () => heapSpaces(/^new_space$/),
   rssFile: () => statusKb('RssFile') * 1024,
   responseCache: () => cache.bytes,
   records: () => cache.recordBytes,

@@ -57,19 +57,27 @@ const API = '/calendar/events/v1';
 const METRICS_TOKEN = 'bench-metrics-token';
 
 /**
- * The Node flags `npm start` runs the server with (package.json's `start` script, `node <flags>
- * dist/src/server.js`): the server children get the same, so the bench measures the heap bounds that ship.
+ * How `npm start` runs the server (package.json's `start` script, `[NAME=value …] node <flags>
+ * dist/src/server.js`): the server children get the same environment settings and Node flags, so the
+ * bench measures the memory bounds that ship.
  */
-function startFlags(): string[] {
+function startCommand(): { env: Record<string, string>; flags: string[] } {
   const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     scripts: { start: string };
   };
-  const [command, ...words] = scripts.start.trim().split(/\s+/);
+  const words = scripts.start.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  let assignment: RegExpExecArray | null;
+  while ((assignment = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(words[0] ?? ''))) {
+    env[assignment[1]!] = assignment[2]!;
+    words.shift();
+  }
+  const [command, ...rest] = words;
   if (command !== 'node') throw new Error(`package.json's start script runs ${command}, not node`);
-  const script = words.findIndex((word) => !word.startsWith('-'));
-  return script < 0 ? words : words.slice(0, script);
+  const script = rest.findIndex((word) => !word.startsWith('-'));
+  return { env, flags: script < 0 ? rest : rest.slice(0, script) };
 }
-const NODE_FLAGS = startFlags();
+const { env: START_ENV, flags: NODE_FLAGS } = startCommand();
 
 interface LoadResult {
   requests: number;
@@ -241,6 +249,8 @@ class ServerChild {
         // Every client of the RSVP row is 127.0.0.1: its limits off, unless the environment says otherwise.
         ...RSVP_LIMITS_OFF,
         ...process.env,
+        // As in `npm start`, whose assignments win over the environment's.
+        ...START_ENV,
         DATABASE_URL: url,
         CALENDAR_CACHE: cache,
         CALENDAR_METRICS_TOKEN: METRICS_TOKEN,
@@ -439,7 +449,11 @@ async function main(): Promise<void> {
 
     const cached = await ServerChild.start(url, 'on');
     children.push(cached);
-    const serversTitle = `servers run as npm start: node ${NODE_FLAGS.join(' ')}${NODE_FLAGS.length ? ' ' : ''}…`;
+    const serversTitle = `servers run as npm start: ${[
+      ...Object.entries(START_ENV).map(([name, value]) => `${name}=${value}`),
+      'node',
+      ...NODE_FLAGS,
+    ].join(' ')} …`;
     const load = { connections, duration, warmup, gzip };
     // SQLite: one server takes the RSVPs (one writer at a time). PostgreSQL: the cache-off server as
     // well, two instances on one database, each locking the type's row in turn.

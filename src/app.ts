@@ -36,8 +36,8 @@ import { recordChanges } from './sync/change-log.js';
 import { termCounts } from './terms/term-counts.js';
 import { WritePipeline } from './core/db/transactions.js';
 import { writeEffectOf } from './core/db/write-effects.js';
-import { TICKETS_PREFIX } from './tickets/rest-shapes.js';
-import { RsvpLimits, useRsvpLimits } from './tickets/limits.js';
+import { TICKETS_PREFIX } from './tickets/rest/shapes.js';
+import { RsvpLimits, useRsvpLimits } from './tickets/reservations/limits.js';
 
 export interface AppOptions {
   db: Db;
@@ -154,7 +154,7 @@ export function buildApp({
   const tickets = createRestRouter({
     schema: restSchema,
     routes: ticketRoutes,
-    // The client address: reservations are limited per client (tickets/limits.ts).
+    // The client address: reservations are limited per client (tickets/reservations/limits.ts).
     createContext: (koa, request) =>
       createContext(deps, { ...request, viewer: viewerOf(koa), address: koa.ip }),
     logger,

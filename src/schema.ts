@@ -18,7 +18,7 @@ import './places/rest-organizer.js';
 import './terms/rest-schema.js';
 import './sync/rest-changes.js';
 import { declareTicketedCondition } from './events/model/event-filters.js';
-import { ticketedWhere } from './tickets/event-filter.js';
+import { ticketedWhere } from './tickets/reservations/sales.js';
 
 // The rooms' schema fields, each room's types imported once here (the wiring), and what a room hands
 // a room below it: the tickets room's `ticketed` condition for the events list.

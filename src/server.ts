@@ -20,6 +20,7 @@ import { WritePipeline } from './core/db/transactions.js';
 import { SeriesHorizonJob } from './events/series/series-horizon.js';
 import { markExcludedStarts } from './events/series/excluded-starts.js';
 import { ImportScheduler } from './imports/subscriptions.js';
+import { ListCountsCompaction } from './core/db/queries/list-counts.js';
 
 // A configuration mistake is the operator's to fix: its message alone, never a stack trace.
 function configOrExit(): Config {
@@ -96,6 +97,13 @@ lifecycle.onClose('series horizon', () => seriesHorizon.stop());
 const importScheduler = new ImportScheduler({ db, config, writes }, logger);
 importScheduler.start();
 lifecycle.onClose('import sources', () => importScheduler.stop());
+
+// The list counts' deltas (PostgreSQL): folded once a minute, so a total sums about a row a bucket.
+const listCounts = new ListCountsCompaction(db, config.databaseProvider, (error) =>
+  logger.warn({ err: error }, 'list counts not folded'),
+);
+listCounts.start();
+lifecycle.onClose('list counts', () => listCounts.stop());
 
 const shared = redis && { redis, namespace };
 const server = buildApp({ db, config, logger, writes, metrics, lifecycle, cache, shared, changes }).listen(

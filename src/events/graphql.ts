@@ -15,6 +15,9 @@ import {
   PAGE_DESCRIPTION,
   PER_PAGE_DESCRIPTION,
   VERSION_DESCRIPTION,
+  keyOf,
+  LOOKUPS,
+  lookupArgs,
   withIfMatch,
   withoutNulls,
 } from '../core/graphql/schema/common.js';
@@ -600,6 +603,16 @@ export const RecurrenceScopeEnum = builder.enumType('RecurrenceScope', {
 const onNamedEvent = <T>(ctx: Context, action: 'edit' | 'delete', run: () => Promise<T>) =>
   hidingMissing(ctx.viewer, action, MISSING_EVENT, run);
 
+const ifMatchArg = builder.args((t) => ({ ifMatch: t.string({ description: IF_MATCH_DESCRIPTION }) }));
+const scopeArg = builder.args((t) => ({
+  scope: t.field({
+    type: RecurrenceScopeEnum,
+    defaultValue: 'this',
+    description: 'On an occurrence of a series: that one, it and the later ones, or all',
+  }),
+}));
+
+// updateEvent and deleteEvent, each with its by-slug twin: one declaration per write, the lookup as data.
 builder.mutationFields((t) => ({
   createEvent: t.prismaField({
     type: Event,
@@ -613,92 +626,79 @@ builder.mutationFields((t) => ({
       });
     },
   }),
-  updateEvent: t.prismaField({
-    type: Event,
-    description:
-      'Changes an event (its author, or editors). Errors: rest-event-not-found (404, told only to editors), rest_forbidden (401/403), rest_invalid_param (400), precondition_failed (412)',
-    args: {
-      id: t.arg.int({ required: true, description: 'The event id' }),
-      input: t.arg({ type: UpdateEventInput, required: true, description: 'The fields to change' }),
-      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
-      scope: t.arg({
-        type: RecurrenceScopeEnum,
-        defaultValue: 'this',
-        description: 'On an occurrence of a series: that one, it and the later ones, or all',
-      }),
-    },
-    resolve: (query, _root, { id, input, ifMatch, scope }, ctx) =>
-      onNamedEvent(ctx, 'edit', () => {
-        const { input: event, unreadable } = eventInput(input);
-        return updateEvent(withIfMatch(ctx, ifMatch), { id }, event, writtenEvent(ctx, query), {
-          passwordAllowed: true,
-          unreadable,
-          scope: scope ?? 'this',
-        });
-      }),
-  }),
-  updateEventBySlug: t.prismaField({
-    type: Event,
-    description: 'As updateEvent, by slug (the password cannot be set this way)',
-    args: {
-      slug: t.arg.string({ required: true, description: 'The event slug' }),
-      input: t.arg({ type: UpdateEventBySlugInput, required: true, description: 'The fields to change' }),
-      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
-      scope: t.arg({
-        type: RecurrenceScopeEnum,
-        defaultValue: 'this',
-        description: 'On an occurrence of a series: that one, it and the later ones, or all',
-      }),
-    },
-    resolve: (query, _root, { slug, input, ifMatch, scope }, ctx) =>
-      onNamedEvent(ctx, 'edit', () => {
-        const { input: event, unreadable } = eventInput(input);
-        return updateEvent(withIfMatch(ctx, ifMatch), { slug }, event, writtenEvent(ctx, query), {
-          passwordAllowed: false,
-          unreadable,
-          scope: scope ?? 'this',
-        });
-      }),
-  }),
-  deleteEvent: t.prismaField({
-    type: Event,
-    description:
-      'Moves the event to the trash (a second time: 410 event-is-in-trash); force: deletes it for good (editors). Errors: rest-event-not-found (404, told only to editors), rest_forbidden (401/403), precondition_failed (412)',
-    args: {
-      id: t.arg.int({ required: true, description: 'The event id' }),
-      force: t.arg.boolean({ defaultValue: false, description: 'true: delete for good instead of trashing' }),
-      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
-      scope: t.arg({
-        type: RecurrenceScopeEnum,
-        defaultValue: 'this',
-        description: 'On an occurrence of a series: that one, it and the later ones, or all',
-      }),
-    },
-    resolve: (query, _root, { id, force, ifMatch, scope }, ctx) =>
-      onNamedEvent(ctx, 'delete', () =>
-        deleteEvent(withIfMatch(ctx, ifMatch), { id }, force ?? false, writtenEvent(ctx, query), {
-          scope: scope ?? 'this',
+  ...Object.fromEntries(
+    LOOKUPS.map((lookup) => {
+      const byId = lookup.by === 'id';
+      return [
+        `updateEvent${lookup.suffix}`,
+        t.prismaField({
+          type: Event,
+          description: byId
+            ? 'Changes an event (its author, or editors). Errors: rest-event-not-found (404, told only to editors), rest_forbidden (401/403), rest_invalid_param (400), precondition_failed (412)'
+            : 'As updateEvent, by slug (the password cannot be set this way)',
+          args: {
+            ...lookupArgs(lookup, byId ? 'The event id' : 'The event slug'),
+            // By slug, the input has no password.
+            input: t.arg({
+              type: byId ? UpdateEventInput : UpdateEventBySlugInput,
+              required: true,
+              description: 'The fields to change',
+            }),
+            ...ifMatchArg,
+            ...scopeArg,
+          },
+          resolve: (query, _root, args, ctx) =>
+            onNamedEvent(ctx, 'edit', () => {
+              const { input: event, unreadable } = eventInput(args.input);
+              return updateEvent(
+                withIfMatch(ctx, args.ifMatch),
+                keyOf(lookup, args),
+                event,
+                writtenEvent(ctx, query),
+                {
+                  passwordAllowed: byId,
+                  unreadable,
+                  scope: args.scope ?? 'this',
+                },
+              );
+            }),
         }),
-      ),
-  }),
-  deleteEventBySlug: t.prismaField({
-    type: Event,
-    description: 'As deleteEvent, by slug',
-    args: {
-      slug: t.arg.string({ required: true, description: 'The event slug' }),
-      force: t.arg.boolean({ defaultValue: false, description: 'true: delete for good instead of trashing' }),
-      ifMatch: t.arg.string({ description: IF_MATCH_DESCRIPTION }),
-      scope: t.arg({
-        type: RecurrenceScopeEnum,
-        defaultValue: 'this',
-        description: 'On an occurrence of a series: that one, it and the later ones, or all',
-      }),
-    },
-    resolve: (query, _root, { slug, force, ifMatch, scope }, ctx) =>
-      onNamedEvent(ctx, 'delete', () =>
-        deleteEvent(withIfMatch(ctx, ifMatch), { slug }, force ?? false, writtenEvent(ctx, query), {
-          scope: scope ?? 'this',
+      ];
+    }),
+  ),
+  ...Object.fromEntries(
+    LOOKUPS.map((lookup) => {
+      const byId = lookup.by === 'id';
+      return [
+        `deleteEvent${lookup.suffix}`,
+        t.prismaField({
+          type: Event,
+          description: byId
+            ? 'Moves the event to the trash (a second time: 410 event-is-in-trash); force: deletes it for good (editors). Errors: rest-event-not-found (404, told only to editors), rest_forbidden (401/403), precondition_failed (412)'
+            : 'As deleteEvent, by slug',
+          args: {
+            ...lookupArgs(lookup, byId ? 'The event id' : 'The event slug'),
+            force: t.arg.boolean({
+              defaultValue: false,
+              description: 'true: delete for good instead of trashing',
+            }),
+            ...ifMatchArg,
+            ...scopeArg,
+          },
+          resolve: (query, _root, args, ctx) =>
+            onNamedEvent(ctx, 'delete', () =>
+              deleteEvent(
+                withIfMatch(ctx, args.ifMatch),
+                keyOf(lookup, args),
+                args.force ?? false,
+                writtenEvent(ctx, query),
+                {
+                  scope: args.scope ?? 'this',
+                },
+              ),
+            ),
         }),
-      ),
-  }),
+      ];
+    }),
+  ),
 }));

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { type SubGraph, builder } from '../core/graphql/schema/builder.js';
+import { type Lookup, LOOKUPS, keyOf, lookupArgs } from '../core/graphql/schema/common.js';
 import {
   eventJsonLd,
   presentEmbeddedTerm,
@@ -518,6 +519,16 @@ const TecFeed = builder.objectRef<Feed>('TecFeed').implement({
   }),
 });
 
+/** The route's key argument: `id` (the event post ID) or `slug` (its post name). */
+const restEventKey = (lookup: Lookup) =>
+  lookupArgs(lookup, lookup.by === 'id' ? 'the event post ID' : 'the event post name');
+const passwordArg = builder.args((t) => ({ password: t.string({ description: 'The event password' }) }));
+const restScopeArg = builder.args((t) => ({
+  scope: t.string({
+    description: 'Extension: on an occurrence of a series, this (the default), following or all',
+  }),
+}));
+
 builder.queryFields((t) => {
   // The list's parameters; its feed (`/events.ics`) takes the same ones, `limit` in place of paging.
   const { page, per_page, ...filterArgs } = {
@@ -540,26 +551,25 @@ builder.queryFields((t) => {
           password: args.password,
         }),
     }),
-    tecEvent: t.prismaField({
-      ...REST,
-      type: TecSingleEvent,
-      args: {
-        id: t.arg.int({ required: true, description: 'the event post ID' }),
-        password: t.arg.string({ description: 'The event password' }),
-      },
-      resolve: (query, _root, { id, password }, ctx) => readEvent(ctx, query, { id }, password),
-    }),
-    tecEventBySlug: t.prismaField({
-      ...REST,
-      type: TecSingleEvent,
-      args: {
-        slug: t.arg.string({ required: true, description: 'the event post name' }),
-        password: t.arg.string({ description: 'The event password' }),
-      },
-      // A slug must name an event (docs/reference.md §3.2): an unknown one is an invalid parameter.
-      resolve: (query, _root, { slug, password }, ctx) =>
-        readEvent(ctx, query, { slug }, password, invalidSlug),
-    }),
+    // A slug must name an event (docs/reference.md §3.2): an unknown one is an invalid parameter.
+    ...Object.fromEntries(
+      LOOKUPS.map((lookup) => [
+        `tecEvent${lookup.suffix}`,
+        t.prismaField({
+          ...REST,
+          type: TecSingleEvent,
+          args: { ...restEventKey(lookup), ...passwordArg },
+          resolve: (query, _root, args, ctx) =>
+            readEvent(
+              ctx,
+              query,
+              keyOf(lookup, args),
+              args.password,
+              lookup.by === 'slug' ? invalidSlug : undefined,
+            ),
+        }),
+      ]),
+    ),
     tecEventsFeed: t.field({
       ...REST,
       type: TecFeed,
@@ -580,30 +590,24 @@ builder.queryFields((t) => {
           expand: args.expand,
         }),
     }),
-    tecEventFeed: t.field({
-      ...REST,
-      type: TecFeed,
-      args: {
-        id: t.arg.int({ required: true, description: 'the event post ID' }),
-        password: t.arg.string({ description: 'The event password' }),
-      },
-      resolve: (_root, { id, password }, ctx) => eventFeed(ctx, { id }, password),
-    }),
-    tecEventBySlugFeed: t.field({
-      ...REST,
-      type: TecFeed,
-      args: {
-        slug: t.arg.string({ required: true, description: 'the event post name' }),
-        password: t.arg.string({ description: 'The event password' }),
-      },
-      resolve: (_root, { slug, password }, ctx) => eventFeed(ctx, { slug }, password),
-    }),
+    ...Object.fromEntries(
+      LOOKUPS.map((lookup) => [
+        `tecEvent${lookup.suffix}Feed`,
+        t.field({
+          ...REST,
+          type: TecFeed,
+          args: { ...restEventKey(lookup), ...passwordArg },
+          resolve: (_root, args, ctx) => eventFeed(ctx, keyOf(lookup, args), args.password),
+        }),
+      ]),
+    ),
   };
 });
 
 // Writes (POST /events, POST|PUT|PATCH|DELETE /events/{id} and /events/by-slug/{slug}): the flat TEC
 // body as JSON, read into the domain input (`events/rest-body.ts`), errors named as its parameters;
-// they answer in the list representation (no json_ld).
+// they answer in the list representation (no json_ld). Updates and deletes are declared once for both
+// routes, the lookup as data.
 builder.mutationFields((t) => ({
   tecCreateEvent: t.prismaField({
     ...REST,
@@ -619,83 +623,56 @@ builder.mutationFields((t) => ({
       );
     },
   }),
-  tecUpdateEvent: t.prismaField({
-    ...REST,
-    type: TecEvent,
-    args: {
-      id: t.arg.int({ required: true, description: 'the event post ID' }),
-      input: t.arg({ type: 'JSON' }),
-      scope: t.arg.string({
-        description: 'Extension: on an occurrence of a series, this (the default), following or all',
+  ...Object.fromEntries(
+    LOOKUPS.map((lookup) => [
+      `tecUpdateEvent${lookup.suffix}`,
+      t.prismaField({
+        ...REST,
+        type: TecEvent,
+        args: { ...restEventKey(lookup), input: t.arg({ type: 'JSON' }), ...restScopeArg },
+        resolve: (query, _root, args, ctx) => {
+          const key = keyOf(lookup, args);
+          return onNamedEvent(ctx, 'edit', key, () =>
+            namingEventParams(() => {
+              const { input: event, unreadable } = readEventBody(args.input);
+              return updateEvent(ctx, key, event, writtenEvent(ctx, query), {
+                // By slug, the password cannot be set.
+                passwordAllowed: lookup.by === 'id',
+                unreadable,
+                scope: readScope(args.scope),
+              });
+            }),
+          );
+        },
       }),
-    },
-    resolve: (query, _root, { id, input, scope }, ctx) =>
-      onNamedEvent(ctx, 'edit', { id }, () =>
-        namingEventParams(() => {
-          const { input: event, unreadable } = readEventBody(input);
-          return updateEvent(ctx, { id }, event, writtenEvent(ctx, query), {
-            passwordAllowed: true,
-            unreadable,
-            scope: readScope(scope),
-          });
-        }),
-      ),
-  }),
-  tecUpdateEventBySlug: t.prismaField({
-    ...REST,
-    type: TecEvent,
-    args: {
-      slug: t.arg.string({ required: true, description: 'the event post name' }),
-      input: t.arg({ type: 'JSON' }),
-      scope: t.arg.string({
-        description: 'Extension: on an occurrence of a series, this (the default), following or all',
+    ]),
+  ),
+  ...Object.fromEntries(
+    LOOKUPS.map((lookup) => [
+      `tecDeleteEvent${lookup.suffix}`,
+      t.prismaField({
+        ...REST,
+        type: TecEvent,
+        args: {
+          ...restEventKey(lookup),
+          force: t.arg.boolean({
+            description: 'Deletes for good instead of trashing (editors and administrators)',
+          }),
+          // The by-id route accepts the reference's `password`; the by-slug route has none.
+          ...(lookup.by === 'id'
+            ? { password: t.arg.string({ description: 'Accepted as by the reference, and not needed' }) }
+            : {}),
+          ...restScopeArg,
+        },
+        resolve: (query, _root, args, ctx) => {
+          const key = keyOf(lookup, args);
+          return onNamedEvent(ctx, 'delete', key, () =>
+            deleteEvent(ctx, key, args.force ?? false, writtenEvent(ctx, query), {
+              scope: readScope(args.scope),
+            }),
+          );
+        },
       }),
-    },
-    resolve: (query, _root, { slug, input, scope }, ctx) =>
-      onNamedEvent(ctx, 'edit', { slug }, () =>
-        namingEventParams(() => {
-          const { input: event, unreadable } = readEventBody(input);
-          return updateEvent(ctx, { slug }, event, writtenEvent(ctx, query), {
-            passwordAllowed: false,
-            unreadable,
-            scope: readScope(scope),
-          });
-        }),
-      ),
-  }),
-  tecDeleteEvent: t.prismaField({
-    ...REST,
-    type: TecEvent,
-    args: {
-      id: t.arg.int({ required: true, description: 'the event post ID' }),
-      force: t.arg.boolean({
-        description: 'Deletes for good instead of trashing (editors and administrators)',
-      }),
-      password: t.arg.string({ description: 'Accepted as by the reference, and not needed' }),
-      scope: t.arg.string({
-        description: 'Extension: on an occurrence of a series, this (the default), following or all',
-      }),
-    },
-    resolve: (query, _root, { id, force, scope }, ctx) =>
-      onNamedEvent(ctx, 'delete', { id }, () =>
-        deleteEvent(ctx, { id }, force ?? false, writtenEvent(ctx, query), { scope: readScope(scope) }),
-      ),
-  }),
-  tecDeleteEventBySlug: t.prismaField({
-    ...REST,
-    type: TecEvent,
-    args: {
-      slug: t.arg.string({ required: true, description: 'the event post name' }),
-      force: t.arg.boolean({
-        description: 'Deletes for good instead of trashing (editors and administrators)',
-      }),
-      scope: t.arg.string({
-        description: 'Extension: on an occurrence of a series, this (the default), following or all',
-      }),
-    },
-    resolve: (query, _root, { slug, force, scope }, ctx) =>
-      onNamedEvent(ctx, 'delete', { slug }, () =>
-        deleteEvent(ctx, { slug }, force ?? false, writtenEvent(ctx, query), { scope: readScope(scope) }),
-      ),
-  }),
+    ]),
+  ),
 }));

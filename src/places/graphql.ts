@@ -3,6 +3,9 @@ import { builder } from '../core/graphql/schema/builder.js';
 import {
   type InputFieldBuilder,
   IF_MATCH_DESCRIPTION,
+  keyOf,
+  LOOKUPS,
+  lookupArgs,
   PAGE_DESCRIPTION,
   PER_PAGE_DESCRIPTION,
   pageInfoField,
@@ -147,27 +150,25 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
 
   const input = (given: object) => resource.toInput(given as Record<string, unknown>);
   /** A write's arguments: TypeScript cannot resolve their shape over the kind's own input fields. */
-  type WriteArgs = { id: number; slug: string; input: object; ifMatch?: string | null };
+  type WriteArgs = { input: object; ifMatch?: string | null };
   const writeArgs = (args: object) => args as WriteArgs;
   const read = (ctx: Context, query: Query, key: LinkedKey) => readLinked(ctx, kind, key, query);
   const reread = (query: Query) => writtenLinked(kind, query) as (tx: Tx, id: number) => Promise<never>;
-  const lookup = `; null (with an error entry saying why) when it does not exist or you may not read it`;
+  const nullWhenUnseen = `; null (with an error entry saying why) when it does not exist or you may not read it`;
 
   builder.queryFields((t) => ({
-    [kind]: t.prismaField({
-      type,
-      nullable: true,
-      description: `${capital(article)} by id${lookup}`,
-      args: { id: t.arg.int({ required: true, description: `The ${kind} id` }) },
-      resolve: (query, _root, { id }, ctx) => read(ctx, query, { id }) as never,
-    }),
-    [`${kind}BySlug`]: t.prismaField({
-      type,
-      nullable: true,
-      description: `${capital(article)} by slug${lookup}`,
-      args: { slug: t.arg.string({ required: true, description: `The ${kind} slug` }) },
-      resolve: (query, _root, { slug }, ctx) => read(ctx, query, { slug }) as never,
-    }),
+    ...Object.fromEntries(
+      LOOKUPS.map((lookup) => [
+        `${kind}${lookup.suffix}`,
+        t.prismaField({
+          type,
+          nullable: true,
+          description: `${capital(article)} by ${lookup.by}${nullWhenUnseen}`,
+          args: lookupArgs(lookup, `The ${kind} ${lookup.by}`),
+          resolve: (query, _root, args, ctx) => read(ctx, query, keyOf(lookup, args)) as never,
+        }),
+      ]),
+    ),
     [`${kind}s`]: t.field({
       type: Page,
       description: `${many}, newest first`,
@@ -227,64 +228,56 @@ export function defineLinkedPostSchema<Input extends LinkedPostInput, Own extend
           reread(query)(w.tx, (await resource.create(w, input(writeArgs(args).input))).record.id),
         ),
     }),
-    [`update${one}`]: t.prismaField({
-      type,
-      description: `Changes ${article} (its author, or editors). Errors: ${kind}-not-found (404, told only to editors), rest_forbidden (401/403), rest_invalid_param (400), precondition_failed (412)`,
-      args: {
-        id: t.arg.int({ required: true, description: `The ${kind} id` }),
-        input: t.arg({ type: UpdateInput, required: true, description: 'The fields to change' }),
-        ...ifMatch,
-      },
-      resolve: (query, _root, args, ctx) => {
-        const { id, input: given, ifMatch } = writeArgs(args);
-        return onNamed(ctx, 'edit', () =>
-          writeLinked(withIfMatch(ctx, ifMatch), kind, async (w) => {
-            await resource.update(w, { id }, input(given));
-            return reread(query)(w.tx, id);
-          }),
-        );
-      },
-    }),
-    [`update${one}BySlug`]: t.prismaField({
-      type,
-      description: `As update${one}, by slug (the password cannot be set this way)`,
-      args: {
-        slug: t.arg.string({ required: true, description: `The ${kind} slug` }),
-        input: t.arg({ type: UpdateBySlugInput, required: true, description: 'The fields to change' }),
-        ...ifMatch,
-      },
-      resolve: (query, _root, args, ctx) => {
-        const { slug, input: given, ifMatch } = writeArgs(args);
-        return onNamed(ctx, 'edit', () =>
-          writeLinked(withIfMatch(ctx, ifMatch), kind, async (w) => {
-            const { id } = await resource.update(w, { slug }, input(given));
-            return reread(query)(w.tx, id);
-          }),
-        );
-      },
-    }),
-    [`delete${one}`]: t.prismaField({
-      type,
-      description: `Moves the ${kind} to the trash (unlinking it from its events); force: deletes it for good (editors). Errors: ${kind}-not-found (404, told only to editors), rest_forbidden (401/403), precondition_failed (412)`,
-      args: { id: t.arg.int({ required: true, description: `The ${kind} id` }), ...force, ...ifMatch },
-      resolve: (query, _root, args, ctx) =>
-        onNamed(ctx, 'delete', () =>
-          writeLinked(withIfMatch(ctx, args.ifMatch), kind, (w) =>
-            resource.remove(w, { id: args.id }, args.force ?? false, reread(query)),
-          ),
-        ),
-    }),
-    [`delete${one}BySlug`]: t.prismaField({
-      type,
-      description: `As delete${one}, by slug`,
-      args: { slug: t.arg.string({ required: true, description: `The ${kind} slug` }), ...force, ...ifMatch },
-      resolve: (query, _root, args, ctx) =>
-        onNamed(ctx, 'delete', () =>
-          writeLinked(withIfMatch(ctx, args.ifMatch), kind, (w) =>
-            resource.remove(w, { slug: args.slug }, args.force ?? false, reread(query)),
-          ),
-        ),
-    }),
+    ...Object.fromEntries(
+      LOOKUPS.map((lookup) => [
+        `update${one}${lookup.suffix}`,
+        t.prismaField({
+          type,
+          description:
+            lookup.by === 'id'
+              ? `Changes ${article} (its author, or editors). Errors: ${kind}-not-found (404, told only to editors), rest_forbidden (401/403), rest_invalid_param (400), precondition_failed (412)`
+              : `As update${one}, by slug (the password cannot be set this way)`,
+          args: {
+            ...lookupArgs(lookup, `The ${kind} ${lookup.by}`),
+            input: t.arg({
+              // By slug, the input has no password.
+              type: lookup.by === 'id' ? UpdateInput : UpdateBySlugInput,
+              required: true,
+              description: 'The fields to change',
+            }),
+            ...ifMatch,
+          },
+          resolve: (query, _root, args, ctx) => {
+            const { input: given, ifMatch } = writeArgs(args);
+            return onNamed(ctx, 'edit', () =>
+              writeLinked(withIfMatch(ctx, ifMatch), kind, async (w) => {
+                const { id } = await resource.update(w, keyOf(lookup, args), input(given));
+                return reread(query)(w.tx, id);
+              }),
+            );
+          },
+        }),
+      ]),
+    ),
+    ...Object.fromEntries(
+      LOOKUPS.map((lookup) => [
+        `delete${one}${lookup.suffix}`,
+        t.prismaField({
+          type,
+          description:
+            lookup.by === 'id'
+              ? `Moves the ${kind} to the trash (unlinking it from its events); force: deletes it for good (editors). Errors: ${kind}-not-found (404, told only to editors), rest_forbidden (401/403), precondition_failed (412)`
+              : `As delete${one}, by slug`,
+          args: { ...lookupArgs(lookup, `The ${kind} ${lookup.by}`), ...force, ...ifMatch },
+          resolve: (query, _root, args, ctx) =>
+            onNamed(ctx, 'delete', () =>
+              writeLinked(withIfMatch(ctx, args.ifMatch), kind, (w) =>
+                resource.remove(w, keyOf(lookup, args), args.force ?? false, reread(query)),
+              ),
+            ),
+        }),
+      ]),
+    ),
   }));
 
   return { CreateInput };

@@ -1,4 +1,5 @@
 import { type SubGraph, builder } from '../core/graphql/schema/builder.js';
+import { type Lookup, LOOKUPS, keyOf, lookupArgs } from '../core/graphql/schema/common.js';
 import type { Representation } from './rest-present.js';
 import { archiveLinks } from '../core/rules/paging.js';
 import { NOT_FOUND } from '../core/rules/visibility.js';
@@ -133,10 +134,9 @@ export function defineLinkedRestFields<
     return { ...resource.present(row, ctx, 'single'), [RECORD_VERSION_KEY]: recordVersion(row) };
   };
 
-  const byId = builder.args((t) => ({ id: t.int({ required: true, description: `the ${kind} post ID` }) }));
-  const bySlug = builder.args((t) => ({
-    slug: t.string({ required: true, description: `the ${kind} post name` }),
-  }));
+  /** The route's key: `id` (the post ID) or `slug` (the post name). */
+  const keyArgs = (lookup: Lookup) =>
+    lookupArgs(lookup, `the ${kind} post ${lookup.by === 'id' ? 'ID' : 'name'}`);
   const body = builder.args((t) => ({ input: t.field({ type: 'JSON', required: true }) }));
   const force = builder.args((t) => ({
     force: t.boolean({ description: 'Delete for good instead of trashing (editors)', defaultValue: false }),
@@ -181,18 +181,17 @@ export function defineLinkedRestFields<
         return { ...page, items };
       },
     }),
-    [`tec${one}`]: t.field({
-      ...REST,
-      ...shaped,
-      args: byId,
-      resolve: (_root, { id }, ctx) => read(ctx, { id }),
-    }),
-    [`tec${one}BySlug`]: t.field({
-      ...REST,
-      ...shaped,
-      args: bySlug,
-      resolve: (_root, { slug }, ctx) => read(ctx, { slug }),
-    }),
+    ...Object.fromEntries(
+      LOOKUPS.map((lookup) => [
+        `tec${one}${lookup.suffix}`,
+        t.field({
+          ...REST,
+          ...shaped,
+          args: keyArgs(lookup),
+          resolve: (_root, args, ctx) => read(ctx, keyOf(lookup, args)),
+        }),
+      ]),
+    ),
   }));
 
   builder.mutationFields((t) => ({
@@ -209,43 +208,38 @@ export function defineLinkedRestFields<
           async (w, fields, unreadable) => (await resource.create(w, fields, unreadable)).record,
         ),
     }),
-    [`tecUpdate${one}`]: t.field({
-      ...REST,
-      ...shaped,
-      args: { ...byId, ...body },
-      resolve: (_root, { id, input }, ctx) =>
-        onNamed(ctx, 'edit', () =>
-          write(ctx, input, true, (w, fields, unreadable) => resource.update(w, { id }, fields, unreadable)),
-        ),
-    }),
-    [`tecUpdate${one}BySlug`]: t.field({
-      ...REST,
-      ...shaped,
-      args: { ...bySlug, ...body },
-      resolve: (_root, { slug, input }, ctx) =>
-        onNamed(ctx, 'edit', () =>
-          write(ctx, input, false, (w, fields, unreadable) =>
-            resource.update(w, { slug }, fields, unreadable),
-          ),
-        ),
-    }),
-    [`tecDelete${one}`]: t.field({
-      ...REST,
-      ...shaped,
-      args: { ...byId, ...force },
-      resolve: (_root, { id, force }, ctx) =>
-        onNamed(ctx, 'delete', () =>
-          writeLinked(ctx, kind, (w) => resource.remove(w, { id }, force ?? false, presented(ctx))),
-        ),
-    }),
-    [`tecDelete${one}BySlug`]: t.field({
-      ...REST,
-      ...shaped,
-      args: { ...bySlug, ...force },
-      resolve: (_root, { slug, force }, ctx) =>
-        onNamed(ctx, 'delete', () =>
-          writeLinked(ctx, kind, (w) => resource.remove(w, { slug }, force ?? false, presented(ctx))),
-        ),
-    }),
+    ...Object.fromEntries(
+      LOOKUPS.map((lookup) => [
+        `tecUpdate${one}${lookup.suffix}`,
+        t.field({
+          ...REST,
+          ...shaped,
+          args: { ...keyArgs(lookup), ...body },
+          resolve: (_root, args, ctx) =>
+            onNamed(ctx, 'edit', () =>
+              // The password is set by id only.
+              write(ctx, args.input, lookup.by === 'id', (w, fields, unreadable) =>
+                resource.update(w, keyOf(lookup, args), fields, unreadable),
+              ),
+            ),
+        }),
+      ]),
+    ),
+    ...Object.fromEntries(
+      LOOKUPS.map((lookup) => [
+        `tecDelete${one}${lookup.suffix}`,
+        t.field({
+          ...REST,
+          ...shaped,
+          args: { ...keyArgs(lookup), ...force },
+          resolve: (_root, args, ctx) =>
+            onNamed(ctx, 'delete', () =>
+              writeLinked(ctx, kind, (w) =>
+                resource.remove(w, keyOf(lookup, args), args.force ?? false, presented(ctx)),
+              ),
+            ),
+        }),
+      ]),
+    ),
   }));
 }

@@ -16,7 +16,7 @@ import {
 } from './change-views.js';
 import { ticketTypesShown } from './ticket-changes.js';
 import { TicketType } from '../tickets/graphql.js';
-import { eventForTickets } from '../tickets/reservations.js';
+import { eventForTickets } from '../tickets/reservations/reservations.js';
 import { visibleEvent } from '../events/service/event-access.js';
 import { visibleLinked } from '../places/service/linked-access.js';
 import { visibleTerm } from '../terms/term-reads.js';

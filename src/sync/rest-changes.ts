@@ -9,9 +9,9 @@ import { WITH_IMAGE, type WithImage, visibleLinked } from '../places/service/lin
 import { visibleTerms } from '../terms/term-reads.js';
 import { CATEGORY, TAG } from '../terms/terms.js';
 import { changedAttendees, changedTicketTypes } from './ticket-changes.js';
-import { TICKET_SHAPES } from '../tickets/rest-docs.js';
-import { presentTicket, ticketsRoot } from '../tickets/rest-shapes.js';
-import { availabilityOf } from '../tickets/ticket-types.js';
+import { TICKET_SHAPES } from '../tickets/rest/docs.js';
+import { presentTicket, ticketsRoot } from '../tickets/rest/shapes.js';
+import { availabilityOf } from '../tickets/types/ticket-types.js';
 
 // `GET /changes?since=<token>`: the REST form of GraphQL `changes(since:)`, each record in the
 // representation its own list route gives it; ticket types as `/calendar/tickets/v1/tickets` shows

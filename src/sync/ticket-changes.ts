@@ -1,6 +1,6 @@
 import type { Context } from '../core/context/scope.js';
 import { visibleEvents } from '../events/service/event-access.js';
-import { type TicketTypeView, ticketTypesOf } from '../tickets/ticket-types.js';
+import { type TicketTypeView, ticketTypesOf } from '../tickets/types/ticket-types.js';
 
 // The ticket types and attendees of a change-stream page, read as the viewer may see them now: only
 // those of events it may read whose content is open to it (a protected event's tickets need the right

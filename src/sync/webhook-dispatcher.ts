@@ -8,7 +8,7 @@ import type { Config } from '../core/config/config.js';
 import type { Db } from '../core/db/client.js';
 import type { Logger } from '../core/ops/logger.js';
 import { readCommittedAfter } from './change-log.js';
-import { forgetHeldToken, pruneHeldTokens } from '../tickets/held-tokens.js';
+import { forgetHeldToken, pruneHeldTokens } from '../tickets/reservations/held-tokens.js';
 import { type Delivery, awaitsMore, deliveryOf, unitAt } from './webhook-groups.js';
 import { isPrivateAddress, wants } from './webhooks.js';
 

@@ -1,10 +1,10 @@
 import type { Db } from '../core/db/client.js';
 import { siteUrls } from '../core/rules/urls.js';
-import { ticketsRoot } from '../tickets/rest-shapes.js';
+import { ticketsRoot } from '../tickets/rest/shapes.js';
 import type { RecordOperation } from '../core/db/transactions.js';
 import type { ChangeLogRow } from './change-log.js';
 import { type WriteGroup, parseGroup } from '../core/db/write-groups.js';
-import { ATTENDEE_CREATED, heldToken } from '../tickets/held-tokens.js';
+import { ATTENDEE_CREATED, heldToken } from '../tickets/reservations/held-tokens.js';
 import { IMPORT_RUN_SUMMARY, SERIES_SUMMARY } from './webhooks.js';
 
 // Grouped deliveries. The rows of a write that carries a group (a series edit, an import run), and of

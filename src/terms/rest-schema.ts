@@ -16,7 +16,16 @@ import {
   termListParams,
   termsOfPage,
 } from './term-lists.js';
-import { CATEGORY, TAG, type TermInput, createTerm, deleteTerm, findTerm, updateTerm } from './terms.js';
+import {
+  CATEGORY,
+  TAG,
+  type TermInput,
+  createTerm,
+  deleteTerm,
+  findTerm,
+  isHierarchical,
+  updateTerm,
+} from './terms.js';
 import { writtenTerm } from './term-reads.js';
 import type { Context } from '../core/context/context.js';
 
@@ -82,127 +91,36 @@ const TecTermFields = builder.prismaInterface('Term', {
   }),
 });
 
-export const TecCategory = builder.prismaObject('Term', {
-  variant: 'TecCategory',
-  ...REST,
-  interfaces: [TecTermFields],
-  fields: (t) => ({
-    parent: t.int({ resolve: (term) => term.parentId ?? 0 }),
-    meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
-    url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
-    urls: t.field({
-      type: 'JSON',
-      extensions: jsonShape('TecTermUrls'),
-      resolve: (term, _a, ctx) => termUrls(ctx, term),
-    }),
-  }),
-});
-
-const TecSingleCategory = builder.prismaObject('Term', {
-  variant: 'TecSingleCategory',
-  ...REST,
-  interfaces: [TecTermFields],
-  fields: (t) => ({
-    [RECORD_VERSION_KEY]: t.string({ nullable: true, resolve: (term) => recordVersion(term) }),
-    parent: t.int({ resolve: (term) => term.parentId ?? 0 }),
-    meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
-    url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
-    urls: t.field({
-      type: 'JSON',
-      extensions: jsonShape('TecTermUrls'),
-      resolve: (term, _a, ctx) => termUrls(ctx, term),
-    }),
-    _links: t.field({
-      type: 'JSON',
-      extensions: jsonShape('TecTermLinks'),
-      resolve: (term, _a, ctx) => termLinks(ctx, term),
-    }),
-  }),
-});
-
-export const TecTag = builder.prismaObject('Term', {
-  variant: 'TecTag',
-  ...REST,
-  interfaces: [TecTermFields],
-  fields: (t) => ({
-    meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
-    url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
-    urls: t.field({
-      type: 'JSON',
-      extensions: jsonShape('TecTermUrls'),
-      resolve: (term, _a, ctx) => termUrls(ctx, term),
-    }),
-  }),
-});
-
-const TecSingleTag = builder.prismaObject('Term', {
-  variant: 'TecSingleTag',
-  ...REST,
-  interfaces: [TecTermFields],
-  fields: (t) => ({
-    [RECORD_VERSION_KEY]: t.string({ nullable: true, resolve: (term) => recordVersion(term) }),
-    meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
-    url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
-    urls: t.field({
-      type: 'JSON',
-      extensions: jsonShape('TecTermUrls'),
-      resolve: (term, _a, ctx) => termUrls(ctx, term),
-    }),
-    _links: t.field({
-      type: 'JSON',
-      extensions: jsonShape('TecTermLinks'),
-      resolve: (term, _a, ctx) => termLinks(ctx, term),
-    }),
-  }),
-});
-
 function listLinks(archive: TermArchive, taxonomy: Taxonomy, ctx: Context) {
   const base = `${ctx.urls.api}/${TAXONOMY_PATH[taxonomy].rest}/`;
   return archiveLinks(base, termListParams(archive, taxonomy), archive.paging.page, archive.totalPages);
 }
 
-// Envelope key order of the reference: rest_url, total, total_pages, <terms>, next?, previous?.
-const TecCategoryList = builder.objectRef<TermArchive>('TecCategoryList').implement({
-  ...REST,
-  fields: (t) => ({
-    rest_url: t.string({ resolve: (page, _a, ctx) => listLinks(page, CATEGORY, ctx).restUrl }),
-    total: t.int({ resolve: (page) => page.total }),
-    total_pages: t.int({ resolve: (page) => page.totalPages }),
-    categories: t.prismaField({
-      type: [TecCategory],
-      resolve: (query, page, _a, ctx) => termsOfPage(ctx, page, query),
-    }),
-    next_rest_url: t.string({
-      nullable: true,
-      resolve: (page, _a, ctx) => listLinks(page, CATEGORY, ctx).nextRestUrl,
-    }),
-    previous_rest_url: t.string({
-      nullable: true,
-      resolve: (page, _a, ctx) => listLinks(page, CATEGORY, ctx).previousRestUrl,
-    }),
+const termListArgs = builder.args((t) => ({
+  // The list parameters of docs/reference.md §S4.5 (tags: without `parent`), under their REST names.
+  page: t.int({ description: 'The archive page to return', defaultValue: 1 }),
+  per_page: t.int({
+    description: 'The number of terms to return on each page (at most 50)',
+    defaultValue: 10,
   }),
-});
-
-const TecTagList = builder.objectRef<TermArchive>('TecTagList').implement({
-  ...REST,
-  fields: (t) => ({
-    rest_url: t.string({ resolve: (page, _a, ctx) => listLinks(page, TAG, ctx).restUrl }),
-    total: t.int({ resolve: (page) => page.total }),
-    total_pages: t.int({ resolve: (page) => page.totalPages }),
-    tags: t.prismaField({
-      type: [TecTag],
-      resolve: (query, page, _a, ctx) => termsOfPage(ctx, page, query),
-    }),
-    next_rest_url: t.string({
-      nullable: true,
-      resolve: (page, _a, ctx) => listLinks(page, TAG, ctx).nextRestUrl,
-    }),
-    previous_rest_url: t.string({
-      nullable: true,
-      resolve: (page, _a, ctx) => listLinks(page, TAG, ctx).previousRestUrl,
-    }),
+  search: t.string({ description: 'Limit results to those matching a string' }),
+  exclude: t.intList({ description: 'Ensure result set exclude specific IDs' }),
+  include: t.intList({ description: 'Limit result set to specific IDs' }),
+  order: t.string({ description: 'Order sort attribute ascending or descending (asc, desc)' }),
+  orderby: t.string({ description: 'Sort collection by term attribute' }),
+  hide_empty: t.boolean({
+    description: 'Whether to hide terms not assigned to any posts',
+    defaultValue: true,
   }),
-});
+  post: t.int({ description: 'Limit result set to terms assigned to a specific post' }),
+  event: t.int({
+    description: 'Limit result set to terms assigned to a specific event (an alias of the "post" parameter)',
+  }),
+  slug: t.string({ description: 'Limit result set to terms with a specific slug' }),
+}));
+const parentArg = builder.args((t) => ({
+  parent: t.int({ description: 'Limit result set to terms assigned to a specific parent' }),
+}));
 
 interface RestListArgs {
   search?: string | null;
@@ -217,134 +135,150 @@ interface RestListArgs {
   slug?: string | null;
 }
 
-builder.queryFields((t) => {
-  // The list parameters of docs/reference.md §S4.5 (tags: without `parent`), under their REST names.
-  const listArgs = {
-    page: t.arg.int({ description: 'The archive page to return', defaultValue: 1 }),
-    per_page: t.arg.int({
-      description: 'The number of terms to return on each page (at most 50)',
-      defaultValue: 10,
-    }),
-    search: t.arg.string({ description: 'Limit results to those matching a string' }),
-    exclude: t.arg.intList({ description: 'Ensure result set exclude specific IDs' }),
-    include: t.arg.intList({ description: 'Limit result set to specific IDs' }),
-    order: t.arg.string({ description: 'Order sort attribute ascending or descending (asc, desc)' }),
-    orderby: t.arg.string({ description: 'Sort collection by term attribute' }),
-    hide_empty: t.arg.boolean({
-      description: 'Whether to hide terms not assigned to any posts',
-      defaultValue: true,
-    }),
-    post: t.arg.int({ description: 'Limit result set to terms assigned to a specific post' }),
-    event: t.arg.int({
-      description:
-        'Limit result set to terms assigned to a specific event (an alias of the "post" parameter)',
-    }),
-    slug: t.arg.string({ description: 'Limit result set to terms with a specific slug' }),
-  };
-  const filterOf = (args: RestListArgs): TermListFilter => ({
-    search: args.search,
-    include: args.include,
-    exclude: args.exclude,
-    order: args.order,
-    orderby: args.orderby,
-    hideEmpty: args.hide_empty,
-    parent: args.parent,
-    post: args.post,
-    event: args.event,
-    slug: args.slug,
-  });
-  return {
-    tecCategories: t.field({
-      ...REST,
-      type: TecCategoryList,
-      args: {
-        ...listArgs,
-        parent: t.arg.int({ description: 'Limit result set to terms assigned to a specific parent' }),
-      },
-      resolve: (_root, args, ctx) => termArchive(ctx, CATEGORY, filterOf(args), args.page, args.per_page),
-    }),
-    tecCategory: t.prismaField({
-      ...REST,
-      type: TecSingleCategory,
-      args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-      resolve: async (query, _root, { id }, ctx) => findTerm(ctx.db, CATEGORY, id, query),
-    }),
-    tecTags: t.field({
-      ...REST,
-      type: TecTagList,
-      args: listArgs,
-      resolve: (_root, args, ctx) => termArchive(ctx, TAG, filterOf(args), args.page, args.per_page),
-    }),
-    tecTag: t.prismaField({
-      ...REST,
-      type: TecSingleTag,
-      args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-      resolve: async (query, _root, { id }, ctx) => findTerm(ctx.db, TAG, id, query),
-    }),
-  };
+const filterOf = (args: RestListArgs): TermListFilter => ({
+  search: args.search,
+  include: args.include,
+  exclude: args.exclude,
+  order: args.order,
+  orderby: args.orderby,
+  hideEmpty: args.hide_empty,
+  parent: args.parent,
+  post: args.post,
+  event: args.event,
+  slug: args.slug,
 });
-
-/** The body of each taxonomy, and the one that reads it. */
-const BODY: Record<Taxonomy, BodyTable<TermInput>> = { tribe_events_cat: CATEGORY_BODY, post_tag: TAG_BODY };
 
 /** A create or update from a REST body, the service's errors under REST names. */
 function writeTerm<T>(
-  taxonomy: Taxonomy,
+  table: BodyTable<TermInput>,
   body: unknown,
   run: (input: TermInput, unreadable: readonly string[]) => Promise<T>,
 ): Promise<T> {
-  const table = BODY[taxonomy];
   const { input, unreadable } = readTermBody(table, body);
   return namingParams(paramNames(table), () => run(input, unreadable));
 }
 
-builder.mutationFields((t) => ({
-  tecCreateCategory: t.prismaField({
+/** What a taxonomy's REST routes differ by; categories (hierarchical) also carry `parent`. */
+interface TaxonomyRest {
+  taxonomy: Taxonomy;
+  /** Type and field stems: `Category`, `categories`. */
+  one: string;
+  plural: string;
+  /** The body of a create or update. */
+  body: BodyTable<TermInput>;
+}
+
+/**
+ * A taxonomy's REST types (the term in lists and deletes, the single term with its version and
+ * `_links`, the list envelope), its reads and its writes: categories and tags declared once.
+ */
+function defineTaxonomyRest({ taxonomy, one, plural, body }: TaxonomyRest) {
+  const hierarchical = isHierarchical(taxonomy);
+  const termType = (variant: string, single: boolean) =>
+    builder.prismaObject('Term', {
+      variant,
+      ...REST,
+      interfaces: [TecTermFields],
+      fields: (t) => ({
+        ...(single
+          ? { [RECORD_VERSION_KEY]: t.string({ nullable: true, resolve: (term) => recordVersion(term) }) }
+          : {}),
+        ...(hierarchical ? { parent: t.int({ resolve: (term) => term.parentId ?? 0 }) } : {}),
+        meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
+        url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
+        urls: t.field({
+          type: 'JSON',
+          extensions: jsonShape('TecTermUrls'),
+          resolve: (term, _a, ctx) => termUrls(ctx, term),
+        }),
+        ...(single
+          ? {
+              _links: t.field({
+                type: 'JSON',
+                extensions: jsonShape('TecTermLinks'),
+                resolve: (term, _a, ctx) => termLinks(ctx, term),
+              }),
+            }
+          : {}),
+      }),
+    });
+  const Term = termType(`Tec${one}`, false);
+  const SingleTerm = termType(`TecSingle${one}`, true);
+
+  // Envelope key order of the reference: rest_url, total, total_pages, <terms>, next?, previous?.
+  const List = builder.objectRef<TermArchive>(`Tec${one}List`).implement({
     ...REST,
-    type: TecSingleCategory,
-    args: { input: t.arg({ type: 'JSON' }) },
-    resolve: (query, _root, { input }, ctx) =>
-      writeTerm(CATEGORY, input, (fields, unreadable) =>
-        createTerm(ctx, CATEGORY, fields, writtenTerm(query), unreadable),
-      ),
-  }),
-  tecUpdateCategory: t.prismaField({
-    ...REST,
-    type: TecSingleCategory,
-    args: { id: t.arg.int({ required: true, description: 'the term ID' }), input: t.arg({ type: 'JSON' }) },
-    resolve: (query, _root, { id, input }, ctx) =>
-      writeTerm(CATEGORY, input, (fields, unreadable) =>
-        updateTerm(ctx, CATEGORY, id, fields, writtenTerm(query), unreadable),
-      ),
-  }),
-  tecDeleteCategory: t.prismaField({
-    ...REST,
-    type: TecCategory,
-    args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-    resolve: (query, _root, { id }, ctx) => deleteTerm(ctx, CATEGORY, id, writtenTerm(query)),
-  }),
-  tecCreateTag: t.prismaField({
-    ...REST,
-    type: TecSingleTag,
-    args: { input: t.arg({ type: 'JSON' }) },
-    resolve: (query, _root, { input }, ctx) =>
-      writeTerm(TAG, input, (fields, unreadable) =>
-        createTerm(ctx, TAG, fields, writtenTerm(query), unreadable),
-      ),
-  }),
-  tecUpdateTag: t.prismaField({
-    ...REST,
-    type: TecSingleTag,
-    args: { id: t.arg.int({ required: true, description: 'the term ID' }), input: t.arg({ type: 'JSON' }) },
-    resolve: (query, _root, { id, input }, ctx) =>
-      writeTerm(TAG, input, (fields, unreadable) =>
-        updateTerm(ctx, TAG, id, fields, writtenTerm(query), unreadable),
-      ),
-  }),
-  tecDeleteTag: t.prismaField({
-    ...REST,
-    type: TecTag,
-    args: { id: t.arg.int({ required: true, description: 'the term ID' }) },
-    resolve: (query, _root, { id }, ctx) => deleteTerm(ctx, TAG, id, writtenTerm(query)),
-  }),
-}));
+    fields: (t) => ({
+      rest_url: t.string({ resolve: (page, _a, ctx) => listLinks(page, taxonomy, ctx).restUrl }),
+      total: t.int({ resolve: (page) => page.total }),
+      total_pages: t.int({ resolve: (page) => page.totalPages }),
+      [plural]: t.prismaField({
+        type: [Term],
+        resolve: (query, page, _a, ctx) => termsOfPage(ctx, page, query),
+      }),
+      next_rest_url: t.string({
+        nullable: true,
+        resolve: (page, _a, ctx) => listLinks(page, taxonomy, ctx).nextRestUrl,
+      }),
+      previous_rest_url: t.string({
+        nullable: true,
+        resolve: (page, _a, ctx) => listLinks(page, taxonomy, ctx).previousRestUrl,
+      }),
+    }),
+  });
+
+  const byId = builder.args((t) => ({ id: t.int({ required: true, description: 'the term ID' }) }));
+  const input = builder.args((t) => ({ input: t.field({ type: 'JSON' }) }));
+
+  builder.queryFields((t) => ({
+    [`tec${plural.charAt(0).toUpperCase()}${plural.slice(1)}`]: t.field({
+      ...REST,
+      type: List,
+      args: { ...termListArgs, ...(hierarchical ? parentArg : {}) },
+      resolve: (_root, args, ctx) => termArchive(ctx, taxonomy, filterOf(args), args.page, args.per_page),
+    }),
+    [`tec${one}`]: t.prismaField({
+      ...REST,
+      type: SingleTerm,
+      args: byId,
+      resolve: async (query, _root, { id }, ctx) => findTerm(ctx.db, taxonomy, id, query),
+    }),
+  }));
+
+  builder.mutationFields((t) => ({
+    [`tecCreate${one}`]: t.prismaField({
+      ...REST,
+      type: SingleTerm,
+      args: input,
+      resolve: (query, _root, args, ctx) =>
+        writeTerm(body, args.input, (fields, unreadable) =>
+          createTerm(ctx, taxonomy, fields, writtenTerm(query), unreadable),
+        ),
+    }),
+    [`tecUpdate${one}`]: t.prismaField({
+      ...REST,
+      type: SingleTerm,
+      args: { ...byId, ...input },
+      resolve: (query, _root, args, ctx) =>
+        writeTerm(body, args.input, (fields, unreadable) =>
+          updateTerm(ctx, taxonomy, args.id, fields, writtenTerm(query), unreadable),
+        ),
+    }),
+    [`tecDelete${one}`]: t.prismaField({
+      ...REST,
+      type: Term,
+      args: byId,
+      resolve: (query, _root, { id }, ctx) => deleteTerm(ctx, taxonomy, id, writtenTerm(query)),
+    }),
+  }));
+
+  return Term;
+}
+
+export const TecCategory = defineTaxonomyRest({
+  taxonomy: CATEGORY,
+  one: 'Category',
+  plural: 'categories',
+  body: CATEGORY_BODY,
+});
+export const TecTag = defineTaxonomyRest({ taxonomy: TAG, one: 'Tag', plural: 'tags', body: TAG_BODY });

@@ -4,19 +4,19 @@ import { contentWithheld } from '../core/rules/visibility.js';
 import { builder } from '../core/graphql/schema/builder.js';
 import { SHOWS_COLUMNS } from '../core/graphql/schema/common.js';
 import { Event, RecurrenceScopeEnum } from '../events/graphql.js';
-import { attendee, listAttendees } from './attendees.js';
+import { attendee, listAttendees } from './reservations/attendees.js';
 import { ATTENDEE_STATUSES, TICKET_KINDS, type AttendeeStatus, type TicketKind } from './model.js';
-import type { Availability } from './places.js';
+import type { Availability } from './reservations/places.js';
 import {
   type Confirmation,
   attendeeByToken,
   cancelReservation,
   checkIn,
   eraseAttendee,
-  onSale,
   reserve,
   updateReservation,
-} from './reservations.js';
+} from './reservations/reservations.js';
+import { onSale } from './reservations/sales.js';
 import {
   type TicketTypeView,
   availabilityOf,
@@ -26,7 +26,7 @@ import {
   ticketType,
   ticketTypesOf,
   updateTicketType,
-} from './ticket-types.js';
+} from './types/ticket-types.js';
 
 // The public GraphQL API of tickets: an event's types and their availability (anyone who may see the
 // event), reservations by token (the attendee), the attendee list and check-in (editors and above).
@@ -114,11 +114,12 @@ export const TicketType = builder.objectRef<TicketTypeView>('TicketType').implem
       description: 'Whether reservations beyond capacity wait for a place',
     }),
     onSale: t.boolean({
-      description: 'Whether it can be reserved now (inside its window, its event published and not over)',
+      description:
+        'Whether it can be reserved now (inside its window, its event not over, trashed or canceled)',
       resolve: (type, _args, ctx) => {
         // A sales window opens and closes at any minute: an answer showing it is never shared.
         ctx.reads?.readClock();
-        return onSale(type, { endsAt: type.eventEndsAt, status: type.eventStatus }, new Date());
+        return onSale(type, type.event, new Date());
       },
     }),
     availability: t.field({
@@ -213,6 +214,7 @@ const TICKET_EVENT_SELECT = {
   timezone: true,
   endsAt: true,
   status: true,
+  eventStatus: true,
   password: true,
   authorId: true,
 };

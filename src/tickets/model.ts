@@ -34,6 +34,12 @@ export const soldOut = () =>
 export const salesClosed = () =>
   new ApiError(409, 'SALES_CLOSED', 'This ticket type is not on sale at the moment.');
 
+/** A reservation for an event that will not take place (its event status is canceled). */
+export const eventCanceled = () =>
+  new ApiError(409, 'EVENT_CANCELED', 'This event is canceled: it takes no reservations.', {
+    event_status: 'canceled',
+  });
+
 export const tooMany = (max: number) =>
   new ApiError(400, 'TOO_MANY', `At most ${max} places may be reserved in one request.`, { max });
 

@@ -4,8 +4,8 @@ import { isoWithOffset } from '../core/rules/dates.js';
 import { contentWithheld } from '../core/rules/visibility.js';
 import type { Event, SharedCapacity } from '../generated/sqlite/client.js';
 import type { Context } from '../core/context/scope.js';
-import { type Availability, Places, type TypeRow } from './places.js';
-import { onSale } from './reservations.js';
+import { type Availability, Places, type TypeRow } from './reservations/places.js';
+import { onSale } from './reservations/sales.js';
 
 // What an event's REST shape and JSON-LD say of its tickets: Event Tickets' `ticketed` (the
 // providers of its types), our `tickets` summary (counts only, never who) and schema.org offers.
@@ -15,7 +15,7 @@ import { onSale } from './reservations.js';
 /** What of an event its tickets' summary reads (the row its REST shape was made from). */
 export type EventOfTickets = Pick<
   Event,
-  'id' | 'endsAt' | 'status' | 'timezone' | 'password' | 'authorId' | 'currencyCode'
+  'id' | 'endsAt' | 'status' | 'eventStatus' | 'timezone' | 'password' | 'authorId' | 'currencyCode'
 > & { contentWithheld?: boolean };
 
 /** An event's types with their places; null: none, or none the viewer may see. */

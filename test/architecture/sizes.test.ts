@@ -14,7 +14,6 @@ const MAX_LINES = 500;
 const CROWDED_FOLDERS: Record<string, string> = {
   'src/generated/sqlite/models': "Prisma's generated client: one file per model",
   'src/generated/postgres/models': "Prisma's generated client: one file per model",
-  'src/tickets': 'the tickets room, under changes of its own: split into folders after them',
   'test/tickets': "the tickets room's tests, with it",
   'test/helpers': 'the shared helpers, one folder by rule (test/helpers/, docs/internals/contributing.md)',
   'test/samples': 'responses recorded from the reference, one file per sample',
@@ -30,7 +29,6 @@ const LONG_FILES: Record<string, string> = {
   'src/events/graphql.ts': "the events' GraphQL fields: to split by job",
   'src/events/model/event-filters.ts': 'the filter declarations: to split by job',
   'src/events/service/event-writes.ts': 'event writes: to split by job',
-  'src/tickets/ticket-types.ts': 'the tickets room, under changes of its own',
   'src/imports/tec.ts': 'the TEC importer: to split by job',
 };
 

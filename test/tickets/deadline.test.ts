@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { typeQueueOf } from '../../src/tickets/places.js';
+import { typeQueueOf } from '../../src/tickets/reservations/places.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { graphqlClient } from '../helpers/graphql.js';
 import { type Harness, startHarness } from '../helpers/harness.js';

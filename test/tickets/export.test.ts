@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvCell, csvDocument } from '../../src/tickets/csv.js';
+import { csvCell, csvDocument } from '../../src/tickets/rest/csv.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { graphqlClient } from '../helpers/graphql.js';
 import { type Harness, startHarness } from '../helpers/harness.js';

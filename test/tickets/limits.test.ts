@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/core/config/config.js';
 import { createLogger } from '../../src/core/ops/logger.js';
-import { RsvpLimits } from '../../src/tickets/limits.js';
+import { RsvpLimits } from '../../src/tickets/reservations/limits.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { testRedisUrl } from '../helpers/services.js';
@@ -106,7 +106,7 @@ describe('per client', () => {
     await restRsvp(h.http, nextAddress(), nextEmail()).expect(201);
   });
 
-  it('counts both APIs together; GraphQL refuses with RATE_LIMITED', async () => {
+  it('counts both APIs together; GraphQL refuses with RATE_LIMITED and Retry-After', async () => {
     const from = nextAddress();
     await restRsvp(h.http, from, nextEmail()).expect(201);
     const first = await graphqlRsvp(h.http, from, nextEmail()).expect(200);
@@ -120,6 +120,9 @@ describe('per client', () => {
       http: { status: 429 },
       data: { retry_after: expect.any(Number) },
     });
+    // The HTTP answer says when to try again, as REST's does.
+    expect(Number(refused.headers['retry-after'])).toBe(refused.body.errors[0].extensions.data.retry_after);
+    expect(first.headers['retry-after']).toBeUndefined();
     expect(await h.db.attendee.count()).toBe(before);
   });
 

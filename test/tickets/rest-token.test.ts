@@ -127,7 +127,7 @@ describe('by its token', () => {
 
 describe('a token that is not one', () => {
   it('unknown, malformed, missing or expired: one answer, the same as GraphQL’s', async () => {
-    const { newToken } = await import('../../src/tickets/tokens.js');
+    const { newToken } = await import('../../src/tickets/reservations/tokens.js');
     const past = await createEvent(h.db, { start: '2020-01-01 10:00:00' });
     const pastType = await h.db.ticketType.create({ data: { eventId: past.id, name: 'Old' } });
     const expired = newToken();

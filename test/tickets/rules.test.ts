@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onSale } from '../../src/tickets/reservations.js';
+import { onSale } from '../../src/tickets/reservations/sales.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { dataOf, graphqlClient } from '../helpers/graphql.js';
 import { type Harness, startHarness } from '../helpers/harness.js';

@@ -78,6 +78,20 @@ const rowsOf = (eventIds: number[]) =>
     ),
   );
 
+const CHANGES = `query ($since: String) { changes(since: $since) { ticketTypes { id eventId } next } }`;
+
+const lastSequence = async () =>
+  (await h.db.changeLog.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }))?.id ?? 0;
+
+/** The `ticket.created` entries appended after `sequence`: each copy, with the event it is on. */
+const copiesLogged = async (sequence: number) =>
+  (
+    await h.db.changeLog.findMany({
+      where: { id: { gt: sequence }, kind: 'ticket', operation: 'created' },
+      orderBy: { id: 'asc' },
+    })
+  ).map((row) => ({ id: row.recordId, eventId: row.eventId }));
+
 describe('every occurrence has its own types', () => {
   it('copies a type written on the first event to every occurrence, each with its own places', async () => {
     const events = await series('2027-05-04 19:00:00', ['RRULE:FREQ=WEEKLY;COUNT=4']);
@@ -113,6 +127,7 @@ describe('every occurrence has its own types', () => {
     const last = (await rowsOf([events[2]!]))[0]![0]!;
     await rsvp(h, { ticketTypeId: last.id, name: 'Bo', email: 'bo@example.org', guests: 3 });
 
+    const sequence = await lastSequence();
     dataOf(
       await gql(
         UPDATE_EVENT,
@@ -134,6 +149,10 @@ describe('every occurrence has its own types', () => {
       expect(type!.sharedCapacity).toMatchObject({ eventId: all[index], capacity: 4 });
     }
     expect(new Set(rows.map(([type]) => type!.sharedCapacityId)).size).toBe(5);
+    // Each copy is in the change stream, as a scoped write's copies are.
+    expect(await copiesLogged(sequence)).toEqual(
+      rows.slice(3).map(([type]) => ({ id: type!.id, eventId: type!.eventId })),
+    );
     const available = await Promise.all(
       all.map(async (id) => (await typesOf(id))[0]!.availability.available),
     );
@@ -208,6 +227,8 @@ describe('the horizon', () => {
     const events = await series(`${day} 19:00:00`, ['RRULE:FREQ=WEEKLY'], 'UTC');
     const original = await addType(events[0]!, { capacity: 9, waitlist: true, maxPerRequest: 3 });
     const before = events.length;
+    const sequence = await lastSequence();
+    const since = dataOf(await gql(CHANGES, {})).changes.next as string;
     const created = await extendSeries(
       { db: h.db, config: h.config, writes: h.writes },
       new Date(now + 35 * 86_400_000),
@@ -226,6 +247,12 @@ describe('the horizon', () => {
         seriesKey: original,
       });
     }
+    expect(await copiesLogged(sequence)).toEqual(
+      added.map(([type]) => ({ id: type!.id, eventId: type!.eventId })),
+    );
+    // And a sync token taken before the horizon moved reads them.
+    const { ticketTypes } = dataOf(await gql(CHANGES, { since })).changes;
+    expect(ticketTypes).toEqual(added.map(([type]) => ({ id: type!.id, eventId: type!.eventId })));
   });
 });
 

@@ -165,7 +165,7 @@ export interface Config {
   };
   /**
    * Reservation attempts allowed per client (a user, or an anonymous address) and per e-mail address,
-   * each within its window (`tickets/limits.ts`); 0 attempts: no limit.
+   * each within its window (`tickets/reservations/limits.ts`); 0 attempts: no limit.
    */
   rsvpLimits: {
     perClient: { attempts: number; seconds: number };

@@ -28,12 +28,16 @@ export function migrationsDir(provider: DatabaseProvider): string {
 /**
  * What Prisma Migrate leaves alone: SQLite's FTS5 trigram index of the event texts (`EventSearch`, a
  * virtual table the schema language cannot declare, created by migration `event_search` and read by
- * raw SQL in `src/core/db/queries/text-search.ts`) and the shadow tables FTS5 keeps its index in. Without
- * them, a diff would drop them as unknown tables. PostgreSQL's trigram indexes are declared.
+ * raw SQL in `src/core/db/queries/text-search.ts`) and the shadow tables FTS5 keeps its index in; on both,
+ * the list counts (`EventListCount`, kept by triggers the schema language cannot declare either,
+ * migration `event_list_counts`, read by `src/events/service/list-counts.ts`). Without them, a diff would
+ * drop them as unknown tables. PostgreSQL's trigram indexes are declared.
  */
 export function schemaFilter(provider: DatabaseProvider): SchemaFilter {
   const searchIndex = ['data', 'idx', 'docsize', 'config'].map((shadow) => `EventSearch_${shadow}`);
-  return { externalTables: provider === 'sqlite' ? ['EventSearch', ...searchIndex] : [], externalEnums: [] };
+  const search = provider === 'sqlite' ? ['EventSearch', ...searchIndex] : [];
+  const counts = provider === 'sqlite' ? ['EventListCount'] : ['public.EventListCount'];
+  return { externalTables: [...search, ...counts], externalEnums: [] };
 }
 
 let glue: Promise<Glue> | undefined;

@@ -1,4 +1,5 @@
 import type { DatabaseProvider } from '../config/config.js';
+import { COMPACT_LIST_COUNTS } from './queries/list-counts.js';
 
 // PostgreSQL plans from table statistics, which only ANALYZE (or autovacuum, when it is on and has
 // woken up) gathers. Right after a bulk load they describe the tables as they were before it: a list
@@ -11,7 +12,16 @@ import type { DatabaseProvider } from '../config/config.js';
 // hour while it stays open (`keepSqliteStatistics`), and a bulk write gathers them again.
 
 /** The tables a bulk load of events fills. */
-const LOADED_TABLES = ['Event', 'EventTerm', 'EventVenue', 'EventOrganizer', 'Term', 'Venue', 'Organizer'];
+const LOADED_TABLES = [
+  'Event',
+  'EventListCount',
+  'EventTerm',
+  'EventVenue',
+  'EventOrganizer',
+  'Term',
+  'Venue',
+  'Organizer',
+];
 
 /**
  * On SQLite, the tables of the events' search index (the FTS5 table `EventSearch`, filled by triggers)
@@ -61,11 +71,15 @@ export function keepSqliteStatistics(
   return () => clearInterval(timer);
 }
 
-/** Refreshes the planner's statistics of the event tables after a bulk write. */
+/**
+ * Refreshes the planner's statistics of the event tables after a bulk write, the list counts' deltas
+ * folded first (a bulk load leaves one per bucket and statement).
+ */
 export async function refreshStatistics(
   db: { $executeRawUnsafe(sql: string): Promise<unknown> },
   provider: DatabaseProvider,
 ): Promise<void> {
+  if (provider === 'postgresql') await db.$executeRawUnsafe(COMPACT_LIST_COUNTS);
   const loaded = provider === 'postgresql' ? LOADED_TABLES : [...LOADED_TABLES, ...SQLITE_SEARCH_TABLES];
   const tables = loaded.map((table) => `"${table}"`);
   if (provider === 'postgresql') await db.$executeRawUnsafe(`ANALYZE ${tables.join(', ')}`);

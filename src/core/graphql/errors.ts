@@ -62,6 +62,24 @@ export function exposeErrorStatusPlugin(): Plugin {
   };
 }
 
+/**
+ * A refusal that says when to try again (`extensions.data.retry_after`: RATE_LIMITED, a busy ticket
+ * type) sets the HTTP answer's `Retry-After`, as REST's does (`core/errors/rest-errors.ts`); the answer stays 200
+ * when it holds data. Of several, the longest wait.
+ */
+export function retryAfterHeaderPlugin(): Plugin<Record<string, unknown>, { koa: KoaContext }> {
+  return {
+    onExecutionResult({ result, context }) {
+      if (!result || Symbol.asyncIterator in result || !result.errors?.length) return;
+      const waits = result.errors.flatMap((error) => {
+        const wait = (error.extensions?.data as { retry_after?: unknown } | undefined)?.retry_after;
+        return typeof wait === 'number' ? [wait] : [];
+      });
+      if (waits.length) context.koa.set('Retry-After', String(Math.max(...waits)));
+    },
+  };
+}
+
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
 /**

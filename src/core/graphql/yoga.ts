@@ -7,7 +7,7 @@ import type { Config } from '../config/config.js';
 import { type AppDeps, type Context, createContext } from '../context/context.js';
 import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
-import { exposeErrorStatusPlugin } from './errors.js';
+import { exposeErrorStatusPlugin, retryAfterHeaderPlugin } from './errors.js';
 import { DEFAULT_GRAPHQL_LIMITS, graphqlLimitsPlugin } from './limits.js';
 import { graphqlParamsPlugin } from './params.js';
 import type { PersistedDocuments } from './persisted.js';
@@ -73,6 +73,7 @@ export function createGraphqlYoga(options: {
         filterPrices,
       }),
       exposeErrorStatusPlugin(),
+      retryAfterHeaderPlugin(),
       // Last: what a shared answer depends on is logged only for a document that passed every check.
       graphqlReadsPlugin(),
     ],

@@ -537,8 +537,9 @@ export const EVENT_FILTERS = {
     },
   },
   ticketed: {
-    // A reservation leaves it as it was; a ticket type write names the event with every fact.
-    facts: [],
+    // A reservation leaves it as it was; a ticket type write names the event with every fact; a
+    // canceled event sells nothing.
+    facts: ['eventStatus'],
     kind: 'boolean',
     rest: 'ticketed',
     restDescription: 'Filter events with or without tickets',

@@ -521,6 +521,8 @@ export async function syncSeries(w: WriteScope, firstId: number, options: SyncOp
       created.map((row, index) => ({
         id: row.id,
         localStart: row.localStart,
+        localEnd: row.localEnd,
+        status: first.status,
         timezone: first.timezone,
         from: templates(missing[index]!),
       })),
@@ -540,6 +542,8 @@ export async function syncSeries(w: WriteScope, firstId: number, options: SyncOp
 export interface NewOccurrence {
   id: number;
   localStart: string;
+  localEnd: string;
+  status: string;
   timezone: string;
   from: { id: number; localStart: string };
 }

@@ -18,6 +18,8 @@ import {
 import { exceeds, tooManyValues } from '../../core/rules/limits.js';
 import { contentOpenWhere } from '../../core/rules/visibility.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
+import { type Viewer, listableStatuses } from '../../core/rules/permissions.js';
+import { type ListBuckets, listBuckets } from './list-counts.js';
 import {
   type CountingLink,
   EVENT_LINKS,
@@ -71,6 +73,8 @@ export interface ListTotal {
   where: Prisma.EventWhereInput;
   through: CountingLink | null;
   whereAgain: () => Promise<Prisma.EventWhereInput>;
+  /** The list counts' buckets that sum to the same total, when its conditions are whole days and statuses. */
+  buckets: ListBuckets | null;
 }
 
 class ParamErrors {
@@ -301,12 +305,19 @@ export async function resolveEventQuery(
       where: counted(wheres),
       through,
       whereAgain: async () => counted(await conditionsNow(db, applied.conditions)),
+      buckets: listBuckets(applied.effective, ownOnlyBeyondPublish(ctx.viewer, filter)),
     },
     orderBy: applied.order ?? DEFAULT_EVENT_ORDER,
     distances: applied.distances,
     termIds: applied.termIds,
     effective: applied.effective,
   };
+}
+
+/** Whether the viewer lists others' events in `publish` only and its own in the other statuses asked. */
+function ownOnlyBeyondPublish(viewer: Viewer, filter: EventListFilter): boolean {
+  // The filters were checked: the statuses asked are ones the viewer may list.
+  return listableStatuses(viewer, filter.status ? [...filter.status] : null).ownOnlyBeyondPublish;
 }
 
 /** The name the API gives the radius, for the errors of a geo list. */

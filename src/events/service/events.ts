@@ -17,6 +17,7 @@ import type { Prisma } from '../../generated/sqlite/client.js';
 import { archivePage } from '../../core/db/queries/archive.js';
 import { type CursorArgs, connectionPage, keysetWindow, sortKeysOf } from '../../core/db/queries/keyset.js';
 import { countEventsWhere } from '../../core/db/queries/list-conditions.js';
+import { countListed } from './list-counts.js';
 import { nearestEventIds } from './events-geo.js';
 import {
   type EventListFilter,
@@ -71,12 +72,13 @@ export async function eventArchive(
  * condition as it is then (an index asked again names the events it finds then).
  */
 function recountOf(
-  { db, keep }: Pick<Context, 'db' | 'keep'>,
-  { where, through, whereAgain }: ListTotal,
+  { db, keep, config }: Pick<Context, 'db' | 'keep' | 'config'>,
+  { where, through, whereAgain, buckets }: ListTotal,
   dependencies: Dependencies,
 ): { recount: () => Promise<number>; holds: unknown } {
   return {
-    recount: async () => countEvents({ db, keep }, { where: await whereAgain(), through }, dependencies),
+    recount: async () =>
+      countEvents({ db, keep, config }, { where: await whereAgain(), through, buckets }, dependencies),
     // What `whereAgain` keeps is this read's condition without the events it named: `where` bounds it.
     holds: [where, dependencies],
   };
@@ -89,12 +91,15 @@ export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
  * a filter holding a password, which nothing keeps).
  */
 function countEvents(
-  ctx: Pick<Context, 'db' | 'keep'>,
-  { where, through }: Pick<ListTotal, 'where' | 'through'>,
+  ctx: Pick<Context, 'db' | 'keep' | 'config'>,
+  { where, through, buckets }: Pick<ListTotal, 'where' | 'through' | 'buckets'>,
   dependencies: Dependencies,
   password?: string | null,
 ): Promise<number> {
-  const count = () => countEventsWhere(ctx.db, where, through);
+  const count = () =>
+    buckets
+      ? countListed(ctx.db, ctx.config.databaseProvider, buckets)
+      : countEventsWhere(ctx.db, where, through);
   if (!ctx.keep || password) return count();
   // The link counted over is part of the condition. Hashed: a search names the (up to thousands of)
   // events its index found.

@@ -211,3 +211,59 @@ export function withSearch<Field extends string>(
   if (!search) return query.where;
   return { AND: [query.where, searchWhere(search.text, fields, search.provider)] };
 }
+
+/** A list's conditions as `withSearch` gives them over the kind's searched columns. */
+type LinkedListWhere<Field extends string> = LinkedWhere | { AND: [LinkedWhere, SearchWhere<Field>] };
+
+/** What a kind's lists differ by: its name, the columns `search` looks in, its table's queries. */
+export interface LinkedListSource<Row extends object, Field extends string> {
+  kind: LinkedKind;
+  searched: readonly Field[];
+  count(db: Db, where: LinkedListWhere<Field>): Promise<number>;
+  findMany(db: Db, args: { where: LinkedListWhere<Field>; orderBy: object[]; take: number }): Promise<Row[]>;
+}
+
+/** A kind's page (`archive`) and cursor page (`connection`) of its list, declared once for both kinds. */
+export function linkedLists<Stored extends object, Field extends string>(
+  source: LinkedListSource<Stored, Field>,
+) {
+  const { kind } = source;
+  const list = async (
+    db: Db,
+    scope: Pick<Context, 'viewer' | 'config' | 'reads'>,
+    filter: LinkedListFilter,
+  ) => {
+    const query = await linkedListQuery(db, scope, filter);
+    return { where: withSearch(query, source.searched), effective: query.effective };
+  };
+  return {
+    async archive(
+      db: Db,
+      scope: Pick<Scope, 'viewer' | 'config'>,
+      filter: LinkedListFilter,
+      page: number | null | undefined,
+      perPage: number | null | undefined,
+    ) {
+      const { where, effective } = await list(db, scope, filter);
+      const archive = await linkedArchive(kind, where, { page, perPage }, (w) => source.count(db, w));
+      return { ...archive, effective };
+    },
+    /**
+     * One cursor page: the list's filters and order (its visibility included), bounded by the cursor;
+     * the rows loaded with the API's `selection`.
+     */
+    async connection<Row extends object = Stored>(
+      db: Db,
+      scope: Pick<Scope, 'viewer' | 'config'>,
+      filter: LinkedListFilter,
+      args: CursorArgs,
+      selection: object = {},
+    ) {
+      const { where } = await list(db, scope, filter);
+      const find = async (window: { where: LinkedListWhere<Field>; orderBy: object[]; take: number }) =>
+        // The selection picks the columns and relations the API asked for: the rows are of its shape.
+        (await source.findMany(db, { ...selection, ...window })) as unknown as Row[];
+      return linkedConnection(where, args, find, (w) => source.count(db, w));
+    },
+  };
+}

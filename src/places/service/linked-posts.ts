@@ -367,3 +367,21 @@ export function writeLinked<T>(
 ): Promise<T> {
   return scope.writes.run(scope, work, { conflictCode: `${kind}-write-conflict` });
 }
+
+/**
+ * A kind's writes over its store, declared once for venues and organizers: `createOrMatch` creates a
+ * record or returns its duplicate (`created: false`); `unreadable` names input fields the API could
+ * not read, reported in the same 400 as the invalid ones.
+ */
+export function linkedWrites<Row extends LinkedRow, Input extends LinkedPostInput, Own>(
+  store: LinkedStore<Row, Input, Own>,
+) {
+  return {
+    createOrMatch: (w: WriteScope, input: Input, unreadable: readonly string[] = []) =>
+      createOrMatch(w, store, input, unreadable),
+    update: (w: WriteScope, key: LinkedKey, input: Input, unreadable: readonly string[] = []) =>
+      updateLinked(w, store, key, input, unreadable),
+    remove: <T>(w: WriteScope, key: LinkedKey, force: boolean, load: (tx: Tx, id: number) => Promise<T>) =>
+      deleteLinked(w, store as LinkedStore<Row, never, unknown>, key, force, load),
+  };
+}

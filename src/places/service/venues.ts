@@ -1,26 +1,8 @@
 import { SEARCHED_FIELDS } from '../../core/rules/search.js';
-import type { Context, Scope } from '../../core/context/scope.js';
-import type { Db } from '../../core/db/client.js';
 import type { Prisma, Venue } from '../../generated/sqlite/client.js';
 import { isUrl } from '../../core/rules/urls.js';
-import type { CursorArgs } from '../../core/db/queries/keyset.js';
-import {
-  type LinkedListFilter,
-  linkedArchive,
-  linkedConnection,
-  linkedListQuery,
-  withSearch,
-} from './linked-lists.js';
-import type { LinkedSelection } from './linked-access.js';
-import {
-  type LinkedKey,
-  type LinkedPostInput,
-  type LinkedStore,
-  createOrMatch,
-  deleteLinked,
-  updateLinked,
-} from './linked-posts.js';
-import type { Tx, WriteScope } from '../../core/db/transactions.js';
+import { linkedLists } from './linked-lists.js';
+import { type LinkedPostInput, type LinkedStore, linkedWrites } from './linked-posts.js';
 
 // Venues (docs/reference.md §1.2, §6.4, §8): the venue's own fields on top of the shared linked-post rules.
 
@@ -121,68 +103,16 @@ export const venueStore: LinkedStore<Venue, VenueInput, VenueColumns> = {
   },
 };
 
-/**
- * Creates a venue, or returns its duplicate (`created: false`). `unreadable`: input fields the API
- * could not read, named in the same 400 as the invalid ones.
- */
-export function createOrMatchVenue(w: WriteScope, input: VenueInput, unreadable: readonly string[] = []) {
-  return createOrMatch(w, venueStore, input, unreadable);
-}
+// The shared writes and lists, over this kind's store and table.
+export const {
+  createOrMatch: createOrMatchVenue,
+  update: updateVenue,
+  remove: deleteVenue,
+} = linkedWrites(venueStore);
 
-export function updateVenue(
-  w: WriteScope,
-  key: LinkedKey,
-  input: VenueInput,
-  unreadable: readonly string[] = [],
-) {
-  return updateLinked(w, venueStore, key, input, unreadable);
-}
-
-export function deleteVenue<T>(
-  w: WriteScope,
-  key: LinkedKey,
-  force: boolean,
-  load: (tx: Tx, id: number) => Promise<T>,
-) {
-  return deleteLinked(w, venueStore, key, force, load);
-}
-
-/** One page of venues: `search` looks in the name, description, excerpt and the address fields. */
-async function venueList(
-  db: Db,
-  scope: Pick<Context, 'viewer' | 'config' | 'reads'>,
-  filter: LinkedListFilter,
-) {
-  const query = await linkedListQuery(db, scope, filter);
-  const where: Prisma.VenueWhereInput = withSearch(query, SEARCHED_FIELDS.Venue);
-  return { where, effective: query.effective };
-}
-
-export async function venueArchive(
-  db: Db,
-  scope: Pick<Scope, 'viewer' | 'config'>,
-  filter: LinkedListFilter,
-  page: number | null | undefined,
-  perPage: number | null | undefined,
-) {
-  const { where, effective } = await venueList(db, scope, filter);
-  const archive = await linkedArchive('venue', where, { page, perPage }, (w) => db.venue.count({ where: w }));
-  return { ...archive, effective };
-}
-
-/**
- * One cursor page of venues: the list's filters and order (its visibility included), bounded by the
- * cursor; the rows loaded with the API's `selection`.
- */
-export async function venueConnection<Row extends object = Venue>(
-  db: Db,
-  scope: Pick<Scope, 'viewer' | 'config'>,
-  filter: LinkedListFilter,
-  args: CursorArgs,
-  selection: LinkedSelection = {},
-) {
-  const { where } = await venueList(db, scope, filter);
-  const find = async (window: { where: Prisma.VenueWhereInput; orderBy: object[]; take: number }) =>
-    (await db.venue.findMany({ ...selection, ...window } as Prisma.VenueFindManyArgs)) as Row[];
-  return linkedConnection(where, args, find, (w) => db.venue.count({ where: w }));
-}
+export const { archive: venueArchive, connection: venueConnection } = linkedLists({
+  kind: 'venue',
+  searched: SEARCHED_FIELDS.Venue,
+  count: (db, where) => db.venue.count({ where }),
+  findMany: (db, args) => db.venue.findMany(args as Prisma.VenueFindManyArgs),
+});

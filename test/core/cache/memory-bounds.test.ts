@@ -241,18 +241,25 @@ describe('the default bounds', () => {
     expect(shapeCache.maxBytes).toBe(12 * mb);
   });
 
-  it("cap V8's heap with the same Node flags in `npm start` and in the image", () => {
-    const root = new URL('../../../', import.meta.url);
+  it("cap V8's heap and glibc's arenas with the same settings in `npm start` and in the image", () => {
+    const root = new URL('../../', import.meta.url);
     const { scripts } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
       scripts: { start: string };
     };
-    const start = scripts.start.trim().split(/\s+/);
+    const words = scripts.start.trim().split(/\s+/);
+    const command = words.findIndex((word) => word === 'node');
+    const assignments = words.slice(0, command);
+    const start = words.slice(command);
     const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
-    const command = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
-    expect(command).toBeDefined();
-    const image = JSON.parse(command!) as string[];
-    expect(image).toEqual(start);
+    const imageCommand = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(imageCommand).toBeDefined();
+    expect(JSON.parse(imageCommand!) as string[]).toEqual(start);
     expect(start.at(-1)).toBe('dist/src/server.js');
     expect(start.some((word) => /^--max-old-space-size=\d+$/.test(word))).toBe(true);
+    // The image sets in ENV what `npm start` sets before `node`.
+    expect(assignments).toContain('MALLOC_ARENA_MAX=2');
+    const imageEnv = /^ENV ((?:.*\\\n)*.*)$/m.exec(dockerfile)?.[1] ?? '';
+    for (const assignment of assignments)
+      expect(imageEnv.split(/[\s\\]+/).filter(Boolean)).toContain(assignment);
   });
 });

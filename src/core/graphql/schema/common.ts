@@ -165,3 +165,27 @@ export function withoutNulls<T extends object>(input: T): WithoutNulls<T> {
     Object.entries(input).filter(([, value]) => value !== null && value !== undefined),
   ) as WithoutNulls<T>;
 }
+
+/**
+ * The two ways a field names its record, as data: by id (`updateEvent(id:)`) or by slug (its
+ * `…BySlug` twin). A field declared once per lookup takes its name's suffix and its key from here.
+ */
+export const LOOKUPS = [
+  { by: 'id', suffix: '' },
+  { by: 'slug', suffix: 'BySlug' },
+] as const;
+export type Lookup = (typeof LOOKUPS)[number];
+export type RecordKey = { id: number } | { slug: string };
+
+/** The required argument a lookup names its record by: `id: Int!` or `slug: String!`. */
+export function lookupArgs(lookup: Lookup, description: string) {
+  return lookup.by === 'id'
+    ? builder.args((t) => ({ id: t.int({ required: true, description }) }))
+    : builder.args((t) => ({ slug: t.string({ required: true, description }) }));
+}
+
+/** The record key a field's arguments give, by the lookup its arguments were declared with. */
+export function keyOf(lookup: Lookup, args: object): RecordKey {
+  const value: unknown = (args as Record<string, unknown>)[lookup.by];
+  return lookup.by === 'id' ? { id: Number(value) } : { slug: String(value) };
+}

@@ -55,7 +55,7 @@ describe('over HTTP', () => {
   let http: ReturnType<typeof supertest>;
   let cache: GatedCache;
   const events: CacheEvent[] = [];
-  /** Transient database failures to inject: the next `event.count` calls throw. */
+  /** Transient database failures to inject: the next totals (`event.count`, or a sum of the list counts) throw. */
   let failingCounts = 0;
 
   beforeAll(async () => {
@@ -79,21 +79,27 @@ describe('over HTTP', () => {
     failingCounts = 0;
   });
 
-  /** The database, except that a pending injected failure makes `event.count` throw once. */
+  /** The database, except that a pending injected failure makes the next total throw once. */
   function withFailingCounts(db: Db): Db {
     const bound = (target: object, property: string | symbol) => {
       const value: unknown = Reflect.get(target, property);
       return typeof value === 'function' ? value.bind(target) : value;
     };
+    const failed = () => {
+      failingCounts--;
+      return Promise.reject(new Error('Connection terminated unexpectedly'));
+    };
     return new Proxy(db, {
       get(target, property) {
+        if (property === '$queryRawUnsafe')
+          return (sql: string, ...values: unknown[]) =>
+            sql.includes('"EventListCount"') && failingCounts > 0
+              ? failed()
+              : target.$queryRawUnsafe(sql, ...values);
         if (property !== 'event') return bound(target, property);
         return new Proxy(target.event, {
           get(model, name) {
-            if (name === 'count' && failingCounts > 0) {
-              failingCounts--;
-              return () => Promise.reject(new Error('Connection terminated unexpectedly'));
-            }
+            if (name === 'count' && failingCounts > 0) return failed;
             return bound(model, name);
           },
         });

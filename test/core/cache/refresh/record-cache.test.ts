@@ -297,12 +297,14 @@ describe('a read of kept records', () => {
     const w = await makeWorld();
     const admin = users.administrator;
     const path = `${API}/events?start_date=${w.year}-01-01&end_date=${w.year}-12-31`;
-    /** The statements of one read that read events or their links (authentication aside). */
+    /** The statements of one read that read events, their links or counts (authentication aside). */
     const eventStatements = async (agent: ReturnType<typeof supertest>) => {
       h.queries.length = 0;
       await agent.get(path).auth(admin.login, admin.password).expect(200);
       return h.queries.filter((sql) =>
-        /\bFROM\s+(?:[`"]\w+[`"]\.)?[`"](Event|EventVenue|EventOrganizer|EventTerm|Media)[`"]/.test(sql),
+        /\bFROM\s+(?:[`"]\w+[`"]\.)?[`"](Event|EventVenue|EventOrganizer|EventTerm|EventListCount|Media)[`"]/.test(
+          sql,
+        ),
       );
     };
     await eventStatements(kept);

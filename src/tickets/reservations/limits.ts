@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Config } from '../core/config/config.js';
-import { type SharedCounts, limiter } from '../core/ops/rate-limits.js';
-import { ApiError } from '../core/errors/errors.js';
-import type { Context } from '../core/context/scope.js';
+import type { Config } from '../../core/config/config.js';
+import { type SharedCounts, limiter } from '../../core/ops/rate-limits.js';
+import { ApiError } from '../../core/errors/errors.js';
+import type { Context } from '../../core/context/scope.js';
 
 // How many reservations may be attempted, on both APIs (every reservation goes through `reserve`,
 // which takes its attempt here before anything is read or written): per client — a signed-in user,

@@ -1,11 +1,11 @@
-import type { Db } from '../core/db/client.js';
-import type { SharedCapacity, TicketType } from '../generated/sqlite/client.js';
-import type { Tx, WriteScope } from '../core/db/transactions.js';
-import { Prisma } from '../generated/sqlite/client.js';
-import { ApiError } from '../core/errors/errors.js';
-import { requestDeadline, writeBegun } from '../core/graphql/deadline.js';
-import type { Context } from '../core/context/scope.js';
-import { HOLDING } from './model.js';
+import type { Db } from '../../core/db/client.js';
+import type { SharedCapacity, TicketType } from '../../generated/sqlite/client.js';
+import type { Tx, WriteScope } from '../../core/db/transactions.js';
+import { Prisma } from '../../generated/sqlite/client.js';
+import { ApiError } from '../../core/errors/errors.js';
+import { requestDeadline, writeBegun } from '../../core/graphql/deadline.js';
+import type { Context } from '../../core/context/scope.js';
+import { HOLDING } from '../model.js';
 
 // How many places a ticket type has left, counted from its attendees (no counter column to drift),
 // and the lock a reservation holds while it counts and writes: the type's row and, when it draws

@@ -1,9 +1,9 @@
-import type { Db } from '../core/db/client.js';
-import type { Tx } from '../core/db/transactions.js';
-import { subscribes } from '../core/rules/subscribed-types.js';
+import type { Db } from '../../core/db/client.js';
+import type { Tx } from '../../core/db/transactions.js';
+import { subscribes } from '../../core/rules/subscribed-types.js';
 
 // A new attendee's token for the webhook endpoints that asked for personal data. The database keeps
-// only a token's hash (`tickets/tokens.ts`); deliveries are built from the change log when they are
+// only a token's hash (`tickets/reservations/tokens.ts`); deliveries are built from the change log when they are
 // sent, possibly by another instance or after a restart, so the token an `attendee.created` delivery
 // carries must wait somewhere until then. It waits here, one row per endpoint that will deliver it,
 // written in the reservation's own transaction, and nowhere else: not in the change log (every sync

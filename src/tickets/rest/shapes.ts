@@ -1,9 +1,9 @@
-import type { Attendee } from '../generated/sqlite/client.js';
-import { dateDetails, wallClock } from '../core/rules/dates.js';
-import { API_PREFIX, type SiteUrls } from '../core/rules/urls.js';
-import type { Availability } from './places.js';
-import type { TicketTypeView } from './ticket-types.js';
-import { onSale } from './reservations.js';
+import type { Attendee } from '../../generated/sqlite/client.js';
+import { dateDetails, wallClock } from '../../core/rules/dates.js';
+import { API_PREFIX, type SiteUrls } from '../../core/rules/urls.js';
+import type { Availability } from '../reservations/places.js';
+import type { TicketTypeView } from '../types/ticket-types.js';
+import { onSale } from '../reservations/sales.js';
 
 // The representations of `/calendar/tickets/v1`, in Event Tickets' REST API v1 shapes (its
 // `tribe/tickets/v1` tickets and attendees) where it has the key, our extensions after them.
@@ -69,8 +69,7 @@ export function presentTicket(
       sold: availability.held,
       pending: 0,
     },
-    is_available:
-      onSale(type, { endsAt: type.eventEndsAt, status: type.eventStatus }, now) && !availability.soldOut,
+    is_available: onSale(type, type.event, now) && !availability.soldOut,
     cost: type.price,
     cost_details: {
       currency_code: type.currency,

@@ -1,9 +1,9 @@
-import { invalidParams, missingParams } from '../core/errors/errors.js';
-import { readBoolean } from '../core/rest/booleans.js';
-import { type SubGraph, builder } from '../core/graphql/schema/builder.js';
-import type { Context } from '../core/context/scope.js';
-import { attendee, attendeesCsv, kindsOf, listAttendees } from './attendees.js';
-import { ATTENDEE_STATUSES, type AttendeeStatus, attendeeNotFound } from './model.js';
+import { invalidParams, missingParams } from '../../core/errors/errors.js';
+import { readBoolean } from '../../core/rest/booleans.js';
+import { type SubGraph, builder } from '../../core/graphql/schema/builder.js';
+import type { Context } from '../../core/context/scope.js';
+import { attendee, attendeesCsv, kindsOf, listAttendees } from '../reservations/attendees.js';
+import { ATTENDEE_STATUSES, type AttendeeStatus, attendeeNotFound } from '../model.js';
 import {
   attendeeByToken,
   cancelReservation,
@@ -11,10 +11,15 @@ import {
   eraseAttendee,
   reserve,
   updateReservation,
-} from './reservations.js';
-import { TICKET_SHAPES } from './rest-docs.js';
-import { presentAttendee, presentTicket, ticketsRoot } from './rest-shapes.js';
-import { type TicketTypeView, availabilityOf, ticketType, visibleTicketTypes } from './ticket-types.js';
+} from '../reservations/reservations.js';
+import { TICKET_SHAPES } from './docs.js';
+import { presentAttendee, presentTicket, ticketsRoot } from './shapes.js';
+import {
+  type TicketTypeView,
+  availabilityOf,
+  ticketType,
+  visibleTicketTypes,
+} from '../types/ticket-types.js';
 
 // The operations SOFA serves under `/calendar/tickets/v1` (rest-map/tickets.ts): Event Tickets'
 // archive and single shapes, an RSVP by POST and the check-in (`qr`); our extensions: the attendee

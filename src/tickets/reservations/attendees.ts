@@ -1,8 +1,8 @@
-import type { Attendee } from '../generated/sqlite/client.js';
-import type { Context } from '../core/context/scope.js';
-import { eventsVisibleTo } from '../events/service/event-access.js';
-import { type AttendeeStatus, attendeeNotFound, managesTickets, ticketsForbidden } from './model.js';
-import { csvDocument } from './csv.js';
+import type { Attendee } from '../../generated/sqlite/client.js';
+import type { Context } from '../../core/context/scope.js';
+import { eventsVisibleTo } from '../../events/service/event-access.js';
+import { type AttendeeStatus, attendeeNotFound, managesTickets, ticketsForbidden } from '../model.js';
+import { csvDocument } from '../rest/csv.js';
 
 // The attendee list: editors and administrators only (names and e-mails are personal data). Anyone
 // else is refused before anything is read, so the refusal says nothing about who has reserved.

@@ -1,10 +1,10 @@
-import type { Event } from '../generated/sqlite/client.js';
-import type { Attendee } from '../generated/sqlite/client.js';
-import { ApiError } from '../core/errors/errors.js';
-import type { Context } from '../core/context/scope.js';
-import type { AttendeeOperation, TicketOperation, WriteScope } from '../core/db/transactions.js';
+import type { Event } from '../../generated/sqlite/client.js';
+import type { Attendee } from '../../generated/sqlite/client.js';
+import { ApiError } from '../../core/errors/errors.js';
+import type { Context } from '../../core/context/scope.js';
+import type { AttendeeOperation, TicketOperation, WriteScope } from '../../core/db/transactions.js';
 import { dropHeldTokens, holdTokenForWebhooks } from './held-tokens.js';
-import { visibleEvent } from '../events/service/event-access.js';
+import { visibleEvent } from '../../events/service/event-access.js';
 import {
   type AttendeeStatus,
   HOLDING,
@@ -13,14 +13,14 @@ import {
   invalidToken,
   managesTickets,
   notCheckable,
-  salesClosed,
   soldOut,
   ticketTypeNotFound,
   ticketsForbidden,
   tooMany,
-} from './model.js';
-import { Places, type TypeRow, inTurn, lockType } from './places.js';
+} from '../model.js';
+import { Places, inTurn, lockType } from './places.js';
 import { takeRsvpAttempt } from './limits.js';
+import { assertOnSale } from './sales.js';
 import { hashToken, isCheckInCodeShaped, isTokenShaped, newCheckInCode, newToken } from './tokens.js';
 
 // Reservations: each runs in one write transaction under its type's lock (`places.ts`), so N
@@ -90,23 +90,6 @@ export async function eventForTickets(
   return event;
 }
 
-/**
- * Whether the type sells now: inside its window, and before its event ends. Who may reserve is the
- * event's visibility (`eventForTickets`): a draft takes reservations from those who may see it.
- */
-export function onSale(
-  type: Pick<TypeRow, 'salesStart' | 'salesEnd'>,
-  event: Pick<Event, 'endsAt' | 'status'>,
-  now: Date,
-) {
-  return (
-    event.status !== 'trash' &&
-    now < event.endsAt &&
-    (!type.salesStart || type.salesStart <= now) &&
-    (!type.salesEnd || now < type.salesEnd)
-  );
-}
-
 const writeRequest = (ctx: Context) => ({ db: ctx.db, viewer: ctx.viewer, config: ctx.config });
 
 /** One write on a type's places, in its turn in this instance (`inTurn`), in one transaction. */
@@ -134,7 +117,7 @@ export async function reserve(
   const attendee = await placesWrite(ctx, found.id, async (scope) => {
     const type = await lockType(scope, found.id);
     if (!type) throw ticketTypeNotFound();
-    if (!onSale(type, event, now())) throw salesClosed();
+    assertOnSale(type, event, now());
     if (person.guests > type.maxPerRequest) throw tooMany(type.maxPerRequest);
     const places = await Places.count(scope.tx, [type]);
     const status: AttendeeStatus =
@@ -243,10 +226,10 @@ export async function updateReservation(
     else if (attendee.status === 'GOING' && places.fits(type.id, person.guests)) status = 'GOING';
     else if (attendee.status === 'WAITLISTED') status = 'WAITLISTED';
     else if (places.waitingFor(type.id) === 0 && places.fits(type.id, person.guests)) {
-      if (!onSale(type, current.event, now)) throw salesClosed();
+      assertOnSale(type, current.event, now);
       status = 'GOING';
     } else if (type.waitlist && attendee.status !== 'GOING') {
-      if (!onSale(type, current.event, now)) throw salesClosed();
+      assertOnSale(type, current.event, now);
       status = 'WAITLISTED';
     } else throw soldOut();
     places.move(type.id, slot('NOT_GOING', 0), slot(status, person.guests));
