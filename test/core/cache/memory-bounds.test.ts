@@ -242,7 +242,7 @@ describe('the default bounds', () => {
   });
 
   it("cap V8's heap and glibc's arenas with the same settings in `npm start` and in the image", () => {
-    const root = new URL('../../', import.meta.url);
+    const root = new URL('../../../', import.meta.url);
     const { scripts } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
       scripts: { start: string };
     };
