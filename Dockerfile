@@ -46,4 +46,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # The node flags are those of `npm start` (package.json; a test holds them equal): V8's heap bounds,
 # docs/operations/memory.md.
 STOPSIGNAL SIGTERM
-CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=4", "--liftoff-only", "dist/src/server.js"]
+CMD ["node", "--max-old-space-size=384", "--max-semi-space-size=8", "--liftoff-only", "dist/src/server.js"]
