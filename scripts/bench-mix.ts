@@ -601,9 +601,9 @@ async function wrkMix(
 export interface MixOptions {
   url: string;
   dir: string;
-  /** The cache-on server the mix is written to and read from, and the cache-off one. */
+  /** The cache-on server the mix is written to and read from, and the cache-off one (none: no such row). */
   cached: MixServer;
-  uncached: MixServer;
+  uncached?: MixServer;
   metricsToken: string;
   authorization: string;
   connections: number;
@@ -690,7 +690,7 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
   await measure('mix + 1 write/s', cached, 1);
   await measure(READ_ONLY_AGAIN, cached, 0);
   await measure('mix + 10 writes/s', cached, 10);
-  await measure('read-only mix, CALENDAR_CACHE=off', uncached, 0);
+  if (uncached) await measure('read-only mix, CALENDAR_CACHE=off', uncached, 0);
   return { rows, urls: urls.length };
 }
 
@@ -765,4 +765,55 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       `\nmix + 10 writes/s ÷ read-only mix: ${percent(rps('mix + 10 writes/s') / readOnly)} (target ≥ 60 %)` +
       `\nread-only mix ÷ single-URL cached REST list: ${percent(readOnly / (singleCachedList?.rps ?? Number.NaN))} (target ≥ 50 %)`,
   );
+}
+
+/** One server's mix with some of the cache's mechanisms turned off (`--without`); none: every one on. */
+export interface MixVariant {
+  without: string;
+  rows: MixRow[];
+}
+
+/**
+ * What each mechanism pays (`--without`, #51 item 3): every variant's write rows and read-only mean,
+ * and the ratio of each to the variants with every mechanism on (their mean: the machine drifts).
+ */
+export function printVariants(variants: readonly MixVariant[], title: string): void {
+  const figure = (rows: readonly MixRow[], name: string) => rows.find((row) => row.name === name);
+  const readOnly = (rows: readonly MixRow[]) => {
+    const found = [figure(rows, 'read-only mix'), figure(rows, READ_ONLY_AGAIN)].filter((row) => row);
+    return found.reduce((sum, row) => sum + row!.rps, 0) / found.length;
+  };
+  const columns = [
+    ['read-only req/s', (rows: readonly MixRow[]) => readOnly(rows)],
+    ['+1 w/s req/s', (rows: readonly MixRow[]) => figure(rows, 'mix + 1 write/s')?.rps ?? Number.NaN],
+    ['+10 w/s req/s', (rows: readonly MixRow[]) => figure(rows, 'mix + 10 writes/s')?.rps ?? Number.NaN],
+    ['+1 w/s p99', (rows: readonly MixRow[]) => figure(rows, 'mix + 1 write/s')?.p99 ?? Number.NaN],
+    ['+10 w/s p99', (rows: readonly MixRow[]) => figure(rows, 'mix + 10 writes/s')?.p99 ?? Number.NaN],
+    [
+      '+10 w/s CPU/read',
+      (rows: readonly MixRow[]) => figure(rows, 'mix + 10 writes/s')?.cpuPerRequest ?? Number.NaN,
+    ],
+    ['peak RSS', (rows: readonly MixRow[]) => Math.max(...rows.map((row) => row.peakRssMb))],
+  ] as const;
+  const baselines = variants.filter((variant) => variant.without === 'none');
+  const base = columns.map(
+    ([, read]) => baselines.reduce((sum, variant) => sum + read(variant.rows), 0) / baselines.length,
+  );
+  const table = [
+    ['without', ...columns.map(([name]) => name)],
+    ...variants.map((variant) => [
+      variant.without,
+      ...columns.map(([, read], i) => {
+        const value = read(variant.rows);
+        const digits = value >= 100 ? 0 : 2;
+        return `${value.toFixed(digits)} (${((value / base[i]!) * 100).toFixed(0)} %)`;
+      }),
+    ]),
+  ];
+  const widths = (table[0] ?? []).map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
+  console.log(`\n${title}\n`);
+  for (const [i, row] of table.entries()) {
+    console.log(`| ${row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`);
+    if (i === 0) console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  }
 }

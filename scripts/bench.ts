@@ -1,5 +1,5 @@
 // npm run bench -- [--db sqlite|postgres] [--duration 10] [--connections 10] [--events 10000] [--warmup 2] [--mix]
-//   [--series 20] [--profile DIR] [--gzip] [--peer [--peer-rounds 3]] [--rsvp]
+//   [--series 20] [--profile DIR] [--gzip] [--peer [--peer-rounds 3]] [--rsvp] [--mix-only] [--without a,b,none]
 // Seeds a throwaway database, serves it with the real app twice (response cache on, and
 // CALENDAR_CACHE=off) in child processes running the compiled app (scripts/bench-server.mjs), next
 // to two floors in this process: node:http sending the very bytes of the REST list from memory, and
@@ -21,7 +21,8 @@
 // each cache counts against its bound). Every run has an RSVP row (scripts/bench-rsvp.ts): confirmed
 // reservations per second with every client on one ticket type of one event, checked against the
 // database after the run; on PostgreSQL its clients are spread over both servers (two instances on one
-// database). `--rsvp` runs that row alone.
+// database). `--rsvp` runs that row alone. `--mix-only` runs the mix alone; `--without a,b,none` runs the
+// mix again for each named cache mechanism turned off (src/core/config/cache-mechanisms.ts; none: all on).
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,7 +39,16 @@ import { migrateDatabase } from '../src/core/db/migrate.js';
 import { endOfDayWall, startOfDayWall } from '../src/core/rules/dates.js';
 import { defaultCounts } from './sample-data/generate.js';
 import { seedDatabase } from './sample-data/seed.js';
-import { createAdministrator, createSignedIn, kilobytesPerRequest, printMix, runMix } from './bench-mix.js';
+import {
+  type MixVariant,
+  createAdministrator,
+  createSignedIn,
+  kilobytesPerRequest,
+  printMix,
+  printVariants,
+  runMix,
+} from './bench-mix.js';
+import { CACHE_MECHANISMS } from '../src/core/config/cache-mechanisms.js';
 import { type PeerInstall, PeerChild, checkSameAnswers, installPeer, peerRequests } from './peer/peer.js';
 import { askChild } from './child-questions.js';
 import {
@@ -175,6 +185,8 @@ function options() {
       peer: { type: 'boolean', default: false },
       'peer-rounds': { type: 'string', default: '3' },
       rsvp: { type: 'boolean', default: false },
+      without: { type: 'string' },
+      'mix-only': { type: 'boolean', default: false },
     },
   });
   if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
@@ -195,6 +207,12 @@ function options() {
   if (values.rsvp && (values.mix || values.peer || values.profile !== undefined))
     throw new Error('--rsvp runs the RSVP row alone: leave out --mix, --peer and --profile');
   if (numbers.connections < 1) throw new Error('--connections must be at least 1');
+  const without = (values.without ?? '').split(',').filter(Boolean);
+  for (const name of without)
+    if (name !== 'none' && !(CACHE_MECHANISMS as readonly string[]).includes(name))
+      throw new Error(`--without names the cache's mechanisms (${CACHE_MECHANISMS.join(', ')}) or none`);
+  if ((without.length || values['mix-only']) && !values.mix)
+    throw new Error('--without and --mix-only need --mix');
   const { 'peer-rounds': peerRounds, ...rest } = numbers;
   return {
     ...rest,
@@ -205,6 +223,8 @@ function options() {
     gzip: values.gzip,
     peer: values.peer,
     rsvpOnly: values.rsvp,
+    without,
+    mixOnly: values['mix-only'],
   };
 }
 
@@ -242,7 +262,11 @@ class ServerChild {
     readonly origin: string,
   ) {}
 
-  static async start(url: string, cache: 'on' | 'off'): Promise<ServerChild> {
+  static async start(
+    url: string,
+    cache: 'on' | 'off',
+    env: Record<string, string> = {},
+  ): Promise<ServerChild> {
     const child = fork(SERVER_CHILD, [], {
       execArgv: NODE_FLAGS,
       env: {
@@ -255,6 +279,7 @@ class ServerChild {
         CALENDAR_CACHE: cache,
         CALENDAR_METRICS_TOKEN: METRICS_TOKEN,
         LOG_LEVEL: 'silent',
+        ...env,
       },
       stdio: 'inherit',
     });
@@ -397,6 +422,8 @@ async function main(): Promise<void> {
     peer,
     peerRounds,
     rsvpOnly,
+    without,
+    mixOnly,
   } = options();
   if (gzip) wrkHeaders = ['-H', 'Accept-Encoding: gzip'];
   if (profile) mkdirSync(resolve(profile), { recursive: true });
@@ -570,7 +597,8 @@ async function main(): Promise<void> {
     );
 
     const rows: Row[] = [];
-    for (const target of targets) {
+    // `--mix-only`: the mix alone, without the single URLs, the peer, the RSVP row and the full cache.
+    for (const target of mixOnly ? [] : targets) {
       const problem = await problemWith(target);
       if (problem) {
         rows.push({ target, problem });
@@ -588,7 +616,7 @@ async function main(): Promise<void> {
     }
     const rss = await Promise.all(children.map((child) => child.peakRssMb()));
     let peerNotes: string[] = [];
-    if (peerInstall) {
+    if (peerInstall && !mixOnly) {
       peerChild = await PeerChild.start(peerInstall, url);
       const measured = await measurePeer(uncached, peerChild, peerRequests(window(), first.id), script, {
         connections,
@@ -602,8 +630,8 @@ async function main(): Promise<void> {
       peerChild = undefined;
     }
     // After the reads (its writes drop the answers that show the event's tickets), before the mix.
-    const rsvp = await rsvpRow(url, rsvpType, rsvpServers(uncached), load);
-    rows.push(rsvp.row);
+    const rsvp = mixOnly ? undefined : await rsvpRow(url, rsvpType, rsvpServers(uncached), load);
+    if (rsvp) rows.push(rsvp.row);
     // Its own cache-on server, so the rows above and the cache fill below do not share its memory.
     const mixServer = mix ? await ServerChild.start(url, 'on') : undefined;
     if (mixServer) children.push(mixServer);
@@ -623,11 +651,38 @@ async function main(): Promise<void> {
         wrkHeaders,
       }));
     const mixMemory = mixServer && (await describeMemory(mixServer, "the mix's server at its end", config));
-    const full = await fillCache(cached, config.cache.maxBytes, events, connections);
+    // `--without a,b,none`: the mix again on a server of its own for each, the mechanism named off
+    // (none: every one on, to see the machine's drift), the cache-off row left out.
+    const variants: MixVariant[] = mixed ? [{ without: 'none', rows: mixed.rows }] : [];
+    for (const name of without) {
+      mixServer?.stop();
+      const server = await ServerChild.start(
+        url,
+        'on',
+        name === 'none' ? {} : { CALENDAR_CACHE_WITHOUT: name },
+      );
+      children.push(server);
+      const { rows: variantRows } = await runMix({
+        url,
+        dir,
+        cached: server,
+        metricsToken: METRICS_TOKEN,
+        authorization: authorization as string,
+        connections,
+        duration,
+        warmup,
+        wrkHeaders,
+      });
+      variants.push({ without: name, rows: variantRows });
+      server.stop();
+    }
+    const full = mixOnly ? 0 : await fillCache(cached, config.cache.maxBytes, events, connections);
     const listTarget = targets.find((target) => target.server === cached)!;
-    await wrk(listTarget.url, listTarget.body, connections, duration, script);
+    if (!mixOnly) await wrk(listTarget.url, listTarget.body, connections, duration, script);
     const fullRss = await cached.rssMb();
-    const fullMemory = await describeMemory(cached, 'the cached server with its cache full', config);
+    const fullMemory = mixOnly
+      ? ''
+      : await describeMemory(cached, 'the cached server with its cache full', config);
     printTable(
       rows,
       `${events} events${series > 0 ? ` (${series} % in series)` : ''} on ${kind}, wrk -t1 -c${connections} -d${duration}s (after ${warmup} s warm-up)${gzip ? ', Accept-Encoding: gzip' : ''}, ` +
@@ -636,7 +691,7 @@ async function main(): Promise<void> {
         `cached server with its cache full (${(full / 2 ** 20).toFixed(0)} of ` +
         `${(config.cache.maxBytes / 2 ** 20).toFixed(0)} MB) under the cached list: RSS ${fullRss.toFixed(0)} MB`,
     );
-    console.log(rsvp.note);
+    if (rsvp) console.log(rsvp.note);
     for (const note of peerNotes) console.log(note);
     if (mixed)
       printMix(
@@ -648,7 +703,13 @@ async function main(): Promise<void> {
       );
     console.log('');
     if (mixMemory) console.log(mixMemory);
-    console.log(fullMemory);
+    if (fullMemory) console.log(fullMemory);
+    if (variants.length > 1)
+      printVariants(
+        variants,
+        `The cache's mechanisms one at a time (CALENDAR_CACHE_WITHOUT=…, a server each, in this order; ` +
+          `each figure's share of the mean of the rows without any off), ${events} events on ${kind}`,
+      );
   } finally {
     for (const child of children) child.stop();
     peerChild?.stop();

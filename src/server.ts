@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import { bootstrapAdministrator } from './users/users.js';
 import { ConfigError, type Config, loadConfig } from './core/config/config.js';
+import { turnOffMechanisms } from './core/config/cache-mechanisms.js';
 import { buildApp, createResponseCache } from './app.js';
 import { shareInvalidations } from './core/cache/invalidation-channel.js';
 import { createDb } from './core/db/client.js';
@@ -33,6 +34,7 @@ function configOrExit(): Config {
   }
 }
 const config = configOrExit();
+turnOffMechanisms(config.cacheWithout);
 const logger = createLogger(config.logLevel);
 const lifecycle = new Lifecycle();
 const metricsOn = config.metricsToken !== undefined || config.metricsPort !== undefined;

@@ -1,4 +1,5 @@
 import { type SearchTerm, searchVerdict } from '../rules/search.js';
+import { mechanismOn } from '../config/cache-mechanisms.js';
 
 // What a cached answer depends on, and what a committed write changed: the two halves of selective
 // invalidation (the response cache drops an answer only when a write's effect meets its dependencies).
@@ -177,7 +178,7 @@ export function windowAdmits(window: EventWindow, span: EventSpan | null): boole
     window.terms.every((set) => meets(set, span.terms)) &&
     meets(window.venues, span.venues) &&
     meets(window.organizers, span.organizers) &&
-    (!window.search || searchVerdict(window.search, span.texts) !== false)
+    (!window.search || !mechanismOn('search-verdicts') || searchVerdict(window.search, span.texts) !== false)
   );
 }
 
@@ -276,7 +277,7 @@ export function recordMeets(
   eventColumns: readonly string[] | ReadonlySet<string> | undefined,
 ): boolean {
   const written = narrowed.get(tag);
-  if (!written || !eventColumns) return true;
+  if (!written || !eventColumns || !mechanismOn('column-verdicts')) return true;
   for (const column of eventColumns) if (written.has(column)) return true;
   return false;
 }
@@ -355,6 +356,7 @@ function moveMeets(move: EventMove, window: EventWindow): ListMeeting {
       !(fact === 'text' && window.search && textsJudgedAlike(window.search, before, after)),
   );
   if (!read.length || !admitted()) return false;
+  if (!mechanismOn('page-verdicts')) return 'rows';
   if (window.extent === undefined || read.some((fact) => fact !== 'span')) return rowsOrTotal(move, window);
   // Only its place on the calendar changed of what the list reads, so its other criteria judge it as
   // before: it joins or leaves when the dates decide differently, else it moves within the list.
@@ -377,6 +379,7 @@ function moveMeets(move: EventMove, window: EventWindow): ListMeeting {
  * they were); else its rows.
  */
 function rowsOrTotal(move: EventMove, window: EventWindow): ListMeeting {
+  if (!mechanismOn('page-verdicts')) return 'rows';
   const page = window.extent;
   if (typeof page !== 'object' || !page.full || move.id === undefined) return 'rows';
   const id = move.id;
@@ -386,6 +389,7 @@ function rowsOrTotal(move: EventMove, window: EventWindow): ListMeeting {
 }
 
 function textsJudgedAlike(terms: readonly SearchTerm[], before: EventSpan, after: EventSpan): boolean {
+  if (!mechanismOn('search-verdicts')) return false;
   const was = searchVerdict(terms, before.texts);
   return was !== undefined && was === searchVerdict(terms, after.texts);
 }

@@ -18,6 +18,7 @@ import { type CountRuns, answerHash, bytesHash, countedHash } from './answer-has
 import { DependencyIndex, indexBytes } from './dependency-index.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
 import { isLent, lendToResponse, lendUntil } from './lent-bodies.js';
+import { mechanismOn } from '../config/cache-mechanisms.js';
 
 // The one response cache of REST and GraphQL reads. Entries are whole answers (status, headers, bytes)
 // for anonymous viewers, each with what it depends on (the records it shows, the families its lookups
@@ -470,12 +471,13 @@ export class ResponseCache {
         }
         for (const key of totalsOnly) {
           const entry = this.entries.peek(key);
-          if (entry?.rewriteTotal) entry.staleTotal = true;
+          if (entry?.rewriteTotal && mechanismOn('total-refresh')) entry.staleTotal = true;
           else beyond.add(key);
         }
         for (const [key, events] of rowsOnly) {
           const entry = this.entries.peek(key);
-          if (entry?.rewriteRows) entry.staleRows = [...new Set([...(entry.staleRows ?? []), ...events])];
+          if (entry?.rewriteRows && mechanismOn('row-refresh'))
+            entry.staleRows = [...new Set([...(entry.staleRows ?? []), ...events])];
           else beyond.add(key);
         }
         for (const key of beyond) if (this.entries.delete(key)) this.options.onEvent?.('dropped');
@@ -558,7 +560,7 @@ export class ResponseCache {
   }
 
   private refreshable(entry: Entry): boolean {
-    return entry.rewriteCounts !== undefined && this.readTermCounts !== null;
+    return entry.rewriteCounts !== undefined && this.readTermCounts !== null && mechanismOn('count-refresh');
   }
 
   private clear(): void {
@@ -610,7 +612,7 @@ export class ResponseCache {
    * that meets it is not kept.
    */
   async keep(key: string, dependencies: Dependencies, compute: () => Promise<number>): Promise<number> {
-    if (!this.kept || this.suspended) return compute();
+    if (!this.kept || this.suspended || !mechanismOn('kept-totals')) return compute();
     const kept = this.kept.get(key);
     if (kept !== undefined) return kept.value;
     const mark = this.mark();
@@ -835,6 +837,7 @@ export class ResponseCache {
 
   /** Keeps the plain copy of a coded entry's body, within what the answers leave of their bound. */
   private keepPlain(serial: number, plain: Buffer): void {
+    if (!mechanismOn('plain-copies')) return;
     this.plain?.set(serial, plain);
     this.trimPlain();
   }

@@ -4,6 +4,7 @@ import { chosenPasswordProblem } from './chosen-password.js';
 import { LOGIN_PATTERN, LOGIN_RULE } from './logins.js';
 import { readTrustedDocuments } from './trusted-documents.js';
 import { parseTrustedProxies } from './client-address.js';
+import { CACHE_MECHANISMS, type CacheMechanism } from './cache-mechanisms.js';
 
 // Every setting the service reads from the environment, validated once at start-up.
 const EnvSchema = z.object({
@@ -27,6 +28,16 @@ const EnvSchema = z.object({
   CALENDAR_CACHE_MB: z.coerce.number().min(1).max(65536).default(64),
   CALENDAR_SHAPE_CACHE_MB: z.coerce.number().min(0).max(65536).default(12),
   CALENDAR_RECORD_CACHE_MB: z.coerce.number().min(0).max(65536).default(8),
+  CALENDAR_CACHE_WITHOUT: z
+    .string()
+    .default('')
+    .transform((list) =>
+      list
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(CACHE_MECHANISMS))),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
@@ -117,6 +128,8 @@ export interface Config {
    * event rows' own bound, beside it (`ResponseCache.keepRecords`).
    */
   cache: { enabled: boolean; maxBytes: number; recordMaxBytes?: number };
+  /** The cache's mechanisms turned off, to measure what each pays (`core/cache/mechanisms.ts`). */
+  cacheWithout: readonly CacheMechanism[];
   /** Kept REST shapes of events (`core/cache/shape-cache.ts`); 0 bytes, or the cache off, keeps none. */
   shapeCache: { maxBytes: number };
   redisUrl?: string;
@@ -214,10 +227,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cache: {
       enabled: e.CALENDAR_CACHE === 'on',
       maxBytes: Math.round(e.CALENDAR_CACHE_MB * 1024 * 1024),
-      recordMaxBytes: Math.round(e.CALENDAR_RECORD_CACHE_MB * 1024 * 1024),
+      recordMaxBytes: e.CALENDAR_CACHE_WITHOUT.includes('kept-records')
+        ? 0
+        : Math.round(e.CALENDAR_RECORD_CACHE_MB * 1024 * 1024),
     },
+    cacheWithout: e.CALENDAR_CACHE_WITHOUT,
     shapeCache: {
-      maxBytes: e.CALENDAR_CACHE === 'on' ? Math.round(e.CALENDAR_SHAPE_CACHE_MB * 1024 * 1024) : 0,
+      maxBytes:
+        e.CALENDAR_CACHE === 'on' && !e.CALENDAR_CACHE_WITHOUT.includes('kept-shapes')
+          ? Math.round(e.CALENDAR_SHAPE_CACHE_MB * 1024 * 1024)
+          : 0,
     },
     redisUrl: e.REDIS_URL,
     metricsToken: e.CALENDAR_METRICS_TOKEN,
