@@ -777,6 +777,13 @@ export interface MixVariant {
  * What each mechanism pays (`--without`, #51 item 3): every variant's write rows and read-only mean,
  * and the ratio of each to the variants with every mechanism on (their mean: the machine drifts).
  */
+/** The share of reads the server computed (neither a hit nor a refresh in place), in %. */
+const computedShare = (row: MixRow | undefined) =>
+  row?.hitRatio === undefined ? Number.NaN : (1 - row.hitRatio - (row.refreshRatio ?? 0)) * 100;
+/** Answers a write made stale, per write sent. */
+const droppedPerWrite = (row: MixRow | undefined) =>
+  row?.dropped === undefined || !row.writes?.sent ? Number.NaN : row.dropped / row.writes.sent;
+
 export function printVariants(variants: readonly MixVariant[], title: string): void {
   const figure = (rows: readonly MixRow[], name: string) => rows.find((row) => row.name === name);
   const readOnly = (rows: readonly MixRow[]) => {
@@ -792,6 +799,17 @@ export function printVariants(variants: readonly MixVariant[], title: string): v
     [
       '+10 w/s CPU/read',
       (rows: readonly MixRow[]) => figure(rows, 'mix + 10 writes/s')?.cpuPerRequest ?? Number.NaN,
+    ],
+    // Work, not time: what the machine's noise leaves alone (statements, answers computed again).
+    [
+      '+10 w/s SQL/read',
+      (rows: readonly MixRow[]) => figure(rows, 'mix + 10 writes/s')?.sqlPerRequest ?? Number.NaN,
+    ],
+    ['+10 w/s computed %', (rows: readonly MixRow[]) => computedShare(figure(rows, 'mix + 10 writes/s'))],
+    ['+1 w/s dropped/write', (rows: readonly MixRow[]) => droppedPerWrite(figure(rows, 'mix + 1 write/s'))],
+    [
+      '+10 w/s dropped/write',
+      (rows: readonly MixRow[]) => droppedPerWrite(figure(rows, 'mix + 10 writes/s')),
     ],
     ['peak RSS', (rows: readonly MixRow[]) => Math.max(...rows.map((row) => row.peakRssMb))],
   ] as const;
