@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { Context as KoaContext } from 'koa';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
@@ -9,15 +8,13 @@ import {
   type ReadRecord,
   type WriteEffect,
   affects,
-  recordTag,
   withoutTexts,
 } from './dependencies.js';
 import { versionedEtag } from '../rules/versions.js';
 import { acceptsGzip, codedEtag, gunzipped, gzipped, gzippedAside } from './content-coding.js';
-import { type CountRuns, answerHash, bytesHash, countedHash } from './answer-hash.js';
+import { bytesHash } from './answer-hash.js';
 import { DependencyIndex, indexBytes } from './dependency-index.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
-import { isLent, lendToResponse, lendUntil } from './lent-bodies.js';
 import { mechanismOn } from '../config/cache-mechanisms.js';
 
 // The one response cache of REST and GraphQL reads. Entries are whole answers (status, headers, bytes)
@@ -38,16 +35,8 @@ interface Entry {
   dependencies: Dependencies;
   /** The record version its entity tag starts with (a single record's answer). */
   version?: string;
-  /** How its edge finds and rewrites the term counts it shows (`AnswerMeta.rewriteCounts`). */
-  rewriteCounts?: CountRewrite;
-  /** Its content hash's base: its plain bytes with those counts masked (`answer-hash.ts`). */
-  hashBase?: string;
-  /** Where its plain body shows those counts, as its last count refresh left them (none yet: found then). */
-  countRuns?: CountRuns;
   /** How its edge counts again and rewrites the list total it shows (`AnswerMeta.rewriteTotal`). */
   rewriteTotal?: TotalRewrite;
-  /** Writes moved counts it shows, and nothing it cannot rewrite: the next read refreshes them. */
-  staleCounts?: boolean;
   /** Writes changed the total it shows, and nothing it cannot rewrite: the next read refreshes it. */
   staleTotal?: boolean;
   /** How its edge renders again the rows it shows (`AnswerMeta.rewriteRows`). */
@@ -56,27 +45,7 @@ interface Entry {
   staleRows?: number[];
 }
 
-const isStale = (entry: Entry) =>
-  entry.staleCounts === true || entry.staleTotal === true || entry.staleRows !== undefined;
-
-export type { CountRuns };
-
-/** How an edge finds and rewrites the term counts its answers show. */
-export interface CountRewrite {
-  /** Where `body` shows them. */
-  find(body: Buffer): CountRuns;
-  /**
-   * The body with the counts replaced, and where they now are; null when it cannot be (recompute it
-   * instead). `runs`: where they were, from the last rewrite (found anew when not given). `inPlace`:
-   * the body may be changed and returned (no one else reads it) rather than copied.
-   */
-  rewrite(
-    body: Buffer,
-    counts: ReadonlyMap<number, number>,
-    runs?: CountRuns,
-    inPlace?: boolean,
-  ): { body: Buffer; runs: CountRuns } | null;
-}
+const isStale = (entry: Entry) => entry.staleTotal === true || entry.staleRows !== undefined;
 
 /** A body and the headers kept with it (lower-case names, as Koa gives them). */
 export interface Representation {
@@ -134,9 +103,6 @@ interface KeptRecord {
   dependencies: Dependencies;
 }
 
-/** Term counts known at most (a number each): past it, they are forgotten and read again. */
-const MAX_KNOWN_COUNTS = 10_000;
-
 /** Row reads shared between two writes at most (`renderedRows`): past it, they are forgotten. */
 const MAX_SHARED_ROW_READS = 1_000;
 
@@ -191,8 +157,7 @@ function entryBytes(entry: Entry, key: string): number {
     heldBytes(entry.headers) +
     measuredOnce(dependencies, () => heldBytes(dependencies) + indexBytes(dependencies)) +
     (entry.rewriteTotal ? rewriteBytes(entry.rewriteTotal) : 0) +
-    (entry.rewriteRows ? rewriteBytes(entry.rewriteRows) : 0) +
-    (entry.countRuns ? heldBytes(entry.countRuns) : 0)
+    (entry.rewriteRows ? rewriteBytes(entry.rewriteRows) : 0)
   );
 }
 
@@ -241,11 +206,6 @@ export interface AnswerMeta {
   /** The answer reports a failure (a GraphQL one is still a 200): never stored, so never shared. */
   hasErrors?: boolean;
   /**
-   * How to rewrite the counts of the terms in `dependencies.counts` in the answer's body: a write that
-   * moves only those counts leaves it cached, to be refreshed with the current numbers when next read.
-   */
-  rewriteCounts?: CountRewrite;
-  /**
    * How to count again and rewrite the total of the one list page the answer shows: a write that
    * changes only who is in the list after the page (`ListMeeting` `total`) leaves it cached, to be
    * refreshed with the current total when next read.
@@ -265,8 +225,8 @@ const EXCHANGE_HEADERS = new Set(['content-length', 'date', 'connection', 'set-c
 /**
  * `invalidation`: a write's effect applied; `dropped`: one entry it made stale; `shared`: a miss that
  * waited for the same answer being computed by another request instead of computing it again;
- * `refreshed`: a read answered from an entry whose term counts a write had moved, with those numbers
- * read again and rewritten (neither a hit nor a miss: one small query instead of the whole answer).
+ * `refreshed`: a read answered from an entry whose list total or rows a write had changed, with those
+ * read again and rewritten (neither a hit nor a miss: a count or a few rows instead of the whole answer).
  */
 export type CacheEvent = 'hit' | 'miss' | 'refreshed' | 'eviction' | 'invalidation' | 'dropped' | 'shared';
 
@@ -288,9 +248,6 @@ export interface ResponseCacheOptions {
   /** How long a refreshed body stays plain before it is coded again (`RECODE_DELAY_MS`); tests set it. */
   recodeDelayMs?: number;
 }
-
-/** The current counts of these terms, read to refresh an answer that shows them. */
-export type ReadTermCounts = (terms: readonly number[]) => Promise<ReadonlyMap<number, number>>;
 
 /** Headers of a final answer that an alias never keeps: they are set per exchange. */
 const ALIAS_SKIPPED = new Set([...EXCHANGE_HEADERS, 'x-cache', 'vary']);
@@ -365,14 +322,6 @@ export class ResponseCache {
   private readonly keeping = new Map<string, { mark: Mark; value: Promise<number> }>();
   /** Answers being computed, by key: concurrent misses of one key wait for the first (single flight). */
   private readonly computing = new Map<string, Promise<unknown>>();
-  /** Where refreshed counts come from (`readCountsWith`); until given, an answer whose counts move drops. */
-  private readTermCounts: ReadTermCounts | null = null;
-  /**
-   * Term counts read since the last write that moved them, so that the answers one write made stale
-   * are refreshed with one read of its terms' counts, not one each. Forgotten under the same
-   * invalidation as the answers.
-   */
-  private readonly knownCounts = new Map<number, number>();
   /**
    * Rows read since the last write, by reader and events: the lists one write made stale show its
    * event's row alike, and each would otherwise read and shape it again. Forgotten at every write.
@@ -455,7 +404,6 @@ export class ResponseCache {
     if (this.recent.length > RECENT_EFFECTS) this.recent.shift();
     this.applied++;
     this.options.onEvent?.('invalidation');
-    this.forgetCounts(effect);
     this.rowReads.clear();
     if (effect.all) {
       const count = this.entries?.size ?? 0;
@@ -463,12 +411,7 @@ export class ResponseCache {
       for (let i = 0; i < count; i++) this.options.onEvent?.('dropped');
     } else {
       if (this.entries) {
-        const { beyond, countsOnly, totalsOnly, rowsOnly } = this.entryIndex.judge(effect);
-        for (const key of countsOnly) {
-          const entry = this.entries.peek(key);
-          if (entry && this.refreshable(entry)) entry.staleCounts = true;
-          else beyond.add(key);
-        }
+        const { beyond, totalsOnly, rowsOnly } = this.entryIndex.judge(effect);
         for (const key of totalsOnly) {
           const entry = this.entries.peek(key);
           if (entry?.rewriteTotal && mechanismOn('total-refresh')) entry.staleTotal = true;
@@ -483,56 +426,13 @@ export class ResponseCache {
         for (const key of beyond) if (this.entries.delete(key)) this.options.onEvent?.('dropped');
       }
       if (this.kept) {
-        const { beyond, countsOnly, totalsOnly, rowsOnly } = this.keptIndex.judge(effect);
-        for (const key of [...beyond, ...countsOnly, ...totalsOnly, ...rowsOnly.keys()])
-          this.kept.delete(key);
+        const { beyond, totalsOnly, rowsOnly } = this.keptIndex.judge(effect);
+        for (const key of [...beyond, ...totalsOnly, ...rowsOnly.keys()]) this.kept.delete(key);
       }
       // A record depends on records only (what it shows, and its terms' counts).
       if (this.records) for (const key of this.recordIndex.judge(effect).beyond) this.records.delete(key);
     }
     if (origin === 'local') for (const listener of this.listeners) listener(effect);
-  }
-
-  /** The app that serves through this cache gives it its database's term counts. */
-  readCountsWith(read: ReadTermCounts): void {
-    this.readTermCounts = read;
-  }
-
-  /** Forgets the known counts of the terms a write touched (all of them after a write that cannot say). */
-  private forgetCounts(effect: WriteEffect): void {
-    if (!this.knownCounts.size) return;
-    if (effect.all) return this.knownCounts.clear();
-    for (const tag of effect.records) {
-      const [kind, id] = tag.split(':');
-      if (kind === 'term-count' || kind === 'term') this.knownCounts.delete(Number(id));
-    }
-  }
-
-  /** The current counts of `terms`: those known, and the others read (and known from then on). */
-  private async currentCounts(terms: readonly number[]): Promise<Map<number, number>> {
-    const counts = new Map<number, number>();
-    const missing: number[] = [];
-    for (const id of terms) {
-      const known = this.knownCounts.get(id);
-      if (known === undefined) missing.push(id);
-      else counts.set(id, known);
-    }
-    if (!missing.length) return counts;
-    const mark = this.mark();
-    const read = await this.readTermCounts!(missing);
-    // Known only when no write moved them (or renamed or deleted the term) while they were read.
-    const known = this.current(mark, {
-      records: missing.map((id) => recordTag('term', id)),
-      kinds: [],
-      windows: [],
-      counts: missing,
-    });
-    if (known && this.knownCounts.size + missing.length > MAX_KNOWN_COUNTS) this.knownCounts.clear();
-    for (const [id, count] of read) {
-      counts.set(id, count);
-      if (known) this.knownCounts.set(id, count);
-    }
-    return counts;
   }
 
   /**
@@ -559,12 +459,7 @@ export class ResponseCache {
     return rewrite.fit(await rows, events, dependencies);
   }
 
-  private refreshable(entry: Entry): boolean {
-    return entry.rewriteCounts !== undefined && this.readTermCounts !== null && mechanismOn('count-refresh');
-  }
-
   private clear(): void {
-    this.knownCounts.clear();
     this.rowReads.clear();
     this.entries?.clear();
     this.aliases?.clear();
@@ -735,14 +630,10 @@ export class ResponseCache {
   /**
    * The entry an alias names, with the alias, when both are current (not suspended, the very entry
    * the alias was recorded for); a hit is counted. An entry that writes made stale in what it can
-   * rewrite (counts, total) is refreshed here, and the alias follows the refreshed entry: a refresh
-   * never needs the normal path. Nothing otherwise (and an alias that cannot follow is dropped). The
-   * body answered is lent to `response` until it closes.
+   * rewrite (a list's total, its rows) is refreshed here, and the alias follows the refreshed entry: a
+   * refresh never needs the normal path. Nothing otherwise (and an alias that cannot follow is dropped).
    */
-  lookupAlias(
-    aliasKey: string,
-    response: ServerResponse,
-  ): AliasHit | Promise<AliasHit | undefined> | undefined {
+  lookupAlias(aliasKey: string): AliasHit | Promise<AliasHit | undefined> | undefined {
     if (this.suspended || !this.aliases || !this.entries) return undefined;
     const alias = this.aliases.get(aliasKey);
     if (!alias) return undefined;
@@ -753,10 +644,9 @@ export class ResponseCache {
       this.aliases.delete(aliasKey);
       return undefined;
     }
-    if (isStale(entry)) return this.refreshAlias(aliasKey, alias, entry, response);
+    if (isStale(entry)) return this.refreshAlias(aliasKey, alias, entry);
     this.options.onEvent?.('hit');
     const body = alias.coded ? entry.body : this.plainBody(entry);
-    lendToResponse(body, response);
     return { alias, body, as: 'hit' };
   }
 
@@ -765,12 +655,7 @@ export class ResponseCache {
    * alias to the refreshed entry with its new validators and totals, and answers from it. Undefined
    * when the entry must be recomputed: the normal path does that.
    */
-  private async refreshAlias(
-    aliasKey: string,
-    alias: Alias,
-    stale: Entry,
-    response: ServerResponse,
-  ): Promise<AliasHit | undefined> {
+  private async refreshAlias(aliasKey: string, alias: Alias, stale: Entry): Promise<AliasHit | undefined> {
     let refreshed: Entry | null | undefined;
     const pending = this.computing.get(alias.key);
     if (pending) {
@@ -797,7 +682,6 @@ export class ResponseCache {
       return undefined;
     }
     const body = alias.coded ? refreshed.body : this.plainBody(refreshed);
-    lendToResponse(body, response);
     const followed = { ...alias, serial: refreshed.serial, headers: followHeaders(alias, stale, refreshed) };
     if (stored) this.aliases?.set(aliasKey, followed);
     else this.aliases?.delete(aliasKey);
@@ -931,7 +815,6 @@ export class ResponseCache {
   private answer(ctx: KoaContext, key: string, entry: Entry, as: 'hit' | 'refresh'): void {
     const coded = entry.coded && acceptsGzip(ctx.get('accept-encoding'));
     const body = coded ? entry.body : this.plainBody(entry);
-    lendToResponse(body, ctx.res);
     ctx.state.cacheEntry = { key, serial: entry.serial, body, coded } satisfies ServedEntry;
     ctx.status = entry.status;
     for (const [name, value] of Object.entries(entry.headers)) ctx.set(name, value);
@@ -953,53 +836,38 @@ export class ResponseCache {
   }
 
   /**
-   * A stale entry whose writes moved only term counts it shows or its list's total: those read again
-   * and rewritten into its body and headers (new validators), stored unless a write met it meanwhile.
-   * Null (recompute it whole) when the entry went or changed during the read, a term is gone, or the
-   * total changes more than its numbers (the page's links). `coded`: for a client that accepts gzip.
+   * A stale entry whose writes changed only its list's total or rows it shows: those read again and
+   * rewritten into its body and headers (new validators), stored unless a write met it meanwhile.
+   * Null (recompute it whole) when the entry went or changed during the read, a row cannot be rendered
+   * in place, or the total changes more than its numbers (the page's links). `coded`: for a client that
+   * accepts gzip.
    */
   private async refreshed(key: string, entry: Entry, coded: boolean): Promise<Entry | null> {
     const mark = this.mark();
-    const [counts, total, rows] = await Promise.all([
-      entry.staleCounts ? this.currentCounts(entry.dependencies.counts ?? []) : null,
+    const [total, rows] = await Promise.all([
       entry.staleTotal ? entry.rewriteTotal!.recount() : null,
       entry.staleRows ? this.renderedRows(entry.rewriteRows!, entry.staleRows, entry.dependencies) : null,
     ]);
     if (this.entries?.peek(key) !== entry || (entry.staleRows && !rows)) return null;
-    // Stored at once unless a write met it meanwhile; then, unless a client or a deflate still reads
-    // them, its plain bytes are the refreshed entry's (the old entry and its plain copy go).
+    // Stored at once unless a write met it meanwhile.
     const storing = this.current(mark, entry.dependencies);
-    const source = this.plainBody(entry);
-    // A new total or new rows are written into a new body anyway (and may refuse): in place only for
-    // counts alone.
-    const inPlace = storing && total === null && rows === null && !isLent(source);
-    const rewritten = rewrite(entry, source, rows, counts, total, inPlace);
+    const rewritten = rewrite(entry, this.plainBody(entry), rows, total);
     if (rewritten === null || !this.entries) return null;
     this.options.onEvent?.('refreshed');
     const plain = ownBytes(rewritten.body);
-    // Written in place, its masked bytes are those of the base kept: only the counts are hashed.
-    const { hash, base } =
-      plain === source && entry.hashBase && rewritten.countRuns
-        ? { hash: countedHash(entry.hashBase, plain, rewritten.countRuns), base: entry.hashBase }
-        : answerHash(plain, rewritten.countRuns ?? entry.rewriteCounts?.find(plain));
-    const etag = etagOf(hash, entry.version);
+    const etag = etagOf(bytesHash(plain), entry.version);
     const refreshed: Entry = {
       ...entry,
-      ...(base && { hashBase: base }),
       headers: { ...rewritten.headers, etag },
       body: plain,
       coded: false,
       serial: ++this.serial,
     };
-    // Where the counts are now (rows rendered again moved them: found again at the next refresh).
-    if (rewritten.countRuns) refreshed.countRuns = rewritten.countRuns;
-    else delete refreshed.countRuns;
-    delete refreshed.staleCounts;
     delete refreshed.staleTotal;
     delete refreshed.staleRows;
     // Coded before a client that accepts gzip is answered (the same bytes as a recomputed answer); for
-    // any other, after its answer on the thread pool (`recode`). Counts move with every create, trash
-    // and term change: coding every refresh on the event loop cost more than the refresh itself. But
+    // any other, after its answer on the thread pool (`recode`). Totals and rows move with most writes:
+    // coding every refresh on the event loop cost more than the refresh itself. But
     // coded at once when its plain bytes do not fit beside the other answers, even once the bodies
     // waiting to be coded are (`makeRoom`): an evicted answer is a miss later, milliseconds where
     // coding costs about a tenth of one.
@@ -1040,7 +908,7 @@ export class ResponseCache {
       const current = () => this.entries?.peek(key) === entry;
       if (!current()) continue;
       this.recoding++;
-      lendUntil(entry.body, gzippedAside(entry.body))
+      gzippedAside(entry.body)
         .then((coded) => {
           if (coded && current()) this.storeCoded(key, entry, coded);
         })
@@ -1073,14 +941,10 @@ export class ResponseCache {
     const coded = storable || acceptsCoded ? gzipped(bytes) : null;
     const storedAs = storable && this.current(mark, dependencies) ? key : null;
     // A single record's tag starts with its version (what `If-Match` compares on a later write).
-    // Counted as the entry will be refreshed: the same bytes get the same tag, fresh or refreshed.
-    const counting = dependencies.counts?.length ? meta.rewriteCounts : undefined;
-    const { hash, base } = answerHash(bytes, counting?.find(bytes));
-    const etag = etagOf(hash, meta.version);
+    const etag = etagOf(bytesHash(bytes), meta.version);
     ctx.set('ETag', etag);
     const sentCoded = coded !== null && acceptsCoded;
     const sent = sentCoded ? coded : bytes;
-    lendToResponse(sent, ctx.res);
     sendRepresentation(ctx, sent, sentCoded);
     conditional(ctx, key !== null);
     if (storedAs === null || !this.entries) return;
@@ -1109,8 +973,6 @@ export class ResponseCache {
       serial,
       dependencies,
       ...(meta.version && { version: meta.version }),
-      ...(counting && { rewriteCounts: counting }),
-      ...(base && { hashBase: base }),
       ...(meta.rewriteTotal && { rewriteTotal: meta.rewriteTotal }),
       ...(meta.rewriteRows && dependencies.rows?.length && { rewriteRows: meta.rewriteRows }),
     };
@@ -1136,36 +998,19 @@ function followHeaders(alias: Alias, before: Entry, after: Entry): Array<[string
 }
 
 /**
- * A stale entry's plain body and headers with its rows rendered again, and the counts and the total
- * read again (null: each not stale); null when one cannot be rewritten. `inPlace`: the counts may be
- * written into `body` itself.
+ * A stale entry's plain body and headers with its rows rendered again and the total read again (null:
+ * each not stale); null when one cannot be rewritten.
  */
 function rewrite(
   entry: Entry,
   body: Buffer,
   rows: ((body: Buffer) => Buffer | null) | null,
-  counts: ReadonlyMap<number, number> | null,
   total: number | null,
-  inPlace: boolean,
-): (Representation & { countRuns?: CountRuns }) | null {
-  let countRuns = entry.countRuns;
-  // Rows first: the counts they show are current, and their runs are found again in the new body.
-  if (rows) {
-    const withRows = rows(body);
-    if (!withRows) return null;
-    body = withRows;
-    countRuns = undefined;
-  }
-  let answer: Representation | null = { body, headers: entry.headers };
-  if (counts) {
-    const withCounts = entry.rewriteCounts!.rewrite(body, counts, countRuns, inPlace);
-    if (!withCounts) return null;
-    answer = { body: withCounts.body, headers: entry.headers };
-    countRuns = withCounts.runs;
-  }
-  // The total is rewritten in the envelope's tail, after every count: the runs stay where they are.
-  if (total !== null) answer = entry.rewriteTotal!.rewrite(answer, total);
-  return answer && { ...answer, ...(countRuns && { countRuns }) };
+): Representation | null {
+  const withRows = rows ? rows(body) : body;
+  if (!withRows) return null;
+  const answer = { body: withRows, headers: entry.headers };
+  return total === null ? answer : entry.rewriteTotal!.rewrite(answer, total);
 }
 
 /** The body of a 200 answer as sent: gzip-coded (with that representation's entity tag) or plain. */
