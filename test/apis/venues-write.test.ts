@@ -214,7 +214,13 @@ describe.each([
     const venue = await createVenue(h.db, { name: 'Update Hall', geoLat: 1, geoLng: 2 });
     const updated = await api.update(
       { id: venue.id },
-      { name: 'Renamed Hall', city: 'Berlin', address: '', phone: '', geoLat: api === restWrite ? '' : null },
+      {
+        name: 'Renamed Hall',
+        city: 'Berlin',
+        address: '',
+        phone: '',
+        ...(api === restWrite ? { geoLat: '' } : { geoLat: null, geoLng: null }),
+      },
       users.editor,
     );
     expect(updated.status).toBe(200);
@@ -229,7 +235,14 @@ describe.each([
     if (api === restWrite) {
       for (const key of ['address', 'phone', 'geo_lat', 'json_ld'])
         expect(updated.raw).not.toHaveProperty(key);
-    } else expect(updated.body).toMatchObject({ address: '', phone: '', geoLat: null });
+    } else
+      expect(updated.body).toMatchObject({
+        address: '',
+        phone: '',
+        geoLat: null,
+        geoLng: null,
+        passwordProtected: false,
+      });
     await api.update({ id: venue.id }, { zip: '10115' }, users.editor);
     const again = await api.update({ id: venue.id }, { showMap: false }, users.editor);
     expect(again.body).toMatchObject({ zip: '10115', city: 'Berlin', showMap: false, showMapLink: true });
