@@ -113,3 +113,140 @@ export function linkedPostApis(
 
   return [rest, graphql];
 }
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary response paths */
+export interface Write {
+  /** The HTTP status REST answers, or the status GraphQL's error names (200 without an error). */
+  status: number;
+  code?: string;
+  /** REST's `data`, or GraphQL's `extensions.data`, of an error. */
+  data?: any;
+  /**
+   * The post written, in GraphQL's names: REST's `<kind>` is `name`, snake_case keys are camelCase
+   * and `stateprovince` is `stateProvince` (REST's values and dropped keys as they are).
+   */
+  body: any;
+  /** The REST body as sent, or the GraphQL field. */
+  raw: any;
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** A write's input in GraphQL's names (`name`, `authorId`, camelCase); REST gets them in its own. */
+export type WriteInput = Record<string, unknown>;
+
+export interface WriteApi {
+  name: 'REST' | 'GraphQL';
+  /** The status of a created post: REST's 201, GraphQL's 200. */
+  created: 201 | 200;
+  /** The name an error gives an input field: REST's (`organizer`, `geo_lat`) or GraphQL's own. */
+  param(name: string): string;
+  create(input: WriteInput, as?: Credentials): Promise<Write>;
+  update(key: { id: number } | { slug: string }, input: WriteInput, as?: Credentials): Promise<Write>;
+  remove(key: { id: number } | { slug: string }, force?: boolean, as?: Credentials): Promise<Write>;
+}
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+const camel = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * Writes of venues or organizers on both APIs: POST /<kind>s, PUT and DELETE /<kind>s/{id} and
+ * /<kind>s/by-slug/{slug}, and GraphQL's create<Kind>, update<Kind>[BySlug] and delete<Kind>[BySlug]
+ * selecting `fields`.
+ */
+export function linkedPostWriteApis(
+  harness: () => Harness,
+  kind: 'venue' | 'organizer',
+  fields: string,
+): [rest: WriteApi, graphql: WriteApi] {
+  const gql = graphqlClient(harness, { status: 200 });
+  const plural = `${kind}s`;
+  const Kind = kind === 'venue' ? 'Venue' : 'Organizer';
+
+  const restKey = (key: string) =>
+    key === 'name'
+      ? kind
+      : key === 'authorId'
+        ? 'author'
+        : key === 'stateProvince'
+          ? 'stateprovince'
+          : snake(key);
+  const restInput = (input: WriteInput) =>
+    Object.fromEntries(Object.entries(input).map(([key, value]) => [restKey(key), value]));
+  const restPath = (key: { id: number } | { slug: string }) =>
+    'id' in key ? `${API}/${plural}/${key.id}` : `${API}/${plural}/by-slug/${key.slug}`;
+  const restWrite = async (request: ReturnType<Harness['http']['post']>, as?: Credentials) => {
+    if (as) request.auth(as.login, as.password);
+    const { status, body } = await request;
+    if (status >= 400) return { status, code: body.code, data: body.data, body, raw: body };
+    const renamed = Object.fromEntries(
+      Object.entries(body).map(([key, value]) => [
+        key === kind ? 'name' : key === 'stateprovince' ? 'stateProvince' : camel(key),
+        value,
+      ]),
+    );
+    return { status, body: renamed, raw: body };
+  };
+
+  const rest: WriteApi = {
+    name: 'REST',
+    created: 201,
+    param: restKey,
+    create: (input, as) => restWrite(harness().http.post(`${API}/${plural}`).send(restInput(input)), as),
+    update: (key, input, as) => restWrite(harness().http.put(restPath(key)).send(restInput(input)), as),
+    remove: (key, force, as) =>
+      restWrite(harness().http.delete(`${restPath(key)}${force ? '?force=true' : ''}`), as),
+  };
+
+  const graphqlWrite = async (mutation: string, variables: Record<string, unknown>, as?: Credentials) => {
+    const { data, errors } = await gql(mutation, variables, as);
+    const extensions = errors?.[0]?.extensions;
+    if (extensions)
+      return {
+        status: extensions.http.status,
+        code: extensions.code,
+        data: extensions.data,
+        body: extensions,
+        raw: extensions,
+      };
+    return { status: 200, body: data!.one, raw: data!.one };
+  };
+
+  const graphql: WriteApi = {
+    name: 'GraphQL',
+    created: 200,
+    param: (name) => name,
+    create: (input, as) =>
+      graphqlWrite(
+        `mutation($input: Create${Kind}Input!) { one: create${Kind}(input: $input) { ${fields} } }`,
+        { input },
+        as,
+      ),
+    update: (key, input, as) =>
+      'id' in key
+        ? graphqlWrite(
+            `mutation($id: Int!, $input: Update${Kind}Input!) { one: update${Kind}(id: $id, input: $input) { ${fields} } }`,
+            { id: key.id, input },
+            as,
+          )
+        : graphqlWrite(
+            `mutation($slug: String!, $input: Update${Kind}BySlugInput!) {
+              one: update${Kind}BySlug(slug: $slug, input: $input) { ${fields} } }`,
+            { slug: key.slug, input },
+            as,
+          ),
+    remove: (key, force, as) =>
+      'id' in key
+        ? graphqlWrite(
+            `mutation($id: Int!, $force: Boolean) { one: delete${Kind}(id: $id, force: $force) { ${fields} } }`,
+            { id: key.id, force },
+            as,
+          )
+        : graphqlWrite(
+            `mutation($slug: String!, $force: Boolean) { one: delete${Kind}BySlug(slug: $slug, force: $force) { ${fields} } }`,
+            { slug: key.slug, force },
+            as,
+          ),
+  };
+
+  return [rest, graphql];
+}

@@ -137,7 +137,7 @@ describe('Allow', () => {
 // resolved to): a slug naming a record lists the viewer's rights on it; one naming none (unknown, or
 // a trashed event's old slug) lists the rights on the type — all five — to editors and
 // administrators, on the 400/404 it answers too, while contributors and authors see what a record
-// they may not touch shows (`GET`: D22, test/core/rest/id-oracle.test.ts). By id, an unknown record still
+// they may not touch shows (`GET`: D22, test/apis/id-oracle.test.ts). By id, an unknown record still
 // lists `GET` alone.
 type Method = 'get' | 'put' | 'patch' | 'delete';
 /** On a slug naming no record, per viewer: anonymous, subscriber, contributor, author, editor, admin. */
