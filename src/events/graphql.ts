@@ -40,13 +40,13 @@ import type {
 } from './service/event-input.js';
 import { placed } from './model/event-fields.js';
 import type { InputFieldRef } from '@pothos/core';
+import type { FilterEnum } from './model/filter-shapes.js';
 import {
   type EventListFilter,
   FILTER_NAMES,
-  type FilterEnum,
   type FilterName,
   filterDeclaration,
-} from './model/event-filters.js';
+} from './model/filter-catalog.js';
 import {
   type DeclaredInputRefs,
   choiceEnum,

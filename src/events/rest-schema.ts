@@ -16,7 +16,7 @@ import { archiveLinks } from '../core/rules/paging.js';
 import { type EventArchive, eventArchive, eventPageItems } from './service/events.js';
 import { findEvents } from './service/event-reads.js';
 import type { EventListFilter } from './service/events-query.js';
-import { ECHO_ORDER, FILTER_NAMES, REST_PARAMS, echoOf, filterDeclaration } from './model/event-filters.js';
+import { ECHO_ORDER, FILTER_NAMES, REST_PARAMS, echoOf, filterDeclaration } from './model/filter-catalog.js';
 import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, type Feed, eventFeed, eventsFeed, webcalUrl } from './ical.js';
 import { createEvent, deleteEvent, updateEvent } from './service/event-writes.js';
 import { EVENT_LINK_PARAMS, EVENT_PARAMS, readEventBody } from './rest-body.js';
