@@ -25,7 +25,6 @@ const LONG_FILES: Record<string, string> = {
   'src/events/series/event-series.ts': 'series writes and their occurrences: to split by job',
   'src/core/rest/discovery/openapi.ts': 'the OpenAPI document: its error and document shapes to move out',
   'src/events/service/event-writes.ts': 'event writes: to split by job',
-  'src/imports/tec.ts': 'the TEC importer: to split by job',
 };
 
 const SKIP = new Set(['node_modules', '.git', 'dist', 'coverage', 'artifacts', 'screenshots']);
