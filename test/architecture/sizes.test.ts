@@ -23,7 +23,6 @@ const CROWDED_FOLDERS: Record<string, string> = {
 const LONG_FILES: Record<string, string> = {
   'src/core/cache/response-cache.ts': 'the cache engine: split last, while its tuning lands',
   'src/events/series/event-series.ts': 'series writes and their occurrences: to split by job',
-  'src/core/rest/discovery/openapi.ts': 'the OpenAPI document: its error and document shapes to move out',
   'src/events/service/event-writes.ts': 'event writes: to split by job',
 };
 
