@@ -30,7 +30,7 @@ import { createRestRouter } from './core/rest/router.js';
 import { NO_ROUTE, sendError } from './core/errors/rest-errors.js';
 import { wordPressGlobals } from './core/rest/wordpress-globals.js';
 import { publicSchema, restSchema } from './schema.js';
-import { FILTER_PRICES } from './events/model/event-filters.js';
+import { FILTER_PRICES } from './events/model/filter-catalog.js';
 import { ChangeFeed } from './sync/change-feed.js';
 import { recordChanges } from './sync/change-log.js';
 import { WritePipeline } from './core/db/transactions.js';

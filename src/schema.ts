@@ -2,6 +2,7 @@ import { GraphQLSchema, lexicographicSortSchema } from 'graphql';
 import { builder } from './core/graphql/schema/builder.js';
 import './core/graphql/schema/common.js';
 import './events/graphql.js';
+import './events/graphql-writes.js';
 import './places/graphql-venue.js';
 import './places/graphql-organizer.js';
 import './terms/graphql-category.js';

@@ -1,14 +1,17 @@
-import { DateTime } from 'luxon';
-import { declaredFromSource, namesOnSeries } from '../events/model/event-fields.js';
+import { type Batch, type Problem, type Reader, type SourceRecord, stableJson } from './records.js';
 import {
-  type Batch,
-  type EventFields,
-  type LinkSpec,
-  type Problem,
-  type Reader,
-  type SourceRecord,
-  stableJson,
-} from './records.js';
+  type EventItem,
+  type Json,
+  eventItem,
+  eventRecord,
+  keyOf,
+  organizerRecord,
+  parentsFirst,
+  termRecord,
+  text,
+  venueRecord,
+} from './tec/item-records.js';
+import { assembleSeries } from './tec/series.js';
 
 // A The Events Calendar REST API v1 site (or another instance of this service) read through its API:
 // categories (parents before children), tags, venues, organizers, then events, each paged at the API's
@@ -16,7 +19,8 @@ import {
 // otherwise starts yesterday) and, with credentials, in every status they may read. Records are keyed
 // by `global_id` (terms, which have none, by their id), and events link to them by those keys. A
 // password-protected event is found by its blanked public copy (`protectedEvents`) and protected here;
-// hidden events are never listed, so they cannot be imported (each run says so).
+// hidden events are never listed, so they cannot be imported (each run says so). Items become records
+// in `tec/item-records.ts`, a source series' occurrences one series in `tec/series.ts`.
 
 export interface TecOptions {
   user?: string;
@@ -32,11 +36,8 @@ type Phase = (typeof PHASES)[number];
 const ATTEMPTS = 4;
 const EARLIEST = '1000-01-01 00:00:00';
 const LATEST = '9999-12-31 23:59:59';
-const WALL = 'yyyy-MM-dd HH:mm:ss';
 /** The statuses an account that may edit events reads (trash is never imported). */
 const STATUSES = 'publish,future,draft,pending,private';
-
-type Json = Record<string, unknown>;
 
 /** Said once a run: what the API cannot give (the lists, TEC's and this service's alike, leave them out). */
 const HIDDEN_EVENTS: Problem = {
@@ -56,253 +57,6 @@ export function normaliseApiRoot(root: string): string {
     .trim()
     .replace(/\/+$/, '')
     .replace(/\/events$/, '');
-}
-
-const text = (value: unknown) => (typeof value === 'string' ? value : value == null ? '' : String(value));
-const flag = (value: unknown) => value === true || value === 'yes' || value === '1' || value === 1;
-const imageUrl = (image: unknown) =>
-  image && typeof image === 'object' ? text((image as Json).url) : typeof image === 'string' ? image : '';
-const number = (value: unknown) => {
-  const parsed = typeof value === 'number' ? value : Number.parseFloat(text(value));
-  return Number.isFinite(parsed) ? parsed : null;
-};
-/** WordPress gives some text HTML-escaped (`&amp;`): the services store it as written. */
-const decoded = (value: unknown) =>
-  text(value)
-    .replace(/&#0?38;|&amp;/g, '&')
-    .replace(/&#0?39;|&#8217;/g, "'")
-    .replace(/&quot;|&#0?34;/g, '"')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>');
-
-function keyOf(item: Json): string {
-  return text(item.global_id) || text(item.id);
-}
-
-function venueRecord(item: Json, where: string): SourceRecord {
-  return {
-    kind: 'venue',
-    key: keyOf(item),
-    where,
-    fields: {
-      name: decoded(item.venue),
-      description: text(item.description),
-      status: text(item.status) || undefined,
-      address: text(item.address),
-      city: text(item.city),
-      country: text(item.country),
-      province: text(item.province),
-      state: text(item.state),
-      stateProvince: text(item.stateprovince),
-      zip: text(item.zip),
-      phone: text(item.phone),
-      website: text(item.website),
-      showMap: item.show_map === undefined ? undefined : flag(item.show_map),
-      showMapLink: item.show_map_link === undefined ? undefined : flag(item.show_map_link),
-      geoLat: number(item.geo_lat),
-      geoLng: number(item.geo_lng),
-      image: imageUrl(item.image),
-    },
-  };
-}
-
-function organizerRecord(item: Json, where: string): SourceRecord {
-  return {
-    kind: 'organizer',
-    key: keyOf(item),
-    where,
-    fields: {
-      name: decoded(item.organizer),
-      description: text(item.description),
-      status: text(item.status) || undefined,
-      phone: text(item.phone),
-      website: text(item.website),
-      email: text(item.email),
-      image: imageUrl(item.image),
-    },
-  };
-}
-
-const asList = (value: unknown): Json[] =>
-  Array.isArray(value) ? (value as Json[]) : value && typeof value === 'object' ? [value as Json] : [];
-
-/** A linked venue or organizer: its key, and its name should it not have been imported itself. */
-function linkTo(item: Json, nameField: 'venue' | 'organizer'): LinkSpec {
-  return { key: keyOf(item), name: decoded(item[nameField]) || undefined };
-}
-
-/** The global id of the post `id` on the site that gave `sibling` (`host?id=6`). */
-function globalIdOf(sibling: string, id: number): string {
-  return sibling.includes('?id=') ? sibling.replace(/\?id=\d+$/, `?id=${id}`) : String(id);
-}
-
-/** A TEC event as a record, with the source key of the event it is an occurrence of (`post_parent`). */
-interface EventItem {
-  record: EventRecord;
-  parent: string | null;
-  /** The series' lines, when the source gives them (another instance of this service). */
-  lines: string[];
-}
-
-type EventRecord = Extract<SourceRecord, { kind: 'event' }>;
-
-function eventItem(item: Json, where: string): EventItem {
-  const record = eventRecord(item, where);
-  const parent = number(item.post_parent);
-  const lines = Array.isArray(item.recurrence)
-    ? (item.recurrence as unknown[]).map(text).filter(Boolean)
-    : [];
-  return { record, parent: parent ? globalIdOf(record.key, parent) : null, lines };
-}
-
-function eventRecord(item: Json, where: string): EventRecord {
-  const key = keyOf(item);
-  const costDetails = (item.cost_details ?? {}) as Json;
-  const values = Array.isArray(costDetails.values) ? (costDetails.values as unknown[]).map(text) : [];
-  const fields: EventFields = {
-    title: decoded(item.title),
-    description: text(item.description),
-    excerpt: text(item.excerpt),
-    status: text(item.status) || undefined,
-    start: text(item.start_date),
-    end: text(item.end_date),
-    timezone: text(item.timezone),
-    allDay: flag(item.all_day),
-    cost: values.length ? values.join(' - ') : decoded(item.cost),
-    // Where an event has no website of its own the API gives its page (`url`): not the event's website.
-    website: text(item.website) === text(item.url) ? '' : text(item.website),
-    declared: declaredFromSource((_name, field) => item[field.source ?? field.rest], { flag, text }),
-    eventStatus: text(item.event_status) || undefined,
-    image: imageUrl(item.image),
-    venues: asList(item.venue).map((venue) => linkTo(venue, 'venue')),
-    organizers: asList(item.organizer).map((organizer) => linkTo(organizer, 'organizer')),
-    categories: asList(item.categories).map((term) => ({ key: text(term.id), name: decoded(term.name) })),
-    tags: asList(item.tags).map((term) => ({ key: text(term.id), name: decoded(term.name) })),
-  };
-  return { kind: 'event', key, where, fields };
-}
-
-/** The instant a start stands for: its wall clock in its zone (a whole day: the day's start in `zone`). */
-function startOf(fields: EventFields, zone: string): DateTime | null {
-  const at = fields.allDay
-    ? DateTime.fromFormat(fields.start.slice(0, 10), 'yyyy-MM-dd', { zone })
-    : DateTime.fromFormat(fields.start, WALL, { zone: fields.timezone });
-  return at.isValid ? at : null;
-}
-
-function lengthOf(fields: EventFields): number | null {
-  const start = DateTime.fromFormat(fields.start, WALL, { zone: fields.timezone });
-  const end = DateTime.fromFormat(fields.end, WALL, { zone: fields.timezone });
-  return start.isValid && end.isValid ? end.toMillis() - start.toMillis() : null;
-}
-
-/** What an occurrence that is no exception shares with its first event (its slot gives its times). */
-function seriesContent(fields: EventFields): string {
-  const {
-    start: _start,
-    end: _end,
-    status: _status,
-    passwordProtected: _protected,
-    recurrence: _lines,
-    occurrence: _slot,
-    declared,
-    ...own
-  } = fields;
-  // The series-wide fields are the first event's, whatever an occurrence says.
-  const wide = new Set<string>(namesOnSeries('series-wide'));
-  const ownDeclared = Object.fromEntries(Object.entries(declared).filter(([name]) => !wide.has(name)));
-  return stableJson({ ...own, declared: ownDeclared, length: lengthOf(fields) });
-}
-
-/** One RDATE line of the occurrences' starts: UTC instants, or dates for a whole-day series. */
-function rdateLine(allDay: boolean, starts: DateTime[]): string {
-  const values = [
-    ...new Set(
-      starts.map((at) => (allDay ? at.toFormat('yyyyMMdd') : at.toUTC().toFormat("yyyyMMdd'T'HHmmss'Z'"))),
-    ),
-  ].sort();
-  return allDay ? `RDATE;VALUE=DATE:${values.join(',')}` : `RDATE:${values.join(',')}`;
-}
-
-/**
- * TEC's occurrences (`post_parent`: the series' first event at the source) arrive as one series: the
- * first event carries the source's lines (another instance of this service gives them), else an RDATE
- * of every other occurrence's start (TEC's API gives no rule; the starts are exact); each occurrence
- * names its slot (its start) and whether its content differs from the first event's (an exception).
- * An occurrence whose first event is not listed stays a plain event. Returns the occurrences.
- */
-function assembleSeries(items: readonly EventItem[]): Set<EventRecord> {
-  const firsts = new Map(items.filter((item) => item.parent === null).map((item) => [item.record.key, item]));
-  const bySeries = new Map<string, Array<{ record: EventRecord; start: DateTime }>>();
-  for (const item of items) {
-    const first = item.parent === null ? undefined : firsts.get(item.parent);
-    const start = first && startOf(item.record.fields, first.record.fields.timezone);
-    if (!first || !start) continue;
-    const members = bySeries.get(first.record.key) ?? [];
-    members.push({ record: item.record, start });
-    bySeries.set(first.record.key, members);
-  }
-  const occurrences = new Set<EventRecord>();
-  for (const first of firsts.values()) {
-    const members = bySeries.get(first.record.key) ?? [];
-    if (!members.length && !first.lines.length) continue;
-    const { fields } = first.record;
-    const firstStart = startOf(fields, fields.timezone);
-    const others = members.filter((member) => member.start.toMillis() !== firstStart?.toMillis());
-    fields.recurrence = first.lines.length
-      ? first.lines
-      : others.length
-        ? [
-            rdateLine(
-              fields.allDay,
-              others.map((member) => member.start),
-            ),
-          ]
-        : [];
-    const content = seriesContent(fields);
-    for (const { record, start } of members) {
-      record.fields.occurrence = {
-        series: first.record.key,
-        slot: start.toUTC().toISO()!,
-        exception: seriesContent(record.fields) !== content,
-      };
-      occurrences.add(record);
-    }
-  }
-  return occurrences;
-}
-
-function termRecord(kind: 'category' | 'tag', item: Json, where: string): SourceRecord {
-  const parent = number(item.parent);
-  return {
-    kind,
-    key: text(item.id),
-    where,
-    fields: {
-      name: decoded(item.name),
-      description: text(item.description),
-      slug: text(item.slug) || undefined,
-      parent: kind === 'category' && parent ? String(parent) : null,
-    },
-  };
-}
-
-/** Categories ordered so that every parent comes before its children. */
-function parentsFirst(records: SourceRecord[]): SourceRecord[] {
-  const byKey = new Map(records.map((record) => [record.key, record]));
-  const ordered: SourceRecord[] = [];
-  const placed = new Set<string>();
-  const place = (record: SourceRecord, path: Set<string>) => {
-    if (placed.has(record.key) || path.has(record.key)) return;
-    path.add(record.key);
-    const parentKey = record.kind === 'category' ? record.fields.parent : null;
-    const parent = parentKey ? byKey.get(parentKey) : undefined;
-    if (parent) place(parent, path);
-    placed.add(record.key);
-    ordered.push(record);
-  };
-  for (const record of records) place(record, new Set());
-  return ordered;
 }
 
 export class TecReader implements Reader {

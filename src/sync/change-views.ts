@@ -5,7 +5,7 @@ import { exceeds, tooManyValues } from '../core/rules/limits.js';
 import type { PostWhere } from '../core/rules/permissions.js';
 import { contentOpenWhere } from '../core/rules/visibility.js';
 import type { Taxonomy } from '../core/rules/urls.js';
-import { type EventListFilter, SUBSCRIPTION_FILTERS } from '../events/model/event-filters.js';
+import { type EventListFilter, SUBSCRIPTION_FILTERS } from '../events/model/filter-catalog.js';
 import { eventsVisibleTo } from '../events/service/event-access.js';
 import { applyFilters } from '../events/service/events-query.js';
 import { LISTED } from '../core/db/queries/list-conditions.js';

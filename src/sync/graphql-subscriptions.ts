@@ -27,7 +27,7 @@ import {
   SUBSCRIPTION_FILTERS,
   type SubscriptionFilterName,
   filterDeclaration,
-} from '../events/model/event-filters.js';
+} from '../events/model/filter-catalog.js';
 import type { RecordOperation as Operation } from '../core/db/transactions.js';
 
 // GraphQL subscriptions (served over Server-Sent Events by yoga). The feed carries only

@@ -1,5 +1,5 @@
 import { type SubGraph, builder } from '../core/graphql/schema/builder.js';
-import { TecEvent } from '../events/rest-schema.js';
+import { TecEvent } from '../events/rest-shape.js';
 import { presentOrganizer, presentVenue } from '../places/rest-present.js';
 import { TecCategory, TecTag } from '../terms/rest-schema.js';
 import { type RestSchema, SHAPES, jsonShape } from '../core/rest/discovery/tec-schemas.js';

@@ -1,6 +1,6 @@
 import type { OpenAPIV3 } from 'openapi-types';
 import { builder } from '../core/graphql/schema/builder.js';
-import { TecEventFields, addJsonLdPart } from '../events/rest-schema.js';
+import { TecEventFields, addJsonLdPart } from '../events/rest-shape.js';
 import { jsonShape } from '../core/rest/discovery/tec-schemas.js';
 import { onSaleTurnsToday, ticketOffers, ticketedProviders, ticketsOf, ticketsSummary } from './summary.js';
 

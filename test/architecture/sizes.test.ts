@@ -23,13 +23,7 @@ const CROWDED_FOLDERS: Record<string, string> = {
 const LONG_FILES: Record<string, string> = {
   'src/core/cache/response-cache.ts': 'the cache engine: split last, while its tuning lands',
   'src/events/series/event-series.ts': 'series writes and their occurrences: to split by job',
-  'src/events/series/recurrence.ts': 'recurrence expansion: to split by job',
-  'src/core/rest/discovery/openapi.ts': 'the OpenAPI document: its error and document shapes to move out',
-  'src/events/rest-schema.ts': "the events' REST sub-graph: to split by job",
-  'src/events/graphql.ts': "the events' GraphQL fields: to split by job",
-  'src/events/model/event-filters.ts': 'the filter declarations: to split by job',
   'src/events/service/event-writes.ts': 'event writes: to split by job',
-  'src/imports/tec.ts': 'the TEC importer: to split by job',
 };
 
 const SKIP = new Set(['node_modules', '.git', 'dist', 'coverage', 'artifacts', 'screenshots']);

@@ -1,5 +1,4 @@
 import { EVENT_STATUSES, INVALID_EVENT_STATUS } from './event-status.js';
-import type { Config } from '../../core/config/config.js';
 import { DateTime } from 'luxon';
 import {
   DATE_YEARS,
@@ -8,17 +7,23 @@ import {
   parseDateInput,
   startOfDayWall,
 } from '../../core/rules/dates.js';
-import type { EventFact } from '../../core/cache/dependencies.js';
 import { ApiError, isApiError } from '../../core/errors/errors.js';
 import { SEARCH_TOO_LONG, searchTooLong } from '../../core/rules/limits.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
-import { type Viewer, listableStatuses, readableWhere } from '../../core/rules/permissions.js';
-import type { Taxonomy } from '../../core/rules/urls.js';
-import type { Context } from '../../core/context/scope.js';
-import { EVENT_LINKS, type ListCondition, linkCondition } from '../../core/db/queries/list-conditions.js';
+import { listableStatuses, readableWhere } from '../../core/rules/permissions.js';
+import { EVENT_LINKS, linkCondition } from '../../core/db/queries/list-conditions.js';
 import { eventSearchCondition } from '../../core/db/queries/text-search.js';
 import { DEFAULT_GEO_RADIUS_KM, EARTH_RADIUS_KM, boundingBox, venuesInRange } from '../service/events-geo.js';
 import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
+import type {
+  Checked,
+  EchoValue,
+  FilterDeclaration,
+  FilterError,
+  FilterRequest,
+  Near,
+  WindowBound,
+} from './filter-shapes.js';
 
 // The event list filters declared once: the REST parameter and the GraphQL argument (the domain name is
 // the key), the value's kind (which both APIs read it as), its documentation, its cost price, whether
@@ -30,116 +35,8 @@ import { ATTENDANCE_MODES, EVENT_FIELDS } from './event-fields.js';
 // arguments and their renaming, the echo in `rest_url` and the paging links (D2), the GraphQL
 // `EventFilter` and the subscription's filter, the query (`applyFilters`,
 // `events/service/events-query.ts`: a loop over these declarations) and the GraphQL cost
-// (`core/graphql/limits.ts`) all come from here.
-
-/** How a filter's value is written: both APIs read it into this domain type. */
-export type FilterKind = 'string' | 'boolean' | 'int' | 'stringList' | 'intList' | 'near';
-
-/** A GraphQL enum a filter's words are typed with (the schema supplies one per name). */
-export type FilterEnum = 'PostStatus' | 'EventStatus' | 'AttendanceMode';
-
-/** A reason a filter's value is refused (all of a request's are reported together, as WordPress does). */
-export interface FilterError {
-  /** A `FilterParam` (typed as a string here: the declarations name their own). */
-  param: string;
-  reason: string;
-  detail?: { code: string; message: string };
-}
-
-/** What a filter's check or lookup makes of its value. */
-export interface Checked<E> {
-  /** The value as the list applies it (defaults included); null: the filter does not apply. */
-  effective: E | null;
-  /** Its condition on the events. */
-  where?: Prisma.EventWhereInput;
-  /** How a read may answer `where` more cheaply (`core/db/queries/list-conditions.ts`); a standing filter ignores it. */
-  indexed?: ListCondition['indexed'];
-  /** The link table `where` reads, and the records it names. */
-  link?: ListCondition['link'];
-  errors?: FilterError[];
-  /** A refusal of its own, answered alone once the other filters pass (`post_parent`). */
-  refusal?: ApiError;
-  /** Geo lists: the venues in range and their distance in km (the list is ordered by it). */
-  distances?: Map<number, number>;
-}
-
-/**
- * The filters the rules spanning several read besides their own (typed here, as the declarations are
- * not yet; `EventListFilter` must be one of these: `events/service/events-query.ts` passes it).
- */
-export type PartnerFilters = Readonly<Partial<Record<WindowBound, string | null>>> & {
-  readonly strictDates?: boolean | null;
-  readonly include?: readonly number[] | null;
-};
-
-/** What a check may read beyond its own value. */
-export interface FilterRequest {
-  /** The whole filter: the rules spanning several filters (the date window) read their partners here. */
-  filter: PartnerFilters;
-  viewer: Viewer;
-  now: Date;
-  siteZone: string;
-  databaseProvider: Config['databaseProvider'];
-  /** The name the API gives a parameter, for the messages naming another one. */
-  paramName(param: string): string;
-}
-
-/** The value REST echoes for a parameter (`rest_url`, paging links). */
-export type EchoValue = string | number | boolean | readonly (string | number)[];
-
-/** What a lookup may use of the request's scope. */
-export type LookupScope = Pick<Context, 'db' | 'viewer'>;
-
-interface FilterCommon<K extends FilterKind> {
-  kind: K;
-  /** The REST parameter (`near`: one per coordinate). */
-  rest: K extends 'near' ? { lat: string; lng: string; radius: string } : string;
-  /** REST argument description (the reference's wording where it has one). */
-  restDescription: string | (K extends 'near' ? { lat: string; lng: string; radius: string } : never);
-  /** GraphQL argument description. */
-  description: string;
-  /** GraphQL types the words with this enum (REST reads strings). */
-  enum?: FilterEnum;
-  /** Added to a GraphQL query's cost when given. */
-  price?: number;
-  /**
-   * D21: the filter looks at what a protected event's listing blanks, so it never matches one the
-   * viewer cannot unlock. `whenTrue`: only when it is true (a `false` filters nothing).
-   */
-  onWithheld?: true | 'whenTrue';
-  /** REST default (documented, and given by GraphQL when absent: `strict_dates`). */
-  restDefault?: boolean;
-  /**
-   * What of an event the filter reads: a write changing none of these (nor the event's place, status
-   * or visibility) leaves the lists it filters as they were (the response cache's dependencies).
-   */
-  facts: readonly EventFact[];
-  /**
-   * The filter reads the clock finer than a day (a sales window opens at any minute): a list it applies
-   * to is never shared, since a cached answer would outlive the moment it was true for.
-   */
-  readsClock?: true;
-  /** Checked before any lookup (lists: at most `MAX_LIST_VALUES`): the reason its size is refused. */
-  limit?(given: never): string | null;
-  /** Its check, run for every request (given or not: a default may apply). Method syntax: each takes its kind's value. */
-  check?(given: never, request: FilterRequest): Checked<unknown>;
-  /** A check needing the database, given the checked value (or, without `check`, the given one) when set. */
-  lookup?(value: never, ctx: LookupScope, request: FilterRequest): Promise<Checked<unknown>>;
-  /** The list's order when the filter applies (by start otherwise). */
-  order?: Prisma.EventOrderByWithRelationInput[];
-  /** What REST echoes of the effective value (`near`: per coordinate); by default the value itself. */
-  echo?(effective: never): EchoValue;
-}
-
-/**
- * Term slugs or ids of a taxonomy (any of them), each of which must exist: the term filters are looked
- * up together, in one query (`resolveTerms`, `events/service/events-query.ts`); echoed as given.
- */
-export interface TermFilter extends FilterCommon<'stringList'> {
-  term: { taxonomy: Taxonomy };
-}
-
-export type FilterDeclaration = FilterCommon<FilterKind> | TermFilter;
+// (`core/graphql/limits.ts`) all come from here, through `filter-catalog.ts`; the declarations' types
+// are `filter-shapes.ts`.
 
 const INVALID = 'Invalid parameter.';
 const refused = (param: string, reason = INVALID): Checked<never> => ({
@@ -198,9 +95,8 @@ const WINDOW = {
   startsAfter: { column: 'localStart', op: 'gt', round: 'endOf' },
   endsBefore: { column: 'localEnd', op: 'lt', round: 'endOf' },
   endsAfter: { column: 'localEnd', op: 'gt', round: 'endOf' },
-} as const;
-type WindowBound = keyof typeof WINDOW;
-const WINDOW_BOUNDS = Object.keys(WINDOW) as WindowBound[];
+} as const satisfies Record<WindowBound, unknown>;
+export const WINDOW_BOUNDS = Object.keys(WINDOW) as WindowBound[];
 
 const windowBound =
   (name: WindowBound) =>
@@ -551,141 +447,3 @@ export const EVENT_FILTERS = {
         : { effective: given, where: ticketedWhere(given, request.now) },
   },
 } as const satisfies Record<string, FilterDeclaration>;
-
-export type EventFilters = typeof EVENT_FILTERS;
-export type FilterName = keyof EventFilters;
-export const FILTER_NAMES = Object.keys(EVENT_FILTERS) as FilterName[];
-export const filterDeclaration = (name: FilterName): FilterDeclaration => EVENT_FILTERS[name];
-
-interface Near {
-  lat?: number | null;
-  lng?: number | null;
-  radius?: number | null;
-}
-
-/** The filters errors are reported for: the domain names, `near.*` for the point's. */
-export type FilterParam = Exclude<FilterName, 'near'> | 'near.lat' | 'near.lng' | 'near.radius';
-
-/** The domain value of a filter of this kind. */
-export type FilterValue<K extends FilterKind> = {
-  string: string;
-  boolean: boolean;
-  int: number;
-  stringList: readonly string[];
-  intList: readonly number[];
-  near: Near;
-}[K];
-
-/** The list filters both APIs share, by their domain names (GraphQL's; REST reads its own into them). */
-export type EventListFilter = { [K in FilterName]?: FilterValue<EventFilters[K]['kind']> | null };
-
-/** A filter's value as the list applied it: what its lookup, else its check, makes of it; term tokens as given. */
-export type EffectiveValue<K extends FilterName> = EventFilters[K] extends {
-  lookup: (...args: never[]) => Promise<Checked<infer E>>;
-}
-  ? E
-  : EventFilters[K] extends { check: (...args: never[]) => Checked<infer E> }
-    ? E
-    : string[];
-
-/** The filters as the list applied them: REST echoes them in `rest_url` and the paging links (D2). */
-export type EffectiveEventFilter = { [K in FilterName]: EffectiveValue<K> | null };
-
-/** The REST parameter of each filter (`near.*`: of each coordinate), for reading and renaming errors. */
-export const REST_PARAMS: Record<FilterParam, string> = Object.fromEntries(
-  FILTER_NAMES.flatMap((name) => {
-    const rest = filterDeclaration(name).rest;
-    return typeof rest === 'string'
-      ? [[name, rest]]
-      : Object.entries(rest).map(([part, param]) => [`near.${part}`, param]);
-  }),
-) as Record<FilterParam, string>;
-
-/** What each filter adds to a GraphQL query's cost when given (`core/graphql/limits.ts`). */
-export const FILTER_PRICES: Readonly<Record<string, number>> = Object.fromEntries(
-  FILTER_NAMES.flatMap((name) => {
-    const price = filterDeclaration(name).price;
-    return price ? [[name, price]] : [];
-  }),
-);
-
-/** The filters whose given value is a list (bounded in size before any lookup). */
-export const LIST_FILTERS: readonly FilterName[] = FILTER_NAMES.filter((name) => {
-  const kind = filterDeclaration(name).kind;
-  return kind === 'stringList' || kind === 'intList';
-});
-
-/** Whether a filter, as the list applied it, looks at withheld content (D21). */
-export function onWithheld(name: FilterName, effective: unknown): boolean {
-  const rule = filterDeclaration(name).onWithheld;
-  if (!rule || effective === null || effective === undefined) return false;
-  return rule === 'whenTrue' ? effective === true : true;
-}
-
-/** The term filters (categories, tags), looked up together. */
-export type TermFilterName = {
-  [K in FilterName]: EventFilters[K] extends { term: object } ? K : never;
-}[FilterName];
-export const TERM_FILTERS = FILTER_NAMES.filter(
-  (name) => 'term' in filterDeclaration(name),
-) as TermFilterName[];
-
-/**
- * The order the checks run in, so the order a request's refused parameters are named in: the date
- * window, the statuses and the place, then the others as declared (their lookups come after them all).
- */
-const CHECKED_FIRST = [...WINDOW_BOUNDS, 'status', 'near'] as const satisfies readonly FilterName[];
-export const CHECK_ORDER: readonly FilterName[] = [
-  ...CHECKED_FIRST,
-  ...FILTER_NAMES.filter((name) => !(CHECKED_FIRST as readonly string[]).includes(name)),
-];
-
-/** The filters of the event subscription (GraphQL `EventChangeFilter`), in its fields' order. */
-export const SUBSCRIPTION_FILTERS = [
-  'venues',
-  'organizers',
-  'categories',
-  'tags',
-] as const satisfies readonly FilterName[];
-export type SubscriptionFilterName = (typeof SUBSCRIPTION_FILTERS)[number];
-
-/** A filter's echo: the REST parameters and values of its effective value (none when it did not apply). */
-export function echoOf(name: FilterName, effective: unknown): Array<[param: string, value: EchoValue]> {
-  const { echo, rest } = filterDeclaration(name);
-  if (effective === null || effective === undefined) return [];
-  const value = echo ? echo(effective as never) : effective;
-  if (typeof rest === 'string') return [[rest, value as EchoValue]];
-  const parts = value as Record<string, EchoValue>;
-  return Object.entries(rest).map(([part, param]) => [param, parts[part]!]);
-}
-
-/**
- * The order the REST list echoes its effective filters in `rest_url` and the paging links (D2): the
- * reference's order, then what it forgets. Every filter is here (the compiler checks it), so none is
- * silently lost from the links.
- */
-export const ECHO_ORDER = [
-  'startDate',
-  'endDate',
-  'search',
-  'status',
-  'postParent',
-  'include',
-  'startsBefore',
-  'startsAfter',
-  'endsBefore',
-  'endsAfter',
-  'ticketed',
-  'venues',
-  'organizers',
-  'featured',
-  'eventStatus',
-  'attendanceMode',
-  'categories',
-  'tags',
-  'geoloc',
-  'near',
-  'strictDates',
-] as const satisfies readonly FilterName[];
-const echoesEvery: [Exclude<FilterName, (typeof ECHO_ORDER)[number]>] extends [never] ? true : never = true;
-void echoesEvery;

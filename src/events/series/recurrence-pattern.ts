@@ -2,8 +2,9 @@ import { builder } from '../../core/graphql/schema/builder.js';
 import { FREQUENCIES, type Frequency, WEEKDAYS, type Weekday } from './recurrence.js';
 
 // `EventInput.recurrencePattern`: a series as a form gives it (Microsoft Graph's patternedRecurrence, in
-// RFC 5545 terms), beside `recurrence`. Its fields are the domain pattern's (`events/series/recurrence.ts`), so
-// the series service reads it into the same lines and its refusals name `recurrencePattern`.
+// RFC 5545 terms), beside `recurrence`. Its fields are the domain pattern's
+// (`events/series/recurrence/pattern-lines.ts`), so the series service reads it into the same lines and
+// its refusals name `recurrencePattern`.
 
 const FREQUENCY_DESCRIPTIONS: Record<Frequency, string> = {
   YEARLY: 'Every year (or every `interval` years)',

@@ -23,9 +23,9 @@ import type { OrganizerInput } from '../../places/service/organizers.js';
 import type { VenueInput } from '../../places/service/venues.js';
 
 // What an event write says, in the domain's words: each API reads its own dialect into an
-// `EventInput` (REST: `events/rest-body.ts`; GraphQL: `events/graphql.ts`, whose input fields carry
-// these very names) and the service reports every bad field by these names. The API edge renames them
-// for its clients.
+// `EventInput` (REST: `events/rest-body.ts`; GraphQL: `events/graphql-writes.ts`, whose input fields
+// carry these very names) and the service reports every bad field by these names. The API edge renames
+// them for its clients.
 
 /** A date as a client writes it: ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase. */
 export type DateExpression = string | number;

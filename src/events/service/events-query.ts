@@ -1,20 +1,18 @@
 import type { Context } from '../../core/context/scope.js';
 import { type ApiError, invalidParams } from '../../core/errors/errors.js';
+import { EVENT_FILTERS } from '../model/event-filters.js';
+import type { Checked, FilterRequest, PartnerFilters } from '../model/filter-shapes.js';
 import {
   CHECK_ORDER,
-  type Checked,
   type EffectiveEventFilter,
   type EventListFilter,
   FILTER_NAMES,
   type FilterName,
-  type FilterRequest,
-  type PartnerFilters,
   TERM_FILTERS,
   type TermFilterName,
-  EVENT_FILTERS,
   filterDeclaration,
   onWithheld,
-} from '../model/event-filters.js';
+} from '../model/filter-catalog.js';
 import { exceeds, tooManyValues } from '../../core/rules/limits.js';
 import { contentOpenWhere } from '../../core/rules/visibility.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
@@ -34,7 +32,7 @@ import {
 // filters (`events/model/event-filters.ts`, docs/reference/filters.md) applied in one loop — sizes, checks,
 // lookups — and turned into one Prisma `where` (`events.ts` pages it).
 
-export type { EffectiveEventFilter, EventListFilter } from '../model/event-filters.js';
+export type { EffectiveEventFilter, EventListFilter } from '../model/filter-catalog.js';
 
 // The rules spanning several filters read their partners as `EventListFilter` declares them.
 const partnersDeclared: EventListFilter extends PartnerFilters ? true : never = true;

@@ -8,7 +8,7 @@ import {
   membersOnly,
 } from '../../core/cache/dependencies.js';
 import { searchTerms } from '../../core/rules/search.js';
-import { FILTER_NAMES, filterDeclaration } from '../model/event-filters.js';
+import { FILTER_NAMES, filterDeclaration } from '../model/filter-catalog.js';
 import { ApiError, invalidParams } from '../../core/errors/errors.js';
 import { normalizePaging } from '../../core/rules/paging.js';
 import { type Viewer, canRead } from '../../core/rules/permissions.js';

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { Config } from '../../core/config/config.js';
 import type { Db } from '../../core/db/client.js';
 import { DATE_YEARS } from '../../core/rules/dates.js';
-import type { EffectiveEventFilter, FilterName } from '../model/event-filters.js';
+import type { EffectiveEventFilter, FilterName } from '../model/filter-catalog.js';
 
 // The list counts (`EventListCount`, migration `event_list_counts`): the listed events (`LISTED`)
 // counted by status and by the days of their local start and end, kept exact by the database's own

@@ -3,7 +3,7 @@ import type { Temporal } from 'temporal-polyfill';
 
 // A recurrence rule (RFC 5545 §3.3.10) as the service holds it, and how its instances are made from it:
 // rrule-temporal generates them, and what it gets wrong is put right here. Reading and writing the
-// lines, the set (RDATE, EXDATE) and the horizon are src/events/series/recurrence.ts.
+// lines, the set (RDATE, EXDATE) and the horizon are the other files of this folder.
 
 export const FREQUENCIES = ['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY'] as const;
 export type Frequency = (typeof FREQUENCIES)[number];
