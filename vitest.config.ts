@@ -25,8 +25,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // The PostgreSQL and Redis servers the instance tests need: the local ones, or its own when none
-    // answers (test/helpers/services-setup.ts); tests read the addresses with `inject`.
-    globalSetup: ['test/helpers/services-setup.ts'],
+    // answers (test/helpers/processes/services-setup.ts); tests read the addresses with `inject`.
+    globalSetup: ['test/helpers/processes/services-setup.ts'],
     // Each file gets its own database (test/helpers/database.ts), so files need no fresh modules of
     // their own: the files of one worker process share the app's imported modules (Prisma clients,
     // both schemas, yoga, SOFA), which a file would otherwise spend seconds re-importing. Nothing

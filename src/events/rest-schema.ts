@@ -1,4 +1,4 @@
-import { builder } from '../core/graphql/schema/builder.js';
+import { REST, builder } from '../core/graphql/schema/builder.js';
 import { type Lookup, LOOKUPS, keyOf, lookupArgs } from '../core/graphql/schema/common.js';
 import { archiveLinks } from '../core/rules/paging.js';
 import { type EventArchive, eventArchive, eventPageItems } from './service/events.js';
@@ -15,7 +15,7 @@ import { invalidParams } from '../core/errors/errors.js';
 import type { Context } from '../core/context/context.js';
 import { readEvent, writtenEvent } from './service/event-access.js';
 import { readScope } from './series/event-series.js';
-import { REST, TecEvent, TecSingleEvent } from './rest-shape.js';
+import { TecEvent, TecSingleEvent } from './rest-shape.js';
 
 // The events' REST routes over the TEC sub-graph: the list with its filters, echo and paging links, the
 // feeds, the single event and the writes, each answering in the shape of `rest-shape.ts`.

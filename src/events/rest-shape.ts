@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { type SubGraph, builder } from '../core/graphql/schema/builder.js';
+import { builder, REST } from '../core/graphql/schema/builder.js';
 import {
   eventJsonLd,
   presentEmbeddedTerm,
@@ -26,9 +26,6 @@ import { seriesLines } from './series/event-series.js';
 // The event as The Events Calendar's REST API v1 returns it (docs/reference.md §1.1): snake_case keys in the
 // reference's order. Fields resolve from the same Prisma selection as the public `Event` type. The routes
 // answering with it are `rest-schema.ts`; other rooms add to it here (`TecEventFields`, `addJsonLdPart`).
-
-/** The REST sub-graph, where every type of this shape lives. */
-export const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
 
 const DateDetails = builder.objectRef<ReturnType<typeof dateDetails>>('TecDateDetails').implement({
   ...REST,

@@ -1,4 +1,4 @@
-import { type SubGraph, builder } from '../core/graphql/schema/builder.js';
+import { builder, REST } from '../core/graphql/schema/builder.js';
 import { type Lookup, LOOKUPS, keyOf, lookupArgs } from '../core/graphql/schema/common.js';
 import type { Representation } from './rest-present.js';
 import { archiveLinks } from '../core/rules/paging.js';
@@ -28,8 +28,6 @@ import { recordVersion } from '../core/rules/versions.js';
 // (`presentVenue` / `presentOrganizer`, the presenters the event embeds), so every REST field of a venue or
 // organizer is computed in one place; the writes run in one transaction each. Bodies are read with the
 // resource's one table (`src/places/rest-body.ts`), which also names the services' errors for REST.
-
-const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
 
 /** The shape `/doc` gives each kind's representation (its fields are JSON here). */
 const SHAPE: Record<LinkedKind, TecSchemaName> = { venue: 'TecVenue', organizer: 'TecOrganizer' };

@@ -1,4 +1,4 @@
-import { type SubGraph, builder } from '../core/graphql/schema/builder.js';
+import { builder, REST } from '../core/graphql/schema/builder.js';
 import { TecEvent } from '../events/rest-shape.js';
 import { presentOrganizer, presentVenue } from '../places/rest-present.js';
 import { TecCategory, TecTag } from '../terms/rest-schema.js';
@@ -43,8 +43,6 @@ const CHANGED_ATTENDEE: RestSchema = {
     rest_url: { type: 'string', description: 'The attendee (editors and administrators)' },
   },
 };
-
-const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
 
 const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
   ...REST,

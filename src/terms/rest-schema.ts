@@ -1,4 +1,4 @@
-import { type SubGraph, builder } from '../core/graphql/schema/builder.js';
+import { builder, REST } from '../core/graphql/schema/builder.js';
 import { termUrl } from './graphql.js';
 import { archiveLinks } from '../core/rules/paging.js';
 import { can } from '../core/rules/permissions.js';
@@ -33,8 +33,6 @@ import type { Context } from '../core/context/context.js';
 // WordPress `wp/v2` term with `link` renamed `url` and TEC's `urls` appended, keys in that order.
 // Single-term reads and writes also carry WordPress-style `_links` (samples 07, 08), pointing at our
 // own routes; lists and the deleted term of a DELETE do not.
-
-const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
 
 interface TermRecord {
   id: number;

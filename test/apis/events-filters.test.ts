@@ -1117,7 +1117,7 @@ describe('REST: its own blocks, month by month', () => {
     });
 
     it('ticketed=false keeps the events without a type on sale; ticketed=true finds none here', async () => {
-      // No event of this file has a ticket type (test/tickets/ticketed-filter.test.ts sells some).
+      // No event of this file has a ticket type (test/tickets/types/ticketed-filter.test.ts sells some).
       const off = await restList(`ticketed=false&${month('2032-06')}`);
       expect(off.body.total).toBe(4);
       expect(off.body.rest_url).toContain('&ticketed=0');

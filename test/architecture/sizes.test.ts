@@ -14,8 +14,6 @@ const MAX_LINES = 500;
 const CROWDED_FOLDERS: Record<string, string> = {
   'src/generated/sqlite/models': "Prisma's generated client: one file per model",
   'src/generated/postgres/models': "Prisma's generated client: one file per model",
-  'test/tickets': "the tickets room's tests, with it",
-  'test/helpers': 'the shared helpers, one folder by rule (test/helpers/, docs/internals/contributing.md)',
   'test/samples': 'responses recorded from the reference, one file per sample',
 };
 

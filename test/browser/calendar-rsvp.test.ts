@@ -13,7 +13,7 @@ import {
   PROVIDE_CHROMIUM_TIMEOUT,
   provideChromium,
   seriousViolations,
-} from '../helpers/chromium.js';
+} from '../helpers/processes/chromium.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { type Credentials, createUser } from '../helpers/users.js';

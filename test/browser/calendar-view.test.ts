@@ -16,7 +16,7 @@ import {
   PROVIDE_CHROMIUM_TIMEOUT,
   provideChromium,
   seriousViolations,
-} from '../helpers/chromium.js';
+} from '../helpers/processes/chromium.js';
 import { createEvent, createOrganizer, createVenue } from '../helpers/fixtures.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 import { createUser } from '../helpers/users.js';

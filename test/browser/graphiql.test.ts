@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, PROVIDE_CHROMIUM_TIMEOUT, provideChromium } from '../helpers/chromium.js';
+import { CHROMIUM, PROVIDE_CHROMIUM_TIMEOUT, provideChromium } from '../helpers/processes/chromium.js';
 import { createEvent } from '../helpers/fixtures.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
 
@@ -33,7 +33,7 @@ let profile: string;
 const requests: string[] = [];
 let eventId: number;
 
-// Installs Chromium first when it is missing (test/helpers/chromium.ts); never skips the test.
+// Installs Chromium first when it is missing (test/helpers/processes/chromium.ts); never skips the test.
 beforeAll(provideChromium, PROVIDE_CHROMIUM_TIMEOUT);
 
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/database.js';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
+import { type ServerProcess, startServerProcess } from '../helpers/processes/server-process.js';
 
 // kill -9 of the real server after writes were acknowledged and while the first delivery was in flight
 // (the receiver never answered it): after a restart on the same database every acknowledged write

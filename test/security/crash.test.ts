@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/database.js';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
+import { type ServerProcess, startServerProcess } from '../helpers/processes/server-process.js';
 
 // kill -9 of the real server in the middle of concurrent writes: after a restart on the same database,
 // every write that was acknowledged (201) is there whole — its row, its category link and the category

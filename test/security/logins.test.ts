@@ -15,8 +15,8 @@ import { ConfigError, loadConfig } from '../../src/core/config/config.js';
 import { createLogger } from '../../src/core/ops/logger.js';
 import { calendarNamespace } from '../../src/core/db/calendar-identity.js';
 import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { startServerProcess } from '../helpers/server-process.js';
-import { testRedisUrl } from '../helpers/services.js';
+import { startServerProcess } from '../helpers/processes/server-process.js';
+import { testRedisUrl } from '../helpers/processes/services.js';
 import { createUser } from '../helpers/users.js';
 
 // Logins (#13 part 3, #30 point 11): failures are limited per client address and per (login, address)

@@ -1,6 +1,6 @@
 import { invalidParams, missingParams } from '../../core/errors/errors.js';
 import { readBoolean } from '../../core/rest/booleans.js';
-import { type SubGraph, builder } from '../../core/graphql/schema/builder.js';
+import { builder, REST } from '../../core/graphql/schema/builder.js';
 import type { Context } from '../../core/context/scope.js';
 import { attendee, attendeesCsv, kindsOf, listAttendees } from '../reservations/attendees.js';
 import { ATTENDEE_STATUSES, type AttendeeStatus, attendeeNotFound } from '../model.js';
@@ -25,7 +25,6 @@ import {
 // archive and single shapes, an RSVP by POST and the check-in (`qr`); our extensions: the attendee
 // list as CSV, and an attendee's own reservation by its token (`/rsvp`, the token in a header).
 
-const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
 const PER_PAGE = { default: 10, max: 50 };
 
 function paging(page: number | null | undefined, perPage: number | null | undefined) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, createDb } from '../../../src/core/db/client.js';
-import { testPostgresUrl } from '../../helpers/services.js';
+import { testPostgresUrl } from '../../helpers/processes/services.js';
 
 // PostgreSQL plans an unnamed statement at every execution; the service names its statements by
 // their text (src/core/db/client.ts), so each connection parses and plans one once. Run against the test

@@ -9,7 +9,7 @@ import { type Db, createDb } from '../../../src/core/db/client.js';
 import { migrateDatabase } from '../../../src/core/db/migrate.js';
 import { freshDatabase } from '../../helpers/database.js';
 import { API, type Harness, startHarness } from '../../helpers/harness.js';
-import { type ServerProcess, startServerProcess } from '../../helpers/server-process.js';
+import { type ServerProcess, startServerProcess } from '../../helpers/processes/server-process.js';
 import { createUser } from '../../helpers/users.js';
 
 // CALENDAR_ADMIN_USER / CALENDAR_ADMIN_PASSWORD (#30): the administrator is created whenever no user

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../helpers/database.js';
-import { type ServerProcess, startServerProcess } from '../../helpers/server-process.js';
+import { type ServerProcess, startServerProcess } from '../../helpers/processes/server-process.js';
 
 // The real server process: what an operator sees in its output, and how it drains on SIGTERM.
 

@@ -11,7 +11,7 @@ import { ChangeFeed } from '../../../src/sync/change-feed.js';
 import { WritePipeline } from '../../../src/core/db/transactions.js';
 import { freshDatabase } from '../../helpers/database.js';
 import { SITE_URL } from '../../helpers/harness.js';
-import { testPostgresUrl, testRedisUrl } from '../../helpers/services.js';
+import { testPostgresUrl, testRedisUrl } from '../../helpers/processes/services.js';
 import { type Credentials, basicAuth, createUser } from '../../helpers/users.js';
 import { dataOf, graphqlClient } from '../../helpers/graphql.js';
 import { type Subscription, subscribe } from './sse.js';

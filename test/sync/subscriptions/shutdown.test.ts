@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDatabase } from '../../helpers/database.js';
-import { type ServerProcess, startServerProcess } from '../../helpers/server-process.js';
+import { type ServerProcess, startServerProcess } from '../../helpers/processes/server-process.js';
 import { subscribe } from './sse.js';
 
 // The real server process with open subscription streams: SIGTERM ends them (each client sees the

@@ -19,6 +19,9 @@ import { decodeGlobalId, encodeGlobalId } from './global-ids.js';
  */
 export type SubGraph = 'public' | 'rest';
 
+/** The options of a type or root field that only the REST routes reach (SOFA's sub-graph). */
+export const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };
+
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;

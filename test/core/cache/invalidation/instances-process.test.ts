@@ -5,8 +5,8 @@ import { migrateDatabase } from '../../../../src/core/db/migrate.js';
 import { WritePipeline } from '../../../../src/core/db/transactions.js';
 import { freshDatabase } from '../../../helpers/database.js';
 import { API } from '../../../helpers/harness.js';
-import { type ServerProcess, startServerProcess } from '../../../helpers/server-process.js';
-import { testRedisUrl } from '../../../helpers/services.js';
+import { type ServerProcess, startServerProcess } from '../../../helpers/processes/server-process.js';
+import { testRedisUrl } from '../../../helpers/processes/services.js';
 import { type Credentials, basicAuth, createUser } from '../../../helpers/users.js';
 
 // Two real server processes on one database, both started without CALENDAR_SITE_URL, so that each

@@ -14,7 +14,7 @@ import { WritePipeline } from '../../../../src/core/db/transactions.js';
 import { freshDatabase } from '../../../helpers/database.js';
 import { API, SITE_URL } from '../../../helpers/harness.js';
 import { capturingLogger } from '../../../helpers/logs.js';
-import { testPostgresUrl, testRedisUrl } from '../../../helpers/services.js';
+import { testPostgresUrl, testRedisUrl } from '../../../helpers/processes/services.js';
 import { createEvent, createTerm, createVenue } from '../../../helpers/fixtures.js';
 import { createUser } from '../../../helpers/users.js';
 

@@ -1,24 +1,24 @@
 import { type Server, createServer } from 'node:http';
 import supertest from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/core/config/config.js';
-import { type Db, createDb } from '../../src/core/db/client.js';
-import { migrateDatabase } from '../../src/core/db/migrate.js';
-import { affects } from '../../src/core/cache/dependencies.js';
-import { createLogger } from '../../src/core/ops/logger.js';
-import { ChangeFeed } from '../../src/sync/change-feed.js';
-import { WebhookDispatcher } from '../../src/sync/webhook-dispatcher.js';
-import { type Change, WritePipeline } from '../../src/core/db/transactions.js';
-import { writeEffectOf } from '../../src/core/db/write-effects.js';
-import { freshDatabase } from '../helpers/database.js';
-import { createEvent } from '../helpers/fixtures.js';
-import { dataOf, graphqlClient } from '../helpers/graphql.js';
-import { API, SITE_URL } from '../helpers/harness.js';
-import { type Credentials, type Users, basicAuth, withRoles } from '../helpers/users.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { type Subscription, subscribe } from '../sync/subscriptions/sse.js';
-import { CANCEL, createType, rsvp } from './tickets-setup.js';
+import { buildApp } from '../../../src/app.js';
+import { loadConfig } from '../../../src/core/config/config.js';
+import { type Db, createDb } from '../../../src/core/db/client.js';
+import { migrateDatabase } from '../../../src/core/db/migrate.js';
+import { affects } from '../../../src/core/cache/dependencies.js';
+import { createLogger } from '../../../src/core/ops/logger.js';
+import { ChangeFeed } from '../../../src/sync/change-feed.js';
+import { WebhookDispatcher } from '../../../src/sync/webhook-dispatcher.js';
+import { type Change, WritePipeline } from '../../../src/core/db/transactions.js';
+import { writeEffectOf } from '../../../src/core/db/write-effects.js';
+import { freshDatabase } from '../../helpers/database.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { dataOf, graphqlClient } from '../../helpers/graphql.js';
+import { API, SITE_URL } from '../../helpers/harness.js';
+import { type Credentials, type Users, basicAuth, withRoles } from '../../helpers/users.js';
+import { WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { type Subscription, subscribe } from '../../sync/subscriptions/sse.js';
+import { CANCEL, createType, rsvp } from '../tickets-setup.js';
 
 // Ticket types and attendees in the change stream, webhooks and subscriptions: a reservation is an
 // `attendee.created` (never an `event.updated`), without personal data unless a webhook endpoint

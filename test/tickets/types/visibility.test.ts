@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLES, type Role } from '../../src/core/rules/permissions.js';
-import { createEvent } from '../helpers/fixtures.js';
-import { graphqlClient } from '../helpers/graphql.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
-import { type Credentials, type Users, basicAuth, withRoles } from '../helpers/users.js';
-import { TYPES_OF_EVENT, createType, rsvp } from './tickets-setup.js';
+import { ROLES, type Role } from '../../../src/core/rules/permissions.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { graphqlClient } from '../../helpers/graphql.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
+import { type Credentials, type Users, basicAuth, withRoles } from '../../helpers/users.js';
+import { TYPES_OF_EVENT, createType, rsvp } from '../tickets-setup.js';
 
 // Who sees what, viewers × ticket paths over GraphQL: anyone who may see an event sees its types and
 // their counts and may reserve; a draft or private event is unknown to those who may not read it; a
@@ -131,7 +131,7 @@ describe.each(VIEWERS)('%s', (viewer) => {
     const { token, attendee } = made.confirmation!;
     const withCredentials = (request: ReturnType<typeof h.http.get>) =>
       as(viewer) ? request.set('Authorization', basicAuth(as(viewer)!)) : request;
-    const { newToken } = await import('../../src/tickets/reservations/tokens.js');
+    const { newToken } = await import('../../../src/tickets/reservations/tokens.js');
     const others = [
       await withCredentials(h.http.get(`${TICKETS}/rsvp`)),
       await withCredentials(h.http.get(`${TICKETS}/rsvp`).set('X-RSVP-Token', newToken().token)),
@@ -198,7 +198,7 @@ describe('the attendee’s token', () => {
   it('an unknown token, a malformed one and an expired one get the same answer', async () => {
     const past = await createEvent(h.db, { start: '2020-01-01 10:00:00' });
     const pastType = await h.db.ticketType.create({ data: { eventId: past.id, name: 'Old' } });
-    const { newToken } = await import('../../src/tickets/reservations/tokens.js');
+    const { newToken } = await import('../../../src/tickets/reservations/tokens.js');
     const expired = newToken();
     await h.db.attendee.create({
       data: {

@@ -2,15 +2,15 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { Redis } from 'ioredis';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/core/config/config.js';
-import { createLogger } from '../../src/core/ops/logger.js';
-import { RsvpLimits } from '../../src/tickets/reservations/limits.js';
-import { createEvent } from '../helpers/fixtures.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
-import { testRedisUrl } from '../helpers/services.js';
-import { type Users, basicAuth, withRoles } from '../helpers/users.js';
-import { RSVP, createType } from './tickets-setup.js';
+import { buildApp } from '../../../src/app.js';
+import { loadConfig } from '../../../src/core/config/config.js';
+import { createLogger } from '../../../src/core/ops/logger.js';
+import { RsvpLimits } from '../../../src/tickets/reservations/limits.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
+import { testRedisUrl } from '../../helpers/processes/services.js';
+import { type Users, basicAuth, withRoles } from '../../helpers/users.js';
+import { RSVP, createType } from '../tickets-setup.js';
 
 // Reservation attempts are limited per client (an address, or a signed-in user) and per e-mail, on
 // both APIs, counted together: past either limit a request is refused with 429 RATE_LIMITED and

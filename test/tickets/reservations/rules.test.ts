@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onSale } from '../../src/tickets/reservations/sales.js';
-import { createEvent } from '../helpers/fixtures.js';
-import { dataOf, graphqlClient } from '../helpers/graphql.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
-import { type Users, withRoles } from '../helpers/users.js';
-import { CREATE_TYPE, createType, rsvp } from './tickets-setup.js';
+import { onSale } from '../../../src/tickets/reservations/sales.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { dataOf, graphqlClient } from '../../helpers/graphql.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
+import { type Users, withRoles } from '../../helpers/users.js';
+import { CREATE_TYPE, createType, rsvp } from '../tickets-setup.js';
 
 // The rules at the boundary: sales windows given in the event's zone across a DST change, bounds on a
 // reservation refused as 4xx JSON with nothing written, and the cache: an anonymous answer showing

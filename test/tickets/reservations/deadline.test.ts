@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { typeQueueOf } from '../../src/tickets/reservations/places.js';
-import { createEvent } from '../helpers/fixtures.js';
-import { graphqlClient } from '../helpers/graphql.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
-import { type Users, withRoles } from '../helpers/users.js';
-import { RSVP, createType } from './tickets-setup.js';
+import { typeQueueOf } from '../../../src/tickets/reservations/places.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { graphqlClient } from '../../helpers/graphql.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
+import { type Users, withRoles } from '../../helpers/users.js';
+import { RSVP, createType } from '../tickets-setup.js';
 
 // A reservation waits for its turn among its type's writes (`TypeQueue`). Its request has a deadline
 // (GRAPHQL_TIMEOUT_MS; a REST request the same time from when it starts waiting): a turn that comes

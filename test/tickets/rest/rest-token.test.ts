@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEvent } from '../helpers/fixtures.js';
-import { graphqlClient } from '../helpers/graphql.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
-import { type Users, basicAuth, withRoles } from '../helpers/users.js';
-import { createType } from './tickets-setup.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { graphqlClient } from '../../helpers/graphql.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
+import { type Users, basicAuth, withRoles } from '../../helpers/users.js';
+import { createType } from '../tickets-setup.js';
 
 // An attendee's own reservation over REST (`/calendar/tickets/v1/rsvp`, our extension): read, change,
 // cancel and erase by its token, sent in the X-RSVP-Token header only (never in a URL), with the
@@ -127,7 +127,7 @@ describe('by its token', () => {
 
 describe('a token that is not one', () => {
   it('unknown, malformed, missing or expired: one answer, the same as GraphQL’s', async () => {
-    const { newToken } = await import('../../src/tickets/reservations/tokens.js');
+    const { newToken } = await import('../../../src/tickets/reservations/tokens.js');
     const past = await createEvent(h.db, { start: '2020-01-01 10:00:00' });
     const pastType = await h.db.ticketType.create({ data: { eventId: past.id, name: 'Old' } });
     const expired = newToken();

@@ -1,11 +1,11 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvCell, csvDocument } from '../../src/tickets/rest/csv.js';
-import { createEvent } from '../helpers/fixtures.js';
-import { graphqlClient } from '../helpers/graphql.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
-import { type Credentials, type Users, basicAuth, withRoles } from '../helpers/users.js';
-import { createType } from './tickets-setup.js';
+import { csvCell, csvDocument } from '../../../src/tickets/rest/csv.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { graphqlClient } from '../../helpers/graphql.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
+import { type Credentials, type Users, basicAuth, withRoles } from '../../helpers/users.js';
+import { createType } from '../tickets-setup.js';
 
 // The attendee list as CSV (`GET /calendar/tickets/v1/attendees.csv?post_id=`): editors and
 // administrators only, the list's own refusal for everyone else; one row per attendee in arrival

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEvent } from '../helpers/fixtures.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
-import { type Credentials, type Users, basicAuth, withRoles } from '../helpers/users.js';
-import { createType } from './tickets-setup.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
+import { type Credentials, type Users, basicAuth, withRoles } from '../../helpers/users.js';
+import { createType } from '../tickets-setup.js';
 
 // `/calendar/tickets/v1`: Event Tickets' shapes over the same services, the language segment, `/doc`,
 // the RSVP by POST, check-in by security code, and who may read attendees.

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extendSeries } from '../../src/events/series/series-horizon.js';
-import { dataOf, graphqlClient } from '../helpers/graphql.js';
-import type { Harness } from '../helpers/harness.js';
-import { type Users, startWithRoles } from '../helpers/users.js';
-import { CREATE_TYPE, TYPES_OF_EVENT, rsvp } from './tickets-setup.js';
+import { extendSeries } from '../../../src/events/series/series-horizon.js';
+import { dataOf, graphqlClient } from '../../helpers/graphql.js';
+import type { Harness } from '../../helpers/harness.js';
+import { type Users, startWithRoles } from '../../helpers/users.js';
+import { CREATE_TYPE, TYPES_OF_EVENT, rsvp } from '../tickets-setup.js';
 
 // Occurrences of a series have their own ticket types, places and attendees: the types are copied to
 // every occurrence the series creates (at once, when its rule changes, as the horizon moves), their

@@ -3,14 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { databaseProviderOf } from '../../src/core/config/config.js';
+import { databaseProviderOf } from '../../../src/core/config/config.js';
 import type { ServicesMessage } from './services-process.js';
 
 // The servers the instance tests need beside the database under test: a PostgreSQL server (for
 // LISTEN/NOTIFY, even when the data is in SQLite) and a Redis. The local ones are used when they
 // answer (CI starts them: one quick probe each); otherwise `npm test` starts its own for the run
-// (test/helpers/services-process.ts), as it installs Chromium, so that the suite passes on a machine
-// that runs neither. Tests read the addresses with `inject` (test/helpers/services.ts).
+// (test/helpers/processes/services-process.ts), as it installs Chromium, so that the suite passes on a machine
+// that runs neither. Tests read the addresses with `inject` (test/helpers/processes/services.ts).
 // CALENDAR_TEST_POSTGRES_URL and CALENDAR_TEST_REDIS_URL move the probed addresses (a closed port
 // tries the path without servers).
 
@@ -19,7 +19,7 @@ const PROBED_REDIS = process.env.CALENDAR_TEST_REDIS_URL ?? 'redis://127.0.0.1:6
 const PROBE_TIMEOUT_MS = 2000;
 /** apt-get may install redis-server first, as for Chromium. */
 const START_TIMEOUT_MS = 10 * 60_000;
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 export default async function setup(project: TestProject) {
   // Projects that extend the root config inherit this file; the root's values reach all of them.
@@ -84,10 +84,14 @@ async function redisAnswers(url: string): Promise<boolean> {
 async function startServices(
   missing: string[],
 ): Promise<{ started: ServicesMessage; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/services-process.ts', ...missing], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/helpers/processes/services-process.ts', ...missing],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    },
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000)));
   child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000)));

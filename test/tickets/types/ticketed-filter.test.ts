@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cachedAndFresh } from '../helpers/cached-app.js';
-import { createEvent } from '../helpers/fixtures.js';
-import { dataOf, graphqlClient } from '../helpers/graphql.js';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { type Users, withRoles } from '../helpers/users.js';
-import { createType } from './tickets-setup.js';
+import { cachedAndFresh } from '../../helpers/cached-app.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { dataOf, graphqlClient } from '../../helpers/graphql.js';
+import { API, type Harness, startHarness } from '../../helpers/harness.js';
+import { type Users, withRoles } from '../../helpers/users.js';
+import { createType } from '../tickets-setup.js';
 
 // The events list's `ticketed` filter, on both APIs: events with a ticket type on sale now (true), or
 // without one (false) — a type whose sales are over or not yet open does not count.

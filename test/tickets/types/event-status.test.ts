@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onSale } from '../../src/tickets/reservations/sales.js';
-import { createEvent } from '../helpers/fixtures.js';
-import { dataOf, graphqlClient } from '../helpers/graphql.js';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { type Users, withRoles } from '../helpers/users.js';
-import { TYPES_OF_EVENT, createType, rsvp } from './tickets-setup.js';
+import { onSale } from '../../../src/tickets/reservations/sales.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { dataOf, graphqlClient } from '../../helpers/graphql.js';
+import { API, type Harness, startHarness } from '../../helpers/harness.js';
+import { type Users, withRoles } from '../../helpers/users.js';
+import { TYPES_OF_EVENT, createType, rsvp } from '../tickets-setup.js';
 
 // An event's status (TEC's scheduled, canceled, postponed) and its sales, through the one rule
 // (`src/tickets/reservations/sales.ts`): a canceled event takes no reservation and is on sale nowhere — the

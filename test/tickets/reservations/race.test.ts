@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEvent } from '../helpers/fixtures.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
-import { type Users, withRoles } from '../helpers/users.js';
-import { CANCEL, createType, rsvp, secondInstance } from './tickets-setup.js';
-import { dataOf, graphqlClient } from '../helpers/graphql.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
+import { type Users, withRoles } from '../../helpers/users.js';
+import { CANCEL, createType, rsvp, secondInstance } from '../tickets-setup.js';
+import { dataOf, graphqlClient } from '../../helpers/graphql.js';
 
 // Never overbook: 200 concurrent RSVPs for 50 places confirm exactly 50, queue the other 150 in the
 // order they took the lock, and a cancellation promotes exactly the first of them. On PostgreSQL the

@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
 
-// What test/helpers/services-setup.ts provides: the local servers when they answer, else its own.
+// What test/helpers/processes/services-setup.ts provides: the local servers when they answer, else its own.
 declare module 'vitest' {
   export interface ProvidedContext {
     /** A PostgreSQL server URL (its `postgres` database, or the run's own database on PostgreSQL). */

@@ -1,11 +1,11 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onSaleTurnsToday } from '../../src/tickets/summary.js';
-import { cachedAndFresh } from '../helpers/cached-app.js';
-import { createEvent } from '../helpers/fixtures.js';
-import { API, type Harness, startHarness } from '../helpers/harness.js';
-import { type Users, withRoles } from '../helpers/users.js';
-import { createType, rsvp } from './tickets-setup.js';
+import { onSaleTurnsToday } from '../../../src/tickets/summary.js';
+import { cachedAndFresh } from '../../helpers/cached-app.js';
+import { createEvent } from '../../helpers/fixtures.js';
+import { API, type Harness, startHarness } from '../../helpers/harness.js';
+import { type Users, withRoles } from '../../helpers/users.js';
+import { createType, rsvp } from '../tickets-setup.js';
 
 // What an event's REST shape says of its tickets: Event Tickets' `ticketed` and our `tickets`
 // summary (list and single alike, counts only, nothing to whoever may not open a protected event),
