@@ -10,7 +10,7 @@ import type { Event } from '../../generated/sqlite/client.js';
 // GraphQL object (`events/graphql.ts`, `events/graphql-content.ts`) and input fields
 // (`events/graphql-writes.ts`), the JSON-LD (`events/rest-present.ts`), the importers
 // (`imports/tec/item-records.ts`, `csv.ts`, `writes.ts`), the series' copies
-// (`events/series/event-series.ts`) and what the cache knows of a change (`events/service/event-facts.ts`).
+// (`events/series/series-rows.ts`) and what the cache knows of a change (`events/service/event-facts.ts`).
 // Adding an optional field is an entry here, its column in `schema.prisma` and a migration; the types below
 // fail the build when the column is missing or of another type.
 //

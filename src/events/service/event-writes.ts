@@ -44,18 +44,20 @@ import { recurrenceInvalid } from '../series/recurrence.js';
 import {
   type RecurrenceScope,
   type SeriesPlace,
-  type SeriesSettings,
   SERIES_COLUMNS,
+  seriesRole,
+} from '../series/series-place.js';
+import type { SeriesSettings } from '../series/series-rows.js';
+import {
   endSeries,
   endSeriesBefore,
   excludeFromSeries,
   removeOccurrences,
-  seriesRole,
   setLines,
   shiftedToFirst,
   splitAt,
-  syncSeries,
-} from '../series/event-series.js';
+} from '../series/series-edits.js';
+import { syncSeries } from '../series/event-series.js';
 import type { Tx, WriteScope } from '../../core/db/transactions.js';
 
 // Event writes (docs/reference.md §S2.1, §S4.2, §3.2, §6, D4, D9–D14, D17): the capability rules apply
