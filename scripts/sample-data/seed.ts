@@ -3,12 +3,9 @@ import type { Db } from '../../src/core/db/client.js';
 import type { Prisma } from '../../src/generated/sqlite/client.js';
 import { refreshAllTermCounts } from '../../src/terms/term-counts.js';
 import { ANONYMOUS } from '../../src/core/rules/permissions.js';
-import {
-  SERIES_COLUMNS,
-  excludeFromSeries,
-  setLines,
-  syncSeries,
-} from '../../src/events/series/event-series.js';
+import { SERIES_COLUMNS } from '../../src/events/series/series-place.js';
+import { excludeFromSeries, setLines } from '../../src/events/series/series-edits.js';
+import { syncSeries } from '../../src/events/series/event-series.js';
 import { WritePipeline } from '../../src/core/db/transactions.js';
 import {
   CATEGORY_TAXONOMY,

@@ -39,7 +39,7 @@ import {
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { readEvent, visibleEvent } from './service/event-access.js';
-import { type SeriesRef, seriesExceptions, seriesLines, seriesOf } from './series/event-series.js';
+import { type SeriesRef, seriesExceptions, seriesLines, seriesOf } from './series/series-place.js';
 
 // The event as GraphQL shows it (the `Event` node, its series, its feed links) and its reads: one event,
 // the page and the connection, filtered by `EventFilter`. Its writes are `graphql-writes.ts`.

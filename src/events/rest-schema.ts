@@ -14,7 +14,7 @@ import { hidingMissing } from '../core/rules/permissions.js';
 import { invalidParams } from '../core/errors/errors.js';
 import type { Context } from '../core/context/context.js';
 import { readEvent, writtenEvent } from './service/event-access.js';
-import { readScope } from './series/event-series.js';
+import { readScope } from './series/series-place.js';
 import { TecEvent, TecSingleEvent } from './rest-shape.js';
 
 // The events' REST routes over the TEC sub-graph: the list with its filters, echo and paging links, the

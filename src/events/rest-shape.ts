@@ -21,7 +21,7 @@ import type { Event, Media, Organizer, Term, Venue } from '../generated/sqlite/c
 import type { SiteUrls } from '../core/rules/urls.js';
 import { canRead } from '../core/rules/permissions.js';
 import type { Context } from '../core/context/context.js';
-import { seriesLines } from './series/event-series.js';
+import { seriesLines } from './series/series-place.js';
 
 // The event as The Events Calendar's REST API v1 returns it (docs/reference.md §1.1): snake_case keys in the
 // reference's order. Fields resolve from the same Prisma selection as the public `Event` type. The routes

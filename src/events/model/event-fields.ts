@@ -5,12 +5,13 @@ import type { Event } from '../../generated/sqlite/client.js';
 // The event fields declared once, Keystone-style: each entry names the field in every dialect (its
 // domain name is the key, and the GraphQL name and the column), its kind, its documentation and whether
 // a protected event withholds it. Every layer derives its part from the kind: the domain input and
-// checked values (`events/service/event-input.ts`), the column writes (`events/service/event-writes.ts`),
-// the REST body reader and `/doc` (`events/rest-body.ts`), the REST shape (`events/rest-shape.ts`), the
-// GraphQL object (`events/graphql.ts`, `events/graphql-content.ts`) and input fields
-// (`events/graphql-writes.ts`), the JSON-LD (`events/rest-present.ts`), the importers
-// (`imports/tec/item-records.ts`, `csv.ts`, `writes.ts`), the series' copies
-// (`events/series/event-series.ts`) and what the cache knows of a change (`events/service/event-facts.ts`).
+// checked values (`events/service/event-input.ts`), the column writes
+// (`events/service/writes/written-columns.ts`), the REST body reader and `/doc` (`events/rest-body.ts`),
+// the REST shape (`events/rest-shape.ts`), the GraphQL object (`events/graphql.ts`,
+// `events/graphql-content.ts`) and input fields (`events/graphql-writes.ts`), the JSON-LD
+// (`events/rest-present.ts`), the importers (`imports/tec/item-records.ts`, `csv.ts`, `writes.ts`), the
+// series' copies (`events/series/series-rows.ts`) and what the cache knows of a change
+// (`events/service/event-facts.ts`).
 // Adding an optional field is an entry here, its column in `schema.prisma` and a migration; the types below
 // fail the build when the column is missing or of another type.
 //

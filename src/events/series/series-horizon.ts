@@ -1,7 +1,9 @@
 import type { Logger } from '../../core/ops/logger.js';
 import { ANONYMOUS } from '../../core/rules/permissions.js';
 import type { Scope } from '../../core/context/scope.js';
-import { seriesToExtend, syncSeries } from './event-series.js';
+import type { Tx } from '../../core/db/transactions.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
+import { syncSeries } from './event-series.js';
 
 // The moving horizon (docs/reference/recurrence.md): a series is materialised up to now + the horizon
 // setting when written, and this job brings every running series up to the moving horizon as time
@@ -9,6 +11,16 @@ import { seriesToExtend, syncSeries } from './event-series.js';
 // lock, re-reading its occurrences once it holds it, so a slot another instance just created is seen
 // and never created twice (the unique (series, slot) key would refuse it anyway). Each new occurrence
 // gets its own copies of the records other rooms keep per event (ticket types) in the same write.
+
+/** The first events of every series still running (trashed ones are not extended). */
+export async function seriesToExtend(tx: Tx | Prisma.TransactionClient): Promise<number[]> {
+  return (
+    await tx.event.findMany({
+      where: { recurrence: { not: null }, originalStart: null, status: { not: 'trash' } },
+      select: { id: true },
+    })
+  ).map((row) => row.id);
+}
 
 /** Extends every running series to now + horizon; returns the occurrences this call created. */
 export async function extendSeries(

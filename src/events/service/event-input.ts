@@ -169,9 +169,9 @@ interface HandValues {
   organizers?: Array<LinkRef<OrganizerInput>>;
   categories?: TermRef[];
   tags?: TermRef[];
-  /** Lines as sent (checked against the series' zone by `event-series.ts`); `[]`: no series. */
+  /** Lines as sent (checked against the series' zone by `series-edits.ts`); `[]`: no series. */
   recurrence?: string[];
-  /** A pattern as sent (read against the series' zone by `event-series.ts`); never with `recurrence`. */
+  /** A pattern as sent (read against the series' zone by `series-edits.ts`); never with `recurrence`. */
   recurrencePattern?: RecurrencePattern;
 }
 

@@ -1,11 +1,6 @@
 import type { Scope } from '../../core/context/scope.js';
-import type { EventSpan } from '../../core/cache/dependencies.js';
-import { SEARCHED_FIELDS, eventSearchTexts } from '../../core/rules/search.js';
-import { ApiError, invalidParams } from '../../core/errors/errors.js';
-import { DEFAULT_EVENT_STATUS, keepsReason } from '../model/event-status.js';
+import { ApiError } from '../../core/errors/errors.js';
 import {
-  type Viewer,
-  can,
   canCreate,
   canDelete,
   canDeletePermanently,
@@ -13,60 +8,49 @@ import {
   effectiveStatus,
   forbidden,
 } from '../../core/rules/permissions.js';
-import { type Judged, NOT_FOUND, judged } from '../../core/rules/visibility.js';
+import { type Judged, judged } from '../../core/rules/visibility.js';
 import { nextModified } from '../../core/rules/versions.js';
-import { Prisma } from '../../generated/sqlite/client.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
 import {
   type CheckOptions,
   type EventInput,
-  type EventValues,
   type FieldErrors,
   type SentSeries,
-  checkEventInput,
   makesSeries,
   sentSeries,
 } from './event-input.js';
-import { declaredColumns } from '../model/event-fields.js';
-import {
-  checkReferences,
-  linkedIds,
-  linkedTermIds,
-  recount,
-  resolveLinks,
-  writeLinks,
-} from './event-links.js';
+import { linkedIds, linkedTermIds, recount, resolveLinks, writeLinks } from './event-links.js';
 import { factsWritten, shownColumnsOnly } from './event-facts.js';
-import { type EventSelection, findEventToWrite } from './event-reads.js';
+import type { EventSelection } from './event-reads.js';
 import { publicationStatus, scheduleOf } from './event-schedule.js';
 import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
+import { type EventKey, type EventRow, findEvent, findEventToUpdate } from './writes/locked-event.js';
+import { assertMayAttribute, eventStatusColumns, plainColumns, validate } from './writes/written-columns.js';
+import { spanOf, textsAfter, textsOf } from './writes/change-moves.js';
 import { recordImage } from '../../core/db/media.js';
 import { recurrenceInvalid } from '../series/recurrence.js';
+import { type RecurrenceScope, type SeriesPlace, seriesRole } from '../series/series-place.js';
+import type { SeriesSettings } from '../series/series-rows.js';
 import {
-  type RecurrenceScope,
-  type SeriesPlace,
-  type SeriesSettings,
-  SERIES_COLUMNS,
   endSeries,
   endSeriesBefore,
   excludeFromSeries,
   removeOccurrences,
-  seriesRole,
   setLines,
   shiftedToFirst,
   splitAt,
-  syncSeries,
-} from '../series/event-series.js';
+} from '../series/series-edits.js';
+import { syncSeries } from '../series/event-series.js';
 import type { Tx, WriteScope } from '../../core/db/transactions.js';
 
 // Event writes (docs/reference.md §S2.1, §S4.2, §3.2, §6, D4, D9–D14, D17): the capability rules apply
 // first (401/403: a caller who may not write learns nothing from validation), then a domain input (each
 // API reads its own dialect into it, `event-input.ts`) is checked, then against the database (400s,
-// every bad field named by its domain name), then one transaction writes the event, its venues,
-// organizers and terms (`event-links.ts`). An update writes
-// only the fields it was given, with the event row locked, so concurrent updates of one event never
-// undo each other.
+// every bad field named by its domain name, `writes/written-columns.ts`), then one transaction writes
+// the event, its venues, organizers and terms (`event-links.ts`). An update writes only the fields it
+// was given, with the event row locked (`writes/locked-event.ts`), so concurrent updates of one event
+// never undo each other; each write tells the caches where the event was and is (`writes/change-moves.ts`).
 
-export type EventKey = { id: number } | { slug: string };
 /**
  * Reads the written event inside the transaction (GraphQL selects what it needs). `selection`, when
  * given, is what it reads: an update that changes only the event's own columns then answers with what
@@ -89,162 +73,7 @@ export interface WriteOptions {
   scope?: RecurrenceScope;
 }
 
-interface EventRow extends SeriesPlace {
-  id: number;
-  title: string;
-  slug: string | null;
-  desiredSlug: string | null;
-  status: string;
-  authorId: number | null;
-  publishedAt: Date;
-  timezone: string;
-  localStart: string;
-  localEnd: string;
-  allDay: boolean;
-  eventStatus: string;
-  eventStatusReason: string;
-  excerpt: string;
-  description: string;
-  modifiedAt: Date;
-  startsAt: Date;
-  endsAt: Date;
-}
-
-const EVENT_ROW = {
-  id: true,
-  title: true,
-  slug: true,
-  desiredSlug: true,
-  status: true,
-  authorId: true,
-  publishedAt: true,
-  timezone: true,
-  localStart: true,
-  localEnd: true,
-  allDay: true,
-  eventStatus: true,
-  eventStatusReason: true,
-  // What `search` reads, for the caches to judge the write against cached searches.
-  excerpt: true,
-  description: true,
-  modifiedAt: true,
-  startsAt: true,
-  endsAt: true,
-  ...SERIES_COLUMNS,
-} as const;
-
-/** The input checked, then against the database; every bad field is named in one 400. */
-async function validate(
-  tx: Tx,
-  viewer: Viewer,
-  input: EventInput,
-  unreadable: FieldErrors,
-  options: CheckOptions,
-  eventId: number | null,
-) {
-  const { values, bad } = checkEventInput(input, unreadable, options);
-  const image = await checkReferences(tx, viewer, values, eventId, bad);
-  if (Object.keys(bad).length) throw invalidParams(bad);
-  return { values, image };
-}
-
-/** Only editors may attribute an event to someone else. */
-function assertMayAttribute(viewer: Viewer, authorId: number | undefined): void {
-  if (authorId !== undefined && authorId !== viewer.userId && !can(viewer, 'edit_others_posts'))
-    throw forbidden(viewer);
-}
-
-/** The columns every write may set from the input (absent fields are left out; declared ones as declared). */
-function plainColumns(input: EventValues) {
-  return {
-    ...(input.title !== undefined ? { title: input.title } : {}),
-    ...(input.description !== undefined ? { description: input.description } : {}),
-    ...(input.excerpt !== undefined ? { excerpt: input.excerpt } : {}),
-    ...(input.authorId !== undefined ? { authorId: input.authorId } : {}),
-    ...(input.cost !== undefined ? input.cost : {}),
-    ...(input.website !== undefined ? { website: input.website } : {}),
-    ...declaredColumns(input),
-    ...(input.postParentId !== undefined ? { postParentId: input.postParentId } : {}),
-    ...(input.password !== undefined ? { password: input.password } : {}),
-  };
-}
-
-/**
- * The event status columns after a write, or nothing when neither was sent. The reason survives only
- * while the event is canceled or postponed; a status change without a reason keeps the one stored.
- */
-function eventStatusColumns(
-  input: EventValues,
-  existing: Pick<EventRow, 'eventStatus' | 'eventStatusReason'> | null,
-): { eventStatus?: string; eventStatusReason?: string } {
-  if (existing && input.eventStatus === undefined && input.eventStatusReason === undefined) return {};
-  const eventStatus = input.eventStatus ?? existing?.eventStatus ?? DEFAULT_EVENT_STATUS;
-  const reason = input.eventStatusReason ?? existing?.eventStatusReason ?? '';
-  return { eventStatus, eventStatusReason: keepsReason(eventStatus) ? reason : '' };
-}
-
-const missing = (key: EventKey) => NOT_FOUND.event('id' in key ? key.id : key.slug);
-
-/**
- * Locks the row of the event a key names for the rest of the transaction, so that concurrent updates
- * never undo each other, and returns the key to read it by (null: no such event). PostgreSQL takes the
- * lock in a statement of its own (which is also the existence check), so that the reads after it see
- * what the last writer committed; SQLite runs one write transaction at a time: nothing to take, and
- * the caller's read of the key is the existence check.
- */
-async function lockEvent(w: WriteScope, key: EventKey): Promise<EventKey | null> {
-  if (w.config.databaseProvider !== 'postgresql') return key;
-  const where = 'id' in key ? Prisma.sql`"id" = ${key.id}` : Prisma.sql`"slug" = ${key.slug}`;
-  const [row] = await w.tx.$queryRaw<Array<{ id: number }>>(
-    Prisma.sql`SELECT "id" FROM "Event" WHERE ${where} FOR NO KEY UPDATE`,
-  );
-  return row ? { id: Number(row.id) } : null;
-}
-
-/** The event, its row locked for the rest of the transaction (`lockEvent`). */
-async function findEvent(w: WriteScope, key: EventKey): Promise<EventRow> {
-  const locked = await lockEvent(w, key);
-  const event = locked && (await w.tx.event.findUnique({ where: locked, select: EVENT_ROW }));
-  if (!event) throw missing(key);
-  return event;
-}
-
-/**
- * The event an update starts from, locked as `findEvent` locks it, read with the ids it links to and
- * what its answer shows of it (`findEventToWrite`): one statement after the lock.
- */
-async function findEventToUpdate(w: WriteScope, key: EventKey, selection: EventSelection | undefined) {
-  const locked = await lockEvent(w, key);
-  const found = locked && (await findEventToWrite(w.tx, locked, selection));
-  if (!found) throw missing(key);
-  return found;
-}
-
 const CONFLICT = { conflictCode: 'event-write-conflict' };
-
-/** Where an event is on the calendar, as the change it makes tells the caches. */
-const spanOf = ({ localStart, localEnd }: EventSpan): EventSpan => ({ localStart, localEnd });
-
-type SearchedTexts = Record<(typeof SEARCHED_FIELDS.Event)[number], string>;
-
-/**
- * The texts `search` reads once `data` is written over `existing` (null: a creation, the columns'
- * defaults), as the change tells the caches; unknown when `data` writes one other than as a string.
- */
-function textsAfter(data: Partial<Record<keyof SearchedTexts, unknown>>, existing: SearchedTexts | null) {
-  const texts: Partial<SearchedTexts> = {};
-  for (const field of SEARCHED_FIELDS.Event) {
-    const written = data[field] === undefined ? (existing?.[field] ?? '') : data[field];
-    if (typeof written !== 'string') return {};
-    texts[field] = written;
-  }
-  return textsOf(texts as SearchedTexts);
-}
-
-const textsOf = (event: SearchedTexts) => {
-  const texts = eventSearchTexts(event);
-  return texts ? { texts } : {};
-};
 
 /**
  * Creates an event (201 on REST): validation → permission → writes, in one transaction, and returns it

@@ -7,7 +7,7 @@ import {
   type NewOccurrence,
   type ScopedEvent,
   copyToNewOccurrences,
-} from '../../events/series/event-series.js';
+} from '../../events/series/occurrence-records.js';
 import { ticketTypeNotFound } from '../model.js';
 import { type TypeRow, lockType } from '../reservations/places.js';
 import { ticketTypeChanged } from '../reservations/reservations.js';

@@ -2,7 +2,8 @@ import { wallClock } from '../../core/rules/dates.js';
 import type { Event } from '../../generated/sqlite/client.js';
 import type { Context } from '../../core/context/scope.js';
 import { eventsVisibleTo } from '../../events/service/event-access.js';
-import { type RecurrenceScope, eventsInScope } from '../../events/series/event-series.js';
+import type { RecurrenceScope } from '../../events/series/series-place.js';
+import { eventsInScope } from '../../events/series/occurrence-records.js';
 import { passwordWithheld } from '../../core/rules/visibility.js';
 import {
   capacityTaken,

@@ -12,7 +12,7 @@ import {
 } from '../../../src/events/series/recurrence.js';
 
 // libical's regression corpus (fixtures/icalrecur_test.txt, unchanged; its source and licence in
-// fixtures/README.md) through the expansion as the series writer drives it (event-series.ts): the lines
+// fixtures/README.md) through the expansion as the series writer drives it (series-rows.ts): the lines
 // checked and stored in canonical form, read back against the first event's zone and all-day flag, and
 // expanded to the horizon under the cap. docs/reference/recurrence.md#libicals-corpus says how the
 // cases are compared and which readings differ from libical's, and why.
