@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../../../rest-map/routes.js';
 import { ticketRoutes } from '../../../rest-map/tickets.js';
+import { createDiscovery } from '../../../src/core/rest/discovery/discovery.js';
 import { restOperations } from '../../../src/core/rest/operations.js';
 import { restSchema } from '../../../src/schema.js';
 import { API, type Harness } from '../../helpers/harness.js';
@@ -60,6 +61,15 @@ describe('the REST mutations’ arguments', () => {
     expect(schema.properties!.title).toEqual({ description: 'The event title' });
     expect(Object.keys(schema.properties!)).toEqual(
       Object.keys((restSchema.getType('TecEventBody') as { getFields(): object }).getFields()),
+    );
+  });
+
+  it('cannot be documented with a parameter its type drops', () => {
+    const venues = restRoutes.find((route) => route.operation === 'Mutation.tecCreateVenue')!;
+    const route = { ...venues, bodyFields: { ...venues.bodyFields, capacity: { description: 'Seats' } } };
+    const { document } = restOperations(restSchema, [route], pino({ level: 'silent' }));
+    expect(() => createDiscovery({ schema: restSchema, routes: [route], sofaDocument: document })).toThrow(
+      'rest-map: Mutation.tecCreateVenue documents capacity, which its body type drops',
     );
   });
 });
