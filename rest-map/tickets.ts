@@ -1,28 +1,12 @@
-import type { RestField, RestRoute } from '../src/core/rest/route-table.js';
+import type { RestRoute } from '../src/core/rest/route-table.js';
+import { bodyDoc } from '../src/core/rest/body-fields.js';
+import { CHECK_IN_BODY, RSVP_BODY, RSVP_CHANGE_BODY } from '../src/tickets/rest/bodies.js';
 
 // The tickets route table (`/calendar/tickets/v1`), Event Tickets' REST API v1 paths where it has them.
 // No route declares `dependsOn`: their anonymous answers are dropped by any committed write, which a
 // reservation is (it names its event).
 
 const ARCHIVE_HEADERS = { 'X-ET-TOTAL': 'total', 'X-ET-TOTAL-PAGES': 'total_pages' };
-
-const RSVP_FIELDS: Record<string, RestField> = {
-  ticket_id: { type: 'integer', description: 'The ticket (RSVP or ticket type) id', required: true },
-  full_name: { type: 'string', description: 'Who reserves, 1–200 characters', required: true },
-  email: { type: 'string', format: 'email', description: 'Their e-mail address', required: true },
-  quantity: { type: 'integer', description: 'Places, 1 to the ticket’s max_per_request (default 1)' },
-  password: { type: 'string', description: 'The password of a password-protected event' },
-};
-
-/** What an attendee may change of their reservation through its token. */
-const RSVP_CHANGE_FIELDS: Record<string, RestField> = {
-  full_name: { type: 'string', description: 'Who reserves, 1–200 characters' },
-  quantity: { type: 'integer', description: 'Places, 1 to the ticket’s max_per_request' },
-  attending: {
-    type: 'boolean',
-    description: 'false: not going (the places are released); true: going again (a place, or the waitlist)',
-  },
-};
 
 /**
  * A reservation's secret travels in a header, never in the URL: a URL is written into access logs,
@@ -36,11 +20,6 @@ const CSV = {
   bodyKey: 'csv',
   filenameKey: 'filename',
   disposition: 'attachment' as const,
-};
-
-const CHECK_IN_FIELDS: Record<string, RestField> = {
-  security_code: { type: 'string', description: "The ticket's security code (its QR code)", required: true },
-  ticket_id: { type: 'integer', description: 'The attendee id, checked against the code when sent' },
 };
 
 export const ticketRoutes: RestRoute[] = [
@@ -70,7 +49,7 @@ export const ticketRoutes: RestRoute[] = [
     operation: 'Mutation.tecRsvp',
     status: 201,
     bodyArgument: 'input',
-    bodyFields: RSVP_FIELDS,
+    bodyFields: bodyDoc(RSVP_BODY),
     locationFrom: 'rest_url',
     description:
       'Reserves places (an RSVP); the answer holds the token that changes or cancels it, shown once',
@@ -94,7 +73,7 @@ export const ticketRoutes: RestRoute[] = [
     path: '/qr',
     operation: 'Mutation.tecCheckIn',
     bodyArgument: 'input',
-    bodyFields: CHECK_IN_FIELDS,
+    bodyFields: bodyDoc(CHECK_IN_BODY),
     description: 'Checks an attendee in by the security code of their ticket (editors and administrators)',
   },
   {
@@ -110,7 +89,7 @@ export const ticketRoutes: RestRoute[] = [
     operation: 'Mutation.tecUpdateRsvp',
     headerArguments: TOKEN_HEADER,
     bodyArgument: 'input',
-    bodyFields: RSVP_CHANGE_FIELDS,
+    bodyFields: bodyDoc(RSVP_CHANGE_BODY),
     description: 'Changes your reservation by its token: its name, its places, or whether you come',
   },
   {

@@ -13,35 +13,52 @@ import {
   type TermRef,
 } from './service/event-input.js';
 import type { RecurrencePattern } from './series/recurrence.js';
-import { readBoolean } from '../core/rest/booleans.js';
-import { type BodyTable, paramNames, readBody } from '../core/rest/body-fields.js';
+import {
+  type BodyField,
+  type BodyReader,
+  type BodyTable,
+  type ParsedBody,
+  FLAG,
+  ID,
+  STRING,
+  TEXT,
+  bodyReader,
+  paramNames,
+  parseBody,
+  readBody,
+} from '../core/rest/body-fields.js';
 import { ORGANIZER_BODY, VENUE_BODY } from '../places/rest-body.js';
 import type { NestedParamNames, ParamNames } from '../core/rest/param-names.js';
 
 // The flat TEC event body (docs/reference.md §S2.1) read into the domain's `EventInput`. Each body
 // field is declared once below: the domain field it fills, how its WordPress forms are read (numbers
-// as text, boolean words, comma lists, names or ids) and its documentation. The namespace index and
-// `/doc` list the same table (`EVENT_FIELDS`), and errors are renamed back through it (`EVENT_PARAMS`).
+// as text, boolean words, comma lists, names or ids) and its documentation. The body's input type
+// (`TecEventBody`), the namespace index and `/doc` come from the same table (`EVENT_BODY`,
+// `EVENT_FIELDS`), and errors are renamed back through it (`EVENT_PARAMS`).
 
 const PATTERN_UNREADABLE =
   'Invalid parameter: an object of frequency, interval, by_day, by_month_day, by_month, by_set_pos, week_start, count, until, rdates and exdates.';
 
-/** Strings, and numbers as their string forms (D19). */
-const text = z.union([z.string(), z.number().finite()]).transform(String);
-const flag = z.preprocess((value) => readBoolean(value) ?? value, z.boolean());
-/** An id as a number or digits; whether it names a record is the service's check. */
-const id = z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)]);
-const date = z.union([z.string(), z.number().finite()]);
+const id = ID.schema;
+const date = bodyReader(
+  'EventDate',
+  'A date: a string, or a number',
+  z.union([z.string(), z.number().finite()]),
+);
 /** `0`, `"0"`, `""` remove the parent. */
-const parent = z
-  .union([z.literal(0), z.literal('0'), z.literal(''), id])
-  .transform((value) => (value === 0 || value === '0' || value === '' ? null : (value as number)));
+const parent = bodyReader(
+  'EventParent',
+  'An event id as a number or its digits; 0, "0" or "" for none',
+  z
+    .union([z.literal(0), z.literal('0'), z.literal(''), id])
+    .transform((value) => (value === 0 || value === '0' || value === '' ? null : (value as number))),
+);
 /** A series' lines: a list of them, or one line; null or `[]` ends the series. */
-const recurrenceLines = z.union([
-  z.null().transform(() => []),
-  z.string().transform((line) => [line]),
-  z.array(z.string()),
-]);
+const recurrenceLines = bodyReader(
+  'RecurrenceLines',
+  'RFC 5545 lines: a list of them, or one line; null or [] for none',
+  z.union([z.null().transform(() => []), z.string().transform((line) => [line]), z.array(z.string())]),
+);
 const integerText = z
   .string()
   .trim()
@@ -56,7 +73,7 @@ const patternIntegers = z.union([z.array(patternInteger), commaList.pipe(z.array
  * `recurrence_pattern`: the domain's pattern in snake_case; the values are checked by the series
  * service (a 400 naming `recurrence_pattern`), unknown keys refused here.
  */
-const recurrencePattern = z
+const recurrencePatternSchema = z
   .strictObject({
     frequency: z.string(),
     interval: patternInteger.nullish(),
@@ -83,11 +100,22 @@ const recurrencePattern = z
     rdates: pattern.rdates,
     exdates: pattern.exdates,
   }));
-const eventStatus = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .transform((value) => value || DEFAULT_EVENT_STATUS);
+const recurrencePattern = bodyReader(
+  'RecurrencePattern',
+  'A series as a form gives it: an object of frequency, interval, by_day, by_month_day, by_month, by_set_pos, week_start, count, until, rdates and exdates',
+  recurrencePatternSchema,
+);
+const eventStatus = bodyReader(
+  'EventStatus',
+  'An event status word (any case; "" for scheduled)',
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((value) => value || DEFAULT_EVENT_STATUS),
+);
+/** What the service reads itself (an image id or URL, a cost). */
+const anyValue = bodyReader('EventValue', 'Any value, read by the service', z.unknown());
 
 function isEmptyValue(value: unknown): boolean {
   if (value === null || value === undefined || value === false || value === 0) return true;
@@ -115,7 +143,7 @@ function linkRef<New>(value: unknown, table: BodyTable<New>): LinkRef<New> | nul
       const linked = idOf(value.id);
       return linked === null ? null : { kind: 'id', id: linked, inObject: true };
     }
-    return { kind: 'new', ...readBody(table, value) };
+    return { kind: 'new', ...readBody(table, parseBody(table, value)) };
   }
   const linked = idOf(value);
   return linked === null ? null : { kind: 'id', id: linked, inObject: false };
@@ -181,48 +209,53 @@ function termRefs(value: unknown): TermRef[] | null {
 }
 
 /** A reader that refuses what `read` cannot make sense of. */
-const refs = <T>(read: (value: unknown) => T | null) =>
-  z.unknown().transform((value, ctx) => {
-    const result = read(value);
-    if (result === null) ctx.addIssue({ code: 'custom', message: INVALID });
-    return result as T;
-  });
+const refs = <T>(name: string, description: string, read: (value: unknown) => T | null) =>
+  bodyReader(
+    name,
+    description,
+    z.unknown().transform((value, ctx) => {
+      const result = read(value);
+      if (result === null) ctx.addIssue({ code: 'custom', message: INVALID });
+      return result as T;
+    }),
+  );
+const terms = refs('TermRefs', 'Term ids or names: an array, a comma list, {id} or {name} objects', termRefs);
 
-interface BodyField<K extends EventField = EventField> {
+/**
+ * One field of the event body; `keepNull`: `null` removes the links, where WordPress otherwise drops
+ * null parameters as not sent (D9).
+ */
+interface EventBodyField<K extends EventField = EventField> extends BodyField<EventInput> {
   /** The input field it fills (and the name the service reports it by). */
-  field: K;
-  schema: z.ZodType<unknown>;
-  doc: RestField;
+  to: K;
   /** Why a value that does not read is refused. */
   reason?: string;
-  /** `null` removes the links, where WordPress otherwise drops null parameters as not sent (D9). */
-  nullRemoves?: true;
 }
 
 /** One body field: its domain field, how it reads, and how it is documented. */
 function bodyField<K extends EventField>(
-  field: K,
-  schema: z.ZodType<EventInput[K]>,
+  to: K,
+  read: BodyReader<EventInput[K]>,
   doc: RestField,
-  options: Pick<BodyField, 'reason' | 'nullRemoves'> = {},
-): BodyField<K> {
-  return { field, schema, doc, ...options };
+  options: Pick<EventBodyField, 'reason' | 'keepNull'> = {},
+): EventBodyField<K> {
+  return { to, read, doc, ...options };
 }
 
 /** A declared field (`events/model/event-fields.ts`): read and documented as its kind says. */
-function declaredBodyField(name: DeclaredName, field: FieldDeclaration): BodyField {
+function declaredBodyField(name: DeclaredName, field: FieldDeclaration): EventBodyField {
   const doc = { description: field.restDescription ?? field.description, required: false };
   switch (field.kind) {
     case 'flag':
-      return bodyField(name, flag, { type: 'boolean', ...doc });
+      return bodyField(name, FLAG, { type: 'boolean', ...doc });
     case 'url':
-      return bodyField(name, text, { type: 'string', format: 'uri', ...doc });
+      return bodyField(name, TEXT, { type: 'string', format: 'uri', ...doc });
     case 'text':
-      return bodyField(name, text, { type: 'string', ...doc }, { reason: field.invalid });
+      return bodyField(name, TEXT, { type: 'string', ...doc }, { reason: field.invalid });
     case 'choice':
       return bodyField(
         name,
-        z.string(),
+        STRING,
         { type: 'string', enum: [...field.values, ''], ...doc },
         {
           reason: field.invalid,
@@ -233,7 +266,7 @@ function declaredBodyField(name: DeclaredName, field: FieldDeclaration): BodyFie
 
 /** The fields written by hand, in the order the reference documents them. */
 const HAND_BODY = {
-  author: bodyField('authorId', id, { type: 'integer', description: 'The event author ID', required: false }),
+  author: bodyField('authorId', ID, { type: 'integer', description: 'The event author ID', required: false }),
   date: bodyField('date', date, {
     type: 'string',
     description: 'The event publication date',
@@ -244,26 +277,26 @@ const HAND_BODY = {
     description: 'The event publication date (UTC time zone)',
     required: false,
   }),
-  title: bodyField('title', text, { type: 'string', description: 'The event title', required: true }),
-  description: bodyField('description', text, {
+  title: bodyField('title', TEXT, { type: 'string', description: 'The event title', required: true }),
+  description: bodyField('description', TEXT, {
     type: 'string',
     description: 'The event description',
     required: false,
   }),
-  slug: bodyField('slug', text, { type: 'string', description: 'The event slug', required: false }),
-  excerpt: bodyField('excerpt', text, { type: 'string', description: 'The event excerpt', required: false }),
-  status: bodyField('status', z.string(), {
+  slug: bodyField('slug', TEXT, { type: 'string', description: 'The event slug', required: false }),
+  excerpt: bodyField('excerpt', TEXT, { type: 'string', description: 'The event excerpt', required: false }),
+  status: bodyField('status', STRING, {
     type: 'string',
     enum: ['publish', 'future', 'draft', 'pending', 'private'],
     description: 'The event post status',
     required: false,
   }),
-  timezone: bodyField('timezone', z.string(), {
+  timezone: bodyField('timezone', STRING, {
     type: 'string',
     description: 'The event time zone (an IANA name or UTC±H[:MM])',
     required: false,
   }),
-  all_day: bodyField('allDay', flag, {
+  all_day: bodyField('allDay', FLAG, {
     type: 'boolean',
     default: false,
     description: 'Whether the event lasts the whole day or not',
@@ -279,18 +312,18 @@ const HAND_BODY = {
     description: 'The event end date and time',
     required: true,
   }),
-  image: bodyField('image', z.unknown(), {
+  image: bodyField('image', anyValue, {
     type: ['integer', 'string'],
     description: 'The event featured image ID or URL',
     required: false,
   }),
-  cost: bodyField('cost', z.unknown(), {
+  cost: bodyField('cost', anyValue, {
     type: ['string', 'array'],
     items: { type: ['number', 'string'] },
     description: 'The event cost',
     required: false,
   }),
-  website: bodyField('website', text, {
+  website: bodyField('website', TEXT, {
     type: 'string',
     format: 'uri',
     default: null,
@@ -308,19 +341,19 @@ const HAND_BODY = {
     },
     { reason: INVALID_EVENT_STATUS },
   ),
-  event_status_reason: bodyField('eventStatusReason', text, {
+  event_status_reason: bodyField('eventStatusReason', TEXT, {
     type: 'string',
     description: 'Why the event is canceled or postponed (kept only while it is)',
     required: false,
   }),
-  categories: bodyField('categories', refs(termRefs), {
+  categories: bodyField('categories', terms, {
     type: ['array', 'string'],
     items: { type: ['integer', 'string', 'object'] },
     default: null,
     description: 'The event category IDs or names (an array or a comma list)',
     required: false,
   }),
-  tags: bodyField('tags', refs(termRefs), {
+  tags: bodyField('tags', terms, {
     type: ['array', 'string'],
     items: { type: ['integer', 'string', 'object'] },
     default: null,
@@ -329,7 +362,9 @@ const HAND_BODY = {
   }),
   venue: bodyField(
     'venues',
-    refs((value) => linkRefs(value, VENUE_BODY, false)),
+    refs('VenueRefs', 'Venue ids, {id} objects or objects of venue fields', (value) =>
+      linkRefs(value, VENUE_BODY, false),
+    ),
     {
       type: ['integer', 'object', 'array'],
       items: { type: ['integer', 'string', 'object'] },
@@ -337,11 +372,15 @@ const HAND_BODY = {
       description: 'The event venue ID, or an object of venue fields',
       required: false,
     },
-    { nullRemoves: true },
+    { keepNull: true },
   ),
   organizer: bodyField(
     'organizers',
-    refs((value) => linkRefs(value, ORGANIZER_BODY, true)),
+    refs(
+      'OrganizerRefs',
+      'Organizer ids (or a comma list), {id} objects or objects of organizer fields',
+      (value) => linkRefs(value, ORGANIZER_BODY, true),
+    ),
     {
       type: ['integer', 'string', 'object', 'array'],
       items: { type: ['integer', 'string', 'object'] },
@@ -349,7 +388,7 @@ const HAND_BODY = {
       description: 'The event organizer IDs or data',
       required: false,
     },
-    { nullRemoves: true },
+    { keepNull: true },
   ),
   post_parent: bodyField('postParentId', parent, {
     type: 'integer',
@@ -368,7 +407,7 @@ const HAND_BODY = {
         "Extension: RFC 5545 lines (RRULE, RDATE, EXDATE) making the event the first of a series, or its series' new set; [] or null ends the series",
       required: false,
     },
-    { nullRemoves: true },
+    { keepNull: true },
   ),
   // An extension beside `recurrence` (Microsoft Graph's patternedRecurrence, in RFC 5545 terms).
   recurrence_pattern: bodyField(
@@ -384,17 +423,17 @@ const HAND_BODY = {
     { reason: PATTERN_UNREADABLE },
   ),
   // Accepted on the by-id routes only (the service refuses it elsewhere): documented apart.
-  password: bodyField('password', text, {
+  password: bodyField('password', TEXT, {
     type: 'string',
     description: 'The event password ("" removes it)',
     required: false,
   }),
 };
-const everyHandField: Unlisted<HandField, (typeof HAND_BODY)[keyof typeof HAND_BODY]['field']> = true;
+const everyHandField: Unlisted<HandField, (typeof HAND_BODY)[keyof typeof HAND_BODY]['to']> = true;
 void everyHandField;
 
 /** The event body: the hand-written fields and the declared ones, in documentation order. */
-const EVENT_BODY: Record<string, BodyField> = placed<BodyField>(
+export const EVENT_BODY: BodyTable<EventInput, EventBodyField> = placed<EventBodyField>(
   HAND_BODY,
   declaredEntries('body', declaredBodyField),
 );
@@ -408,9 +447,7 @@ export const EVENT_FIELDS = docs(Object.keys(EVENT_BODY).filter((name) => name !
 export const EVENT_PASSWORD = docs(['password']);
 
 /** Domain field → REST parameter, for the errors of the event routes. */
-export const EVENT_PARAMS: ParamNames = Object.fromEntries(
-  Object.entries(EVENT_BODY).map(([name, { field }]) => [field, name]),
-);
+export const EVENT_PARAMS: ParamNames = paramNames(EVENT_BODY);
 
 /** The names inside the reason an inline venue or organizer could not be created. */
 export const EVENT_LINK_PARAMS: NestedParamNames = {
@@ -418,21 +455,23 @@ export const EVENT_LINK_PARAMS: NestedParamNames = {
   organizers: paramNames(ORGANIZER_BODY),
 };
 
+/** Why each field that declares it is refused when unreadable (else `INVALID`). */
+const EVENT_REASONS = new Map(
+  Object.values(EVENT_BODY).flatMap((field) => (field.reason ? [[field.to, field.reason] as const] : [])),
+);
+
 /**
- * A WordPress body → the domain input, and the fields that could not be read (the service reports
- * them with its own findings). Unknown and read-only fields are ignored; a null counts as not sent,
- * as WordPress drops null parameters, except where it removes links.
+ * A WordPress body (as `TecEventBody` parsed it) → the domain input, and the fields that could not be
+ * read with the reason each is refused for (the service reports them with its own findings). Unknown
+ * and read-only fields are ignored; a null counts as not sent, as WordPress drops null parameters,
+ * except where it removes links.
  */
-export function readEventBody(body: unknown): { input: EventInput; unreadable: FieldErrors } {
-  const input: Record<string, unknown> = {};
-  const unreadable: FieldErrors = {};
-  if (!isRecord(body)) return { input, unreadable };
-  for (const [name, { field, schema, reason, nullRemoves }] of Object.entries(EVENT_BODY)) {
-    const value = body[name];
-    if (value === undefined || (value === null && !nullRemoves)) continue;
-    const parsed = schema.safeParse(value);
-    if (parsed.success) input[field] = parsed.data;
-    else unreadable[field] = reason ?? INVALID;
-  }
-  return { input: input as EventInput, unreadable };
+export function readEventBody(body: ParsedBody | null | undefined): {
+  input: EventInput;
+  unreadable: FieldErrors;
+} {
+  const { input, unreadable } = readBody(EVENT_BODY, body);
+  const reasons: FieldErrors = {};
+  for (const field of unreadable) reasons[field] = EVENT_REASONS.get(field) ?? INVALID;
+  return { input, unreadable: reasons };
 }

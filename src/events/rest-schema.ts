@@ -7,7 +7,8 @@ import type { EventListFilter } from './service/events-query.js';
 import { ECHO_ORDER, FILTER_NAMES, REST_PARAMS, echoOf, filterDeclaration } from './model/filter-catalog.js';
 import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, type Feed, eventFeed, eventsFeed, webcalUrl } from './ical.js';
 import { createEvent, deleteEvent, updateEvent } from './service/event-writes.js';
-import { EVENT_LINK_PARAMS, EVENT_PARAMS, readEventBody } from './rest-body.js';
+import { EVENT_BODY, EVENT_LINK_PARAMS, EVENT_PARAMS, readEventBody } from './rest-body.js';
+import { restBodyType } from '../core/graphql/schema/rest-bodies.js';
 import { type ParamNames, namingParams } from '../core/rest/param-names.js';
 import { NOT_FOUND } from '../core/rules/visibility.js';
 import { hidingMissing } from '../core/rules/permissions.js';
@@ -238,15 +239,22 @@ builder.queryFields((t) => {
   };
 });
 
+/** The flat TEC body of every event write (what a route requires or refuses is the service's check). */
+const TecEventBody = restBodyType(
+  'TecEventBody',
+  'An event write body as WordPress sends it (password: by-id routes only)',
+  EVENT_BODY,
+);
+
 // Writes (POST /events, POST|PUT|PATCH|DELETE /events/{id} and /events/by-slug/{slug}): the flat TEC
-// body as JSON, read into the domain input (`events/rest-body.ts`), errors named as its parameters;
+// body as `TecEventBody`, read into the domain input (`events/rest-body.ts`), errors named as its parameters;
 // they answer in the list representation (no json_ld). Updates and deletes are declared once for both
 // routes, the lookup as data.
 builder.mutationFields((t) => ({
   tecCreateEvent: t.prismaField({
     ...REST,
     type: TecEvent,
-    args: { input: t.arg({ type: 'JSON' }) },
+    args: { input: t.arg({ type: TecEventBody }) },
     resolve: (query, _root, { input }, ctx) => {
       const { input: event, unreadable } = readEventBody(input);
       return namingEventParams(() =>
@@ -263,7 +271,7 @@ builder.mutationFields((t) => ({
       t.prismaField({
         ...REST,
         type: TecEvent,
-        args: { ...restEventKey(lookup), input: t.arg({ type: 'JSON' }), ...restScopeArg },
+        args: { ...restEventKey(lookup), input: t.arg({ type: TecEventBody }), ...restScopeArg },
         resolve: (query, _root, args, ctx) => {
           const key = keyOf(lookup, args);
           return onNamedEvent(ctx, 'edit', key, () =>

@@ -2,33 +2,39 @@ import { z } from 'zod';
 import type { LinkedPostInput } from './service/linked-posts.js';
 import type { OrganizerInput } from './service/organizers.js';
 import type { VenueInput } from './service/venues.js';
-import type { BodyTable } from '../core/rest/body-fields.js';
+import { type BodyTable, ID, STRING, TEXT, bodyReader } from '../core/rest/body-fields.js';
 import { readBoolean } from '../core/rest/booleans.js';
 
 // Venue and organizer bodies as WordPress clients send them (docs/reference.md §S2.3, §S2.4): one table
 // per resource names each parameter's domain field, its wire reading and its documentation.
 
-/** Strings, and numbers as their string forms (D19). */
-const textField = z.union([z.string(), z.number().finite()]).transform(String);
 /** The reference's `tribe_is_truthy`: a boolean word, else false; any non-zero number is true. */
-const truthy = z
-  .union([z.boolean(), z.number(), z.string()])
-  .transform((value) => readBoolean(value) ?? (typeof value === 'number' && value !== 0));
-/** A positive id, as a number or its digits (its existence is the service's check). */
-const userId = z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)]);
+const truthy = bodyReader(
+  'Truthy',
+  'A boolean or a boolean word; any other word is false, any non-zero number true',
+  z
+    .union([z.boolean(), z.number(), z.string()])
+    .transform((value) => readBoolean(value) ?? (typeof value === 'number' && value !== 0)),
+);
 /** `""` clears a coordinate; the range is the service's check. */
-const coordinate = z
-  .union([z.number(), z.string().trim()])
-  .transform((value) => (value === '' ? null : Number(value)));
-const dateValue = z.union([z.string(), z.number()]);
+const coordinate = bodyReader(
+  'Coordinate',
+  'A number or its text; "" for none',
+  z.union([z.number(), z.string().trim()]).transform((value) => (value === '' ? null : Number(value))),
+);
+const dateValue = bodyReader('PostDate', 'A date: a string, or a number', z.union([z.string(), z.number()]));
 /** A media id or URL; `false` removes the image, as `""` and `0` do. */
-const imageValue = z.union([z.string(), z.number(), z.literal(false).transform(() => '')]);
+const imageValue = bodyReader(
+  'Image',
+  'A media id or URL; false, "" or 0 for none',
+  z.union([z.string(), z.number(), z.literal(false).transform(() => '')]),
+);
 
 function postFields<Input extends LinkedPostInput>(kind: 'venue' | 'organizer'): BodyTable<Input> {
   return {
     author: {
       to: 'authorId',
-      read: userId,
+      read: ID,
       doc: { type: 'integer', description: `The ${kind} author ID`, required: false },
     },
     date: {
@@ -43,17 +49,17 @@ function postFields<Input extends LinkedPostInput>(kind: 'venue' | 'organizer'):
     },
     [kind]: {
       to: 'name',
-      read: textField,
+      read: TEXT,
       doc: { type: 'string', description: `The ${kind} name`, required: true },
     },
     description: {
       to: 'description',
-      read: textField,
+      read: TEXT,
       doc: { type: 'string', default: null, description: `The ${kind} description`, required: false },
     },
     status: {
       to: 'status',
-      read: z.string(),
+      read: STRING,
       doc: { type: 'string', description: `The ${kind} post status`, required: false },
     },
   };
@@ -76,7 +82,7 @@ function imageField<Input extends LinkedPostInput>(kind: 'venue' | 'organizer'):
 
 /** A text field documented with a `null` default. */
 function text<Input>(to: keyof Input & string, description: string): BodyTable<Input>[string] {
-  return { to, read: textField, doc: { type: 'string', default: null, description, required: false } };
+  return { to, read: TEXT, doc: { type: 'string', default: null, description, required: false } };
 }
 
 export const VENUE_BODY: BodyTable<VenueInput> = {
@@ -145,7 +151,7 @@ export const ORGANIZER_BODY: BodyTable<OrganizerInput> = {
 export const POST_PASSWORD_BODY: BodyTable<LinkedPostInput> = {
   password: {
     to: 'password',
-    read: textField,
+    read: TEXT,
     doc: { type: 'string', description: 'The post password ("" removes it)', required: false },
   },
 };

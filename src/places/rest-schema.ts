@@ -16,7 +16,8 @@ import {
 import { WITH_IMAGE, linkedPageRows, readLinked, writtenLinked } from './service/linked-access.js';
 import { type LinkedKey, type LinkedPostInput, type LinkedRow, writeLinked } from './service/linked-posts.js';
 import type { Tx, WriteScope } from '../core/db/transactions.js';
-import { type BodyTable, paramNames, readBody } from '../core/rest/body-fields.js';
+import { type BodyTable, type ParsedBody, paramNames, readBody } from '../core/rest/body-fields.js';
+import { restBodyType } from '../core/graphql/schema/rest-bodies.js';
 import { namingParams } from '../core/rest/param-names.js';
 import { linkedBody } from './rest-body.js';
 import { type TecSchemaName, jsonShape } from '../core/rest/discovery/tec-schemas.js';
@@ -89,7 +90,7 @@ export function defineLinkedRestFields<
   /** A create or update from a REST body (`password` only on the by-id update route). */
   const write = (
     ctx: Context,
-    body: unknown,
+    body: ParsedBody,
     passwordAllowed: boolean,
     run: (w: WriteScope, input: Input, unreadable: readonly string[]) => Promise<{ id: number }>,
   ) => {
@@ -135,7 +136,13 @@ export function defineLinkedRestFields<
   /** The route's key: `id` (the post ID) or `slug` (the post name). */
   const keyArgs = (lookup: Lookup) =>
     lookupArgs(lookup, `the ${kind} post ${lookup.by === 'id' ? 'ID' : 'name'}`);
-  const body = builder.args((t) => ({ input: t.field({ type: 'JSON', required: true }) }));
+  // One input type for the creates and updates: `password` is read on the by-id update only.
+  const Body = restBodyType(
+    `Tec${one}Body`,
+    `A ${kind} write body as WordPress sends it`,
+    linkedBody(resource.body, true),
+  );
+  const body = builder.args((t) => ({ input: t.field({ type: Body, required: true }) }));
   const force = builder.args((t) => ({
     force: t.boolean({ description: 'Delete for good instead of trashing (editors)', defaultValue: false }),
   }));

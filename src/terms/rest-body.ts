@@ -1,14 +1,18 @@
 import { z } from 'zod';
 import type { TermInput } from './terms.js';
-import { type BodyTable, readBody } from '../core/rest/body-fields.js';
+import { type BodyTable, STRING, bodyReader } from '../core/rest/body-fields.js';
 
 // Category and tag bodies as WordPress clients send them (docs/reference.md §S2.5): one table per
 // taxonomy names each parameter's domain field, its wire reading and its documentation.
 
 /** Term texts are strings only (WordPress' `string` arguments). */
-const text = z.string();
+const text = STRING;
 /** A category id as a number or its digits; `null` (as `0`) is the top level. */
-const parent = z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number), z.null()]);
+const parent = bodyReader(
+  'TermParent',
+  'A term id as a number or its digits; null for the top level',
+  z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number), z.null()]),
+);
 
 function termFields(label: string): BodyTable<TermInput> {
   return {
@@ -36,12 +40,9 @@ export const CATEGORY_BODY: BodyTable<TermInput> = {
     to: 'parentId',
     read: parent,
     doc: { type: 'integer', description: 'The parent event category term ID', required: false },
+    // `parent: null` moves a category to the top level.
+    keepNull: true,
   },
 };
 
 export const TAG_BODY: BodyTable<TermInput> = termFields('event tag');
-
-/** A term body read into the domain (`parent: null` is kept: it moves a category to the top level). */
-export function readTermBody(table: BodyTable<TermInput>, body: unknown) {
-  return readBody(table, body, ['parent']);
-}

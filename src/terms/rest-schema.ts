@@ -3,9 +3,10 @@ import { termUrl } from './graphql.js';
 import { archiveLinks } from '../core/rules/paging.js';
 import { can } from '../core/rules/permissions.js';
 import { TAXONOMY_PATH, type Taxonomy } from '../core/rules/urls.js';
-import { type BodyTable, paramNames } from '../core/rest/body-fields.js';
+import { type BodyTable, type ParsedBody, paramNames, readBody } from '../core/rest/body-fields.js';
+import { restBodyType } from '../core/graphql/schema/rest-bodies.js';
 import { namingParams } from '../core/rest/param-names.js';
-import { CATEGORY_BODY, TAG_BODY, readTermBody } from './rest-body.js';
+import { CATEGORY_BODY, TAG_BODY } from './rest-body.js';
 import { SHAPES, jsonShape } from '../core/rest/discovery/tec-schemas.js';
 import { RECORD_VERSION_KEY } from '../core/rest/route-table.js';
 import { recordVersion } from '../core/rules/versions.js';
@@ -149,10 +150,10 @@ const filterOf = (args: RestListArgs): TermListFilter => ({
 /** A create or update from a REST body, the service's errors under REST names. */
 function writeTerm<T>(
   table: BodyTable<TermInput>,
-  body: unknown,
+  body: ParsedBody | null | undefined,
   run: (input: TermInput, unreadable: readonly string[]) => Promise<T>,
 ): Promise<T> {
-  const { input, unreadable } = readTermBody(table, body);
+  const { input, unreadable } = readBody(table, body);
   return namingParams(paramNames(table), () => run(input, unreadable));
 }
 
@@ -226,7 +227,12 @@ function defineTaxonomyRest({ taxonomy, one, plural, body }: TaxonomyRest) {
   });
 
   const byId = builder.args((t) => ({ id: t.int({ required: true, description: 'the term ID' }) }));
-  const input = builder.args((t) => ({ input: t.field({ type: 'JSON' }) }));
+  const Body = restBodyType(
+    `Tec${one}Body`,
+    `An event ${one.toLowerCase()} write body as WordPress sends it`,
+    body,
+  );
+  const input = builder.args((t) => ({ input: t.field({ type: Body }) }));
 
   builder.queryFields((t) => ({
     [`tec${plural.charAt(0).toUpperCase()}${plural.slice(1)}`]: t.field({

@@ -46,7 +46,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   ],
   'core/graphql': [
     ...['core/errors', 'core/rules', 'core/config', 'core/ops'],
-    ...['core/cache', 'core/db', 'core/context', 'core/http'],
+    ...['core/cache', 'core/db', 'core/context', 'core/rest', 'core/http'],
   ],
   // The rooms: the core, and the rooms each builds on.
   terms: CORE,
@@ -57,7 +57,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   sync: [...CORE, 'events', 'places', 'terms', 'tickets'],
   imports: [...CORE, 'events', 'places', 'terms', 'sync'],
   // The REST route table: data in the REST engine's vocabulary, naming the rooms' write bodies.
-  'rest-map': ['core/rest', 'events', 'places', 'terms'],
+  'rest-map': ['core/rest', 'events', 'places', 'terms', 'tickets'],
 };
 
 /** The folder a repository path belongs to: `core/<x>`, a room, `rest-map`, or `wiring`. */

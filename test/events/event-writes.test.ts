@@ -4,7 +4,8 @@ import { CostInputError, formatCost, parseCostInput } from '../../src/core/graph
 import { autoParagraphs } from '../../src/core/rules/texts/html.js';
 import { ANONYMOUS, type Role, type Viewer } from '../../src/core/rules/permissions.js';
 import { invalidParams } from '../../src/core/errors/errors.js';
-import { EVENT_PARAMS, readEventBody as readRestBody } from '../../src/events/rest-body.js';
+import { EVENT_BODY, EVENT_PARAMS, readEventBody as readParsedBody } from '../../src/events/rest-body.js';
+import { parseBody } from '../../src/core/rest/body-fields.js';
 import { withParamNames } from '../../src/core/rest/param-names.js';
 import {
   type CheckOptions,
@@ -31,6 +32,9 @@ const CREATE: CheckOptions = {
 };
 const UPDATE: CheckOptions = { ...CREATE, mode: 'update' };
 const REQUIRED = { title: 'Concert', start_date: '2027-01-15 18:00:00', end_date: '2027-01-15 21:00:00' };
+
+/** A raw REST body as its input type parses it, read into the domain. */
+const readRestBody = (body: unknown) => readParsedBody(parseBody(EVENT_BODY, body));
 
 /** A REST body read, then checked without the database, errors named as the REST routes name them. */
 function readEventBody(body: unknown, options: CheckOptions): EventValues {

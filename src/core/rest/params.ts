@@ -63,6 +63,17 @@ function normalize(value: unknown, type: GraphQLInputType): ParamValue | typeof 
 }
 
 /**
+ * The body's parameters its input type declares: WordPress ignores the others, where an input object
+ * would refuse them (the type is the body table's, `core/graphql/schema/rest-bodies.ts`).
+ */
+function knownFields(body: Record<string, unknown>, type: GraphQLInputType): { [key: string]: unknown } {
+  const inner = getNullableType(type);
+  if (!isInputObjectType(inner)) return body;
+  const fields = inner.getFields();
+  return Object.fromEntries(Object.entries(body).filter(([key]) => Object.hasOwn(fields, key)));
+}
+
+/**
  * Picks each argument from the raw request (path > body > query, as WordPress) and normalises it.
  * Returns the variables and, per bad parameter, WordPress' reason.
  */
@@ -81,7 +92,7 @@ export function argumentsFromRequest(
   const invalid: Record<string, string> = {};
   for (const arg of args) {
     if (arg.name === bodyArgument) {
-      variables[arg.name] = sources.body as { [key: string]: unknown };
+      variables[arg.name] = knownFields(sources.body, arg.type);
       continue;
     }
     const raw =

@@ -1,6 +1,8 @@
 import { invalidParams, missingParams } from '../../core/errors/errors.js';
-import { readBoolean } from '../../core/rest/booleans.js';
 import { builder, REST } from '../../core/graphql/schema/builder.js';
+import { restBodyType } from '../../core/graphql/schema/rest-bodies.js';
+import { readBody } from '../../core/rest/body-fields.js';
+import { CHECK_IN_BODY, RSVP_BODY, RSVP_CHANGE_BODY } from './bodies.js';
 import type { Context } from '../../core/context/scope.js';
 import { attendee, attendeesCsv, kindsOf, listAttendees } from '../reservations/attendees.js';
 import { ATTENDEE_STATUSES, type AttendeeStatus, attendeeNotFound } from '../model.js';
@@ -174,29 +176,32 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const text = (body: Record<string, unknown>, key: string) => {
-  const value = body[key];
-  return typeof value === 'string' ? value : undefined;
-};
+const TecRsvpBody = restBodyType('TecRsvpBody', 'A reservation (an RSVP)', RSVP_BODY);
+const TecRsvpChangeBody = restBodyType(
+  'TecRsvpChangeBody',
+  'A change of a reservation through its token',
+  RSVP_CHANGE_BODY,
+);
+const TecCheckInBody = restBodyType('TecCheckInBody', 'A check-in by security code', CHECK_IN_BODY);
 
 builder.mutationFields((t) => ({
   tecRsvp: t.field({
     ...REST,
     type: 'JSON',
     extensions: TICKET_SHAPES.confirmation,
-    args: { input: t.arg({ type: 'JSON', required: true }) },
+    args: { input: t.arg({ type: TecRsvpBody, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const body = (input ?? {}) as Record<string, unknown>;
+      // Every reader reads (the values are checked here and by the service).
+      const { input: body } = readBody(RSVP_BODY, input);
       const ticketId = Number(body.ticket_id);
       if (!Number.isInteger(ticketId) || ticketId < 1)
         throw invalidParams({ ticket_id: 'A ticket id is required.' });
-      const quantity = body.quantity === undefined ? undefined : Number(body.quantity);
       const { attendee: made, token } = await reserve(ctx, {
         ticketTypeId: ticketId,
-        name: text(body, 'full_name'),
-        email: text(body, 'email'),
-        guests: quantity,
-        password: text(body, 'password') ?? null,
+        name: body.full_name,
+        email: body.email,
+        guests: body.quantity,
+        password: body.password ?? null,
       });
       return { ...(await presentAttendeeOf(ctx, made)), token };
     },
@@ -205,20 +210,20 @@ builder.mutationFields((t) => ({
     ...REST,
     type: 'JSON',
     extensions: TICKET_SHAPES.attendee,
-    args: { token: t.arg.string({ description: TOKEN_ARG }), input: t.arg({ type: 'JSON', required: true }) },
+    args: {
+      token: t.arg.string({ description: TOKEN_ARG }),
+      input: t.arg({ type: TecRsvpChangeBody, required: true }),
+    },
     resolve: async (_root, { token, input }, ctx) => {
-      const body = (input ?? {}) as Record<string, unknown>;
+      const { input: body, unreadable } = readBody(RSVP_CHANGE_BODY, input);
       const reasons: Record<string, string> = {};
-      const attending = body.attending === undefined ? undefined : readBoolean(body.attending);
-      if (body.attending !== undefined && attending === undefined)
-        reasons.attending = 'true (going) or false (not going).';
-      if (body.full_name !== undefined && typeof body.full_name !== 'string')
-        reasons.full_name = 'A name of 1 to 200 characters.';
+      if (unreadable.includes('attending')) reasons.attending = 'true (going) or false (not going).';
+      if (unreadable.includes('full_name')) reasons.full_name = 'A name of 1 to 200 characters.';
       if (Object.keys(reasons).length) throw invalidParams(reasons);
       const changed = await updateReservation(ctx, token ?? '', {
-        name: text(body, 'full_name'),
-        guests: body.quantity === undefined ? undefined : Number(body.quantity),
-        attending,
+        name: body.full_name,
+        guests: body.quantity,
+        attending: body.attending,
       });
       return presentAttendeeOf(ctx, changed);
     },
@@ -243,14 +248,14 @@ builder.mutationFields((t) => ({
     ...REST,
     type: 'JSON',
     extensions: TICKET_SHAPES.checkIn,
-    args: { input: t.arg({ type: 'JSON', required: true }) },
+    args: { input: t.arg({ type: TecCheckInBody, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const body = (input ?? {}) as Record<string, unknown>;
-      const code = text(body, 'security_code');
+      const { input: body } = readBody(CHECK_IN_BODY, input);
+      const code = body.security_code;
       if (!code) throw invalidParams({ security_code: 'The security code of the ticket is required.' });
       const checked = await checkIn(ctx, code);
       // Event Tickets' `ticket_id` here is the attendee's id: when sent, it must be this attendee's.
-      if (body.ticket_id !== undefined && Number(body.ticket_id) !== checked.id) throw attendeeNotFound();
+      if (body.ticket_id !== undefined && body.ticket_id !== checked.id) throw attendeeNotFound();
       return { msg: 'This ticket has been checked in.', attendee: await presentAttendeeOf(ctx, checked) };
     },
   }),

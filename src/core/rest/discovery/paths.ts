@@ -265,8 +265,11 @@ export function documentedPaths(
         };
       })
       .sort((a, b) => Number(b.in === 'path') - Number(a.in === 'path'));
+    const accepted = bodyParameters(field, route);
     for (const [name, bodyField] of Object.entries(route.bodyFields ?? {})) {
       if (documented.some((arg) => arg.name === name)) continue;
+      if (accepted && !accepted.has(name))
+        throw new Error(`rest-map: ${route.operation} documents ${name}, which its body type drops`);
       const { required = false, ...keywords } = bodyField;
       const entry: IndexArg = { ...keywords, required };
       documented.push({ name, in: 'body', arg: entry, schema: schemaOfArg(entry) });
@@ -277,6 +280,13 @@ export function documentedPaths(
     else paths.push({ path: route.path, endpoints: [endpoint] });
   }
   return paths;
+}
+
+/** The parameters the route's body type declares (the edge drops the others); none without one. */
+function bodyParameters(field: GraphQLField<unknown, unknown>, route: RestRoute): Set<string> | undefined {
+  const body = field.args.find((arg) => arg.name === route.bodyArgument);
+  const type = body && getNullableType(body.type);
+  return type && isInputObjectType(type) ? new Set(Object.keys(type.getFields())) : undefined;
 }
 
 /** SOFA's schema of an argument, with its GraphQL default (a reference takes no siblings in OpenAPI 3.0). */
