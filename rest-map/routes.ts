@@ -36,6 +36,7 @@ export const restRoutes: RestRoute[] = [
     headers: ARCHIVE_HEADERS,
     omitWhenNull: ARCHIVE_LINKS,
     dependsOn: { families: EVENT_LINKED_FAMILIES },
+    rendersRows: true,
     description: 'Upcoming events, filtered and paged',
   },
   // iCalendar feeds: the list (same filters, defaults and visibility, `limit` instead of paging) and

@@ -60,8 +60,10 @@ export interface MixRow {
   errors: number;
   /** Bytes received, headers included. */
   bytes: number;
-  /** Hits / (hits + misses) of the response cache over the measured run; undefined with it off. */
+  /** Hits / (hits + refreshes + misses) of the response cache over the measured run; undefined with it off. */
   hitRatio?: number;
+  /** Refreshes (answers whose list total or rows a write changed, rewritten in place) / the same lookups. */
+  refreshRatio?: number;
   /** Answers dropped to stay within CALENDAR_CACHE_MB during the measured run. */
   evictions?: number;
   /** Answers the writes made stale during the measured run (what selective invalidation dropped). */
@@ -555,7 +557,7 @@ class Writer {
 async function cacheCounters(
   server: MixServer,
   metricsToken: string,
-): Promise<{ hit: number; miss: number; eviction: number; dropped: number }> {
+): Promise<{ hit: number; miss: number; refreshed: number; eviction: number; dropped: number }> {
   const response = await fetch(`${server.origin}/metrics`, {
     headers: { authorization: `Bearer ${metricsToken}` },
   });
@@ -570,6 +572,7 @@ async function cacheCounters(
   return {
     hit: counter('hit'),
     miss: counter('miss'),
+    refreshed: counter('refreshed'),
     eviction: counter('eviction'),
     dropped: counter('dropped'),
   };
@@ -650,13 +653,15 @@ export async function runMix(options: MixOptions): Promise<{ rows: MixRow[]; url
     const droppedByKind = writer?.droppedByKind;
     const cacheAfter = cacheBefore && (await cacheCounters(server, metricsToken));
     const hits = cacheAfter && cacheBefore ? cacheAfter.hit - cacheBefore.hit : 0;
-    const lookups = cacheAfter && cacheBefore ? hits + cacheAfter.miss - cacheBefore.miss : 0;
+    const refreshes = cacheAfter && cacheBefore ? cacheAfter.refreshed - cacheBefore.refreshed : 0;
+    const lookups = cacheAfter && cacheBefore ? hits + refreshes + cacheAfter.miss - cacheBefore.miss : 0;
     rows.push({
       name,
       ...result,
       ...(cacheAfter && cacheBefore
         ? {
             hitRatio: lookups ? hits / lookups : Number.NaN,
+            refreshRatio: lookups ? refreshes / lookups : Number.NaN,
             evictions: cacheAfter.eviction - cacheBefore.eviction,
             dropped: cacheAfter.dropped - cacheBefore.dropped,
           }
@@ -710,6 +715,7 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       'p50 ms',
       'p99 ms',
       'cache hits',
+      'refreshed',
       'evictions',
       'SQL/req',
       'CPU ms/req',
@@ -725,6 +731,7 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
       answered(row, row.p50.toFixed(2)),
       answered(row, row.p99.toFixed(2)),
       row.hitRatio === undefined ? '-' : `${(row.hitRatio * 100).toFixed(1)} %`,
+      row.refreshRatio === undefined ? '-' : `${(row.refreshRatio * 100).toFixed(1)} %`,
       row.evictions === undefined ? '-' : String(row.evictions),
       answered(row, row.sqlPerRequest.toFixed(2)),
       answered(row, row.cpuPerRequest.toFixed(3)),
@@ -770,9 +777,9 @@ export interface MixVariant {
  * What each mechanism pays (`--without`, #51 item 3): every variant's write rows and read-only mean,
  * and the ratio of each to the variants with every mechanism on (their mean: the machine drifts).
  */
-/** The share of reads the server computed (not a hit), in %. */
+/** The share of reads the server computed (neither a hit nor a refresh in place), in %. */
 const computedShare = (row: MixRow | undefined) =>
-  row?.hitRatio === undefined ? Number.NaN : (1 - row.hitRatio) * 100;
+  row?.hitRatio === undefined ? Number.NaN : (1 - row.hitRatio - (row.refreshRatio ?? 0)) * 100;
 /** Answers a write made stale, per write sent. */
 const droppedPerWrite = (row: MixRow | undefined) =>
   row?.dropped === undefined || !row.writes?.sent ? Number.NaN : row.dropped / row.writes.sent;

@@ -1,4 +1,4 @@
-// What the in-process cache benchmarks share (`npm run bench:miss`): the app in
+// What the in-process cache benchmarks share (`npm run bench:refresh`, `npm run bench:miss`): the app in
 // this process on a throwaway SQLite database with its response cache on, read over one keep-alive
 // connection, and rounds of reads after the same preparation, timed by this process's CPU and the wall.
 import { Agent, request } from 'node:http';

@@ -45,11 +45,17 @@ export type EventFact =
 /** What every event list's membership and order read, whatever its filters. */
 export const LIST_FACTS: readonly EventFact[] = ['span', 'order', 'status', 'hidden'];
 
+/** An event's place in the default list order: its local start, then its id. */
+export type StartKey = readonly [localStart: string, id: number];
+
 /**
- * How much of a list an answer shows: `members` — only who is in it (a total: an event moving within
- * the list's dates leaves it as it was). Absent: its rows in their order.
+ * How much of a list's order an answer shows: `members` — none, only who is in it (a total); a `page`
+ * of the default order (local start, then id) — the keys of its first and last rows, so that an event
+ * moving on the calendar wholly before or wholly after the page leaves it as it was; `full`: it holds
+ * as many rows as a page can, so an event joining or leaving after its last row changes the list's
+ * total but none of its rows (on a page that is not full it would join it). Absent: all of it.
  */
-export type ListExtent = 'members';
+export type ListExtent = 'members' | { first: StartKey; last: StartKey; full?: boolean };
 
 /**
  * An event list: the wall-clock bounds it applies to its events' local start and end (`null`:
@@ -79,7 +85,7 @@ export interface EventWindow {
  * facts the write may have changed (`all`: any, as a creation or a deletion does).
  */
 export interface EventMove {
-  /** The event's id, where the writer names it. */
+  /** The event's id, where the writer names it (a page's extent compares it after the start). */
   id?: number;
   before: EventSpan | null;
   after: EventSpan | null;
@@ -92,6 +98,12 @@ export interface EventMove {
    */
   shown?: readonly string[];
 }
+
+/**
+ * How a write meets an event list an answer holds: not at all; in the `rows` it shows (or its order, or
+ * a whole list's members); or only in its `total` — who is in the list after the page's last row.
+ */
+export type ListMeeting = false | 'rows' | 'total';
 
 /** Families of records whose any write an answer depends on (a lookup by slug, a list of them). */
 export type DependencyKind = 'venue' | 'organizer' | 'term' | 'term-counts' | 'events';
@@ -106,6 +118,13 @@ export interface Dependencies {
   kinds: DependencyKind[];
   /** The event lists it holds: an event written whose span lies in one of them, before or after, drops it. */
   windows: EventWindow[];
+  /**
+   * Events the answer shows as rows its edge can render again (a REST list's `events`), in place of
+   * their `event:12` records: a write to one of them that leaves the lists as they were (who is in
+   * them, their order, their totals: `windows` judge that) makes the answer stale, and the cache
+   * renders those rows again instead of dropping it (`EffectTest.beyondRefresh`).
+   */
+  rows?: number[];
   /**
    * The event columns the fields showing its `event:12` records read, where its edge can say (a GraphQL
    * document's selection): a write that changed only other columns (`EventMove.shown`) leaves it as it
@@ -172,11 +191,57 @@ export const affects = (effect: WriteEffect, dependencies: Dependencies): boolea
 export interface EffectTest {
   /** Whether the write can change an answer with these dependencies. */
   affects(dependencies: Dependencies): boolean;
-  /** Whether it can change one of the answer's event lists (who is in it, their order). */
-  windowsMeet(dependencies: Dependencies): boolean;
+  /**
+   * Whether it changes more of it than what can be rewritten in place: the rows it can render again
+   * (`Dependencies.rows`) and the total of a page's list (`ListMeeting` `total`). An answer it
+   * `affects` only through those can be refreshed instead of recomputed.
+   */
+  beyondRefresh(dependencies: Dependencies): boolean;
+  /** How it meets the answer's event lists: the strongest meeting of any of them. */
+  windowsMeet(dependencies: Dependencies): ListMeeting;
 }
 
-const EVERY_ANSWER: EffectTest = { affects: () => true, windowsMeet: () => true };
+const EVERY_ANSWER: EffectTest = {
+  affects: () => true,
+  beyondRefresh: () => true,
+  windowsMeet: () => 'rows',
+};
+
+const EVENT_TAG = recordTag('event', '');
+
+/** The event a record tag of a write names (`event:12` → 12), if it names one. */
+const writtenEvent = (tag: string): number | undefined =>
+  tag.startsWith(EVENT_TAG) ? Number(tag.slice(EVENT_TAG.length)) : undefined;
+
+/**
+ * A change of an event's terms shows other terms and their counts in its row, which the answers showing
+ * the row seldom depend on already: they are recomputed at once. Its venues and organizers are records
+ * of families every event list depends on whole (`rest-map/routes.ts`): a row showing others is
+ * rendered again in place, as the edge checks (`src/core/rest/shown/shown-rows.ts`).
+ */
+const RELINKED_TERMS: EventFact = 'terms';
+
+/**
+ * The events a write changed, each with whether its row can be rendered again in place
+ * (`Dependencies.rows`): not when it was created or deleted, its terms changed, or the writer did not
+ * say what changed.
+ */
+export function writtenEvents(effect: WriteEffect): Map<number, boolean> {
+  // One transaction may write an event more than once: in place only if every write of it is.
+  const inPlace = new Map<number, boolean>();
+  if (effect.events !== 'unknown')
+    for (const move of effect.events)
+      if (move.id !== undefined) inPlace.set(move.id, (inPlace.get(move.id) ?? true) && rendersInPlace(move));
+  const written = new Map<number, boolean>();
+  for (const tag of effect.records) {
+    const id = writtenEvent(tag);
+    if (id !== undefined) written.set(id, inPlace.get(id) ?? false);
+  }
+  return written;
+}
+
+const rendersInPlace = ({ before, after, facts }: EventMove) =>
+  facts !== 'all' && before !== null && after !== null && !facts.includes(RELINKED_TERMS);
 
 /**
  * The record tags of the events a write changed only in columns that only the fields showing them read
@@ -226,11 +291,19 @@ export function effectTest(effect: WriteEffect): EffectTest {
 function buildTest(effect: WriteEffect): EffectTest {
   const records = new Set(effect.records);
   const kinds = new Set(effect.kinds);
+  const events = writtenEvents(effect);
   const moves = effect.events;
-  const windowsMeet = (dependencies: Dependencies): boolean => {
+  const windowsMeet = (dependencies: Dependencies): ListMeeting => {
     if (!dependencies.windows.length) return false;
-    if (moves === 'unknown') return kinds.has('events');
-    return dependencies.windows.some((window) => moves.some((move) => moveMeets(move, window)));
+    if (moves === 'unknown') return kinds.has('events') && 'rows';
+    let meeting: ListMeeting = false;
+    for (const window of dependencies.windows)
+      for (const move of moves) {
+        const met = moveMeets(move, window);
+        if (met === 'rows') return met;
+        meeting ||= met;
+      }
+    return meeting;
   };
   const narrowed = shownColumnsWritten(effect);
   const recordsMeet = (dependencies: Dependencies): boolean =>
@@ -240,16 +313,23 @@ function buildTest(effect: WriteEffect): EffectTest {
       )) ||
     (kinds.size > 0 && dependencies.kinds.some((kind) => kinds.has(kind)));
   return {
-    affects: (dependencies) => recordsMeet(dependencies) || windowsMeet(dependencies),
+    affects: (dependencies) =>
+      (events.size > 0 && !!dependencies.rows?.some((id) => events.has(id))) ||
+      recordsMeet(dependencies) ||
+      windowsMeet(dependencies) !== false,
+    beyondRefresh: (dependencies) =>
+      recordsMeet(dependencies) ||
+      (events.size > 0 && !!dependencies.rows?.some((id) => events.get(id) === false)) ||
+      windowsMeet(dependencies) === 'rows',
     windowsMeet,
   };
 }
 
-/** Whether an event written can join, leave or move within the list of `window`, as it shows. */
-function moveMeets(move: EventMove, window: EventWindow): boolean {
+/** Whether (and how) an event written can join, leave or move within the list of `window`, as it shows. */
+function moveMeets(move: EventMove, window: EventWindow): ListMeeting {
   const { before, after, facts } = move;
   const admitted = () => windowAdmits(window, before) || windowAdmits(window, after);
-  if (facts === 'all' || before === null || after === null) return admitted();
+  if (facts === 'all' || before === null || after === null) return admitted() && rowsOrTotal(move, window);
   // The facts the list reads first: most writes change facts most lists never read (a text edit and
   // every list without a search), and this is the cheaper test, judged for every list a write may meet.
   const read = facts.filter(
@@ -261,17 +341,48 @@ function moveMeets(move: EventMove, window: EventWindow): boolean {
       !(fact === 'text' && window.search && textsJudgedAlike(window.search, before, after)),
   );
   if (!read.length || !admitted()) return false;
-  // A total reads who is in the list: an event that only moved within its dates (or outside them)
-  // leaves it as it was.
-  if (window.extent === 'members' && read.every((fact) => fact === 'span'))
-    return withinDates(window, before) !== withinDates(window, after);
-  return true;
+  if (!mechanismOn('page-verdicts')) return 'rows';
+  if (window.extent === undefined || read.some((fact) => fact !== 'span')) return rowsOrTotal(move, window);
+  // Only its place on the calendar changed of what the list reads, so its other criteria judge it as
+  // before: it joins or leaves when the dates decide differently, else it moves within the list.
+  const wasIn = withinDates(window, before);
+  if (wasIn !== withinDates(window, after)) return rowsOrTotal(move, window);
+  if (!wasIn || window.extent === 'members') return false;
+  if (move.id === undefined) return 'rows';
+  const from: StartKey = [before.localStart, move.id];
+  const to: StartKey = [after.localStart, move.id];
+  const { first, last } = window.extent;
+  // Wholly before the page or wholly after it, before and after the write: the page keeps its rows.
+  const staysBefore = compareKeys(from, first) < 0 && compareKeys(to, first) < 0;
+  const staysAfter = compareKeys(from, last) > 0 && compareKeys(to, last) > 0;
+  return !staysBefore && !staysAfter && 'rows';
+}
+
+/**
+ * A move that may change who is in the list: only its total, when the list is a full page and the
+ * event lies after the page's last row wherever it is (the rows before it and so the page are as
+ * they were); else its rows.
+ */
+function rowsOrTotal(move: EventMove, window: EventWindow): ListMeeting {
+  if (!mechanismOn('page-verdicts')) return 'rows';
+  const page = window.extent;
+  if (typeof page !== 'object' || !page.full || move.id === undefined) return 'rows';
+  const id = move.id;
+  const afterPage = (span: EventSpan | null) =>
+    span === null || compareKeys([span.localStart, id], page.last) > 0;
+  return afterPage(move.before) && afterPage(move.after) ? 'total' : 'rows';
 }
 
 function textsJudgedAlike(terms: readonly SearchTerm[], before: EventSpan, after: EventSpan): boolean {
   if (!mechanismOn('search-verdicts')) return false;
   const was = searchVerdict(terms, before.texts);
   return was !== undefined && was === searchVerdict(terms, after.texts);
+}
+
+/** The default list order: local start (fixed-width text, so code-unit order), then id. */
+function compareKeys(a: StartKey, b: StartKey): number {
+  if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
+  return a[1] - b[1];
 }
 
 /** The same dependencies for a number that reads only who is in each list (a total). */
@@ -299,6 +410,7 @@ export function withoutTexts(effect: WriteEffect): WriteEffect {
 
 /** The union of several answers' dependencies (a GraphQL document of several fields, a merged list). */
 export function mergeDependencies(...parts: Dependencies[]): Dependencies {
+  const rows = [...new Set(parts.flatMap((part) => part.rows ?? []))];
   // Narrowed only if every part says which columns it shows.
   const eventColumns = parts.every((part) => part.eventColumns)
     ? [...new Set(parts.flatMap((part) => part.eventColumns ?? []))]
@@ -307,6 +419,7 @@ export function mergeDependencies(...parts: Dependencies[]): Dependencies {
     records: [...new Set(parts.flatMap((part) => part.records))],
     kinds: [...new Set(parts.flatMap((part) => part.kinds))],
     windows: parts.flatMap((part) => part.windows),
+    ...(rows.length && { rows }),
     ...(eventColumns && { eventColumns }),
   };
 }

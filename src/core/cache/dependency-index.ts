@@ -6,12 +6,13 @@ import {
   effectTest,
   recordMeets,
   shownColumnsWritten,
+  writtenEvents,
 } from './dependencies.js';
 
 // Which stored answers a write changes, found without judging them all. A cache of thousands of
 // answers judged one by one cost ~12 ms per write (a list shows up to ~150 records, each compared), a
-// tenth of the server's time at 10 writes a second. The answers are indexed by the records and
-// families they depend on, so those matches are set lookups; only the answers holding event
+// tenth of the server's time at 10 writes a second. The answers are indexed by the records, families
+// and rows they depend on, so those matches are set lookups; only the answers holding event
 // lists are judged one by one, on their lists (`EffectTest.windowsMeet`), and only those whose filter
 // could hold an event moved (a list filtered by a venue, an organizer or a term waits under it). The
 // verdicts are `effectTest`'s own (test/core/cache/dependency-index.test.ts compares them over random answers).
@@ -24,14 +25,29 @@ export function indexBytes(dependencies: Dependencies): number {
   const slots =
     dependencies.records.length +
     dependencies.kinds.length +
+    (dependencies.rows?.length ?? 0) +
     (dependencies.eventColumns?.length ?? 0) +
     dependencies.windows.length;
   return slots * INDEX_SLOT_BYTES;
 }
 
+/**
+ * What one write does to the answers indexed (a write that changes everything is not asked): answers
+ * in `totalsOnly` or `rowsOnly` (possibly both) are changed in nothing else.
+ */
+export interface Verdicts {
+  /** Changed beyond what can be rewritten in place: recomputed (`EffectTest.beyondRefresh`). */
+  beyond: Set<string>;
+  /** Changed in the total of the page of a list they show (`ListMeeting` `total`): refreshable in place. */
+  totalsOnly: Set<string>;
+  /** Changed in rows they show (`Dependencies.rows`), by the events written: rendered again in place. */
+  rowsOnly: Map<string, number[]>;
+}
+
 export class DependencyIndex {
   private readonly byRecord = new Map<string, Set<string>>();
   private readonly byKind = new Map<string, Set<string>>();
+  private readonly byRow = new Map<number, Set<string>>();
   /** The event columns answers show, where they say (`Dependencies.eventColumns`). */
   private readonly eventColumns = new Map<string, ReadonlySet<string>>();
   /**
@@ -43,6 +59,7 @@ export class DependencyIndex {
   add(key: string, dependencies: Dependencies): void {
     for (const tag of dependencies.records) put(this.byRecord, tag, key);
     for (const kind of dependencies.kinds) put(this.byKind, kind, key);
+    for (const event of dependencies.rows ?? []) put(this.byRow, event, key);
     if (dependencies.eventColumns) this.eventColumns.set(key, new Set(dependencies.eventColumns));
     for (const filter of filtersOf(dependencies)) {
       let answers = this.byFilter.get(filter);
@@ -54,6 +71,7 @@ export class DependencyIndex {
   remove(key: string, dependencies: Dependencies): void {
     for (const tag of dependencies.records) take(this.byRecord, tag, key);
     for (const kind of dependencies.kinds) take(this.byKind, kind, key);
+    for (const event of dependencies.rows ?? []) take(this.byRow, event, key);
     this.eventColumns.delete(key);
     for (const filter of filtersOf(dependencies)) {
       const answers = this.byFilter.get(filter);
@@ -65,38 +83,53 @@ export class DependencyIndex {
   clear(): void {
     this.byRecord.clear();
     this.byKind.clear();
+    this.byRow.clear();
     this.eventColumns.clear();
     this.byFilter.clear();
   }
 
-  /** The answers a write with `effect` changes. */
-  judge(effect: WriteEffect): Set<string> {
-    const met = new Set<string>();
+  /** The answers a write with `effect` changes, and how. */
+  judge(effect: WriteEffect): Verdicts {
+    const beyond = new Set<string>();
     const addAll = (into: Set<string>, keys: Set<string> | undefined) => {
       if (keys) for (const key of keys) into.add(key);
     };
     const narrowed = shownColumnsWritten(effect);
     for (const tag of effect.records) {
-      if (!narrowed.has(tag)) addAll(met, this.byRecord.get(tag));
+      if (!narrowed.has(tag)) addAll(beyond, this.byRecord.get(tag));
       // An event written only in columns shown: the answers saying they show none of them stay.
       else
         for (const key of this.byRecord.get(tag) ?? [])
-          if (recordMeets(tag, narrowed, this.eventColumns.get(key))) met.add(key);
+          if (recordMeets(tag, narrowed, this.eventColumns.get(key))) beyond.add(key);
     }
-    for (const kind of effect.kinds) addAll(met, this.byKind.get(kind));
+    // Rows of events written other than in place are no more renderable than records.
+    const events = writtenEvents(effect);
+    for (const [event, inPlace] of events) if (!inPlace) addAll(beyond, this.byRow.get(event));
+    for (const kind of effect.kinds) addAll(beyond, this.byKind.get(kind));
     const movesEvents =
       effect.events === 'unknown' ? effect.kinds.includes('events') : effect.events.length > 0;
+    const totalsOnly = new Set<string>();
     if (movesEvents) {
       const test = effectTest(effect);
       const judged = new Set<string>();
       for (const filter of this.filtersMet(effect))
         for (const [key, dependencies] of this.byFilter.get(filter) ?? []) {
-          if (met.has(key) || judged.has(key)) continue;
+          if (beyond.has(key) || judged.has(key)) continue;
           judged.add(key);
-          if (test.windowsMeet(dependencies)) met.add(key);
+          const meeting = test.windowsMeet(dependencies);
+          if (meeting === 'rows') beyond.add(key);
+          else if (meeting === 'total') totalsOnly.add(key);
         }
     }
-    return met;
+    const rowsOnly = new Map<string, number[]>();
+    for (const [event, inPlace] of events)
+      for (const key of inPlace ? (this.byRow.get(event) ?? []) : []) {
+        if (beyond.has(key)) continue;
+        const rows = rowsOnly.get(key);
+        if (rows) rows.push(event);
+        else rowsOnly.set(key, [event]);
+      }
+    return { beyond, totalsOnly, rowsOnly };
   }
 
   /** The filters whose lists an effect's moved events could meet (every one when it cannot say). */
@@ -119,8 +152,13 @@ export class DependencyIndex {
   }
 
   /** How many parts it indexes under each heading (tests). */
-  get sizes(): { records: number; kinds: number; filters: number } {
-    return { records: this.byRecord.size, kinds: this.byKind.size, filters: this.byFilter.size };
+  get sizes(): { records: number; kinds: number; rows: number; filters: number } {
+    return {
+      records: this.byRecord.size,
+      kinds: this.byKind.size,
+      rows: this.byRow.size,
+      filters: this.byFilter.size,
+    };
   }
 }
 

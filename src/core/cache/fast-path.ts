@@ -170,9 +170,19 @@ export function rawCacheHits(options: {
     return answer(req, res, getAliasKey(cache, req), started);
   };
 
-  /** Answers from the alias's entry (true), or marks the request looked up for the middleware. */
-  function answer(req: IncomingMessage, res: ServerResponse, aliasKey: string, started: number): boolean {
-    return send(req, res, aliasKey, started, cache.lookupAlias(aliasKey));
+  /**
+   * Answers from the alias's entry (true), or marks the request looked up for the middleware; a
+   * promise of it when the entry is refreshed first.
+   */
+  function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    aliasKey: string,
+    started: number,
+  ): boolean | Promise<boolean> {
+    const found = cache.lookupAlias(aliasKey);
+    if (found instanceof Promise) return found.then((hit) => send(req, res, aliasKey, started, hit));
+    return send(req, res, aliasKey, started, found);
   }
 
   function send(
@@ -193,7 +203,7 @@ export function rawCacheHits(options: {
     const out: Record<string, string | number> = {};
     for (const [name, value] of hit.alias.headers) out[name] = value;
     if (hit.alias.vary.length) out.vary = hit.alias.vary.join(', ');
-    out['x-cache'] = 'hit';
+    out['x-cache'] = hit.as;
     out[REQUEST_ID_HEADER] = reqId;
     out['content-length'] = hit.body.length;
     // After the server's other `request` listeners (a draining server adds `Connection: close`), as
@@ -244,7 +254,7 @@ export function cacheFastPath(options: {
     const started = performance.now();
     const lookedUp = (ctx.req as IncomingMessage & { [LOOKED_UP]?: string })[LOOKED_UP];
     const aliasKey = lookedUp ?? (await aliasKeyOf(ctx, cache));
-    const hit = aliasKey !== null && lookedUp === undefined ? cache.lookupAlias(aliasKey) : undefined;
+    const hit = aliasKey !== null && lookedUp === undefined ? await cache.lookupAlias(aliasKey) : undefined;
     if (!hit) {
       await next();
       if (aliasKey !== null) cache.recordAlias(aliasKey, ctx, routeTemplateOf(ctx));
@@ -255,7 +265,7 @@ export function cacheFastPath(options: {
       ctx.status = 200;
       for (const [name, value] of hit.alias.headers) ctx.set(name, value);
       for (const field of hit.alias.vary) ctx.vary(field);
-      ctx.set('X-Cache', 'hit');
+      ctx.set('X-Cache', hit.as);
       ctx.body = hit.body;
       if (ctx.fresh) {
         ctx.status = 304;

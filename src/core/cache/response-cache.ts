@@ -20,23 +20,34 @@ import {
   type Entry,
   KEPT_SHARE,
   RECORD_SHARE,
+  type RowRewrite,
   SLOT_BYTES,
   type ServedEntry,
+  type TotalRewrite,
   etagOf,
+  isStale,
 } from './engine/entries.js';
-import { aliasHeaders, conditional, entryHeaders, sendRepresentation } from './engine/http.js';
+import { aliasHeaders, conditional, entryHeaders, followHeaders, sendRepresentation } from './engine/http.js';
 import { KeptValues } from './engine/kept.js';
 import { WriteMarks } from './engine/write-marks.js';
 
-export type { Alias, AliasHit, CacheEvent, ServedEntry } from './engine/entries.js';
+export type {
+  Alias,
+  AliasHit,
+  CacheEvent,
+  Representation,
+  RowRewrite,
+  ServedEntry,
+  TotalRewrite,
+} from './engine/entries.js';
 
 // The one response cache of REST and GraphQL reads. Entries are whole answers (status, headers, bytes)
 // for anonymous viewers, each with what it depends on (the records it shows, the families its lookups
 // read, the date windows of its event lists: `core/cache/dependencies.ts`). A committed write's effect drops
 // exactly the entries it meets (`invalidate`, one path for both APIs, called by the write pipeline's
 // afterCommit hook and by the invalidation bus with the effects of other instances' writes). By job
-// (`core/cache/engine/`): what it keeps and what that costs (`entries.ts`), the stored answers and
-// their plain copies (`answers.ts`), the kept numbers and records (`kept.ts`), where the writes
+// (`core/cache/engine/`): what it keeps and what that costs (`entries.ts`), the stored answers, their
+// refreshes and recoding (`answers.ts`), the kept numbers and records (`kept.ts`), where the writes
 // stand (`write-marks.ts`), the headers it keeps and sends (`http.ts`).
 
 /** What an answer's storing and validators depend on, returned with it by the work that made it. */
@@ -49,6 +60,18 @@ export interface AnswerMeta {
   dependencies?: Dependencies;
   /** The answer reports a failure (a GraphQL one is still a 200): never stored, so never shared. */
   hasErrors?: boolean;
+  /**
+   * How to count again and rewrite the total of the one list page the answer shows: a write that
+   * changes only who is in the list after the page (`ListMeeting` `total`) leaves it cached, to be
+   * refreshed with the current total when next read.
+   */
+  rewriteTotal?: TotalRewrite;
+  /**
+   * How to render again the rows of `dependencies.rows`: a write to one of those events that changes
+   * nothing else of the answer (who is in its list, their order, the total) leaves it cached, to be
+   * refreshed with those rows rendered again when next read.
+   */
+  rewriteRows?: RowRewrite;
 }
 
 export interface ResponseCacheOptions {
@@ -66,6 +89,8 @@ export interface ResponseCacheOptions {
    * the rows it shows from them. By default an eighth of `maxBytes`; 0 keeps none.
    */
   recordMaxBytes?: number;
+  /** How long a refreshed body stays plain before it is coded again (`RECODE_DELAY_MS`); tests set it. */
+  recodeDelayMs?: number;
 }
 
 export function strongEtag(body: Buffer | string): string {
@@ -74,7 +99,7 @@ export function strongEtag(body: Buffer | string): string {
 
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry> | null;
-  /** The entries with their plain copies, within the answers' bound. */
+  /** The entries with their plain copies, refreshes and recoding, within the answers' bound. */
   private readonly answers: Answers;
   private readonly aliases: LRUCache<string, Alias> | null;
   private readonly now: () => number;
@@ -94,7 +119,7 @@ export class ResponseCache {
     const recordBytes = options.recordMaxBytes ?? Math.floor(options.maxBytes * RECORD_SHARE);
     // The bound less the aliases' and kept numbers' shares: the answers and their plain copies.
     const answerBytes = Math.max(1, options.maxBytes - aliasBytes - keptBytes);
-    this.answers = new Answers(options, answerBytes);
+    this.answers = new Answers(options, answerBytes, this.writes, this.computing, () => this.today());
     this.entries = this.answers.entries;
     this.aliases = options.enabled
       ? new LRUCache<string, Alias>({
@@ -234,22 +259,63 @@ export class ResponseCache {
 
   /**
    * The entry an alias names, with the alias, when both are current (not suspended, the very entry
-   * the alias was recorded for); a hit is counted. Nothing otherwise (and a stale alias is dropped).
+   * the alias was recorded for); a hit is counted. An entry that writes made stale in what it can
+   * rewrite (a list's total, its rows) is refreshed here, and the alias follows the refreshed entry: a
+   * refresh never needs the normal path. Nothing otherwise (and an alias that cannot follow is dropped).
    */
-  lookupAlias(aliasKey: string): AliasHit | undefined {
+  lookupAlias(aliasKey: string): AliasHit | Promise<AliasHit | undefined> | undefined {
     if (this.writes.suspended || !this.aliases || !this.entries) return undefined;
     const alias = this.aliases.get(aliasKey);
     if (!alias) return undefined;
     const entry = this.entries.get(alias.key);
-    // The representation the normal path would give now.
+    // The representation the normal path would give now: a refreshed entry is coded after its answer.
     const coded = entry?.coded === true && alias.acceptsGzip;
     if (!entry || entry.serial !== alias.serial || coded !== alias.coded) {
       this.aliases.delete(aliasKey);
       return undefined;
     }
+    if (isStale(entry)) return this.refreshAlias(aliasKey, alias, entry);
     this.options.onEvent?.('hit');
     const body = alias.coded ? entry.body : this.answers.plainBody(entry);
-    return { alias, body };
+    return { alias, body, as: 'hit' };
+  }
+
+  /**
+   * Refreshes a stale entry for an alias (once for concurrent requests, as `serve` does), moves the
+   * alias to the refreshed entry with its new validators and totals, and answers from it. Undefined
+   * when the entry must be recomputed: the normal path does that.
+   */
+  private async refreshAlias(aliasKey: string, alias: Alias, stale: Entry): Promise<AliasHit | undefined> {
+    let refreshed: Entry | null | undefined;
+    const pending = this.computing.get(alias.key);
+    if (pending) {
+      await pending.catch(() => undefined);
+      refreshed = this.entries?.peek(alias.key);
+      if (refreshed && !isStale(refreshed)) this.options.onEvent?.('shared');
+    } else {
+      const work = this.answers.refreshed(alias.key, stale, alias.acceptsGzip);
+      this.computing.set(alias.key, work);
+      try {
+        refreshed = await work;
+      } finally {
+        if (this.computing.get(alias.key) === work) this.computing.delete(alias.key);
+      }
+    }
+    const stored = refreshed && this.entries?.peek(alias.key) === refreshed;
+    // A refresh keeps the entry's dependencies (the very object); a recomputed answer has its own, and
+    // perhaps headers the alias never had: the normal path records the alias for it.
+    const followable = refreshed && refreshed.dependencies === stale.dependencies;
+    // As `lookupAlias` decides: coded only for an alias whose requests accept gzip.
+    const coded = refreshed?.coded === true && alias.acceptsGzip;
+    if (!refreshed || !followable || isStale(refreshed) || coded !== alias.coded) {
+      this.aliases?.delete(aliasKey);
+      return undefined;
+    }
+    const body = alias.coded ? refreshed.body : this.answers.plainBody(refreshed);
+    const followed = { ...alias, serial: refreshed.serial, headers: followHeaders(alias, stale, refreshed) };
+    if (stored) this.aliases?.set(aliasKey, followed);
+    else this.aliases?.delete(aliasKey);
+    return { alias: followed, body, as: pending ? 'hit' : 'refresh' };
   }
 
   /**
@@ -285,20 +351,22 @@ export class ResponseCache {
     if (this.writes.suspended) key = null;
     if (key !== null && this.entries) {
       let entry = this.entries.get(key);
-      if (!entry) {
+      if (!entry || isStale(entry)) {
         const pending = this.computing.get(key);
         if (pending) {
           await pending.catch(() => undefined);
           entry = this.entries.get(key);
-          if (entry) this.options.onEvent?.('shared');
+          if (entry && !isStale(entry)) this.options.onEvent?.('shared');
         }
       }
-      if (entry) {
+      if (entry && !isStale(entry)) {
         this.options.onEvent?.('hit');
-        return this.answer(ctx, key, entry);
+        return this.answer(ctx, key, entry, 'hit');
       }
       if (!this.computing.has(key)) {
-        const work = this.computeAndStore(ctx, key, compute, 'miss');
+        const work = entry
+          ? this.refresh(ctx, key, entry, compute)
+          : this.computeAndStore(ctx, key, compute, 'miss');
         this.computing.set(key, work);
         try {
           return await work;
@@ -310,15 +378,27 @@ export class ResponseCache {
     return this.computeAndStore(ctx, key, compute, key !== null && this.entries ? 'miss' : null);
   }
 
-  private answer(ctx: KoaContext, key: string, entry: Entry): void {
+  private answer(ctx: KoaContext, key: string, entry: Entry, as: 'hit' | 'refresh'): void {
     const coded = entry.coded && acceptsGzip(ctx.get('accept-encoding'));
     const body = coded ? entry.body : this.answers.plainBody(entry);
     ctx.state.cacheEntry = { key, serial: entry.serial, body, coded } satisfies ServedEntry;
     ctx.status = entry.status;
     for (const [name, value] of Object.entries(entry.headers)) ctx.set(name, value);
-    ctx.set('X-Cache', 'hit');
+    ctx.set('X-Cache', as);
     sendRepresentation(ctx, body, coded);
     conditional(ctx, true);
+  }
+
+  /** A stale entry refreshed (`refreshed`) and answered; recomputed whole when it cannot be. */
+  private async refresh(
+    ctx: KoaContext,
+    key: string,
+    entry: Entry,
+    compute: () => Promise<AnswerMeta | void>,
+  ): Promise<void> {
+    const refreshed = await this.answers.refreshed(key, entry, acceptsGzip(ctx.get('accept-encoding')));
+    if (refreshed === null) return this.computeAndStore(ctx, key, compute, 'miss');
+    this.answer(ctx, key, refreshed, 'refresh');
   }
 
   private async computeAndStore(
@@ -361,6 +441,8 @@ export class ResponseCache {
       serial,
       dependencies,
       ...(meta.version && { version: meta.version }),
+      ...(meta.rewriteTotal && { rewriteTotal: meta.rewriteTotal }),
+      ...(meta.rewriteRows && dependencies.rows?.length && { rewriteRows: meta.rewriteRows }),
     };
     this.answers.store(storedAs, entry, coded && !sentCoded ? bytes : null);
     ctx.state.cacheEntry = { key: storedAs, serial, body: sent, coded: sentCoded } satisfies ServedEntry;

@@ -75,5 +75,10 @@ export interface RestRoute {
    * venues changes with any venue). Absent: any write drops its answers.
    */
   dependsOn?: { families: DependencyKind[] };
+  /**
+   * An event list whose rows (`events`) the route renders again for the given ids (its `include`
+   * filter): an answer stays cached when a write changes only some of its rows (`core/rest/shown/shown-rows.ts`).
+   */
+  rendersRows?: true;
   description: string;
 }

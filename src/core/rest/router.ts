@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Context } from '../context/context.js';
 import { type AnswerMeta, ResponseCache } from '../cache/response-cache.js';
 import { dependsOnClock } from '../rules/dates.js';
-import { type Dependencies, type DependencyKind, mergeDependencies } from '../cache/dependencies.js';
+import { type DependencyKind, mergeDependencies } from '../cache/dependencies.js';
 import { ANONYMOUS } from '../rules/permissions.js';
 import { API_PREFIX } from '../rules/urls.js';
 import { parseIfMatch } from '../rules/versions.js';
@@ -21,8 +21,10 @@ import {
 } from './discovery/discovery.js';
 import { sendJson, sendResult } from './envelope.js';
 import { NO_ROUTE, sendError } from '../errors/rest-errors.js';
-import { restOperations } from './operations.js';
-import { recordsShown } from './records-shown.js';
+import { type RestOperations, restOperations } from './operations.js';
+import { recordsShown } from './shown/records-shown.js';
+import { totalRewrite } from './shown/shown-total.js';
+import { type RowReader, rowRewrite, shownRows } from './shown/shown-rows.js';
 import { type ParamValue, nulRefused, readArguments, readQuery, switchedRoute } from './params.js';
 import type { HttpMethod, RestRoute } from './route-table.js';
 
@@ -195,10 +197,20 @@ export function createRestRouter(options: {
         }
         sendResult(ctx, route, outcome.value, outcome.json, allow);
         if (method !== 'GET') return {};
+        const readRows = rowReaderOf(operations, route, context);
         return {
           version: outcome.version,
           clockSensitive: readsClock(variables, cache.siteTimezone) || reads.readsClock,
-          ...(route.dependsOn && { dependencies: dependenciesOf(reads, outcome, route.dependsOn.families) }),
+          ...(route.dependsOn &&
+            dependenciesOf(
+              reads,
+              outcome,
+              route.dependsOn.families,
+              route.rendersRows
+                ? { read: readRows, reader: `${route.operation}\u0000${ctx.params.lang ?? ''}` }
+                : null,
+            )),
+          ...(route.dependsOn && route.headers && totalOf(reads, route.headers)),
         };
       };
       if (method !== 'GET') return run();
@@ -216,17 +228,58 @@ export function createRestRouter(options: {
   return router;
 }
 
-/** What a REST answer depends on: what its reads logged, the records it shows and its route's families. */
+/**
+ * An event list's rows rendered again through the same route, listing just those events. Made at
+ * module level so that the closure, which lives as long as the cached answer, holds the route and a
+ * copy of the context alone, not the request (its Koa context, its body, its reads).
+ */
+function rowReaderOf(operations: RestOperations, route: RestRoute, context: Context): RowReader {
+  const { reads: _answer, ...shared } = context;
+  return async (events) => {
+    const rows = { include: [...events], per_page: events.length };
+    const rowReads = new ReadLog();
+    const again = await operations.run(route, rows, { ...shared, reads: rowReads });
+    // A row that now reads the minute (a ticket's sales turning today) is no row to keep.
+    if ('error' in again || rowReads.readsClock) return null;
+    const value = again.value as { events?: unknown };
+    return Array.isArray(value.events) ? (value.events as unknown[]) : null;
+  };
+}
+
+/**
+ * What a REST answer depends on: what its reads logged, the records it shows and its route's families.
+ * An event list's rows (`shown-rows.ts`, where the route renders them) are rendered again in place.
+ */
 function dependenciesOf(
   reads: ReadLog,
-  outcome: { value: unknown },
+  outcome: { value: unknown; json: string },
   families: DependencyKind[],
-): Dependencies {
-  return mergeDependencies(reads.dependencies(recordsShown(outcome.value)), {
+  rowReader: { read: RowReader; reader: string } | null,
+): Pick<AnswerMeta, 'dependencies' | 'rewriteRows'> {
+  const shown = recordsShown(outcome.value);
+  const rows = rowReader ? reads.renderableRows(shownRows(outcome.value)) : [];
+  const dependencies = mergeDependencies(reads.dependencies(shown, rows), {
     records: [],
     kinds: families,
     windows: [],
   });
+  return {
+    dependencies,
+    ...(rowReader &&
+      rows.length && { rewriteRows: rowRewrite(rowReader.read, rowReader.reader, ROW_READER_HOLDS) }),
+  };
+}
+
+/**
+ * What an answer's row reader keeps alive beyond what every request shares (the schema, the database
+ * client, the site's settings): its closure and a copy of the request's context, a dozen fields.
+ */
+const ROW_READER_HOLDS = { closure: {}, context: new Array(12).fill(0) };
+
+/** How a list answer's total is rewritten when only who is in the list after its page changes. */
+function totalOf(reads: ReadLog, headers: Record<string, string>): Pick<AnswerMeta, 'rewriteTotal'> {
+  const shown = reads.totalShown();
+  return shown ? { rewriteTotal: totalRewrite(shown, headers) } : {};
 }
 
 function routesByPath(routes: readonly RestRoute[]): Map<string, RestRoute[]> {

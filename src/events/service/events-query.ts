@@ -63,10 +63,14 @@ export interface EventQuery {
   termIds: number[][];
 }
 
-/** The list's total: the condition counted (the list's, less the link it is counted over). */
+/**
+ * The list's total: the condition counted (the list's, less the link it is counted over) now, and as
+ * a later count reads it (the indexes asked again: a cached page's total counted after a write).
+ */
 export interface ListTotal {
   where: Prisma.EventWhereInput;
   through: CountingLink | null;
+  whereAgain: () => Promise<Prisma.EventWhereInput>;
   /** The list counts' buckets that sum to the same total, when its conditions are whole days and statuses. */
   buckets: ListBuckets | null;
 }
@@ -298,6 +302,7 @@ export async function resolveEventQuery(
     total: {
       where: counted(wheres),
       through,
+      whereAgain: async () => counted(await conditionsNow(db, applied.conditions)),
       buckets: listBuckets(applied.effective, ownOnlyBeyondPublish(ctx.viewer, filter)),
     },
     orderBy: applied.order ?? DEFAULT_EVENT_ORDER,

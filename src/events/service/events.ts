@@ -25,6 +25,7 @@ import {
   type EffectiveEventFilter,
   type EventQuery,
   type ListTotal,
+  DEFAULT_EVENT_ORDER,
   radiusName,
   resolveEventQuery,
 } from './events-query.js';
@@ -44,6 +45,7 @@ export async function eventArchive(
   const query = await resolveEventQuery(ctx, filter, options);
   const dependencies = listDependencies(query);
   logList(ctx, dependencies);
+  const defaultOrder = query.orderBy === DEFAULT_EVENT_ORDER;
   const pageNotFound = () =>
     new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
   const ordered = query.distances ? await nearestEventIds(ctx, query, radiusName(options)) : null;
@@ -51,12 +53,34 @@ export async function eventArchive(
     ? async () => (ordered as number[]).length
     : () => countEvents(ctx, query.total, dependencies, options.password);
   const archive = await archivePage(query, paging, count, pageNotFound);
+  const narrowable = defaultOrder && !ordered ? dependencies.windows[0]! : null;
   return {
     ...archive,
     effective: query.effective,
     password: options.password ?? null,
     /** Geo lists: the ids of this page, nearest first (the page is fetched by id). */
     ids: ordered ? ordered.slice(archive.skip, archive.skip + archive.take) : null,
+    /** The list as logged, when a page of it in the default order may narrow it to its rows' keys. */
+    narrowable,
+    /** How a narrowable page's total is counted again (the kept total), for an answer that shows it. */
+    recount: narrowable && !options.password ? recountOf(ctx, query.total, dependencies) : null,
+  };
+}
+
+/**
+ * The list's total counted again, holding only what counting needs (a cached answer may keep it): its
+ * condition as it is then (an index asked again names the events it finds then).
+ */
+function recountOf(
+  { db, keep, config }: Pick<Context, 'db' | 'keep' | 'config'>,
+  { where, through, whereAgain, buckets }: ListTotal,
+  dependencies: Dependencies,
+): { recount: () => Promise<number>; holds: unknown } {
+  return {
+    recount: async () =>
+      countEvents({ db, keep, config }, { where: await whereAgain(), through, buckets }, dependencies),
+    // What `whereAgain` keeps is this read's condition without the events it named: `where` bounds it.
+    holds: [where, dependencies],
   };
 }
 
@@ -142,7 +166,7 @@ function logList(ctx: Context, dependencies: Dependencies): void {
   for (const kind of dependencies.kinds) log.family(kind);
   for (const tag of dependencies.records) {
     const [kind, id] = tag.split(':') as ['event' | 'venue' | 'organizer', string];
-    log.record(kind, Number(id));
+    log.named(kind, Number(id));
   }
 }
 
@@ -176,6 +200,18 @@ export async function eventConnection<T extends ListedEvent>(
     orderBy: window.orderBy,
     take: window.take,
   });
+  // A forward page in the default order holds the list from just after its cursor (or its first row)
+  // to the last row fetched, the one that tells whether more follow included.
+  if (query.orderBy === DEFAULT_EVENT_ORDER && !window.backward && !window.beforeKey) {
+    const [afterStart, afterId] = window.afterKey ?? [];
+    narrowToPage(
+      ctx,
+      dependencies.windows[0]!,
+      typeof afterStart === 'string' && typeof afterId === 'number'
+        ? [{ id: afterId, localStart: afterStart }, ...rows]
+        : rows,
+    );
+  }
   return {
     ...connectionPage(keys, window, rows, (row) => judged(row, ctx.viewer, options.password)),
     totalCount: () => countEvents(ctx, query.total, dependencies, options.password),
@@ -214,8 +250,33 @@ export async function eventPageItems<T extends ListedEvent>(
       skip: archive.skip,
       take: archive.take,
     });
+    narrowToPage(ctx, archive.narrowable, rows, archive);
   }
   return rows.map((row) => judged(row, ctx.viewer, archive.password));
+}
+
+/**
+ * Tells the read log that the answer shows only this page of the list: its first and last rows' keys
+ * in the default order (when the selection read the start; an empty page keeps the whole list). A
+ * cursor page passes its cursor's key first: nothing at or before it is on the page. A numbered page
+ * (`archive`) also says whether it is full, and how the total it shows is counted again.
+ */
+function narrowToPage(
+  ctx: Context,
+  window: EventWindow | null,
+  rows: ReadonlyArray<{ id: number; localStart?: unknown }>,
+  archive?: EventArchive,
+): void {
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  if (!window || !ctx.reads || typeof first?.localStart !== 'string' || typeof last?.localStart !== 'string')
+    return;
+  const full = rows.length === archive?.take;
+  ctx.reads.narrowEventList(
+    window,
+    { first: [first.localStart, first.id], last: [last.localStart, last.id], ...(full && { full }) },
+    full && archive.recount ? { ...archive.recount, ...archive.paging } : undefined,
+  );
 }
 
 /**

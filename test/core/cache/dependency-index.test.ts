@@ -9,6 +9,7 @@ import {
   type EventWindow,
   type WriteEffect,
   effectTest,
+  writtenEvents,
 } from '../../../src/core/cache/dependencies.js';
 
 // The index judges a write by lookups and by the answers' lists only: over thousands of random answers
@@ -48,8 +49,18 @@ function generator(seed: number) {
       ...(next() < 0.9 && { organizers: some(() => int(8), 1) }),
     };
   };
-  /** A list's rows in their order, or its members only (a total). */
-  const extent = (): EventWindow['extent'] => (next() < 0.7 ? undefined : 'members');
+  /** A list's whole order, its members only, or a page of it (full or the last one). */
+  const extent = (): EventWindow['extent'] => {
+    const roll = next();
+    if (roll < 0.4) return undefined;
+    if (roll < 0.5) return 'members';
+    const [a, b] = [day(), day()].sort();
+    return {
+      first: [`${a} 10:00:00`, int(60)],
+      last: [`${b} 10:00:00`, int(60)],
+      ...(next() < 0.8 && { full: true }),
+    };
+  };
   const window = (): EventWindow => {
     const from = day();
     const shows = extent();
@@ -68,10 +79,13 @@ function generator(seed: number) {
   };
   const dependencies = (): Dependencies => {
     if (next() < 0.05) return ANY_WRITE;
+    // Rows (an event list's, rendered in place) come with the one list they are rows of.
+    const rows = next() < 0.3 ? [...new Set(some(() => int(60), 8))] : [];
     return {
       records: [...new Set(some(tag, 6))],
       kinds: [...new Set(some(() => KINDS[int(KINDS.length)]!, 1))],
-      windows: next() < 0.5 ? some(window, 2) : [],
+      windows: rows.length ? [window()] : next() < 0.4 ? some(window, 2) : [],
+      ...(rows.length && { rows }),
       // A GraphQL document's answer says which event columns it shows.
       ...(next() < 0.4 && { eventColumns: some(() => COLUMNS[int(COLUMNS.length)]!, 3) }),
     };
@@ -115,29 +129,57 @@ describe('the dependency index', () => {
       answers.set(`answer ${i}`, deps);
       index.add(`answer ${i}`, deps);
     }
-    const seen = { met: 0, metByLists: 0, untouched: 0, keptByColumns: 0 };
+    const seen = {
+      beyond: 0,
+      totalsOnly: 0,
+      rowsOnly: 0,
+      both: 0,
+      untouched: 0,
+      keptByColumns: 0,
+    };
     for (let w = 0; w < 300; w++) {
       const write = effect();
       if (write.all) continue;
       const test = effectTest(write);
-      const met = index.judge(write);
+      const written = writtenEvents(write);
+      const { beyond, totalsOnly, rowsOnly } = index.judge(write);
       for (const [key, deps] of answers) {
+        // The exact rule: beyond what can be refreshed, else which of the two refreshes it needs.
         const affected = test.affects(deps);
-        // Compared one by one only on a difference: 600,000 verdicts.
-        if (met.has(key) !== affected)
-          expect(met.has(key), `${key}: ${JSON.stringify(deps)} under ${JSON.stringify(write)}`).toBe(
-            affected,
-          );
+        const whole = affected && test.beyondRefresh(deps);
+        const total = affected && !whole && test.windowsMeet(deps) === 'total';
+        const rows = whole ? [] : (deps.rows ?? []).filter((id) => written.get(id));
+        const context = () => `${key}: ${JSON.stringify(deps)} under ${JSON.stringify(write)}`;
+        const judged = {
+          beyond: beyond.has(key),
+          total: totalsOnly.has(key),
+          rows: [...(rowsOnly.get(key) ?? [])].sort(),
+        };
+        const exact = { beyond: whole, total, rows: rows.sort() };
+        // Compared whole only on a difference: 600,000 verdicts.
+        if (JSON.stringify(judged) !== JSON.stringify(exact)) expect(judged, context()).toEqual(exact);
+        const refreshes = total || rows.length > 0;
+        if (affected !== (whole || refreshes)) expect(affected, context()).toBe(whole || refreshes);
         // Showing the event written, through none of the columns the write changed.
         if (!affected && deps.records.some((tag) => write.records.includes(tag))) seen.keptByColumns++;
-        if (!affected) seen.untouched++;
-        else if (test.windowsMeet(deps)) seen.metByLists++;
-        else seen.met++;
+        seen[
+          !affected
+            ? 'untouched'
+            : whole
+              ? 'beyond'
+              : total && rows.length > 0
+                ? 'both'
+                : total
+                  ? 'totalsOnly'
+                  : 'rowsOnly'
+        ]++;
       }
     }
     // Every verdict occurs, so the comparison above covered each.
-    expect(seen.met).toBeGreaterThan(100);
-    expect(seen.metByLists).toBeGreaterThan(100);
+    expect(seen.beyond).toBeGreaterThan(100);
+    expect(seen.totalsOnly).toBeGreaterThan(100);
+    expect(seen.rowsOnly).toBeGreaterThan(50);
+    expect(seen.both).toBeGreaterThan(10);
     expect(seen.untouched).toBeGreaterThan(100);
     expect(seen.keptByColumns).toBeGreaterThan(50);
   });
@@ -149,7 +191,11 @@ describe('the dependency index', () => {
     for (const [key, deps] of answers) index.add(key, deps);
     expect(index.sizes.records).toBeGreaterThan(0);
     for (const [key, deps] of answers) index.remove(key, deps);
-    expect(index.sizes).toEqual({ records: 0, kinds: 0, filters: 0 });
-    expect(index.judge({ records: ['event:1'], kinds: ['events'], events: 'unknown' })).toEqual(new Set());
+    expect(index.sizes).toEqual({ records: 0, kinds: 0, rows: 0, filters: 0 });
+    expect(index.judge({ records: ['event:1'], kinds: ['events'], events: 'unknown' })).toEqual({
+      beyond: new Set(),
+      totalsOnly: new Set(),
+      rowsOnly: new Map(),
+    });
   });
 });

@@ -53,6 +53,52 @@ async function threeEvents(y: number): Promise<number[]> {
 const yearList = (y: number, more = '') => `${API}/events?start_date=${y}-01-01&end_date=${y}-12-31${more}`;
 
 const SCENARIOS: Partial<Record<CacheMechanism, Scenario>> = {
+  'row-refresh': {
+    on: 'refresh',
+    off: 'miss',
+    async run({ cached, readBoth }, y) {
+      const [first] = await threeEvents(y);
+      await readBoth(yearList(y));
+      await cached
+        .post(`${API}/events/${first}`)
+        .auth(...admin())
+        .send({ title: 'Day 1, renamed' })
+        .expect(200);
+      return (await readBoth(yearList(y))).headers['x-cache'];
+    },
+  },
+  'total-refresh': {
+    on: 'refresh',
+    off: 'miss',
+    async run({ cached, readBoth }, y) {
+      await threeEvents(y);
+      const page = yearList(y, '&per_page=2');
+      await readBoth(page);
+      // Created after the full page's last row: only the page's total changes.
+      await cached
+        .post(`${API}/events`)
+        .auth(...admin())
+        .send({ title: 'Later', start_date: `${y}-06-01 10:00:00`, end_date: `${y}-06-01 11:00:00` })
+        .expect(201);
+      return (await readBoth(page)).headers['x-cache'];
+    },
+  },
+  'page-verdicts': {
+    on: 'hit',
+    off: 'miss',
+    async run({ cached, readBoth }, y) {
+      const [, , third] = await threeEvents(y);
+      const page = yearList(y, '&per_page=2');
+      await readBoth(page);
+      // The third moves later in the year: still after the page's rows, which stay as they were.
+      await cached
+        .post(`${API}/events/${third}`)
+        .auth(...admin())
+        .send({ start_date: `${y}-09-01 10:00:00`, end_date: `${y}-09-01 11:00:00` })
+        .expect(200);
+      return (await readBoth(page)).headers['x-cache'];
+    },
+  },
   'search-verdicts': {
     on: 'hit',
     off: 'miss',

@@ -4,8 +4,9 @@ import { type DependencyIndex, indexBytes } from '../dependency-index.js';
 import { heldBytes, stringBytes } from '../held-bytes.js';
 import { versionedEtag } from '../../rules/versions.js';
 
-// What the response cache keeps and what each costs of its byte bound: the entries, the aliases that
-// lead to them, and the LRUs indexed by what they depend on (`core/cache/response-cache.ts` holds them).
+// What the response cache keeps and what each costs of its byte bound: the entries and the aliases
+// that lead to them, the rewrites answers hand it, and the LRUs indexed by what they depend on
+// (`core/cache/response-cache.ts` holds them).
 
 export interface Entry {
   status: number;
@@ -19,6 +20,55 @@ export interface Entry {
   dependencies: Dependencies;
   /** The record version its entity tag starts with (a single record's answer). */
   version?: string;
+  /** How its edge counts again and rewrites the list total it shows (`AnswerMeta.rewriteTotal`). */
+  rewriteTotal?: TotalRewrite;
+  /** Writes changed the total it shows, and nothing it cannot rewrite: the next read refreshes it. */
+  staleTotal?: boolean;
+  /** How its edge renders again the rows it shows (`AnswerMeta.rewriteRows`). */
+  rewriteRows?: RowRewrite;
+  /** Writes changed these events, shown as its rows, and nothing it cannot rewrite: the next read renders them. */
+  staleRows?: number[];
+}
+
+export const isStale = (entry: Entry) => entry.staleTotal === true || entry.staleRows !== undefined;
+
+/** A body and the headers kept with it (lower-case names, as Koa gives them). */
+export interface Representation {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/** How an answer's list total is counted again and rewritten (`AnswerMeta.rewriteTotal`). */
+export interface TotalRewrite {
+  recount: () => Promise<number>;
+  /** What it keeps alive beside the answer (its count's query), counted against the bound. */
+  holds: unknown;
+  /** The answer with `total` in place of the one it shows; null when more would change (recompute it). */
+  rewrite(answer: Representation, total: number): Representation | null;
+}
+
+/** How an answer's rows are rendered again (`AnswerMeta.rewriteRows`). */
+export interface RowRewrite {
+  /** What it keeps alive beside the answer (what rendering reads), counted against the bound. */
+  holds: unknown;
+  /**
+   * Names what `read` returns: two answers of one reader read the same rows of the same events until
+   * the next write, so the cache reads them once for every answer that write made stale.
+   */
+  reader: string;
+  /** These events' rows as they read now; null when the reader refused. */
+  read(events: readonly number[]): Promise<readonly unknown[] | null>;
+  /**
+   * The rows read for `events`, ready to replace those of the answer's plain body (the rewrite returns
+   * null when they do not fit it); null when one cannot be rendered in place: gone from the viewer's
+   * lists, or showing records or counts the answer does not depend on. Either null: the answer is
+   * recomputed.
+   */
+  fit(
+    rows: readonly unknown[] | null,
+    events: readonly number[],
+    dependencies: Dependencies,
+  ): ((body: Buffer) => Buffer | null) | null;
 }
 
 /** Where the cache's writes stood when a computation began (`current` compares it afterwards). */
@@ -39,7 +89,10 @@ export const RECORD_SHARE = 1 / 8;
 /** An LRU slot (its key map entry and five parallel arrays) and the record around a held value. */
 export const SLOT_BYTES = 128;
 
-/** What an entry's dependencies hold (in and out of the index), measured once per object. */
+/**
+ * What an entry's dependencies hold (in and out of the index), and what its rewrites keep alive: a
+ * refreshed entry keeps the very objects, so each is measured once.
+ */
 const measured = new WeakMap<object, number>();
 
 function measuredOnce(value: object, measure: () => number): number {
@@ -51,6 +104,8 @@ function measuredOnce(value: object, measure: () => number): number {
   return bytes;
 }
 
+const rewriteBytes = (rewrite: { holds: unknown }) => measuredOnce(rewrite, () => heldBytes(rewrite.holds));
+
 export function entryBytes(entry: Entry, key: string): number {
   const dependencies = entry.dependencies;
   return (
@@ -58,7 +113,9 @@ export function entryBytes(entry: Entry, key: string): number {
     stringBytes(key) +
     heldBytes(entry.body) +
     heldBytes(entry.headers) +
-    measuredOnce(dependencies, () => heldBytes(dependencies) + indexBytes(dependencies))
+    measuredOnce(dependencies, () => heldBytes(dependencies) + indexBytes(dependencies)) +
+    (entry.rewriteTotal ? rewriteBytes(entry.rewriteTotal) : 0) +
+    (entry.rewriteRows ? rewriteBytes(entry.rewriteRows) : 0)
   );
 }
 
@@ -72,7 +129,7 @@ export interface Alias {
   serial: number;
   /** The representation it was recorded with: gzip-coded or plain. */
   coded: boolean;
-  /** Its requests accept gzip (part of its key). */
+  /** Its requests accept gzip (part of its key): coded once the entry is, after a refresh's recoding. */
   acceptsGzip: boolean;
   headers: Array<[string, string]>;
   vary: string[];
@@ -80,10 +137,11 @@ export interface Alias {
   route: string;
 }
 
-/** An alias's answer: the bytes to send. */
+/** An alias's answer: the bytes to send, and whether they were refreshed for it (`X-Cache`). */
 export interface AliasHit {
   alias: Alias;
   body: Buffer;
+  as: 'hit' | 'refresh';
 }
 
 /** What `serve` leaves on `ctx.state.cacheEntry` when the answer is a shared entry (hit or stored). */
@@ -97,9 +155,11 @@ export interface ServedEntry {
 
 /**
  * `invalidation`: a write's effect applied; `dropped`: one entry it made stale; `shared`: a miss that
- * waited for the same answer being computed by another request instead of computing it again.
+ * waited for the same answer being computed by another request instead of computing it again;
+ * `refreshed`: a read answered from an entry whose list total or rows a write had changed, with those
+ * read again and rewritten (neither a hit nor a miss: a count or a few rows instead of the whole answer).
  */
-export type CacheEvent = 'hit' | 'miss' | 'eviction' | 'invalidation' | 'dropped' | 'shared';
+export type CacheEvent = 'hit' | 'miss' | 'refreshed' | 'eviction' | 'invalidation' | 'dropped' | 'shared';
 
 /**
  * A byte-bounded LRU of values kept under the invalidation (kept numbers, kept records), each counted
@@ -122,7 +182,7 @@ export function indexedLru<V extends { dependencies: Dependencies }>(
 
 /**
  * Stores in `lru` and indexes what was stored (a value over the bound is not stored, and the one it
- * would replace is gone). A replacement with the very same dependencies leaves the index as it is.
+ * would replace is gone). A refreshed entry keeps its dependencies: the index is left as it is.
  */
 export function storeIndexed<V extends { dependencies: Dependencies }>(
   lru: LRUCache<string, V>,

@@ -1,6 +1,6 @@
 import type { Context as KoaContext } from 'koa';
 import { codedEtag } from '../content-coding.js';
-import type { Alias } from './entries.js';
+import type { Alias, Entry } from './entries.js';
 
 // The HTTP side of the response cache: the headers an entry and an alias keep from an answer, and the
 // representation, validators and caching headers of what it sends.
@@ -41,6 +41,18 @@ export function aliasHeaders(ctx: KoaContext): Pick<Alias, 'headers' | 'vary'> {
     .map((field) => field.trim())
     .filter((field) => field !== '' && field.toLowerCase() !== 'origin');
   return { headers, vary };
+}
+
+/**
+ * An alias's headers for the entry that replaced `before` by a refresh: each header the refresh changed
+ * (validator, totals) takes its new value, the validator in the alias's representation.
+ */
+export function followHeaders(alias: Alias, before: Entry, after: Entry): Array<[string, string]> {
+  return alias.headers.map(([name, value]) => {
+    const now = after.headers[name];
+    if (now === undefined || now === before.headers[name]) return [name, value];
+    return [name, name === 'etag' && alias.coded ? codedEtag(now) : now];
+  });
 }
 
 /** The body of a 200 answer as sent: gzip-coded (with that representation's entity tag) or plain. */

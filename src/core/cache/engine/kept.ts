@@ -68,9 +68,12 @@ export class KeptValues {
 
   /** Drops what a write with `effect` meets (not one wholesale: `clear`). */
   invalidate(effect: WriteEffect): void {
-    if (this.kept) for (const key of this.keptIndex.judge(effect)) this.kept.delete(key);
+    if (this.kept) {
+      const { beyond, totalsOnly, rowsOnly } = this.keptIndex.judge(effect);
+      for (const key of [...beyond, ...totalsOnly, ...rowsOnly.keys()]) this.kept.delete(key);
+    }
     // A record depends on records only (what it shows, and its terms' counts).
-    if (this.records) for (const key of this.recordIndex.judge(effect)) this.records.delete(key);
+    if (this.records) for (const key of this.recordIndex.judge(effect).beyond) this.records.delete(key);
   }
 
   clear(): void {

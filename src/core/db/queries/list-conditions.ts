@@ -7,7 +7,8 @@ import type { Prisma } from '../../../generated/sqlite/client.js';
 // of the list's date window.
 // - An index that names the events meeting it (SQLite's trigram index of the texts, for `search`): the
 //   read names them (`id IN (…)`), and SQLite reads those events by rowid. The names hold when they are
-//   read and only then, so every read asks the index again (`conditionsNow`).
+//   read and only then, so every read asks the index again (`conditionsNow`), a cached page's total
+//   counted again after a write included.
 // - A link to one record (one venue, organizer or term): on SQLite the list's total is counted over
 //   that record's links (`countingLink`), each of its events linked to it once; the planner then
 //   starts from whichever of the link's index and the window holds fewer entries, which a correlated

@@ -318,7 +318,7 @@ describe('cache on and cache off answer the same', () => {
     // Popular reads come back (as a calendar's do: some pages far more than others), so that many
     // answers are served from the cache after writes; a fifth are new, naming the events as they are.
     const popular = Array.from({ length: 400 }, () => randomRead(next, events));
-    const counts = { reads: 0, signedIn: 0, writes: 0, hits: 0 };
+    const counts = { reads: 0, signedIn: 0, writes: 0, hits: 0, refreshes: 0 };
     for (let step = 0; step < OPERATIONS; step++) {
       if (chance(next, 0.07)) {
         const res = await randomWrite(
@@ -352,7 +352,8 @@ describe('cache on and cache off answer the same', () => {
       counts.reads++;
       if (as) counts.signedIn++;
       if (a!.headers['x-cache'] === 'hit') counts.hits++;
-      // The validator too: a cached answer's tag is the one its bytes would get computed afresh.
+      if (a!.headers['x-cache'] === 'refresh') counts.refreshes++;
+      // The validator too: a refreshed answer's tag is the one its bytes would get computed whole.
       expect(
         { status: a!.status, body: a!.text, etag: a!.headers.etag },
         `${step}: ${JSON.stringify(read)}`,
@@ -362,5 +363,6 @@ describe('cache on and cache off answer the same', () => {
     expect(counts.writes).toBeGreaterThan(OPERATIONS * 0.05);
     expect(counts.signedIn).toBeGreaterThan(OPERATIONS * 0.02);
     expect(counts.hits).toBeGreaterThan(counts.reads * 0.1);
+    expect(counts.refreshes).toBeGreaterThan(0);
   }, 240_000);
 });

@@ -103,6 +103,21 @@ async function makeWorld(): Promise<World> {
   };
 }
 
+/** 25 June events of `year`, one a day at 10:00, by day (ids[0] is June 1st). */
+async function juneDays(year: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let d = 1; d <= 25; d++)
+    ids.push(
+      (
+        await createEvent(h.db, {
+          title: `June ${d}`,
+          start: `${year}-06-${String(d).padStart(2, '0')} 10:00:00`,
+        })
+      ).id,
+    );
+  return ids;
+}
+
 /** A cached read: a REST path, or a GraphQL query (POST). */
 type Read = { path: string } | { graphql: string };
 
@@ -178,6 +193,11 @@ interface Row {
   run: (w: World, as: Credentials) => Promise<void>;
   /** The answers that must go stale; every other one stays cached. */
   stale: Name[];
+  /**
+   * Of those, the REST answers whose only change is event rows they show (`A_ROWS`) or a page's total:
+   * refreshed in place (the rows rendered again, the total counted again), not recomputed.
+   */
+  refreshed?: Name[];
 }
 
 async function rest(
@@ -253,6 +273,11 @@ const A_SHOWN: Name[] = [
  * (its fields say which columns they show), which a description or a term count leaves as it was.
  */
 const A_IN_FULL: Name[] = A_SHOWN.filter((name) => name !== 'gqlMarchTitles');
+/**
+ * The REST lists showing event A as a row: a write that changes its row and not the lists (who is in
+ * them, their order, their totals) nor the records the row shows renders the row again in place.
+ */
+const A_ROWS: Name[] = ['march', 'inCategory', 'atVenue'];
 const A_AND_COUNTS: Name[] = [...A_SHOWN, 'category', 'categories'];
 /** The answers showing category C1's count (event A shows it). */
 const C1_COUNTED: Name[] = [...A_IN_FULL, 'category', 'categories'];
@@ -265,12 +290,13 @@ const ROWS: Row[] = [
     A_SHOWN,
     () => ({ title: 'Renamed concert' }),
     () => ({ title: 'Renamed concert' }),
-  ),
+  ).map((row) => ({ ...row, refreshed: A_ROWS })),
   {
     write: 'text update by slug',
     api: 'REST',
     run: (w, as) => rest('post', `/events/by-slug/${w.a.slug}`, { description: 'New words' }, as),
     stale: A_IN_FULL,
+    refreshed: A_ROWS,
   },
   {
     write: 'text update by slug',
@@ -281,6 +307,7 @@ const ROWS: Row[] = [
         as,
       ),
     stale: A_IN_FULL,
+    refreshed: A_ROWS,
   },
   ...eventUpdate(
     'date move from March to May',
@@ -289,21 +316,22 @@ const ROWS: Row[] = [
     (w) => ({ startDate: `${w.year}-05-20 18:00:00`, endDate: `${w.year}-05-20 20:00:00` }),
   ),
   // C1 loses event A and C2 gains it: both counts move, and event B shows C2 (with its count): its
-  // answers showing the count are recomputed, as are the lists showing event A.
+  // answers showing the count are recomputed. Event A's row shows another category: the lists showing
+  // it are recomputed (a venue changed is rendered in place).
   ...eventUpdate(
     'term change',
     [...A_AND_COUNTS, ...B_SHOWN],
     (w) => ({ categories: [w.category2] }),
     (w) => ({ categories: [{ id: w.category2 }] }),
   ),
-  // Its row shows another venue: every answer showing event A is recomputed (the one filtered by the
-  // old venue loses it).
+  // Its row shows another venue, which the lists depend on already (every venue): the lists that
+  // keep event A render its row again; the one filtered by the old venue loses it.
   ...eventUpdate(
     'venue change',
     A_SHOWN,
     (w) => ({ venue: w.venue2 }),
     (w) => ({ venues: [{ id: w.venue2 }] }),
-  ),
+  ).map((row) => ({ ...row, refreshed: ['march', 'inCategory'] as Name[] })),
   // A July event in C1 at V1: C1's count moves, which event A shows.
   {
     write: 'event create',
@@ -386,7 +414,7 @@ const ROWS: Row[] = [
     A_SHOWN,
     () => ({ password: 'open sesame' }),
     () => ({ password: 'open sesame' }),
-  ),
+  ).map((row) => ({ ...row, refreshed: ['march'] as Name[] })),
   // Only published events are counted.
   ...eventUpdate(
     'status publish → draft',
@@ -489,7 +517,7 @@ const answer = (res: supertest.Response) => ({
 });
 
 describe('a write drops the cached answers it can change, and only those', () => {
-  it.each(ROWS)('$api: $write', async ({ run, stale }) => {
+  it.each(ROWS)('$api: $write', async ({ run, stale, refreshed = [] }) => {
     const w = await makeWorld();
     // The fixtures were written past the pipeline: start from an empty cache.
     cache.invalidate();
@@ -502,19 +530,25 @@ describe('a write drops the cached answers it can change, and only those', () =>
 
     await run(w, users.administrator);
 
-    const observed: Partial<Record<Name, 'stayed' | 'stale'>> = {};
+    const observed: Partial<Record<Name, 'stayed' | 'refreshed' | 'stale'>> = {};
     for (const name of NAMES) {
       const again = await read(app, targets[name]);
-      // Not a `hit`: recomputed (a `miss`, or an answer no longer shared such as a 404).
-      observed[name] = again.headers['x-cache'] === 'hit' ? 'stayed' : 'stale';
+      // Not `hit` or `refresh`: recomputed (a `miss`, or an answer no longer shared such as a 404).
+      const cached = again.headers['x-cache'];
+      observed[name] = cached === 'hit' ? 'stayed' : cached === 'refresh' ? 'refreshed' : 'stale';
       expect.soft(answer(again), `${name} read again`).toEqual(answer(await read(fresh, targets[name])));
     }
     const expected = Object.fromEntries(
-      NAMES.map((name) => [name, stale.includes(name) ? 'stale' : 'stayed']),
+      NAMES.map((name) => [
+        name,
+        refreshed.includes(name) ? 'refreshed' : stale.includes(name) ? 'stale' : 'stayed',
+      ]),
     );
     expect(observed).toEqual(expected);
-    // The cache's own account: the write dropped exactly the answers recomputed.
-    expect(events.filter((event) => event === 'dropped')).toHaveLength(stale.length);
+    // The cache's own account: the write dropped exactly the answers recomputed, and kept the
+    // refreshed ones.
+    expect(events.filter((event) => event === 'dropped')).toHaveLength(stale.length - refreshed.length);
+    expect(events.filter((event) => event === 'refreshed')).toHaveLength(refreshed.length);
   });
 });
 
@@ -584,6 +618,79 @@ describe('the filters of a list decide, beside its dates', () => {
       expect.soft(answer(again)).toEqual(answer(await read(fresh, targets[name])));
     }
     expect(observed).toEqual({ inCategory: 'hit', atVenue: 'hit' });
+  });
+});
+
+describe('an event moving within a list’s dates drops only the pages it passes', () => {
+  // 25 June events, one a day at 10:00: pages of 10 hold days 1–10, 11–20 and 21–25. A move that stays
+  // wholly before or wholly after a page leaves that page (and every total) as it was; one that leaves
+  // the month changes every page's total.
+  const junePage = (y: number, page: number): Read => ({
+    path: `${API}/events?${month(y, '06', 30)}&per_page=10&page=${page}`,
+  });
+  const gqlJunePage = (y: number, page: number): Read => ({
+    graphql: `{ events(filter: { startDate: "${y}-06-01", endDate: "${y}-06-30" }, page: ${page}, perPage: 10) {
+      pageInfo { total } items { id title startDate } } }`,
+  });
+  const cases: Array<{
+    api: Api;
+    move: string;
+    from: number;
+    to: string;
+    stale: Array<'page1' | 'page2' | 'page3' | 'gqlPage2' | 'july'>;
+  }> = [
+    { api: 'REST', move: 'within page 1', from: 3, to: '06-07', stale: ['page1'] },
+    { api: 'GraphQL', move: 'within page 2', from: 12, to: '06-14', stale: ['page2', 'gqlPage2'] },
+    {
+      api: 'REST',
+      move: 'from page 1 to page 3',
+      from: 3,
+      to: '06-23',
+      stale: ['page1', 'page2', 'page3', 'gqlPage2'],
+    },
+    { api: 'GraphQL', move: 'from page 3 to its end', from: 22, to: '06-28', stale: ['page3'] },
+    {
+      api: 'REST',
+      move: 'out of the month',
+      from: 24,
+      to: '07-04',
+      stale: ['page1', 'page2', 'page3', 'gqlPage2', 'july'],
+    },
+  ];
+  it.each(cases)('$api: a move $move', async ({ api, from, to, stale }) => {
+    const w = await makeWorld();
+    const ids = await juneDays(w.year);
+    cache.invalidate();
+    const targets = {
+      page1: junePage(w.year, 1),
+      page2: junePage(w.year, 2),
+      page3: junePage(w.year, 3),
+      gqlPage2: gqlJunePage(w.year, 2),
+      july: warmed(w).july,
+    };
+    const names = Object.keys(targets) as Array<keyof typeof targets>;
+    for (const name of names) expect((await read(app, targets[name])).headers['x-cache'], name).toBe('miss');
+
+    const id = ids[from - 1]!;
+    const start = `${w.year}-${to} 10:00:00`;
+    const end = `${w.year}-${to} 12:00:00`;
+    if (api === 'REST')
+      await rest('post', `/events/${id}`, { start_date: start, end_date: end }, users.administrator);
+    else
+      await graphql(
+        `mutation { updateEvent(id: ${id}, input: { startDate: "${start}", endDate: "${end}" }) { id } }`,
+        users.administrator,
+      );
+
+    const observed: Record<string, string> = {};
+    for (const name of names) {
+      const again = await read(app, targets[name]);
+      observed[name] = again.headers['x-cache'] === 'hit' ? 'stayed' : 'stale';
+      expect.soft(answer(again), name).toEqual(answer(await read(fresh, targets[name])));
+    }
+    expect(observed).toEqual(
+      Object.fromEntries(names.map((n) => [n, stale.includes(n) ? 'stale' : 'stayed'])),
+    );
   });
 });
 
@@ -689,5 +796,56 @@ describe('a term count that moves drops the answers showing that count, not thos
       expect(answer(again)).toEqual(answer(await read(fresh, target)));
     }
     expect(observed).toEqual(['hit', 'miss', 'miss']);
+  });
+});
+
+describe('a cursor page drops only when an event moves into or across it', () => {
+  // 25 June events, one a day at 10:00; GraphQL pages of 10 by cursor: the first (days 1–10, the row
+  // of day 11 telling that more follow) and the one after day 10's cursor.
+  const connection = (y: number, after: string | null): Read => ({
+    graphql: `{ eventsConnection(filter: { startDate: "${y}-06-01", endDate: "${y}-06-30" }, first: 10${
+      after ? `, after: "${after}"` : ''
+    }) { pageInfo { hasNextPage endCursor } edges { node { databaseId title startDate } } } }`,
+  });
+  const cases: Array<{ move: string; from: number; to: string; stale: Array<'first' | 'second'> }> = [
+    { move: 'within the first page', from: 3, to: '06-07 10:00:00', stale: ['first'] },
+    { move: 'from the third page to its end', from: 22, to: '06-28 10:00:00', stale: [] },
+    {
+      move: 'from the first page into the second',
+      from: 3,
+      to: '06-15 10:00:00',
+      stale: ['first', 'second'],
+    },
+    // Between the second page's cursor (day 10, 10:00) and its first row (day 11): it becomes that row.
+    { move: 'to just after the cursor', from: 5, to: '06-10 11:00:00', stale: ['first', 'second'] },
+  ];
+  it.each(cases)('GraphQL: a move $move', async ({ from, to, stale }) => {
+    const w = await makeWorld();
+    const ids = await juneDays(w.year);
+    cache.invalidate();
+    const firstPage = await read(app, connection(w.year, null));
+    expect(firstPage.headers['x-cache']).toBe('miss');
+    const cursor = firstPage.body.data.eventsConnection.pageInfo.endCursor as string;
+    const targets = { first: connection(w.year, null), second: connection(w.year, cursor) };
+    expect((await read(app, targets.second)).headers['x-cache']).toBe('miss');
+
+    const [day, time] = to.split(' ');
+    const start = `${w.year}-${day} ${time}`;
+    const end = `${w.year}-${day} 23:00:00`;
+    await graphql(
+      `mutation { updateEvent(id: ${ids[from - 1]}, input: { startDate: "${start}", endDate: "${end}" }) { id } }`,
+      users.administrator,
+    );
+
+    const observed: Record<string, string> = {};
+    for (const name of ['first', 'second'] as const) {
+      const again = await read(app, targets[name]);
+      observed[name] = again.headers['x-cache'] === 'hit' ? 'stayed' : 'stale';
+      expect.soft(answer(again), name).toEqual(answer(await read(fresh, targets[name])));
+    }
+    expect(observed).toEqual({
+      first: stale.includes('first') ? 'stale' : 'stayed',
+      second: stale.includes('second') ? 'stale' : 'stayed',
+    });
   });
 });

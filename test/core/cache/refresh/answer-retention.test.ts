@@ -10,9 +10,9 @@ import { API, type Harness, startHarness } from '../../../helpers/harness.js';
 import { createEvent } from '../../../helpers/fixtures.js';
 import { type Users, withRoles } from '../../../helpers/users.js';
 
-// A cached answer keeps its body and its dependencies, never the request that made it: a closure over
-// the request's Koa context once kept every cached list's request (its body, headers and reads) alive
-// as long as the answer, ~100 MB with the cache full (#51, item 4).
+// A cached answer keeps its body and what refreshes it, never the request that made it: a row reader
+// that closed over the request's Koa context kept every cached list's request (its body, headers and
+// reads) alive as long as the answer, ~100 MB with the cache full (#51, item 4).
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -51,23 +51,23 @@ describe('cached answers and their requests', () => {
       (size) => `${API}/events?start_date=2035-01-01&end_date=2035-12-31&per_page=${size}`,
     );
     for (const path of lists) await client.get(path).expect(200);
-    // Cached: the entries are alive.
+    // Cached, and refreshable in place: the entries and their row readers are alive.
     for (const path of lists) expect((await client.get(path).expect(200)).headers['x-cache']).toBe('hit');
     expect(cache.size).toBeGreaterThanOrEqual(lists.length);
-    // A title edit drops the lists; each is computed and cached again.
+    // A title edit leaves the lists cached: each is refreshed in place by its row reader.
     await client
       .post(`${API}/events/${first}`)
       .auth(users.administrator.login, users.administrator.password)
       .send({ title: 'Retained, renamed' })
       .expect(200);
-    for (const path of lists) expect((await client.get(path).expect(200)).headers['x-cache']).toBe('miss');
+    for (const path of lists) expect((await client.get(path).expect(200)).headers['x-cache']).toBe('refresh');
 
     // Collected requests are counted as they go (a WeakRef's deref would keep its target for the job).
     for (let round = 0; round < 10 && collected.size < made; round++) {
       gc();
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    // The misses and the edit (hits are served ahead of Koa, with no context).
+    // The misses and the edit (hits and refreshes are served ahead of Koa, with no context).
     expect(made).toBeGreaterThan(lists.length);
     expect([...Array(made).keys()].filter((i) => !collected.has(i))).toEqual([]);
     expect(cache.size).toBeGreaterThanOrEqual(lists.length);

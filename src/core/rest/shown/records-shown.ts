@@ -1,4 +1,4 @@
-import { recordTag } from '../cache/dependencies.js';
+import { recordTag } from '../../cache/dependencies.js';
 
 // The records a REST answer shows, read off its value in the reference's shapes: an event (it has a
 // `start_date`), a venue (its name under `venue`), an organizer (under `organizer`), a term (its
