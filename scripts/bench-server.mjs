@@ -2,8 +2,8 @@
 // Node flags of its `start` script, without a TypeScript loader holding transpiled sources in memory)
 // on a free port. It counts SQL statements and answers the parent's questions over the IPC channel:
 // `sql` (statements since `reset`), `cpu` (this process's user + system CPU, µs), `rss` (peak, KB),
-// `rssNow` (KB), `cacheBytes` (the response cache's fill), `memory` (one figure of `MEMORY`, bytes),
-// `dropped` (answers writes dropped), `gcPauseMs`/`gcLongestMs` (the garbage collector's pauses since
+// `rssNow` (KB), `mechanismOff` (1 when the named mechanism is off), `cacheBytes` (the response
+// cache's fill), `memory` (one figure of `MEMORY`, bytes), `dropped` (answers writes dropped), `gcPauseMs`/`gcLongestMs` (the garbage collector's pauses since
 // `gcReset`) and `profileStart`/`profileStop` (a CPU profile).
 // It serves /metrics as a deployment with CALENDAR_METRICS_TOKEN does, metrics and all.
 import { once } from 'node:events';
@@ -15,11 +15,14 @@ import { getHeapSpaceStatistics } from 'node:v8';
 import { buildApp, createResponseCache } from '../dist/src/app.js';
 import { ShapeCache } from '../dist/src/core/cache/shape-cache.js';
 import { loadConfig } from '../dist/src/core/config/config.js';
+import { mechanismOn, turnOffMechanisms } from '../dist/src/core/config/cache-mechanisms.js';
 import { createDb } from '../dist/src/core/db/client.js';
 import { createLogger } from '../dist/src/core/ops/logger.js';
 import { Metrics } from '../dist/src/core/ops/metrics.js';
 
 const config = loadConfig(process.env);
+// As src/server.ts does: `--without` names a mechanism in CALENDAR_CACHE_WITHOUT, which only this turns off.
+turnOffMechanisms(config.cacheWithout);
 let statements = 0;
 const metrics = config.metricsToken === undefined ? undefined : new Metrics();
 const db = await createDb(config.databaseUrl, { onQuery: () => statements++, metrics });
@@ -70,6 +73,8 @@ const MEMORY = {
   shapes: () => shapes?.bytes ?? 0,
 };
 const answers = {
+  /** 1 when the named cache mechanism is off in this process (the parent checks its `--without`). */
+  mechanismOff: (name) => (mechanismOn(name) ? 0 : 1),
   sql: () => statements,
   reset: () => (statements = 0),
   gcReset: () => {

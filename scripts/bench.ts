@@ -293,6 +293,7 @@ class ServerChild {
 
   private ask(
     question:
+      | 'mechanismOff'
       | 'sql'
       | 'rss'
       | 'rssNow'
@@ -313,6 +314,8 @@ class ServerChild {
 
   private readonly questions = { asked: 0 };
 
+  /** Whether the named cache mechanism is off in the child (what `--without` asked). */
+  mechanismOff = async (name: string) => (await this.ask('mechanismOff', name)) === 1;
   resetSql = () => this.ask('reset');
   sql = () => this.ask('sql');
   peakRssMb = async () => (await this.ask('rss')) / 1024;
@@ -662,6 +665,9 @@ async function main(): Promise<void> {
         name === 'none' ? {} : { CALENDAR_CACHE_WITHOUT: name },
       );
       children.push(server);
+      // A row of a mechanism still on would measure nothing (as every one did before this check).
+      if (name !== 'none' && !(await server.mechanismOff(name)))
+        throw new Error(`--without ${name}: the server child still runs it`);
       const { rows: variantRows } = await runMix({
         url,
         dir,
