@@ -210,7 +210,7 @@ export function createRestRouter(options: {
                 ? { read: readRows, reader: `${route.operation}\u0000${ctx.params.lang ?? ''}` }
                 : null,
             )),
-          ...(route.dependsOn && route.headers && totalOf(reads, route.headers)),
+          ...(route.dependsOn && route.headers && totalOf(reads, outcome.value, route.headers)),
         };
       };
       if (method !== 'GET') return run();
@@ -277,9 +277,15 @@ function dependenciesOf(
 const ROW_READER_HOLDS = { closure: {}, context: new Array(12).fill(0) };
 
 /** How a list answer's total is rewritten when only who is in the list after its page changes. */
-function totalOf(reads: ReadLog, headers: Record<string, string>): Pick<AnswerMeta, 'rewriteTotal'> {
+function totalOf(
+  reads: ReadLog,
+  value: unknown,
+  headers: Record<string, string>,
+): Pick<AnswerMeta, 'rewriteTotal'> {
   const shown = reads.totalShown();
-  return shown ? { rewriteTotal: totalRewrite(shown, headers) } : {};
+  const { total, total_pages: pages } = (value ?? {}) as { total?: unknown; total_pages?: unknown };
+  if (!shown || typeof total !== 'number' || typeof pages !== 'number') return {};
+  return { rewriteTotal: totalRewrite(shown, { total, pages }, headers) };
 }
 
 function routesByPath(routes: readonly RestRoute[]): Map<string, RestRoute[]> {

@@ -150,7 +150,9 @@ describe('a list total rewritten in place', () => {
 
 describe('the rewrite of a list body', () => {
   const shown = { recount: async () => 0, holds: null, page: 2, perPage: 10 };
-  const rewrite = totalRewrite(shown, { 'X-TEC-Total': 'total', 'X-TEC-TotalPages': 'total_pages' });
+  const headers = { 'X-TEC-Total': 'total', 'X-TEC-TotalPages': 'total_pages' };
+  /** The rewrite of an answer that showed `total` and `pages`. */
+  const rewriteOf = (total: number, pages: number) => totalRewrite(shown, { total, pages }, headers);
   const answer = (total: number, pages: number, title = 'A') => ({
     body: Buffer.from(
       `{"events":[{"title":${JSON.stringify(title)}}],"total":${total},"total_pages":${pages}}`,
@@ -158,16 +160,28 @@ describe('the rewrite of a list body', () => {
     headers: { 'x-tec-total': String(total), 'x-tec-totalpages': String(pages), etag: '"x"' },
   });
 
-  it('rewrites the numbers at the end of the envelope and in the headers', () => {
-    const rewritten = rewrite.rewrite(answer(41, 5, '"total":1,"total_pages":1}'), 39);
-    expect(rewritten?.body.toString()).toBe(answer(39, 4, '"total":1,"total_pages":1}').body.toString());
+  it('rewrites the numbers at the end of the envelope and in the headers, again and again', () => {
+    const title = '"total":1,"total_pages":1}';
+    const rewrite = rewriteOf(41, 5);
+    const rewritten = rewrite.rewrite(answer(41, 5, title), 39);
+    expect(rewritten?.body.toString()).toBe(answer(39, 4, title).body.toString());
     expect(rewritten?.headers).toEqual({ 'x-tec-total': '39', 'x-tec-totalpages': '4', etag: '"x"' });
+    // A refreshed body is rewritten at the same place: the bytes before the tail never change.
+    expect(rewrite.rewrite(rewritten!, 1_234)?.body.toString()).toBe(
+      answer(1_234, 124, title).body.toString(),
+    );
   });
 
-  it('refuses when the page count moves at or before the page (its links change), or the tail is not there', () => {
-    expect(rewrite.rewrite(answer(20, 2), 21)).toBeNull();
-    expect(rewrite.rewrite(answer(21, 3), 20)).toBeNull();
-    expect(rewrite.rewrite(answer(30, 3), 31)?.body.toString()).toBe(answer(31, 4).body.toString());
-    expect(rewrite.rewrite({ body: Buffer.from('{"events":[],"total":3}'), headers: {} }, 4)).toBeNull();
+  it('refuses when the page count moves at or before the page (its links change), or the tail is not the one answered', () => {
+    expect(rewriteOf(20, 2).rewrite(answer(20, 2), 21)).toBeNull();
+    expect(rewriteOf(21, 3).rewrite(answer(21, 3), 20)).toBeNull();
+    expect(rewriteOf(30, 3).rewrite(answer(30, 3), 31)?.body.toString()).toBe(answer(31, 4).body.toString());
+    // Not the numbers the answer showed, or not at the end: nothing is searched for.
+    expect(rewriteOf(30, 3).rewrite(answer(29, 3), 31)).toBeNull();
+    expect(
+      rewriteOf(3, 1).rewrite({ body: Buffer.from('{"events":[],"total":3}'), headers: {} }, 4),
+    ).toBeNull();
+    const trailing = { body: Buffer.from('{"total":3,"total_pages":1,"more":1}'), headers: {} };
+    expect(rewriteOf(3, 1).rewrite(trailing, 4)).toBeNull();
   });
 });
