@@ -62,7 +62,7 @@ export interface MixRow {
   bytes: number;
   /** Hits / (hits + refreshes + misses) of the response cache over the measured run; undefined with it off. */
   hitRatio?: number;
-  /** Refreshes (answers whose list total or rows a write changed, rewritten in place) / the same lookups. */
+  /** Refreshes (answers whose term counts a write moved, rewritten in place) / the same lookups. */
   refreshRatio?: number;
   /** Answers dropped to stay within CALENDAR_CACHE_MB during the measured run. */
   evictions?: number;

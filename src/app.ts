@@ -33,6 +33,7 @@ import { publicSchema, restSchema } from './schema.js';
 import { FILTER_PRICES } from './events/model/filter-catalog.js';
 import { ChangeFeed } from './sync/change-feed.js';
 import { recordChanges } from './sync/change-log.js';
+import { termCounts } from './terms/term-counts.js';
 import { WritePipeline } from './core/db/transactions.js';
 import { writeEffectOf } from './core/db/write-effects.js';
 import { TICKETS_PREFIX } from './tickets/rest/shapes.js';
@@ -103,6 +104,7 @@ export function buildApp({
   // The one invalidation path of REST and GraphQL: a committed write drops what it changed, before its
   // response is sent.
   writes.afterCommit((committed) => cache.invalidate(writeEffectOf(committed)));
+  cache.readCountsWith((terms) => termCounts(db, terms));
   // The same notification feeds the subscriptions; a draining instance ends their streams.
   const changes = givenChanges ?? new ChangeFeed({ ...config.subscriptions, logger });
   writes.afterCommit((committed) => changes.publish(committed));

@@ -19,6 +19,18 @@ export async function refreshTermCounts(db: DbOrTransaction, termIds: Iterable<n
   await db.$executeRaw`UPDATE "Term" SET "eventCount" = ${COUNT_PUBLISHED} WHERE "id" IN (${Prisma.join(ids)})`;
 }
 
+/**
+ * The stored counts of these terms (a term that no longer exists is absent): what a cached answer
+ * showing them is refreshed with when a write moved them. Counts are public, the same for every viewer.
+ */
+export async function termCounts(db: Db, termIds: readonly number[]): Promise<Map<number, number>> {
+  const rows = await db.term.findMany({
+    where: { id: { in: [...termIds] } },
+    select: { id: true, eventCount: true },
+  });
+  return new Map(rows.map((row) => [row.id, row.eventCount]));
+}
+
 /** After bulk loads (seeding, imports). */
 export async function refreshAllTermCounts(db: DbOrTransaction): Promise<void> {
   await db.$executeRaw`UPDATE "Term" SET "eventCount" = ${COUNT_PUBLISHED}`;

@@ -109,15 +109,18 @@ export type ListMeeting = false | 'rows' | 'total';
 export type DependencyKind = 'venue' | 'organizer' | 'term' | 'term-counts' | 'events';
 
 export interface Dependencies {
-  /**
-   * Records the answer shows (`event:12`, `venue:3`, `term:5`, a term's count `term-count:5`): a write
-   * to one of them drops it.
-   */
+  /** Records the answer shows (`event:12`, `venue:3`, `term:5`): a write to one of them drops it. */
   records: string[];
   /** Families whose any write drops it (`events`: any event write, when membership is not decided). */
   kinds: DependencyKind[];
   /** The event lists it holds: an event written whose span lies in one of them, before or after, drops it. */
   windows: EventWindow[];
+  /**
+   * Terms whose counts the answer shows where its edge can rewrite them in place: a write that moves
+   * one of them makes the answer stale, and the cache refreshes those numbers instead of dropping it
+   * (`EffectTest.beyondRefresh`). A count shown otherwise is the record `term-count:5`.
+   */
+  counts?: number[];
   /**
    * Events the answer shows as rows its edge can render again (a REST list's `events`), in place of
    * their `event:12` records: a write to one of them that leaves the lists as they were (who is in
@@ -192,8 +195,9 @@ export interface EffectTest {
   /** Whether the write can change an answer with these dependencies. */
   affects(dependencies: Dependencies): boolean;
   /**
-   * Whether it changes more of it than what can be rewritten in place: the rows it can render again
-   * (`Dependencies.rows`) and the total of a page's list (`ListMeeting` `total`). An answer it
+   * Whether it changes more of it than what can be rewritten in place: the term counts the answer shows
+   * (`Dependencies.counts`), the rows it can render again (`Dependencies.rows`) and the total of a
+   * page's list (`ListMeeting` `total`). An answer it
    * `affects` only through those can be refreshed instead of recomputed.
    */
   beyondRefresh(dependencies: Dependencies): boolean;
@@ -207,6 +211,7 @@ const EVERY_ANSWER: EffectTest = {
   windowsMeet: () => 'rows',
 };
 
+const COUNT_TAG = recordTag('term-count', '');
 const EVENT_TAG = recordTag('event', '');
 
 /** The event a record tag of a write names (`event:12` → 12), if it names one. */
@@ -277,10 +282,14 @@ export function recordMeets(
   return false;
 }
 
+/** The term whose count a record tag of a write names (`term-count:5` → 5), if it names one. */
+export const countedTerm = (tag: string): number | undefined =>
+  tag.startsWith(COUNT_TAG) ? Number(tag.slice(COUNT_TAG.length)) : undefined;
+
 /** The tests of the effects judged lately (a cache's recent effects are judged again on every store). */
 const tests = new WeakMap<WriteEffect, EffectTest>();
 
-/** `effect`'s records, families and moved events as sets, worked out once for all the answers. */
+/** `effect`'s records, families and moved term counts as sets, worked out once for all the answers. */
 export function effectTest(effect: WriteEffect): EffectTest {
   if (effect.all) return EVERY_ANSWER;
   let test = tests.get(effect);
@@ -291,6 +300,11 @@ export function effectTest(effect: WriteEffect): EffectTest {
 function buildTest(effect: WriteEffect): EffectTest {
   const records = new Set(effect.records);
   const kinds = new Set(effect.kinds);
+  const counts = new Set<number>();
+  for (const tag of effect.records) {
+    const term = countedTerm(tag);
+    if (term !== undefined) counts.add(term);
+  }
   const events = writtenEvents(effect);
   const moves = effect.events;
   const windowsMeet = (dependencies: Dependencies): ListMeeting => {
@@ -314,6 +328,7 @@ function buildTest(effect: WriteEffect): EffectTest {
     (kinds.size > 0 && dependencies.kinds.some((kind) => kinds.has(kind)));
   return {
     affects: (dependencies) =>
+      (counts.size > 0 && !!dependencies.counts?.some((id) => counts.has(id))) ||
       (events.size > 0 && !!dependencies.rows?.some((id) => events.has(id))) ||
       recordsMeet(dependencies) ||
       windowsMeet(dependencies) !== false,
@@ -410,6 +425,7 @@ export function withoutTexts(effect: WriteEffect): WriteEffect {
 
 /** The union of several answers' dependencies (a GraphQL document of several fields, a merged list). */
 export function mergeDependencies(...parts: Dependencies[]): Dependencies {
+  const counts = [...new Set(parts.flatMap((part) => part.counts ?? []))];
   const rows = [...new Set(parts.flatMap((part) => part.rows ?? []))];
   // Narrowed only if every part says which columns it shows.
   const eventColumns = parts.every((part) => part.eventColumns)
@@ -419,6 +435,7 @@ export function mergeDependencies(...parts: Dependencies[]): Dependencies {
     records: [...new Set(parts.flatMap((part) => part.records))],
     kinds: [...new Set(parts.flatMap((part) => part.kinds))],
     windows: parts.flatMap((part) => part.windows),
+    ...(counts.length && { counts }),
     ...(rows.length && { rows }),
     ...(eventColumns && { eventColumns }),
   };

@@ -3,6 +3,7 @@ import {
   type EventSpan,
   type EventWindow,
   type WriteEffect,
+  countedTerm,
   effectTest,
   recordMeets,
   shownColumnsWritten,
@@ -12,7 +13,7 @@ import {
 // Which stored answers a write changes, found without judging them all. A cache of thousands of
 // answers judged one by one cost ~12 ms per write (a list shows up to ~150 records, each compared), a
 // tenth of the server's time at 10 writes a second. The answers are indexed by the records, families
-// and rows they depend on, so those matches are set lookups; only the answers holding event
+// term counts and rows they depend on, so those matches are set lookups; only the answers holding event
 // lists are judged one by one, on their lists (`EffectTest.windowsMeet`), and only those whose filter
 // could hold an event moved (a list filtered by a venue, an organizer or a term waits under it). The
 // verdicts are `effectTest`'s own (test/core/cache/dependency-index.test.ts compares them over random answers).
@@ -25,6 +26,7 @@ export function indexBytes(dependencies: Dependencies): number {
   const slots =
     dependencies.records.length +
     dependencies.kinds.length +
+    (dependencies.counts?.length ?? 0) +
     (dependencies.rows?.length ?? 0) +
     (dependencies.eventColumns?.length ?? 0) +
     dependencies.windows.length;
@@ -33,12 +35,14 @@ export function indexBytes(dependencies: Dependencies): number {
 
 /**
  * What one write does to the answers indexed (a write that changes everything is not asked): answers
- * in `totalsOnly` or `rowsOnly` (possibly both) are changed in nothing else.
+ * in `countsOnly`, `totalsOnly` or `rowsOnly` (possibly several) are changed in nothing else.
  */
 export interface Verdicts {
   /** Changed beyond what can be rewritten in place: recomputed (`EffectTest.beyondRefresh`). */
   beyond: Set<string>;
-  /** Changed in the total of the page of a list they show (`ListMeeting` `total`): refreshable in place. */
+  /** Changed in the term counts they show (`Dependencies.counts`): refreshable in place. */
+  countsOnly: Set<string>;
+  /** Changed in the total of the page of a list they show (`ListMeeting` `total`): refreshable too. */
   totalsOnly: Set<string>;
   /** Changed in rows they show (`Dependencies.rows`), by the events written: rendered again in place. */
   rowsOnly: Map<string, number[]>;
@@ -47,6 +51,7 @@ export interface Verdicts {
 export class DependencyIndex {
   private readonly byRecord = new Map<string, Set<string>>();
   private readonly byKind = new Map<string, Set<string>>();
+  private readonly byCount = new Map<number, Set<string>>();
   private readonly byRow = new Map<number, Set<string>>();
   /** The event columns answers show, where they say (`Dependencies.eventColumns`). */
   private readonly eventColumns = new Map<string, ReadonlySet<string>>();
@@ -59,6 +64,7 @@ export class DependencyIndex {
   add(key: string, dependencies: Dependencies): void {
     for (const tag of dependencies.records) put(this.byRecord, tag, key);
     for (const kind of dependencies.kinds) put(this.byKind, kind, key);
+    for (const term of dependencies.counts ?? []) put(this.byCount, term, key);
     for (const event of dependencies.rows ?? []) put(this.byRow, event, key);
     if (dependencies.eventColumns) this.eventColumns.set(key, new Set(dependencies.eventColumns));
     for (const filter of filtersOf(dependencies)) {
@@ -71,6 +77,7 @@ export class DependencyIndex {
   remove(key: string, dependencies: Dependencies): void {
     for (const tag of dependencies.records) take(this.byRecord, tag, key);
     for (const kind of dependencies.kinds) take(this.byKind, kind, key);
+    for (const term of dependencies.counts ?? []) take(this.byCount, term, key);
     for (const event of dependencies.rows ?? []) take(this.byRow, event, key);
     this.eventColumns.delete(key);
     for (const filter of filtersOf(dependencies)) {
@@ -83,6 +90,7 @@ export class DependencyIndex {
   clear(): void {
     this.byRecord.clear();
     this.byKind.clear();
+    this.byCount.clear();
     this.byRow.clear();
     this.eventColumns.clear();
     this.byFilter.clear();
@@ -94,6 +102,7 @@ export class DependencyIndex {
     const addAll = (into: Set<string>, keys: Set<string> | undefined) => {
       if (keys) for (const key of keys) into.add(key);
     };
+    const countTerms: number[] = [];
     const narrowed = shownColumnsWritten(effect);
     for (const tag of effect.records) {
       if (!narrowed.has(tag)) addAll(beyond, this.byRecord.get(tag));
@@ -101,6 +110,8 @@ export class DependencyIndex {
       else
         for (const key of this.byRecord.get(tag) ?? [])
           if (recordMeets(tag, narrowed, this.eventColumns.get(key))) beyond.add(key);
+      const term = countedTerm(tag);
+      if (term !== undefined) countTerms.push(term);
     }
     // Rows of events written other than in place are no more renderable than records.
     const events = writtenEvents(effect);
@@ -121,6 +132,9 @@ export class DependencyIndex {
           else if (meeting === 'total') totalsOnly.add(key);
         }
     }
+    const countsOnly = new Set<string>();
+    for (const term of countTerms)
+      for (const key of this.byCount.get(term) ?? []) if (!beyond.has(key)) countsOnly.add(key);
     const rowsOnly = new Map<string, number[]>();
     for (const [event, inPlace] of events)
       for (const key of inPlace ? (this.byRow.get(event) ?? []) : []) {
@@ -129,7 +143,7 @@ export class DependencyIndex {
         if (rows) rows.push(event);
         else rowsOnly.set(key, [event]);
       }
-    return { beyond, totalsOnly, rowsOnly };
+    return { beyond, countsOnly, totalsOnly, rowsOnly };
   }
 
   /** The filters whose lists an effect's moved events could meet (every one when it cannot say). */
@@ -152,10 +166,11 @@ export class DependencyIndex {
   }
 
   /** How many parts it indexes under each heading (tests). */
-  get sizes(): { records: number; kinds: number; rows: number; filters: number } {
+  get sizes(): { records: number; kinds: number; counts: number; rows: number; filters: number } {
     return {
       records: this.byRecord.size,
       kinds: this.byKind.size,
+      counts: this.byCount.size,
       rows: this.byRow.size,
       filters: this.byFilter.size,
     };

@@ -180,7 +180,7 @@ export function rawCacheHits(options: {
     aliasKey: string,
     started: number,
   ): boolean | Promise<boolean> {
-    const found = cache.lookupAlias(aliasKey);
+    const found = cache.lookupAlias(aliasKey, res);
     if (found instanceof Promise) return found.then((hit) => send(req, res, aliasKey, started, hit));
     return send(req, res, aliasKey, started, found);
   }
@@ -254,7 +254,8 @@ export function cacheFastPath(options: {
     const started = performance.now();
     const lookedUp = (ctx.req as IncomingMessage & { [LOOKED_UP]?: string })[LOOKED_UP];
     const aliasKey = lookedUp ?? (await aliasKeyOf(ctx, cache));
-    const hit = aliasKey !== null && lookedUp === undefined ? await cache.lookupAlias(aliasKey) : undefined;
+    const hit =
+      aliasKey !== null && lookedUp === undefined ? await cache.lookupAlias(aliasKey, ctx.res) : undefined;
     if (!hit) {
       await next();
       if (aliasKey !== null) cache.recordAlias(aliasKey, ctx, routeTemplateOf(ctx));

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Context as KoaContext } from 'koa';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
@@ -9,14 +10,16 @@ import {
   type WriteEffect,
 } from './dependencies.js';
 import { acceptsGzip, gzipped } from './content-coding.js';
-import { bytesHash } from './answer-hash.js';
+import { answerHash, bytesHash } from './answer-hash.js';
+import { lendToResponse } from './lent-bodies.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
-import { Answers } from './engine/answers.js';
+import { Answers, type ReadTermCounts } from './engine/answers.js';
 import {
   ALIAS_SHARE,
   type Alias,
   type AliasHit,
   type CacheEvent,
+  type CountRewrite,
   type Entry,
   KEPT_SHARE,
   RECORD_SHARE,
@@ -31,10 +34,13 @@ import { aliasHeaders, conditional, entryHeaders, followHeaders, sendRepresentat
 import { KeptValues } from './engine/kept.js';
 import { WriteMarks } from './engine/write-marks.js';
 
+export type { ReadTermCounts } from './engine/answers.js';
+export type { CountRuns } from './answer-hash.js';
 export type {
   Alias,
   AliasHit,
   CacheEvent,
+  CountRewrite,
   Representation,
   RowRewrite,
   ServedEntry,
@@ -60,6 +66,11 @@ export interface AnswerMeta {
   dependencies?: Dependencies;
   /** The answer reports a failure (a GraphQL one is still a 200): never stored, so never shared. */
   hasErrors?: boolean;
+  /**
+   * How to rewrite the counts of the terms in `dependencies.counts` in the answer's body: a write that
+   * moves only those counts leaves it cached, to be refreshed with the current numbers when next read.
+   */
+  rewriteCounts?: CountRewrite;
   /**
    * How to count again and rewrite the total of the one list page the answer shows: a write that
    * changes only who is in the list after the page (`ListMeeting` `total`) leaves it cached, to be
@@ -223,6 +234,11 @@ export class ResponseCache {
     return this.kept.recordBytes;
   }
 
+  /** The app that serves through this cache gives it its database's term counts. */
+  readCountsWith(read: ReadTermCounts): void {
+    this.answers.readCountsWith(read);
+  }
+
   /** Told about every local invalidation (the bus publishes them to other instances). */
   onInvalidate(listener: (effect: WriteEffect) => void): void {
     this.listeners.push(listener);
@@ -263,7 +279,10 @@ export class ResponseCache {
    * rewrite (a list's total, its rows) is refreshed here, and the alias follows the refreshed entry: a
    * refresh never needs the normal path. Nothing otherwise (and an alias that cannot follow is dropped).
    */
-  lookupAlias(aliasKey: string): AliasHit | Promise<AliasHit | undefined> | undefined {
+  lookupAlias(
+    aliasKey: string,
+    response: ServerResponse,
+  ): AliasHit | Promise<AliasHit | undefined> | undefined {
     if (this.writes.suspended || !this.aliases || !this.entries) return undefined;
     const alias = this.aliases.get(aliasKey);
     if (!alias) return undefined;
@@ -274,9 +293,10 @@ export class ResponseCache {
       this.aliases.delete(aliasKey);
       return undefined;
     }
-    if (isStale(entry)) return this.refreshAlias(aliasKey, alias, entry);
+    if (isStale(entry)) return this.refreshAlias(aliasKey, alias, entry, response);
     this.options.onEvent?.('hit');
     const body = alias.coded ? entry.body : this.answers.plainBody(entry);
+    lendToResponse(body, response);
     return { alias, body, as: 'hit' };
   }
 
@@ -285,7 +305,12 @@ export class ResponseCache {
    * alias to the refreshed entry with its new validators and totals, and answers from it. Undefined
    * when the entry must be recomputed: the normal path does that.
    */
-  private async refreshAlias(aliasKey: string, alias: Alias, stale: Entry): Promise<AliasHit | undefined> {
+  private async refreshAlias(
+    aliasKey: string,
+    alias: Alias,
+    stale: Entry,
+    response: ServerResponse,
+  ): Promise<AliasHit | undefined> {
     let refreshed: Entry | null | undefined;
     const pending = this.computing.get(alias.key);
     if (pending) {
@@ -312,6 +337,7 @@ export class ResponseCache {
       return undefined;
     }
     const body = alias.coded ? refreshed.body : this.answers.plainBody(refreshed);
+    lendToResponse(body, response);
     const followed = { ...alias, serial: refreshed.serial, headers: followHeaders(alias, stale, refreshed) };
     if (stored) this.aliases?.set(aliasKey, followed);
     else this.aliases?.delete(aliasKey);
@@ -381,6 +407,7 @@ export class ResponseCache {
   private answer(ctx: KoaContext, key: string, entry: Entry, as: 'hit' | 'refresh'): void {
     const coded = entry.coded && acceptsGzip(ctx.get('accept-encoding'));
     const body = coded ? entry.body : this.answers.plainBody(entry);
+    lendToResponse(body, ctx.res);
     ctx.state.cacheEntry = { key, serial: entry.serial, body, coded } satisfies ServedEntry;
     ctx.status = entry.status;
     for (const [name, value] of Object.entries(entry.headers)) ctx.set(name, value);
@@ -421,10 +448,14 @@ export class ResponseCache {
     const coded = storable || acceptsCoded ? gzipped(bytes) : null;
     const storedAs = storable && this.writes.current(mark, dependencies) ? key : null;
     // A single record's tag starts with its version (what `If-Match` compares on a later write).
-    const etag = etagOf(bytesHash(bytes), meta.version);
+    // Counted as the entry will be refreshed: the same bytes get the same tag, fresh or refreshed.
+    const counting = dependencies.counts?.length ? meta.rewriteCounts : undefined;
+    const { hash, base } = answerHash(bytes, counting?.find(bytes));
+    const etag = etagOf(hash, meta.version);
     ctx.set('ETag', etag);
     const sentCoded = coded !== null && acceptsCoded;
     const sent = sentCoded ? coded : bytes;
+    lendToResponse(sent, ctx.res);
     sendRepresentation(ctx, sent, sentCoded);
     conditional(ctx, key !== null);
     if (storedAs === null || !this.entries) return;
@@ -441,6 +472,8 @@ export class ResponseCache {
       serial,
       dependencies,
       ...(meta.version && { version: meta.version }),
+      ...(counting && { rewriteCounts: counting }),
+      ...(base && { hashBase: base }),
       ...(meta.rewriteTotal && { rewriteTotal: meta.rewriteTotal }),
       ...(meta.rewriteRows && dependencies.rows?.length && { rewriteRows: meta.rewriteRows }),
     };

@@ -5,6 +5,8 @@
 // a request: tests that need one off set it and set it back.
 
 export const CACHE_MECHANISMS = [
+  /** A REST answer whose only change is its terms' counts is rewritten in place (`shown-counts.ts`). */
+  'count-refresh',
   /** A full REST page before an event's place keeps its rows; its total is counted and rewritten. */
   'total-refresh',
   /** A REST list whose rows changed but not its members is given those rows again in place. */

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Context } from '../context/context.js';
 import { type AnswerMeta, ResponseCache } from '../cache/response-cache.js';
 import { dependsOnClock } from '../rules/dates.js';
-import { type DependencyKind, mergeDependencies } from '../cache/dependencies.js';
+import { type DependencyKind, mergeDependencies, recordTag } from '../cache/dependencies.js';
 import { ANONYMOUS } from '../rules/permissions.js';
 import { API_PREFIX } from '../rules/urls.js';
 import { parseIfMatch } from '../rules/versions.js';
@@ -23,6 +23,7 @@ import { sendJson, sendResult } from './envelope.js';
 import { NO_ROUTE, sendError } from '../errors/rest-errors.js';
 import { type RestOperations, restOperations } from './operations.js';
 import { recordsShown } from './shown/records-shown.js';
+import { SHOWN_COUNTS, countsShown } from './shown/shown-counts.js';
 import { totalRewrite } from './shown/shown-total.js';
 import { type RowReader, rowRewrite, shownRows } from './shown/shown-rows.js';
 import { type ParamValue, nulRefused, readArguments, readQuery, switchedRoute } from './params.js';
@@ -248,23 +249,28 @@ function rowReaderOf(operations: RestOperations, route: RestRoute, context: Cont
 
 /**
  * What a REST answer depends on: what its reads logged, the records it shows and its route's families.
- * An event list's rows (`shown-rows.ts`, where the route renders them) are rendered again in place.
+ * The term counts it shows in the run `shown-counts.ts` rewrites are refreshed in place when they move,
+ * and an event list's rows (`shown-rows.ts`, where the route renders them) are rendered again.
  */
 function dependenciesOf(
   reads: ReadLog,
   outcome: { value: unknown; json: string },
   families: DependencyKind[],
   rowReader: { read: RowReader; reader: string } | null,
-): Pick<AnswerMeta, 'dependencies' | 'rewriteRows'> {
-  const shown = recordsShown(outcome.value);
+): Pick<AnswerMeta, 'dependencies' | 'rewriteCounts' | 'rewriteRows'> {
+  const counts = countsShown(outcome.json);
+  const rewritten = new Set(counts.map((id) => recordTag('term-count', id)));
+  const shown = recordsShown(outcome.value).filter((tag) => !rewritten.has(tag));
   const rows = rowReader ? reads.renderableRows(shownRows(outcome.value)) : [];
   const dependencies = mergeDependencies(reads.dependencies(shown, rows), {
     records: [],
     kinds: families,
     windows: [],
+    counts,
   });
   return {
     dependencies,
+    ...(counts.length && { rewriteCounts: SHOWN_COUNTS }),
     ...(rowReader &&
       rows.length && { rewriteRows: rowRewrite(rowReader.read, rowReader.reader, ROW_READER_HOLDS) }),
   };

@@ -8,6 +8,7 @@ import {
   type EventSpan,
   type EventWindow,
   type WriteEffect,
+  countedTerm,
   effectTest,
   writtenEvents,
 } from '../../../src/core/cache/dependencies.js';
@@ -79,12 +80,14 @@ function generator(seed: number) {
   };
   const dependencies = (): Dependencies => {
     if (next() < 0.05) return ANY_WRITE;
+    const counts = some(() => int(12), 2);
     // Rows (an event list's, rendered in place) come with the one list they are rows of.
     const rows = next() < 0.3 ? [...new Set(some(() => int(60), 8))] : [];
     return {
       records: [...new Set(some(tag, 6))],
       kinds: [...new Set(some(() => KINDS[int(KINDS.length)]!, 1))],
       windows: rows.length ? [window()] : next() < 0.4 ? some(window, 2) : [],
+      ...(counts.length && { counts }),
       ...(rows.length && { rows }),
       // A GraphQL document's answer says which event columns it shows.
       ...(next() < 0.4 && { eventColumns: some(() => COLUMNS[int(COLUMNS.length)]!, 3) }),
@@ -131,6 +134,7 @@ describe('the dependency index', () => {
     }
     const seen = {
       beyond: 0,
+      countsOnly: 0,
       totalsOnly: 0,
       rowsOnly: 0,
       both: 0,
@@ -141,24 +145,27 @@ describe('the dependency index', () => {
       const write = effect();
       if (write.all) continue;
       const test = effectTest(write);
+      const movedCounts = new Set(write.records.map(countedTerm).filter((id) => id !== undefined));
       const written = writtenEvents(write);
-      const { beyond, totalsOnly, rowsOnly } = index.judge(write);
+      const { beyond, countsOnly, totalsOnly, rowsOnly } = index.judge(write);
       for (const [key, deps] of answers) {
-        // The exact rule: beyond what can be refreshed, else which of the two refreshes it needs.
+        // The exact rule: beyond what can be refreshed, else which of the three refreshes it needs.
         const affected = test.affects(deps);
         const whole = affected && test.beyondRefresh(deps);
+        const counts = affected && !whole && !!deps.counts?.some((id) => movedCounts.has(id));
         const total = affected && !whole && test.windowsMeet(deps) === 'total';
         const rows = whole ? [] : (deps.rows ?? []).filter((id) => written.get(id));
         const context = () => `${key}: ${JSON.stringify(deps)} under ${JSON.stringify(write)}`;
         const judged = {
           beyond: beyond.has(key),
+          counts: countsOnly.has(key),
           total: totalsOnly.has(key),
           rows: [...(rowsOnly.get(key) ?? [])].sort(),
         };
-        const exact = { beyond: whole, total, rows: rows.sort() };
+        const exact = { beyond: whole, counts, total, rows: rows.sort() };
         // Compared whole only on a difference: 600,000 verdicts.
         if (JSON.stringify(judged) !== JSON.stringify(exact)) expect(judged, context()).toEqual(exact);
-        const refreshes = total || rows.length > 0;
+        const refreshes = counts || total || rows.length > 0;
         if (affected !== (whole || refreshes)) expect(affected, context()).toBe(whole || refreshes);
         // Showing the event written, through none of the columns the write changed.
         if (!affected && deps.records.some((tag) => write.records.includes(tag))) seen.keptByColumns++;
@@ -167,16 +174,19 @@ describe('the dependency index', () => {
             ? 'untouched'
             : whole
               ? 'beyond'
-              : total && rows.length > 0
+              : [counts, total, rows.length > 0].filter(Boolean).length > 1
                 ? 'both'
-                : total
-                  ? 'totalsOnly'
-                  : 'rowsOnly'
+                : counts
+                  ? 'countsOnly'
+                  : total
+                    ? 'totalsOnly'
+                    : 'rowsOnly'
         ]++;
       }
     }
     // Every verdict occurs, so the comparison above covered each.
     expect(seen.beyond).toBeGreaterThan(100);
+    expect(seen.countsOnly).toBeGreaterThan(100);
     expect(seen.totalsOnly).toBeGreaterThan(100);
     expect(seen.rowsOnly).toBeGreaterThan(50);
     expect(seen.both).toBeGreaterThan(10);
@@ -191,9 +201,10 @@ describe('the dependency index', () => {
     for (const [key, deps] of answers) index.add(key, deps);
     expect(index.sizes.records).toBeGreaterThan(0);
     for (const [key, deps] of answers) index.remove(key, deps);
-    expect(index.sizes).toEqual({ records: 0, kinds: 0, rows: 0, filters: 0 });
+    expect(index.sizes).toEqual({ records: 0, kinds: 0, counts: 0, rows: 0, filters: 0 });
     expect(index.judge({ records: ['event:1'], kinds: ['events'], events: 'unknown' })).toEqual({
       beyond: new Set(),
+      countsOnly: new Set(),
       totalsOnly: new Set(),
       rowsOnly: new Map(),
     });

@@ -12,7 +12,7 @@ import { createLogger } from '../../../src/core/ops/logger.js';
 import { WritePipeline } from '../../../src/core/db/transactions.js';
 import { API, type Harness, startHarness } from '../../helpers/harness.js';
 import { cachedAndFresh } from '../../helpers/cached-app.js';
-import { createEvent } from '../../helpers/fixtures.js';
+import { createEvent, createTerm } from '../../helpers/fixtures.js';
 import { type Users, withRoles } from '../../helpers/users.js';
 
 // Each of the cache's mechanisms that `CALENDAR_CACHE_WITHOUT` can turn off (#51 item 3, measured by
@@ -65,6 +65,27 @@ const SCENARIOS: Partial<Record<CacheMechanism, Scenario>> = {
         .send({ title: 'Day 1, renamed' })
         .expect(200);
       return (await readBoth(yearList(y))).headers['x-cache'];
+    },
+  },
+  'count-refresh': {
+    on: 'refresh',
+    off: 'miss',
+    async run({ cached, readBoth }, y) {
+      const term = await createTerm(h.db, 'tribe_events_cat', `Counted ${y}`);
+      const shown = await createEvent(h.db, { start: `${y}-02-01 10:00:00`, termIds: [term.id] });
+      await readBoth(`${API}/events/${shown.id}`);
+      // Another event joins the category: the single shows the category's count, nothing else moved.
+      await cached
+        .post(`${API}/events`)
+        .auth(...admin())
+        .send({
+          title: 'Joins',
+          start_date: `${y}-03-01 10:00:00`,
+          end_date: `${y}-03-01 11:00:00`,
+          categories: [term.id],
+        })
+        .expect(201);
+      return (await readBoth(`${API}/events/${shown.id}`)).headers['x-cache'];
     },
   },
   'total-refresh': {

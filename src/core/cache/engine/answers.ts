@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import type { Dependencies, WriteEffect } from '../dependencies.js';
+import { type Dependencies, type WriteEffect, recordTag } from '../dependencies.js';
 import { gunzipped, gzipped, gzippedAside } from '../content-coding.js';
-import { bytesHash } from '../answer-hash.js';
+import { type CountRuns, answerHash, countedHash } from '../answer-hash.js';
+import { isLent, lendUntil } from '../lent-bodies.js';
 import { DependencyIndex } from '../dependency-index.js';
 import { heldBytes, ownBytes } from '../held-bytes.js';
 import { mechanismOn } from '../../config/cache-mechanisms.js';
@@ -21,6 +22,12 @@ import type { WriteMarks } from './write-marks.js';
 // The stored answers of the response cache within their part of the byte bound: the entries by key,
 // the plain copies of coded bodies, the refreshes in place of stale entries and the coding again of
 // refreshed bodies (`ResponseCache` answers from them, and decides what is stored).
+
+/** The current counts of these terms, read to refresh an answer that shows them. */
+export type ReadTermCounts = (terms: readonly number[]) => Promise<ReadonlyMap<number, number>>;
+
+/** Term counts known at most (a number each): past it, they are forgotten and read again. */
+const MAX_KNOWN_COUNTS = 10_000;
 
 /** Row reads shared between two writes at most (`renderedRows`): past it, they are forgotten. */
 const MAX_SHARED_ROW_READS = 1_000;
@@ -58,6 +65,14 @@ export class Answers {
    * event's row alike, and each would otherwise read and shape it again. Forgotten at every write.
    */
   private readonly rowReads = new Map<string, Promise<readonly unknown[] | null>>();
+  /** Where refreshed counts come from (`readCountsWith`); until given, an answer whose counts move drops. */
+  private readTermCounts: ReadTermCounts | null = null;
+  /**
+   * Term counts read since the last write that moved them, so that the answers one write made stale
+   * are refreshed with one read of its terms' counts, not one each. Forgotten under the same
+   * invalidation as the answers.
+   */
+  private readonly knownCounts = new Map<number, number>();
   /** Refreshed bodies being coded again (`recode`). */
   private recoding = 0;
   /** Refreshed entries due to be coded again, in the order they became due. */
@@ -113,9 +128,15 @@ export class Answers {
    * when it changed only what they can rewrite (a list's total, its rows). Row reads are forgotten.
    */
   invalidate(effect: WriteEffect): void {
+    this.forgetCounts(effect);
     this.rowReads.clear();
     if (effect.all || !this.entries) return;
-    const { beyond, totalsOnly, rowsOnly } = this.entryIndex.judge(effect);
+    const { beyond, countsOnly, totalsOnly, rowsOnly } = this.entryIndex.judge(effect);
+    for (const key of countsOnly) {
+      const entry = this.entries.peek(key);
+      if (entry && this.refreshable(entry)) entry.staleCounts = true;
+      else beyond.add(key);
+    }
     for (const key of totalsOnly) {
       const entry = this.entries.peek(key);
       if (entry?.rewriteTotal && mechanismOn('total-refresh')) entry.staleTotal = true;
@@ -131,6 +152,7 @@ export class Answers {
   }
 
   clear(): void {
+    this.knownCounts.clear();
     this.rowReads.clear();
     this.entries?.clear();
     this.plain?.clear();
@@ -146,6 +168,52 @@ export class Answers {
     storeIndexed(this.entries, this.entryIndex, key, entry, size);
     if (plain) this.keepPlain(entry.serial, plain);
     this.trimPlain();
+  }
+
+  /** The app that serves through this cache gives it its database's term counts. */
+  readCountsWith(read: ReadTermCounts): void {
+    this.readTermCounts = read;
+  }
+
+  private refreshable(entry: Entry): boolean {
+    return entry.rewriteCounts !== undefined && this.readTermCounts !== null && mechanismOn('count-refresh');
+  }
+
+  /** Forgets the known counts of the terms a write touched (all of them after a write that cannot say). */
+  private forgetCounts(effect: WriteEffect): void {
+    if (!this.knownCounts.size) return;
+    if (effect.all) return this.knownCounts.clear();
+    for (const tag of effect.records) {
+      const [kind, id] = tag.split(':');
+      if (kind === 'term-count' || kind === 'term') this.knownCounts.delete(Number(id));
+    }
+  }
+
+  /** The current counts of `terms`: those known, and the others read (and known from then on). */
+  private async currentCounts(terms: readonly number[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    const missing: number[] = [];
+    for (const id of terms) {
+      const known = this.knownCounts.get(id);
+      if (known === undefined) missing.push(id);
+      else counts.set(id, known);
+    }
+    if (!missing.length) return counts;
+    const mark = this.writes.mark();
+    const read = await this.readTermCounts!(missing);
+    // Known only when no write moved them (or renamed or deleted the term) while they were read.
+    const known = this.writes.current(mark, {
+      records: missing.map((id) => recordTag('term', id)),
+      kinds: [],
+      windows: [],
+      counts: missing,
+    });
+    if (known && this.knownCounts.size + missing.length > MAX_KNOWN_COUNTS) this.knownCounts.clear();
+    for (const [id, count] of read) {
+      counts.set(id, count);
+      if (known) this.knownCounts.set(id, count);
+    }
+    return counts;
   }
 
   /**
@@ -181,30 +249,46 @@ export class Answers {
    */
   async refreshed(key: string, entry: Entry, coded: boolean): Promise<Entry | null> {
     const mark = this.writes.mark();
-    const [total, rows] = await Promise.all([
+    const [counts, total, rows] = await Promise.all([
+      entry.staleCounts ? this.currentCounts(entry.dependencies.counts ?? []) : null,
       entry.staleTotal ? entry.rewriteTotal!.recount() : null,
       entry.staleRows ? this.renderedRows(entry.rewriteRows!, entry.staleRows, entry.dependencies) : null,
     ]);
     if (this.entries?.peek(key) !== entry || (entry.staleRows && !rows)) return null;
-    // Stored at once unless a write met it meanwhile.
+    // Stored at once unless a write met it meanwhile; then, unless a client or a deflate still reads
+    // them, its plain bytes are the refreshed entry's (the old entry and its plain copy go).
     const storing = this.writes.current(mark, entry.dependencies);
-    const rewritten = rewrite(entry, this.plainBody(entry), rows, total);
+    const source = this.plainBody(entry);
+    // A new total or new rows are written into a new body anyway (and may refuse): in place only for
+    // counts alone.
+    const inPlace = storing && total === null && rows === null && !isLent(source);
+    const rewritten = rewrite(entry, source, rows, counts, total, inPlace);
     if (rewritten === null || !this.entries) return null;
     this.options.onEvent?.('refreshed');
     const plain = ownBytes(rewritten.body);
-    const etag = etagOf(bytesHash(plain), entry.version);
+    // Written in place, its masked bytes are those of the base kept: only the counts are hashed.
+    const { hash, base } =
+      plain === source && entry.hashBase && rewritten.countRuns
+        ? { hash: countedHash(entry.hashBase, plain, rewritten.countRuns), base: entry.hashBase }
+        : answerHash(plain, rewritten.countRuns ?? entry.rewriteCounts?.find(plain));
+    const etag = etagOf(hash, entry.version);
     const refreshed: Entry = {
       ...entry,
+      ...(base && { hashBase: base }),
       headers: { ...rewritten.headers, etag },
       body: plain,
       coded: false,
       serial: ++this.serial,
     };
+    // Where the counts are now (rows rendered again moved them: found again at the next refresh).
+    if (rewritten.countRuns) refreshed.countRuns = rewritten.countRuns;
+    else delete refreshed.countRuns;
+    delete refreshed.staleCounts;
     delete refreshed.staleTotal;
     delete refreshed.staleRows;
     // Coded before a client that accepts gzip is answered (the same bytes as a recomputed answer); for
-    // any other, after its answer on the thread pool (`recode`). Totals and rows move with most writes:
-    // coding every refresh on the event loop cost more than the refresh itself. But
+    // any other, after its answer on the thread pool (`recode`). Counts move with every create, trash
+    // and term change: coding every refresh on the event loop cost more than the refresh itself. But
     // coded at once when its plain bytes do not fit beside the other answers, even once the bodies
     // waiting to be coded are (`makeRoom`): an evicted answer is a miss later, milliseconds where
     // coding costs about a tenth of one.
@@ -245,7 +329,7 @@ export class Answers {
       const current = () => this.entries?.peek(key) === entry;
       if (!current()) continue;
       this.recoding++;
-      gzippedAside(entry.body)
+      lendUntil(entry.body, gzippedAside(entry.body))
         .then((coded) => {
           if (coded && current()) this.storeCoded(key, entry, coded);
         })
@@ -316,17 +400,34 @@ export class Answers {
 }
 
 /**
- * A stale entry's plain body and headers with its rows rendered again and the total read again (null:
- * each not stale); null when one cannot be rewritten.
+ * A stale entry's plain body and headers with its rows rendered again, and the counts and the total
+ * read again (null: each not stale); null when one cannot be rewritten. `inPlace`: the counts may be
+ * written into `body` itself.
  */
 function rewrite(
   entry: Entry,
   body: Buffer,
   rows: ((body: Buffer) => Buffer | null) | null,
+  counts: ReadonlyMap<number, number> | null,
   total: number | null,
-): Representation | null {
-  const withRows = rows ? rows(body) : body;
-  if (!withRows) return null;
-  const answer = { body: withRows, headers: entry.headers };
-  return total === null ? answer : entry.rewriteTotal!.rewrite(answer, total);
+  inPlace: boolean,
+): (Representation & { countRuns?: CountRuns }) | null {
+  let countRuns = entry.countRuns;
+  // Rows first: the counts they show are current, and their runs are found again in the new body.
+  if (rows) {
+    const withRows = rows(body);
+    if (!withRows) return null;
+    body = withRows;
+    countRuns = undefined;
+  }
+  let answer: Representation | null = { body, headers: entry.headers };
+  if (counts) {
+    const withCounts = entry.rewriteCounts!.rewrite(body, counts, countRuns, inPlace);
+    if (!withCounts) return null;
+    answer = { body: withCounts.body, headers: entry.headers };
+    countRuns = withCounts.runs;
+  }
+  // The total is rewritten in the envelope's tail, after every count: the runs stay where they are.
+  if (total !== null) answer = entry.rewriteTotal!.rewrite(answer, total);
+  return answer && { ...answer, ...(countRuns && { countRuns }) };
 }

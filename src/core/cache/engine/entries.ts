@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Dependencies } from '../dependencies.js';
 import { type DependencyIndex, indexBytes } from '../dependency-index.js';
+import type { CountRuns } from '../answer-hash.js';
 import { heldBytes, stringBytes } from '../held-bytes.js';
 import { versionedEtag } from '../../rules/versions.js';
 
@@ -20,6 +21,14 @@ export interface Entry {
   dependencies: Dependencies;
   /** The record version its entity tag starts with (a single record's answer). */
   version?: string;
+  /** How its edge finds and rewrites the term counts it shows (`AnswerMeta.rewriteCounts`). */
+  rewriteCounts?: CountRewrite;
+  /** Its content hash's base: its plain bytes with those counts masked (`answer-hash.ts`). */
+  hashBase?: string;
+  /** Where its plain body shows those counts, as its last count refresh left them (none yet: found then). */
+  countRuns?: CountRuns;
+  /** Writes moved counts it shows, and nothing it cannot rewrite: the next read refreshes them. */
+  staleCounts?: boolean;
   /** How its edge counts again and rewrites the list total it shows (`AnswerMeta.rewriteTotal`). */
   rewriteTotal?: TotalRewrite;
   /** Writes changed the total it shows, and nothing it cannot rewrite: the next read refreshes it. */
@@ -30,7 +39,25 @@ export interface Entry {
   staleRows?: number[];
 }
 
-export const isStale = (entry: Entry) => entry.staleTotal === true || entry.staleRows !== undefined;
+export const isStale = (entry: Entry) =>
+  entry.staleCounts === true || entry.staleTotal === true || entry.staleRows !== undefined;
+
+/** How an edge finds and rewrites the term counts its answers show. */
+export interface CountRewrite {
+  /** Where `body` shows them. */
+  find(body: Buffer): CountRuns;
+  /**
+   * The body with the counts replaced, and where they now are; null when it cannot be (recompute it
+   * instead). `runs`: where they were, from the last rewrite (found anew when not given). `inPlace`:
+   * the body may be changed and returned (no one else reads it) rather than copied.
+   */
+  rewrite(
+    body: Buffer,
+    counts: ReadonlyMap<number, number>,
+    runs?: CountRuns,
+    inPlace?: boolean,
+  ): { body: Buffer; runs: CountRuns } | null;
+}
 
 /** A body and the headers kept with it (lower-case names, as Koa gives them). */
 export interface Representation {
@@ -115,7 +142,8 @@ export function entryBytes(entry: Entry, key: string): number {
     heldBytes(entry.headers) +
     measuredOnce(dependencies, () => heldBytes(dependencies) + indexBytes(dependencies)) +
     (entry.rewriteTotal ? rewriteBytes(entry.rewriteTotal) : 0) +
-    (entry.rewriteRows ? rewriteBytes(entry.rewriteRows) : 0)
+    (entry.rewriteRows ? rewriteBytes(entry.rewriteRows) : 0) +
+    (entry.countRuns ? heldBytes(entry.countRuns) : 0)
   );
 }
 
@@ -156,8 +184,8 @@ export interface ServedEntry {
 /**
  * `invalidation`: a write's effect applied; `dropped`: one entry it made stale; `shared`: a miss that
  * waited for the same answer being computed by another request instead of computing it again;
- * `refreshed`: a read answered from an entry whose list total or rows a write had changed, with those
- * read again and rewritten (neither a hit nor a miss: a count or a few rows instead of the whole answer).
+ * `refreshed`: a read answered from an entry whose term counts, list total or rows a write had changed,
+ * with those read again and rewritten (neither a hit nor a miss: a small read instead of the whole answer).
  */
 export type CacheEvent = 'hit' | 'miss' | 'refreshed' | 'eviction' | 'invalidation' | 'dropped' | 'shared';
 

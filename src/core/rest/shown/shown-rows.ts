@@ -1,6 +1,7 @@
 import type { RowRewrite } from '../../cache/response-cache.js';
 import { type Dependencies, recordTag } from '../../cache/dependencies.js';
 import { recordsShown } from './records-shown.js';
+import { countsShown } from './shown-counts.js';
 
 // The rows of a REST event list as the cache can render them again: the list's `events`, each an
 // event in its list representation. A write to one event that leaves the list around it as it was
@@ -63,10 +64,16 @@ export function rowRewrite(read: RowReader, reader: string, holds: unknown): Row
  * record it shows or a family it depends on whole (an event list, on every venue and organizer).
  */
 function dependsOnAll(id: number, row: unknown, dependencies: Dependencies): boolean {
+  const counts = countsShown(JSON.stringify(row));
+  const known = new Set(dependencies.counts ?? []);
+  if (!counts.every((term) => known.has(term))) return false;
+  const rewritten = new Set(counts.map((term) => recordTag('term-count', term)));
   const records = new Set(dependencies.records);
   const families = new Set<string>(dependencies.kinds);
   const own = recordTag('event', id);
-  return recordsShown(row).every((tag) => tag === own || records.has(tag) || families.has(familyOf(tag)));
+  return recordsShown(row).every(
+    (tag) => tag === own || rewritten.has(tag) || records.has(tag) || families.has(familyOf(tag)),
+  );
 }
 
 /** The family a record tag's kind belongs to (`venue:3` → `venue`); only these name their family. */
