@@ -14,6 +14,16 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 /** Whether a string can be a token at all (43 base64url characters): anything else is refused unread. */
 export const isTokenShaped = (token: string): boolean => /^[A-Za-z0-9_-]{43}$/.test(token);
 
-export const newCheckInCode = (): string => randomBytes(12).toString('base64url');
+/**
+ * A check-in code: 12 random bytes, base64url. Never one starting with `-`: a spreadsheet would read it
+ * as a formula, so the attendee export (CSV) would have to quote it and the code printed there would no
+ * longer be the one scanned at the door.
+ */
+export function newCheckInCode(): string {
+  let code: string;
+  do code = randomBytes(12).toString('base64url');
+  while (code.startsWith('-'));
+  return code;
+}
 
 export const isCheckInCodeShaped = (code: string): boolean => /^[A-Za-z0-9_-]{16}$/.test(code);
