@@ -16,6 +16,7 @@ import {
 } from './service/events-query.js';
 import { nearestEventIds } from './service/events-geo.js';
 import { nextTurn } from '../core/db/turns.js';
+import { DECLARED_NAMES, declaration } from './model/event-fields.js';
 
 // iCalendar (RFC 5545) feeds. A feed is the event list under another representation: the same
 // filter resolution (`resolveEventQuery`: defaults, visibility, statuses) and the same withholding of
@@ -308,9 +309,23 @@ function withLines(vevent: string, lines: string[]): string {
   return `${vevent.slice(0, end)}${lines.map((line) => `${line}\r\n`).join('')}${vevent.slice(end)}`;
 }
 
+/** A TEXT value escaped as RFC 5545 §3.3.11 says (a URI is written as it is). */
+const icalText = (text: string) => text.replace(/[\\;,]/g, (char) => `\\${char}`).replace(/\r?\n/g, '\\n');
+
+/** The content lines of the declared fields an event's entry carries (`ical` of their declarations). */
+function declaredLines(event: FeedEvent): string[] {
+  return DECLARED_NAMES.flatMap((name) => {
+    const field = declaration(name);
+    const value = event[name];
+    if (!field.ical || value === '' || value === false || !(field.ical.carried?.(event) ?? true)) return [];
+    const params = field.ical.params ? `;${field.ical.params}` : '';
+    return [`${field.ical.property}${params}:${field.kind === 'url' ? value : icalText(String(value))}`];
+  });
+}
+
 /**
  * One event of the calendar: its times in its own zone, its content unless withheld; with the lines
- * to add to it (an online event's URL as RFC 7986's CONFERENCE).
+ * to add to it (the declared fields' properties, an online event's URL as RFC 7986's CONFERENCE).
  */
 function calendarEvent(
   ctx: Context,
@@ -384,5 +399,5 @@ function calendarEvent(
     .filter((term) => term.taxonomy === 'tribe_events_cat');
   if (categories.length) entry.categories(categories.map((term) => ({ name: term.name })));
   if (event.image) entry.attachments([event.image.url]);
-  return [entry, onlineUrl ? [`CONFERENCE;VALUE=URI;FEATURE=VIDEO:${onlineUrl}`] : []];
+  return [entry, declaredLines(event)];
 }

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import ical, { type VEvent } from 'node-ical';
 import { isValidTimezone } from '../core/rules/dates.js';
+import { declaredFromSource } from '../events/model/event-fields.js';
 import type { Batch, EventFields, LinkSpec, Problem, Reader, SourceRecord } from './records.js';
 
 // An RFC 5545 feed (Google, Outlook, Meetup, TEC, this service) read with node-ical. The text is first
@@ -90,6 +91,19 @@ function tzidOf(lines: Line[], name: string): string | null {
   const match =
     line && /;TZID=("?)([^";:]+)\1/i.exec(line.text.slice(0, line.text.indexOf(':', name.length)));
   return match ? match[2]! : null;
+}
+
+/** The value of an entry's `name` property (its first line): a URI as written, a TEXT unescaped. */
+function propertyOf(lines: Line[], name: string, uri: boolean): string | undefined {
+  const line = lines.find(
+    (l) => /^[;:]/.test(l.text.slice(name.length)) && l.text.toUpperCase().startsWith(name),
+  );
+  const head = line && CONTENT_LINE.exec(line.text);
+  if (!line || !head) return undefined;
+  const value = line.text.slice(head[0].length);
+  return uri
+    ? value.trim()
+    : value.replace(/\\([\\;,nN])/g, (_, char: string) => (/n/i.test(char) ? '\n' : char));
 }
 
 type Dated = Date & { tz?: string; dateOnly?: boolean };
@@ -316,7 +330,17 @@ export class IcsReader implements Reader {
     const recurrence = good
       .filter((l) => /^(RRULE|RDATE|EXDATE)[;:]/i.test(l.text))
       .map((l) => (rawZone && zone !== rawZone ? withZone(l.text, rawZone, zone) : l.text));
-    const location = valueOf(vevent.location).trim();
+    // The declared fields with an iCalendar property (`ical`), read as iCalendar writes them.
+    const declared = declaredFromSource(
+      (_name, field) =>
+        field.ical ? propertyOf(good, field.ical.property, field.kind === 'url') : undefined,
+      { flag: (value) => String(value).toUpperCase() === 'TRUE', text: String },
+    );
+    // A LOCATION that is the entry's CONFERENCE (this service's feeds write one for clients that ignore
+    // CONFERENCE) names no place; an entry joined online is online, or mixed with a place as well.
+    const spelled = valueOf(vevent.location).trim();
+    const location = spelled === declared.onlineUrl ? '' : spelled;
+    if (declared.onlineUrl) declared.attendanceMode ??= location ? 'mixed' : 'online';
     const organizer = organizerOf(vevent.organizer);
     const categories = (Array.isArray(vevent.categories) ? vevent.categories : [])
       .map((name) => String(name).trim())
@@ -330,7 +354,7 @@ export class IcsReader implements Reader {
       timezone: eventZone,
       allDay,
       website: /^https?:\/\//i.test(url) ? url : '',
-      declared: {},
+      declared,
       eventStatus: String(vevent.status ?? '').toUpperCase() === 'CANCELLED' ? 'canceled' : 'scheduled',
       venues: location ? [{ name: location.slice(0, MAX_TEXT) }] : [],
       organizers: organizer ? [organizer] : [],

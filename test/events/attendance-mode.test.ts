@@ -3,6 +3,9 @@ import { API, type Harness } from '../helpers/harness.js';
 import { createVenue } from '../helpers/fixtures.js';
 import { type Users, startWithRoles } from '../helpers/users.js';
 import { graphqlClient } from '../helpers/graphql.js';
+import { runImport } from '../../src/imports/engine.js';
+import { IcsReader } from '../../src/imports/ics.js';
+import { importScope } from '../imports/helpers.js';
 import type { ColumnsMatch, FlagField, Unlisted, UrlField } from '../../src/events/model/event-fields.js';
 
 // The attendance mode of an event (TEC's virtual events), the field added through the one declaration
@@ -242,6 +245,62 @@ describe('iCalendar', () => {
     expect(entry).toBeDefined();
     expect(entry).not.toContain('meet.example');
     expect(calendar).toContain(`CONFERENCE;VALUE=URI;FEATURE=VIDEO:${URL_ONLINE}`); // the unprotected ones
+  });
+});
+
+describe('iCalendar round trip', () => {
+  /** The event an import of this service's own feed of `id` wrote (a new record under the feed's source). */
+  async function reimported(id: number) {
+    const feed = (await h.http.get(`${API}/events/${id}.ics`).expect(200)).text;
+    const summary = await runImport(
+      importScope(h),
+      new IcsReader(`own-${id}.ics`, feed, { siteTimezone: 'UTC' }),
+    );
+    expect(summary).toMatchObject({ created: 1, failed: 0 });
+    const mapping = await h.db.importRecord.findFirstOrThrow({
+      where: { source: `ics:own-${id}.ics`, kind: 'event' },
+    });
+    return h.db.event.findUniqueOrThrow({
+      where: { id: mapping.localId },
+      include: { venues: { include: { venue: true } } },
+    });
+  }
+
+  it('imports its own feed: CONFERENCE is the URL; online without a place, mixed with one', async () => {
+    const online = await write('/events', {
+      ...REQUIRED,
+      title: 'Round trip online',
+      attendance_mode: 'online',
+      online_url: URL_ONLINE,
+    }).expect(201);
+    const back = await reimported(online.body.id);
+    expect(back).toMatchObject({
+      attendanceMode: 'online',
+      onlineUrl: URL_ONLINE,
+      title: 'Round trip online',
+    });
+    expect(back.venues).toEqual([]); // the LOCATION spelling the URL names no place
+
+    const venue = await createVenue(h.db, { name: 'Hall A' });
+    const mixed = await write('/events', {
+      ...REQUIRED,
+      title: 'Round trip mixed',
+      attendance_mode: 'mixed',
+      online_url: URL_ONLINE,
+      venue: venue.id,
+    }).expect(201);
+    const mixedBack = await reimported(mixed.body.id);
+    expect(mixedBack).toMatchObject({ attendanceMode: 'mixed', onlineUrl: URL_ONLINE });
+    // The place is a venue (its entry's LOCATION: the name, then the address on a line of its own).
+    expect(mixedBack.venues.map((link) => link.venue.name.split('\n')[0])).toEqual(['Hall A']);
+
+    // An offline event's stored URL is not in its entry, so not imported either.
+    const offline = await write('/events', {
+      ...REQUIRED,
+      title: 'Round trip offline',
+      online_url: URL_ONLINE,
+    });
+    expect((await reimported(offline.body.id)).onlineUrl).toBe('');
   });
 });
 

@@ -56,6 +56,15 @@ interface Common {
   csv?: { column: string; label: string };
   /** Its key in a TEC source's event (another site's REST API or this service's own), when not `rest`. */
   source?: string;
+  /**
+   * Its iCalendar property in feeds, read back by the ICS importer: the name (RFC 5545, 7986), its
+   * parameters, and which events' entries carry it (by their other values; default all showing it).
+   */
+  ical?: {
+    property: string;
+    params?: string;
+    carried?: (event: Readonly<Record<string, unknown>>) => boolean;
+  };
 }
 
 /** A boolean column; REST reads WordPress's boolean words. */
@@ -199,6 +208,12 @@ export const EVENT_FIELDS = {
     series: 'copied',
     cache: { fact: null, shownOnly: true },
     csv: { column: 'event_online_url', label: 'Event Online URL' },
+    // RFC 7986's CONFERENCE: how an entry says where it is joined (an offline event's stored URL is not).
+    ical: {
+      property: 'CONFERENCE',
+      params: 'VALUE=URI;FEATURE=VIDEO',
+      carried: (event) => event.attendanceMode !== 'offline',
+    },
   },
   typicalAgeRange: {
     kind: 'text',
