@@ -11,7 +11,15 @@ import {
 } from './rest-present.js';
 import { dateDetails, postDateOf, wallClock, zoneAbbreviation } from '../core/rules/dates.js';
 import { costValues, formatCost } from '../core/graphql/cost.js';
-import { SHAPES, jsonShape } from '../core/rest/discovery/tec-schemas.js';
+import { jsonShape } from '../core/rest/discovery/json-shapes.js';
+import { IMAGE_OR_FALSE } from '../core/rest/discovery/wordpress-shapes.js';
+import {
+  CUSTOM_FIELDS,
+  EVENT_ORGANIZERS,
+  EVENT_TERMS,
+  EVENT_VENUE,
+  TEC_EVENT_JSON_LD,
+} from './rest-doc-shapes.js';
 import { RECORD_VERSION_KEY } from '../core/rest/route-table.js';
 import { recordVersion } from '../core/rules/versions.js';
 import { globalId, permalink } from '../core/rules/urls.js';
@@ -270,7 +278,7 @@ export const TecEventFields = builder.prismaInterface('Event', {
         slug: t.string({ resolve: (e) => e.slug ?? '' }),
         image: t.field({
           type: 'JSON',
-          extensions: jsonShape(SHAPES.image),
+          extensions: jsonShape(IMAGE_OR_FALSE),
           select: { image: true },
           resolve: shaped('image'),
         }),
@@ -293,32 +301,32 @@ export const TecEventFields = builder.prismaInterface('Event', {
         website: t.string({ resolve: shaped('website') }),
         categories: t.field({
           type: 'JSON',
-          extensions: jsonShape(SHAPES.eventTerms),
+          extensions: jsonShape(EVENT_TERMS),
           select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
           resolve: shaped('categories'),
         }),
         tags: t.field({
           type: 'JSON',
-          extensions: jsonShape(SHAPES.eventTerms),
+          extensions: jsonShape(EVENT_TERMS),
           select: { terms: { orderBy: { position: 'asc' }, include: { term: true } } },
           resolve: shaped('tags'),
         }),
         venue: t.field({
           type: 'JSON',
           description: 'One venue → object; several → array; none → []',
-          extensions: jsonShape(SHAPES.eventVenue),
+          extensions: jsonShape(EVENT_VENUE),
           select: { venues: linkedRecords.venues },
           resolve: shaped('venue'),
         }),
         organizer: t.field({
           type: 'JSON',
-          extensions: jsonShape(SHAPES.eventOrganizers),
+          extensions: jsonShape(EVENT_ORGANIZERS),
           select: { organizers: linkedRecords.organizers },
           resolve: shaped('organizer'),
         }),
         custom_fields: t.field({
           type: 'JSON',
-          extensions: jsonShape(SHAPES.customFields),
+          extensions: jsonShape(CUSTOM_FIELDS),
           resolve: () => [],
         }),
         // TEC's event status, after the reference's keys (its REST API v1 does not show them).
@@ -364,7 +372,7 @@ export const TecSingleEvent = builder.prismaObject('Event', {
     // No JSON-LD for a password-protected event, nor a first event whose start is excluded (`eventShape`).
     json_ld: t.field({
       type: 'JSON',
-      extensions: jsonShape('TecEventJsonLd'),
+      extensions: jsonShape(TEC_EVENT_JSON_LD),
       nullable: true,
       select: { image: true, ...linkedRecords },
       resolve: (event, _args, ctx, info) => jsonLdOf(event, ctx, info),

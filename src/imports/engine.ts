@@ -1,5 +1,6 @@
 import { isApiError } from '../core/errors/errors.js';
-import { importRunGroup } from '../core/db/write-groups.js';
+import { groupLabel } from '../core/db/write-groups.js';
+import { IMPORT_RUN_GROUP } from '../sync/webhook-groups.js';
 import type { Scope } from '../core/context/scope.js';
 import { localHash } from './local-state.js';
 import {
@@ -196,7 +197,8 @@ export class ImportRun {
       differences: [],
     };
     // One group for the run's writes: webhooks deliver them as summaries, not one per record.
-    if (runId !== null) this.scope = { ...scope, writes: scope.writes.grouped(importRunGroup(runId)) };
+    if (runId !== null)
+      this.scope = { ...scope, writes: scope.writes.grouped(groupLabel(IMPORT_RUN_GROUP, runId)) };
   }
 
   /** Opens a run (or, with `resume`, the source's last unfinished one). A dry run records nothing. */

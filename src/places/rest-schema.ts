@@ -20,7 +20,8 @@ import { type BodyTable, type ParsedBody, paramNames, readBody } from '../core/r
 import { restBodyType } from '../core/graphql/schema/rest-bodies.js';
 import { namingParams } from '../core/rest/param-names.js';
 import { linkedBody } from './rest-body.js';
-import { type TecSchemaName, jsonShape } from '../core/rest/discovery/tec-schemas.js';
+import { type SchemaComponent, jsonShape } from '../core/rest/discovery/json-shapes.js';
+import { TEC_ORGANIZER, TEC_VENUE } from './rest-doc-shapes.js';
 import { RECORD_VERSION_KEY } from '../core/rest/route-table.js';
 import { recordVersion } from '../core/rules/versions.js';
 
@@ -31,7 +32,7 @@ import { recordVersion } from '../core/rules/versions.js';
 // resource's one table (`src/places/rest-body.ts`), which also names the services' errors for REST.
 
 /** The shape `/doc` gives each kind's representation (its fields are JSON here). */
-const SHAPE: Record<LinkedKind, TecSchemaName> = { venue: 'TecVenue', organizer: 'TecOrganizer' };
+const SHAPE: Record<LinkedKind, SchemaComponent> = { venue: TEC_VENUE, organizer: TEC_ORGANIZER };
 
 type WithImage<Row> = Row & { image: Media | null };
 

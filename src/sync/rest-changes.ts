@@ -2,7 +2,8 @@ import { builder, REST } from '../core/graphql/schema/builder.js';
 import { TecEvent } from '../events/rest-shape.js';
 import { presentOrganizer, presentVenue } from '../places/rest-present.js';
 import { TecCategory, TecTag } from '../terms/rest-schema.js';
-import { type RestSchema, SHAPES, jsonShape } from '../core/rest/discovery/tec-schemas.js';
+import { type RestSchema, jsonShape } from '../core/rest/discovery/json-shapes.js';
+import { TEC_ORGANIZER, TEC_VENUE } from '../places/rest-doc-shapes.js';
 import { type ChangePage, SYNC_PAGE_DEFAULT, SYNC_PAGE_MAX, readChanges } from './change-log.js';
 import { visibleEvents } from '../events/service/event-access.js';
 import { WITH_IMAGE, type WithImage, visibleLinked } from '../places/service/linked-access.js';
@@ -19,10 +20,12 @@ import { availabilityOf } from '../tickets/types/ticket-types.js';
 
 const integers: RestSchema = { type: 'array', items: { type: 'integer' } };
 
+const DELETED_KINDS = ['events', 'venues', 'organizers', 'categories', 'tags', 'tickets', 'attendees'];
+
 const DELETED_SHAPE: RestSchema = {
-  ...SHAPES.changesDeleted,
-  required: [...SHAPES.changesDeleted.required, 'tickets', 'attendees'],
-  properties: { ...SHAPES.changesDeleted.properties, tickets: integers, attendees: integers },
+  type: 'object',
+  required: DELETED_KINDS,
+  properties: Object.fromEntries(DELETED_KINDS.map((key) => [key, integers])),
 };
 
 const CHANGED_ATTENDEE: RestSchema = {
@@ -53,7 +56,7 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
     }),
     venues: t.field({
       type: ['JSON'],
-      extensions: jsonShape('TecVenue'),
+      extensions: jsonShape(TEC_VENUE),
       resolve: async (page, _a, ctx) =>
         (await visibleLinked<'venue', WithImage<'venue'>>(ctx, 'venue', page.changed.venue, WITH_IMAGE)).map(
           (venue) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, 'list', ctx.viewer),
@@ -61,7 +64,7 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
     }),
     organizers: t.field({
       type: ['JSON'],
-      extensions: jsonShape('TecOrganizer'),
+      extensions: jsonShape(TEC_ORGANIZER),
       resolve: async (page, _a, ctx) =>
         (
           await visibleLinked<'organizer', WithImage<'organizer'>>(

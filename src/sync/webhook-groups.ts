@@ -4,6 +4,7 @@ import { ticketsRoot } from '../tickets/rest/shapes.js';
 import type { RecordOperation } from '../core/db/transactions.js';
 import type { ChangeLogRow } from './change-log.js';
 import { type WriteGroup, parseGroup } from '../core/db/write-groups.js';
+import { SERIES_GROUP } from '../events/series/series-group.js';
 import { ATTENDEE_CREATED, heldToken } from '../tickets/reservations/held-tokens.js';
 import { IMPORT_RUN_SUMMARY, SERIES_SUMMARY } from './webhooks.js';
 
@@ -20,6 +21,18 @@ import { IMPORT_RUN_SUMMARY, SERIES_SUMMARY } from './webhooks.js';
 export const MAX_SUMMARISED = 10_000;
 /** How long the latest changes of an import run still running wait for more of it. */
 export const RUN_QUIET_MS = 30_000;
+
+/**
+ * The kind of an import run's group (`core/db/write-groups.ts`), written by `imports/engine.ts`: declared
+ * here, where it is read, since this room may not import the imports.
+ */
+export const IMPORT_RUN_GROUP = 'import-run';
+
+/** A group this version summarises; null for none or another kind (its rows are delivered one by one). */
+function summarisedGroup(label: string | null): WriteGroup | null {
+  const group = parseGroup(label);
+  return group && (group.kind === SERIES_GROUP || group.kind === IMPORT_RUN_GROUP) ? group : null;
+}
 
 const OPERATIONS: readonly RecordOperation[] = ['created', 'updated', 'trashed', 'deleted'];
 
@@ -42,7 +55,7 @@ export async function unitAt(
   readAfter: (sequence: number, limit: number) => Promise<ChangeLogRow[]>,
 ): Promise<Unit> {
   const row = rows[index]!;
-  if (!parseGroup(row.writeGroup)) return { rows: [row], open: false };
+  if (!summarisedGroup(row.writeGroup)) return { rows: [row], open: false };
   const unit = [row];
   let next = rows.slice(index + 1);
   let more = rows.length >= batch;
@@ -60,10 +73,10 @@ export async function unitAt(
 /** Whether `unit` waits for more of its group: the latest changes of an import run still running. */
 export async function awaitsMore(db: Db, unit: Unit, now: Date): Promise<boolean> {
   const last = unit.rows.at(-1)!;
-  const group = parseGroup(last.writeGroup);
-  if (!unit.open || group?.kind !== 'import-run') return false;
+  const group = summarisedGroup(last.writeGroup);
+  if (!unit.open || group?.kind !== IMPORT_RUN_GROUP) return false;
   if (now.getTime() - last.createdAt.getTime() >= RUN_QUIET_MS) return false;
-  const run = await db.importRun.findUnique({ where: { id: group.runId }, select: { state: true } });
+  const run = await db.importRun.findUnique({ where: { id: group.id }, select: { state: true } });
   return run?.state === 'running';
 }
 
@@ -138,7 +151,7 @@ async function ticketFacts(db: Db, row: ChangeLogRow, target: DeliveryTarget) {
 export function deliveryOf(unit: readonly ChangeLogRow[], siteUrl: string): Delivery {
   const first = unit[0]!;
   const last = unit.at(-1)!;
-  const group = parseGroup(first.writeGroup);
+  const group = summarisedGroup(first.writeGroup);
   if (!group) {
     const type = `${first.kind}.${first.operation}`;
     return {
@@ -165,7 +178,7 @@ export function deliveryOf(unit: readonly ChangeLogRow[], siteUrl: string): Deli
   }
   const rows = unit.filter((row) => row.kind !== 'user');
   return {
-    type: group.kind === 'series' ? SERIES_SUMMARY : IMPORT_RUN_SUMMARY,
+    type: group.kind === SERIES_GROUP ? SERIES_SUMMARY : IMPORT_RUN_SUMMARY,
     first: first.id,
     last: last.id,
     covers: [...new Set(rows.map((row) => `${row.kind}.${row.operation}`))],
@@ -211,20 +224,20 @@ async function summary(
     timestamp: last.createdAt.toISOString(),
     data,
   });
-  if (group.kind === 'series') {
+  if (group.kind === SERIES_GROUP) {
     const events = rows.filter((row) => row.kind === 'event');
     return envelope(SERIES_SUMMARY, {
-      id: group.firstId,
+      id: group.id,
       resource: 'event',
       ids: idsByKind(events).event ?? [],
       counts: countsOf(events),
       // What else the write changed: the counts of the series' terms, a venue made on the way.
       related: idsByKind(rows.filter((row) => row.kind !== 'event')),
       ...span,
-      rest_url: restUrl(siteUrl, 'event', group.firstId),
+      rest_url: restUrl(siteUrl, 'event', group.id),
     });
   }
-  const run = await db.importRun.findUnique({ where: { id: group.runId }, select: { source: true } });
+  const run = await db.importRun.findUnique({ where: { id: group.id }, select: { source: true } });
   const byKind = new Map<string, ChangeLogRow[]>();
   for (const row of rows) {
     const list = byKind.get(row.kind);
@@ -232,7 +245,7 @@ async function summary(
     else byKind.set(row.kind, [row]);
   }
   return envelope(IMPORT_RUN_SUMMARY, {
-    id: group.runId,
+    id: group.id,
     resource: 'import_run',
     source: run?.source ?? null,
     ids: idsByKind(rows),

@@ -7,7 +7,8 @@ import { type BodyTable, type ParsedBody, paramNames, readBody } from '../core/r
 import { restBodyType } from '../core/graphql/schema/rest-bodies.js';
 import { namingParams } from '../core/rest/param-names.js';
 import { CATEGORY_BODY, TAG_BODY } from './rest-body.js';
-import { SHAPES, jsonShape } from '../core/rest/discovery/tec-schemas.js';
+import { jsonShape } from '../core/rest/discovery/json-shapes.js';
+import { TEC_TERM_LINKS, TEC_TERM_URLS, TERM_META } from './rest-doc-shapes.js';
 import { RECORD_VERSION_KEY } from '../core/rest/route-table.js';
 import { recordVersion } from '../core/rules/versions.js';
 import {
@@ -183,18 +184,18 @@ function defineTaxonomyRest({ taxonomy, one, plural, body }: TaxonomyRest) {
           ? { [RECORD_VERSION_KEY]: t.string({ nullable: true, resolve: (term) => recordVersion(term) }) }
           : {}),
         ...(hierarchical ? { parent: t.int({ resolve: (term) => term.parentId ?? 0 }) } : {}),
-        meta: t.field({ type: 'JSON', extensions: jsonShape(SHAPES.termMeta), resolve: () => [] }),
+        meta: t.field({ type: 'JSON', extensions: jsonShape(TERM_META), resolve: () => [] }),
         url: t.string({ resolve: (term, _a, ctx) => termUrl(ctx, term) }),
         urls: t.field({
           type: 'JSON',
-          extensions: jsonShape('TecTermUrls'),
+          extensions: jsonShape(TEC_TERM_URLS),
           resolve: (term, _a, ctx) => termUrls(ctx, term),
         }),
         ...(single
           ? {
               _links: t.field({
                 type: 'JSON',
-                extensions: jsonShape('TecTermLinks'),
+                extensions: jsonShape(TEC_TERM_LINKS),
                 resolve: (term, _a, ctx) => termLinks(ctx, term),
               }),
             }

@@ -1,7 +1,7 @@
 import type { OpenAPIV3 } from 'openapi-types';
 import { builder } from '../core/graphql/schema/builder.js';
 import { TecEventFields, addJsonLdPart } from '../events/rest-shape.js';
-import { jsonShape } from '../core/rest/discovery/tec-schemas.js';
+import { jsonShape } from '../core/rest/discovery/json-shapes.js';
 import { onSaleTurnsToday, ticketOffers, ticketedProviders, ticketsOf, ticketsSummary } from './summary.js';
 
 // The REST event's keys for its tickets, after the reference's and the series' own (list and single

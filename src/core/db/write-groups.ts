@@ -1,17 +1,17 @@
 // A write may carry a group (`RunOptions.group`, `WriteScope.group`), stored on each of its rows: the
-// change stream ignores it; webhooks deliver consecutive rows of one group as one summary.
+// change stream ignores it; webhooks deliver consecutive rows of one group as one summary. A group is a
+// kind word, owned by the room that writes or reads it, and the id of what it groups: `series:12`.
 
-/** The group of a series write: every change of an edit of the series whose first event is `firstId`. */
-export const seriesGroup = (firstId: number) => `series:${firstId}`;
-/** The group of an import run's writes. */
-export const importRunGroup = (runId: number) => `import-run:${runId}`;
+export interface WriteGroup {
+  kind: string;
+  id: number;
+}
 
-export type WriteGroup = { kind: 'series'; firstId: number } | { kind: 'import-run'; runId: number };
+/** The label stored on each row of a group. */
+export const groupLabel = (kind: string, id: number) => `${kind}:${id}`;
 
-/** What a stored group label names; null for none or one this version does not know. */
+/** What a stored group label names; null for none or one that is not `kind:id`. */
 export function parseGroup(label: string | null): WriteGroup | null {
-  const match = label ? /^(series|import-run):(\d{1,15})$/.exec(label) : null;
-  if (!match) return null;
-  const id = Number(match[2]);
-  return match[1] === 'series' ? { kind: 'series', firstId: id } : { kind: 'import-run', runId: id };
+  const match = label ? /^([a-z][a-z-]*):(\d{1,15})$/.exec(label) : null;
+  return match ? { kind: match[1]!, id: Number(match[2]) } : null;
 }

@@ -3,7 +3,7 @@ import { type Occurrence, type Recurrence, excludesFirstStart } from './recurren
 import type { RecurrenceField } from '../service/event-input.js';
 import { recount } from '../service/event-links.js';
 import type { WriteScope } from '../../core/db/transactions.js';
-import { seriesGroup } from '../../core/db/write-groups.js';
+import { seriesGroup } from './series-group.js';
 import {
   type ChildRow,
   type FirstEvent,

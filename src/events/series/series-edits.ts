@@ -13,7 +13,7 @@ import {
 } from './recurrence.js';
 import { recount } from '../service/event-links.js';
 import type { WriteScope } from '../../core/db/transactions.js';
-import { seriesGroup } from '../../core/db/write-groups.js';
+import { seriesGroup } from './series-group.js';
 import { type SeriesPlace, storedLines } from './series-place.js';
 import {
   type ChildRow,

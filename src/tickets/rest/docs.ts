@@ -1,5 +1,5 @@
 import type { OpenAPIV3 } from 'openapi-types';
-import { type RestSchema, jsonShape } from '../../core/rest/discovery/tec-schemas.js';
+import { type RestSchema, jsonShape } from '../../core/rest/discovery/json-shapes.js';
 
 // What `/calendar/tickets/v1/doc` says each answer is: the shapes of shapes.ts as OpenAPI
 // schemas, declared beside them so that a key added there is a key to describe here.

@@ -4,7 +4,7 @@ import { type GraphQLSchema, buildSchema, getNamedType, isInterfaceType, isObjec
 import type { OpenAPIV3 } from 'openapi-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../../../rest-map/routes.js';
-import { declaredShape } from '../../../src/core/rest/discovery/tec-schemas.js';
+import { declaredShape } from '../../../src/core/rest/discovery/json-shapes.js';
 import { restSchema } from '../../../src/schema.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../../helpers/fixtures.js';
 import { API, type Harness, startHarness } from '../../helpers/harness.js';

@@ -1,5 +1,5 @@
 import type { OpenAPIV3 } from 'openapi-types';
-import { LINK_LIST, tecSchemaRef } from './tec-schemas.js';
+import { LINK_LIST, WORDPRESS_EMPTY_ARRAY } from './wordpress-shapes.js';
 import { NAMESPACE } from './paths.js';
 
 // The fixed parts of the OpenAPI document (`openapi.ts`): the error responses every route shares, in
@@ -97,7 +97,7 @@ export const NAMESPACE_INDEX: OpenAPIV3.SchemaObject = {
                         additionalProperties: true,
                       },
                     },
-                    tecSchemaRef('WordPressEmptyArray'),
+                    WORDPRESS_EMPTY_ARRAY,
                   ],
                 },
               },

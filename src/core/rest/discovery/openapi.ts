@@ -10,7 +10,7 @@ import {
 } from 'graphql';
 import type { OpenAPIV3 } from 'openapi-types';
 import { type HttpMethod, RECORD_VERSION_KEY, type RestRoute } from '../route-table.js';
-import { type RestSchema, declaredShape, tecSchemas } from './tec-schemas.js';
+import { type RestSchema, declareShape, declaredShape } from './json-shapes.js';
 import { BOOLEAN_WORDS } from '../booleans.js';
 import { SERVICE } from '../../ops/version.js';
 import {
@@ -42,10 +42,15 @@ import {
  * The schema of a JSON field's value: the WordPress shape it declares (`jsonShape`), in the lists its
  * GraphQL type wraps it in; undefined for any other field, or a JSON field that declares none.
  */
-function jsonFieldSchema(field: GraphQLField<unknown, unknown>): RestSchema | undefined {
+function jsonFieldSchema(
+  field: GraphQLField<unknown, unknown>,
+  components: ShapeComponents,
+): RestSchema | undefined {
   if (getNamedType(field.type).name !== 'JSON') return undefined;
-  const shape = declaredShape(field);
-  if (!shape) return undefined;
+  const declared = declaredShape(field);
+  if (!declared) return undefined;
+  components.add(declared.components);
+  const shape = declared.schema;
   const wrap = (type: GraphQLOutputType, top: boolean): RestSchema => {
     const inner = getNullableType(type) as GraphQLOutputType;
     const schema: RestSchema = isListType(inner)
@@ -59,11 +64,28 @@ function jsonFieldSchema(field: GraphQLField<unknown, unknown>): RestSchema | un
   return field.description && !('$ref' in schema) ? { ...schema, description: field.description } : schema;
 }
 
+/** The named shapes the documented JSON fields reach, in the order first reached. */
+class ShapeComponents {
+  readonly schemas: Record<string, OpenAPIV3.SchemaObject> = {};
+  add(components: Record<string, OpenAPIV3.SchemaObject>): void {
+    for (const [name, schema] of Object.entries(components)) {
+      const known = this.schemas[name];
+      if (known && JSON.stringify(known) !== JSON.stringify(schema))
+        throw new Error(`/doc: two shapes are named ${name}`);
+      this.schemas[name] = schema;
+    }
+  }
+}
+
 /**
  * SOFA's component schemas with GraphQL nullability made explicit (`nullable`, which SOFA leaves out)
  * and JSON fields typed by the shapes they declare; then the WordPress shapes themselves.
  */
-function componentSchemas(sofa: SofaDocument, schema: GraphQLSchema): Record<string, RestSchema> {
+function componentSchemas(
+  sofa: SofaDocument,
+  schema: GraphQLSchema,
+  components: ShapeComponents,
+): Record<string, RestSchema> {
   const roots = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name]);
   const schemas: Record<string, RestSchema> = {};
   for (const [name, component] of Object.entries(sofa.components?.schemas ?? {})) {
@@ -80,7 +102,7 @@ function componentSchemas(sofa: SofaDocument, schema: GraphQLSchema): Record<str
       Object.entries(object.properties)
         .filter(([key]) => key !== RECORD_VERSION_KEY)
         .map(([key, sofaProperty]) => {
-          const property = (fields[key] && jsonFieldSchema(fields[key])) ?? sofaProperty;
+          const property = (fields[key] && jsonFieldSchema(fields[key], components)) ?? sofaProperty;
           if (required.has(key)) return [key, property];
           // OpenAPI 3.0's `nullable` needs a `type` beside it, so a nullable reference is spelled out.
           if ('$ref' in property) return [key, { anyOf: [{ $ref: property.$ref }, NULL_ONLY] }];
@@ -94,12 +116,16 @@ function componentSchemas(sofa: SofaDocument, schema: GraphQLSchema): Record<str
     );
     schemas[name] = { ...object, properties };
   }
-  const own: Record<string, RestSchema> = {
-    ...tecSchemas,
+  const fixed = Object.entries({
     WordPressError: WORDPRESS_ERROR,
     NamespaceIndex: NAMESPACE_INDEX,
     OpenApiDocument: OPENAPI_DOCUMENT,
-  };
+  }).map(([name, shape]) => {
+    const declared = declareShape(shape);
+    components.add(declared.components);
+    return [name, declared.schema] as const;
+  });
+  const own: Record<string, RestSchema> = { ...components.schemas, ...Object.fromEntries(fixed) };
   const clash = Object.keys(own).find((name) => name in schemas);
   if (clash) throw new Error(`/doc: the schema ${clash} is both a GraphQL type and a declared shape`);
   return { ...schemas, ...own };
@@ -155,6 +181,7 @@ function restOperation(
   sofa: SofaDocument,
   tag: string,
   alternates: RestRoute[],
+  components: ShapeComponents,
 ): OpenAPIV3.OperationObject {
   const { route, args } = endpoint;
   const field = fieldOf(schema, route.operation);
@@ -224,7 +251,7 @@ function restOperation(
       schema: { type: 'string', format: 'uri' },
     };
   if (route.document) Object.assign(headers, documentHeaders(route.document));
-  const declared = jsonFieldSchema(field);
+  const declared = jsonFieldSchema(field, components);
   const content = route.document
     ? documentContent(route.document)
     : declared
@@ -254,6 +281,7 @@ export function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, document
   const paths: OpenAPIV3.PathsObject = {};
   const tags: string[] = [];
   const operationIds = new Set<string>();
+  const components = new ShapeComponents();
   const routes = documented.flatMap((entry) => entry.endpoints.flatMap((endpoint) => endpoint.route ?? []));
   for (const entry of documented) {
     // The first segment names the resource (`/events.ics` is the events' feed).
@@ -273,6 +301,7 @@ export function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, document
             sofa,
             tag,
             method === 'GET' ? routes.filter((route) => route.alsoAt?.path === entry.path) : [],
+            components,
           );
         } else if (entry.path === '') {
           operation = {
@@ -332,7 +361,7 @@ export function buildOpenApi(schema: GraphQLSchema, sofa: SofaDocument, document
   return {
     info,
     components: {
-      schemas: usedSchemas(componentSchemas(sofa, schema), paths),
+      schemas: usedSchemas(componentSchemas(sofa, schema, components), paths),
       responses: ERROR_RESPONSES,
       securitySchemes: {
         applicationPassword: {

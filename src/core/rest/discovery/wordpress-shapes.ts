@@ -1,0 +1,41 @@
+import type { OpenAPIV3 } from 'openapi-types';
+import { integerSchema, listSchema, schemaComponent, stringSchema, uriSchema } from './json-shapes.js';
+
+// The WordPress shapes any resource's answer may use (links, PHP's empty array, a featured image);
+// each resource's own shapes are declared in its room (`rest-doc-shapes.ts`).
+
+/** WordPress' `_links` relation: a list of `{href}` (HAL-like, as `WP_REST_Response::get_links`). */
+export const LINK_LIST: OpenAPIV3.SchemaObject = listSchema({
+  type: 'object',
+  required: ['href'],
+  properties: { href: { type: 'string', format: 'uri' } },
+});
+
+/** PHP's empty array, which WordPress encodes `[]` where a map would otherwise stand. */
+export const WORDPRESS_EMPTY_ARRAY = schemaComponent('WordPressEmptyArray', {
+  type: 'array',
+  description: 'Always empty (`[]`)',
+  maxItems: 0,
+  // Nothing may stand in it.
+  items: { not: {} },
+});
+
+export const TEC_IMAGE = schemaComponent('TecImage', {
+  type: 'object',
+  description: 'A featured image (falsy values left out)',
+  required: ['url', 'id'],
+  properties: {
+    url: uriSchema('The URL of the full-size image'),
+    id: integerSchema('The image ID'),
+    extension: stringSchema('The file extension'),
+    width: integerSchema('The natural width in pixels'),
+    height: integerSchema('The natural height in pixels'),
+    filesize: integerSchema('The file size in bytes'),
+  },
+});
+
+/** What WordPress gives for a missing image: `false`, not null. */
+export const IMAGE_OR_FALSE: OpenAPIV3.SchemaObject = {
+  anyOf: [TEC_IMAGE, { type: 'boolean', enum: [false] }],
+  description: 'The featured image, or `false` when there is none (or it is withheld)',
+};
