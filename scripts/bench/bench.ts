@@ -1,24 +1,24 @@
 // npm run bench -- [--db sqlite|postgres] [--duration 10] [--connections 10] [--events 10000] [--warmup 2] [--mix]
 //   [--series 20] [--profile DIR] [--gzip] [--peer [--peer-rounds 3]] [--rsvp] [--mix-only] [--without a,b,none]
 // Seeds a throwaway database, serves it with the real app twice (response cache on, and
-// CALENDAR_CACHE=off) in child processes running the compiled app (scripts/bench-server.mjs), next
+// CALENDAR_CACHE=off) in child processes running the compiled app (scripts/bench/server.mjs), next
 // to two floors in this process: node:http sending the very bytes of the REST list from memory, and
 // node:http + one prepared list query. Load comes from wrk (one thread; a Lua script sets POST bodies
 // and reports), so no Node load generator competes with the servers for the second core. One run,
 // one table: ratios are only meaningful within it. Two rows read as a signed-in editor, whose answers
 // no cache shares (what a site's own server or an app with accounts pays). `--mix` adds the traffic
-// mix (scripts/bench-mix.ts): thousands of distinct reads by popularity, with and without writes,
+// mix (scripts/bench/mix/): thousands of distinct reads by popularity, with and without writes,
 // beside the rows above. `--series P`
 // seeds P % of the events as members of series (the same total) and adds a list full of one series'
 // occurrences and a single occurrence beside the plain list and single rows. `--profile DIR` writes a CPU
 // profile of the mix's server for each mix row's measured run into DIR (`.cpuprofile`). `--gzip` sends
 // `Accept-Encoding: gzip` with every request, as browsers and mobile HTTP stacks do (the floors still
 // send the plain bytes). `--peer` (PostgreSQL only) adds PostGraphile 5 over the same database
-// (scripts/peer/): two GraphQL requests asked of it and of the uncached server, checked to answer the
+// (scripts/bench/peer/): two GraphQL requests asked of it and of the uncached server, checked to answer the
 // same events, then timed in alternating rounds (ours, peer, ours, peer…), its rows in the same table.
 // The servers run with the Node flags of `npm start` (package.json), and the run ends with where the
 // memory of the mix's server and of the cached server with its cache full is (V8's heap, buffers, what
-// each cache counts against its bound). Every run has an RSVP row (scripts/bench-rsvp.ts): confirmed
+// each cache counts against its bound). Every run has an RSVP row (scripts/bench/rsvp.ts): confirmed
 // reservations per second with every client on one ticket type of one event, checked against the
 // database after the run; on PostgreSQL its clients are spread over both servers (two instances on one
 // database). `--rsvp` runs that row alone. `--mix-only` runs the mix alone; `--without a,b,none` runs the
@@ -33,12 +33,12 @@ import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { type Config, loadConfig } from '../src/core/config/config.js';
-import { type Db, createDb } from '../src/core/db/client.js';
-import { migrateDatabase } from '../src/core/db/migrate.js';
-import { endOfDayWall, startOfDayWall } from '../src/core/rules/dates.js';
-import { defaultCounts } from './sample-data/generate.js';
-import { seedDatabase } from './sample-data/seed.js';
+import { type Config, loadConfig } from '../../src/core/config/config.js';
+import { type Db, createDb } from '../../src/core/db/client.js';
+import { migrateDatabase } from '../../src/core/db/migrate.js';
+import { endOfDayWall, startOfDayWall } from '../../src/core/rules/dates.js';
+import { defaultCounts } from '../sample-data/generate.js';
+import { seedDatabase } from '../sample-data/seed.js';
 import {
   type MixVariant,
   createAdministrator,
@@ -47,8 +47,8 @@ import {
   printMix,
   printVariants,
   runMix,
-} from './bench-mix.js';
-import { CACHE_MECHANISMS } from '../src/core/config/cache-mechanisms.js';
+} from './mix/run.js';
+import { CACHE_MECHANISMS } from '../../src/core/config/cache-mechanisms.js';
 import { type PeerInstall, PeerChild, checkSameAnswers, installPeer, peerRequests } from './peer/peer.js';
 import { askChild } from './child-questions.js';
 import {
@@ -58,10 +58,10 @@ import {
   type RsvpType,
   prepareRsvp,
   runRsvp,
-} from './bench-rsvp.js';
+} from './rsvp.js';
 
 const run = promisify(execFile);
-const SERVER_CHILD = new URL('./bench-server.mjs', import.meta.url).pathname;
+const SERVER_CHILD = new URL('./server.mjs', import.meta.url).pathname;
 const API = '/calendar/events/v1';
 /** The servers serve /metrics (as a deployment that scrapes them does): the mix reads its cache counters. */
 const METRICS_TOKEN = 'bench-metrics-token';
@@ -72,7 +72,7 @@ const METRICS_TOKEN = 'bench-metrics-token';
  * bench measures the memory bounds that ship.
  */
 function startCommand(): { env: Record<string, string>; flags: string[] } {
-  const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  const { scripts } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     scripts: { start: string };
   };
   const words = scripts.start.trim().split(/\s+/);
@@ -322,7 +322,7 @@ class ServerChild {
   rssMb = async () => (await this.ask('rssNow')) / 1024;
   cpuMicros = () => this.ask('cpu');
   cacheBytes = () => this.ask('cacheBytes');
-  /** One figure of the child's memory, in bytes (`MEMORY` in scripts/bench-server.mjs). */
+  /** One figure of the child's memory, in bytes (`MEMORY` in scripts/bench/server.mjs). */
   memory = (figure: MemoryFigure) => this.ask('memory', figure);
   dropped = () => this.ask('dropped');
   gcReset = async () => void (await this.ask('gcReset'));
@@ -435,7 +435,7 @@ async function main(): Promise<void> {
   // Before seeding: a failed install stops the run early.
   const peerInstall = peer ? await installPeer((line) => console.log(line)) : undefined;
   // The servers run the compiled app, as `npm start` does: build it first unless dist/ is current.
-  await run(process.execPath, [new URL('./build-if-stale.mjs', import.meta.url).pathname]);
+  await run(process.execPath, [new URL('../build/build-if-stale.mjs', import.meta.url).pathname]);
   const dir = mkdtempSync(join(tmpdir(), 'calendar-bench-'));
   const script = join(dir, 'bench.lua');
   writeFileSync(script, WRK_SCRIPT);
@@ -890,7 +890,7 @@ interface Load {
   gzip: boolean;
 }
 
-/** The RSVP row (scripts/bench-rsvp.ts) as a row of the table, and the line of its check. */
+/** The RSVP row (scripts/bench/rsvp.ts) as a row of the table, and the line of its check. */
 async function rsvpRow(
   url: string,
   type: RsvpType,

@@ -1,6 +1,6 @@
 // `npm run bench -- --mix`: the service under a calendar's traffic instead of one hot URL (issue #29).
 // Thousands of distinct anonymous reads across REST and GraphQL, picked by Zipf popularity inside wrk
-// (scripts/bench-mix.lua, from a precomputed alias table), while a writer in this process edits events
+// (scripts/bench/mix/mix.lua, from a precomputed alias table), while a writer in this process edits events
 // as an administrator through both APIs at a fixed rate. Each row says what the serving process did:
 // req/s, latency, the response cache's hit ratio (its /metrics counters), SQL statements and CPU per
 // request, and RSS (at each row's end, and the peak so far).
@@ -8,19 +8,19 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createUser } from '../src/users/users.js';
-import type { Config } from '../src/core/config/config.js';
-import { createDb } from '../src/core/db/client.js';
-import { recordChanges } from '../src/sync/change-log.js';
-import { WritePipeline } from '../src/core/db/transactions.js';
-import { CATEGORY_TAXONOMY, TAG_TAXONOMY } from './sample-data/generate.js';
+import { createUser } from '../../../src/users/users.js';
+import type { Config } from '../../../src/core/config/config.js';
+import { createDb } from '../../../src/core/db/client.js';
+import { recordChanges } from '../../../src/sync/change-log.js';
+import { WritePipeline } from '../../../src/core/db/transactions.js';
+import { CATEGORY_TAXONOMY, TAG_TAXONOMY } from '../../sample-data/generate.js';
 
 const run = promisify(execFile);
-const LUA_SCRIPT = new URL('./bench-mix.lua', import.meta.url).pathname;
+const LUA_SCRIPT = new URL('./mix.lua', import.meta.url).pathname;
 const API = '/calendar/events/v1';
 /** Zipf exponent of URL popularity: the k-th most read URL is read 1/k as often as the first. */
 const ZIPF_S = 1;
-/** Answers vary on Accept: wrk sends the same (scripts/bench-mix.lua). */
+/** Answers vary on Accept: wrk sends the same (scripts/bench/mix/mix.lua). */
 const READ_ACCEPT = 'application/json';
 /** The mix's candidate read URLs (paths) over the database at `url`, most popular first. */
 export async function mixReadUrls(url: string): Promise<string[]> {
