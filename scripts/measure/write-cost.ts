@@ -12,7 +12,7 @@ import { buildApp, createResponseCache } from '../../src/app.js';
 import { loadConfig } from '../../src/core/config/config.js';
 import { createLogger } from '../../src/core/ops/logger.js';
 import { throwawaySqlite } from '../sample-data/throwaway.js';
-import { createAdministrator } from '../bench/mix/run.js';
+import { createAdministrator } from '../bench/mix/writer.js';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '10000' }, writes: { type: 'string', default: '300' } },
