@@ -15,7 +15,9 @@ import { createDiscovery } from '../../src/core/rest/discovery/discovery.js';
 import { restOperations } from '../../src/core/rest/operations.js';
 import { restSchema } from '../../src/schema.js';
 
-export const REST_API_TYPES = fileURLToPath(new URL('../../examples/generated/rest-api.d.ts', import.meta.url));
+export const REST_API_TYPES = fileURLToPath(
+  new URL('../../examples/generated/rest-api.d.ts', import.meta.url),
+);
 
 /** `/doc` as the server answers it (under any API root: the types do not name it). */
 export function openApiDocument(apiRoot = 'http://localhost:4000/calendar/events/v1'): OpenAPIV3.Document {
