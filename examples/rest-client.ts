@@ -1,5 +1,5 @@
 // A small typed REST client: openapi-fetch over the types openapi-typescript writes from the OpenAPI
-// document `/doc` serves (`npm run codegen`: scripts/rest-client-types.ts). Paths, parameters and
+// document `/doc` serves (`npm run codegen`: scripts/schema/rest-client-types.ts). Paths, parameters and
 // answers are checked by TypeScript against that document: a list's `total` and `events`, an event's
 // `title` are typed, and the JSON routes answer JSON only (iCalendar is the `.ics` routes').
 //

@@ -37,19 +37,21 @@ function folders(dir: string): Array<[string, number]> {
 /** Every hand-written source file under `dir` (not generated) with its number of lines. */
 function sourceFiles(dir: string): Array<[string, number]> {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .filter((entry) => entry.isFile() && /\.(ts|mjs)$/.test(entry.name))
     .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
     .filter((path) => !path.startsWith('src/generated/'))
     .map((path) => [path, readFileSync(join(ROOT, path), 'utf8').split('\n').length - 1]);
 }
 
-const sizes = new Map(['src', 'rest-map', 'test'].flatMap(folders));
-const lengths = new Map(['src', 'rest-map'].flatMap(sourceFiles));
+const sizes = new Map(['src', 'rest-map', 'test', 'scripts'].flatMap(folders));
+const lengths = new Map(['src', 'rest-map', 'scripts'].flatMap(sourceFiles));
 
 describe('sizes', () => {
   it('finds the folders and sources it checks', () => {
     expect(sizes.get('src/core/rest')).toBeGreaterThan(0);
     expect(lengths.get('src/app.ts')).toBeGreaterThan(0);
+    expect(sizes.get('scripts/bench')).toBeGreaterThan(0);
+    expect(lengths.get('scripts/bench/server.mjs')).toBeGreaterThan(0);
   });
 
   it(`no folder holds more than ${MAX_FILES} files directly`, () => {

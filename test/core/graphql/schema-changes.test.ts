@@ -4,9 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BreakingChangeType, DangerousChangeType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { compareSchemas, formatChanges, reportSchemaChanges } from '../../../scripts/schema-changes.js';
+import {
+  compareSchemas,
+  formatChanges,
+  reportSchemaChanges,
+} from '../../../scripts/schema/schema-changes.js';
 
-// The breaking-change report CI prints (scripts/schema-changes.ts): schema.graphql against an
+// The breaking-change report CI prints (scripts/schema/schema-changes.ts): schema.graphql against an
 // earlier commit's, by graphql-js's findBreakingChanges and findDangerousChanges.
 
 const BEFORE = `

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { REST_API_TYPES, restApiTypes } from '../../../scripts/rest-client-types.js';
+import { REST_API_TYPES, restApiTypes } from '../../../scripts/schema/rest-client-types.js';
 import { RestError, createRestClient } from '../../../examples/rest-client.js';
 import type { components } from '../../../examples/generated/rest-api.js';
 import { API, type Harness, startHarness } from '../../helpers/harness.js';

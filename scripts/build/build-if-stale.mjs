@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { URL } from 'node:url';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = new URL('../..', import.meta.url).pathname;
 const built = join(root, 'dist/src/server.js');
 
 function newest(path) {

@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import supertest from 'supertest';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/core/config/config.js';
-import { createDb } from '../src/core/db/client.js';
-import { migrateDatabase } from '../src/core/db/migrate.js';
-import { createLogger } from '../src/core/ops/logger.js';
-import { defaultCounts } from './sample-data/generate.js';
-import { seedDatabase } from './sample-data/seed.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/core/config/config.js';
+import { createDb } from '../../src/core/db/client.js';
+import { migrateDatabase } from '../../src/core/db/migrate.js';
+import { createLogger } from '../../src/core/ops/logger.js';
+import { defaultCounts } from '../sample-data/generate.js';
+import { seedDatabase } from '../sample-data/seed.js';
 
 const { values } = parseArgs({
   options: {

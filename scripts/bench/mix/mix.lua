@@ -1,4 +1,4 @@
--- wrk's side of `npm run bench -- --mix` (scripts/bench-mix.ts): GET requests over the URLs of the
+-- wrk's side of `npm run bench -- --mix` (scripts/bench/mix/): GET requests over the URLs of the
 -- file named by BENCH_MIX_TABLE, picked by popularity with the alias method (one line per URL:
 -- "probability alias path"). Requests are formatted once, so a pick costs two random numbers.
 local requests = {}

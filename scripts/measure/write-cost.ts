@@ -8,11 +8,11 @@
 // measures the rest.
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { buildApp, createResponseCache } from '../src/app.js';
-import { loadConfig } from '../src/core/config/config.js';
-import { createLogger } from '../src/core/ops/logger.js';
-import { throwawaySqlite } from './sample-data/throwaway.js';
-import { createAdministrator } from './bench-mix.js';
+import { buildApp, createResponseCache } from '../../src/app.js';
+import { loadConfig } from '../../src/core/config/config.js';
+import { createLogger } from '../../src/core/ops/logger.js';
+import { throwawaySqlite } from '../sample-data/throwaway.js';
+import { createAdministrator } from '../bench/mix/writer.js';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '10000' }, writes: { type: 'string', default: '300' } },

@@ -12,13 +12,13 @@ import { Session } from 'node:inspector';
 import { PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { buildApp, createResponseCache } from '../dist/src/app.js';
-import { ShapeCache } from '../dist/src/core/cache/shape-cache.js';
-import { loadConfig } from '../dist/src/core/config/config.js';
-import { mechanismOn, turnOffMechanisms } from '../dist/src/core/config/cache-mechanisms.js';
-import { createDb } from '../dist/src/core/db/client.js';
-import { createLogger } from '../dist/src/core/ops/logger.js';
-import { Metrics } from '../dist/src/core/ops/metrics.js';
+import { buildApp, createResponseCache } from '../../dist/src/app.js';
+import { ShapeCache } from '../../dist/src/core/cache/shape-cache.js';
+import { loadConfig } from '../../dist/src/core/config/config.js';
+import { mechanismOn, turnOffMechanisms } from '../../dist/src/core/config/cache-mechanisms.js';
+import { createDb } from '../../dist/src/core/db/client.js';
+import { createLogger } from '../../dist/src/core/ops/logger.js';
+import { Metrics } from '../../dist/src/core/ops/metrics.js';
 
 const config = loadConfig(process.env);
 // As src/server.ts does: `--without` names a mechanism in CALENDAR_CACHE_WITHOUT, which only this turns off.

@@ -1,7 +1,7 @@
 // The peer of `npm run bench -- --peer`: PostGraphile 5 (Amber preset, many-to-many and filter
 // plugins) over the bench's PostgreSQL database, on a free port of 127.0.0.1, under Node >= 22.
-// scripts/bench.ts copies this file into the peer's install folder (its packages resolve from there,
-// never from the service's node_modules) and forks it with that Node. As scripts/bench-server.mjs, it
+// scripts/bench/bench.ts copies this file into the peer's install folder (its packages resolve from there,
+// never from the service's node_modules) and forks it with that Node. As scripts/bench/server.mjs, it
 // sends its port, then answers the parent's questions over the IPC channel: `sql` (statements since
 // `reset`), `cpu` (user + system CPU, µs), `rss` (peak, KB).
 import { once } from 'node:events';

@@ -13,8 +13,8 @@
 // capacity. It throws otherwise.
 import { Agent, type IncomingMessage, request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { createDb } from '../src/core/db/client.js';
-import { LIMITS } from '../src/tickets/model.js';
+import { createDb } from '../../src/core/db/client.js';
+import { LIMITS } from '../../src/tickets/model.js';
 
 export const RSVP_PATH = '/calendar/tickets/v1/attendees';
 

@@ -1,5 +1,5 @@
 // `npm run bench -- --peer`: PostGraphile 5 over the same PostgreSQL database, asked for the same events
-// as the service. Its packages (pinned in scripts/peer/package-lock.json) and, when this Node is older
+// as the service. Its packages (pinned in scripts/bench/peer/package-lock.json) and, when this Node is older
 // than 22, a Node 22 are installed outside the repository on first use and reused afterwards: the peer
 // is never one of the service's dependencies.
 import { type ChildProcess, execFile, fork } from 'node:child_process';
@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
-import { CATEGORY, TAG } from '../../src/terms/terms.js';
+import { CATEGORY, TAG } from '../../../src/terms/terms.js';
 import { askChild } from '../child-questions.js';
 
 const run = promisify(execFile);
@@ -94,7 +94,7 @@ export async function installPeer(log: (line: string) => void): Promise<PeerInst
   return { node, dir, versions: { ...dependencies, node: stdout.trim() } };
 }
 
-/** The peer's server in a child process (scripts/peer/server.mjs): its CPU, memory and statements. */
+/** The peer's server in a child process (scripts/bench/peer/server.mjs): its CPU, memory and statements. */
 export class PeerChild {
   private readonly questions = { asked: 0 };
 

@@ -1,4 +1,4 @@
-// npx tsx scripts/webhook-latency.ts [--writes 200] [--gap-ms 20]   (DATABASE_URL: PostgreSQL, else a temporary SQLite file)
+// npx tsx scripts/measure/webhook-latency.ts [--writes 200] [--gap-ms 20]   (DATABASE_URL: PostgreSQL, else a temporary SQLite file)
 // Webhook delivery latency: the service (listening on a real port) with its dispatcher, a local receiver
 // registered for venue.created, and `--writes` venue creations one after the other over HTTP. For each
 // write, the time from its response to the receipt of its signed delivery (verified with the
@@ -11,15 +11,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { buildApp } from '../src/app.js';
-import { createUser } from '../src/users/users.js';
-import { databaseProviderOf, loadConfig } from '../src/core/config/config.js';
-import { createDb } from '../src/core/db/client.js';
-import { migrateDatabase } from '../src/core/db/migrate.js';
-import { createLogger } from '../src/core/ops/logger.js';
-import { WebhookDispatcher } from '../src/sync/webhook-dispatcher.js';
-import { addWebhookEndpoint } from '../src/sync/webhooks.js';
-import { WritePipeline } from '../src/core/db/transactions.js';
+import { buildApp } from '../../src/app.js';
+import { createUser } from '../../src/users/users.js';
+import { databaseProviderOf, loadConfig } from '../../src/core/config/config.js';
+import { createDb } from '../../src/core/db/client.js';
+import { migrateDatabase } from '../../src/core/db/migrate.js';
+import { createLogger } from '../../src/core/ops/logger.js';
+import { WebhookDispatcher } from '../../src/sync/webhook-dispatcher.js';
+import { addWebhookEndpoint } from '../../src/sync/webhooks.js';
+import { WritePipeline } from '../../src/core/db/transactions.js';
 
 const { values } = parseArgs({
   options: { writes: { type: 'string', default: '200' }, 'gap-ms': { type: 'string', default: '20' } },

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
-import { createDb } from '../src/core/db/client.js';
-import { migrateDatabase } from '../src/core/db/migrate.js';
-import { defaultCounts } from './sample-data/generate.js';
-import { seedDatabase } from './sample-data/seed.js';
+import { createDb } from '../../src/core/db/client.js';
+import { migrateDatabase } from '../../src/core/db/migrate.js';
+import { defaultCounts } from '../sample-data/generate.js';
+import { seedDatabase } from '../sample-data/seed.js';
 
 const run = promisify(execFile);
 const ROUND_SECONDS = 15;

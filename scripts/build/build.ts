@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { buildCalendarBundle } from '../src/core/http/embed.js';
+import { buildCalendarBundle } from '../../src/core/http/embed.js';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = new URL('../..', import.meta.url).pathname;
 const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

@@ -1,15 +1,15 @@
 // npm run seed -- --events 10000 [--venues N --organizers N --seed 42 --now 2026-11-22 --reset | --if-empty]
-// Fills DATABASE_URL (default: the server's SQLite file) with sample data; see scripts/sample-data/.
+// Fills DATABASE_URL (default: the server's SQLite file) with sample data: generate.ts and seed.ts beside it make the rows.
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { announceInvalidation } from '../src/core/cache/invalidation-channel.js';
-import { databaseProviderOf } from '../src/core/config/config.js';
-import { createLogger } from '../src/core/ops/logger.js';
-import { type Db, createDb } from '../src/core/db/client.js';
-import { migrateDatabase } from '../src/core/db/migrate.js';
-import { calendarNamespace } from '../src/core/db/calendar-identity.js';
-import { defaultCounts } from './sample-data/generate.js';
-import { seedDatabase } from './sample-data/seed.js';
+import { announceInvalidation } from '../../src/core/cache/invalidation-channel.js';
+import { databaseProviderOf } from '../../src/core/config/config.js';
+import { createLogger } from '../../src/core/ops/logger.js';
+import { type Db, createDb } from '../../src/core/db/client.js';
+import { migrateDatabase } from '../../src/core/db/migrate.js';
+import { calendarNamespace } from '../../src/core/db/calendar-identity.js';
+import { defaultCounts } from './generate.js';
+import { seedDatabase } from './seed.js';
 
 function usage(message: string): never {
   console.error(message);

@@ -6,7 +6,7 @@
 // followed by a read of every path, and as many rounds of "everything changed" (rows go too). Reported:
 // CPU of this process (the client's share included, the same in both rows) and wall time per read.
 // Compare the two rows of one run.
-import { EVERYTHING, type WriteEffect } from '../src/core/cache/dependencies.js';
+import { EVERYTHING, type WriteEffect } from '../../src/core/cache/dependencies.js';
 import { LIST_PAGES, startCacheRig } from './cache-rounds.js';
 
 const { cache, read, measure, close } = await startCacheRig('miss', 10);

@@ -4,12 +4,12 @@
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { buildApp, createResponseCache } from '../src/app.js';
-import type { ResponseCache } from '../src/core/cache/response-cache.js';
-import { loadConfig } from '../src/core/config/config.js';
-import type { Db } from '../src/core/db/client.js';
-import { createLogger } from '../src/core/ops/logger.js';
-import { throwawaySqlite } from './sample-data/throwaway.js';
+import { buildApp, createResponseCache } from '../../src/app.js';
+import type { ResponseCache } from '../../src/core/cache/response-cache.js';
+import { loadConfig } from '../../src/core/config/config.js';
+import type { Db } from '../../src/core/db/client.js';
+import { createLogger } from '../../src/core/ops/logger.js';
+import { throwawaySqlite } from '../sample-data/throwaway.js';
 
 const EVENTS_PATH = '/calendar/events/v1/events';
 
