@@ -1,14 +1,4 @@
-import {
-  CATEGORY_FIELDS,
-  EVENT_FIELDS,
-  EVENT_PASSWORD,
-  ORGANIZER_FIELDS,
-  POST_PASSWORD,
-  TAG_FIELDS,
-  VENUE_FIELDS,
-  optional,
-} from './fields.js';
-import type { RestField, RestRoute } from '../src/core/rest/route-table.js';
+import type { RestRoute } from '../src/core/rest/route-table.js';
 
 const ARCHIVE_HEADERS = { 'X-TEC-Total': 'total', 'X-TEC-TotalPages': 'total_pages' };
 const ARCHIVE_LINKS = ['next_rest_url', 'previous_rest_url'];
@@ -91,7 +81,6 @@ export const restRoutes: RestRoute[] = [
     omitWhenNull: SINGLE_EVENT_NULLS,
     status: 201,
     bodyArgument: 'input',
-    bodyFields: { ...EVENT_FIELDS, ...EVENT_PASSWORD },
     locationFrom: 'rest_url',
     description: 'Creates an event (contributors: as a draft or pending)',
   },
@@ -101,7 +90,7 @@ export const restRoutes: RestRoute[] = [
     operation: 'Mutation.tecUpdateEvent',
     omitWhenNull: SINGLE_EVENT_NULLS,
     bodyArgument: 'input',
-    bodyFields: { ...optional(EVENT_FIELDS), ...EVENT_PASSWORD },
+    bodyOptional: true,
     description: 'Updates an event; only the fields sent change',
   },
   {
@@ -117,7 +106,8 @@ export const restRoutes: RestRoute[] = [
     operation: 'Mutation.tecUpdateEventBySlug',
     omitWhenNull: SINGLE_EVENT_NULLS,
     bodyArgument: 'input',
-    bodyFields: optional(EVENT_FIELDS),
+    bodyOptional: true,
+    bodyOmits: ['password'],
     description: 'Updates an event by its slug (`slug` renames it); only the fields sent change',
   },
   {
@@ -129,11 +119,11 @@ export const restRoutes: RestRoute[] = [
   },
   // Venues and organizers (docs/reference.md §S4.3–S4.4): by id or slug; DELETE trashes unless `force=true`
   // (D4).
-  ...linkedPostRoutes('venues', 'Venue', 'venue', VENUE_FIELDS),
-  ...linkedPostRoutes('organizers', 'Organizer', 'organizer', ORGANIZER_FIELDS),
+  ...linkedPostRoutes('venues', 'Venue', 'venue'),
+  ...linkedPostRoutes('organizers', 'Organizer', 'organizer'),
   // Categories and tags (docs/reference.md §S4.5–S4.6): by numeric term id only; DELETE is permanent.
-  ...termRoutes('categories', 'Category', 'Categories', CATEGORY_FIELDS),
-  ...termRoutes('tags', 'Tag', 'Tags', TAG_FIELDS),
+  ...termRoutes('categories', 'Category', 'Categories'),
+  ...termRoutes('tags', 'Tag', 'Tags'),
   // Incremental sync: what changed since a token (410 `sync_token_expired` past the retention window).
   {
     methods: ['GET'],
@@ -144,7 +134,7 @@ export const restRoutes: RestRoute[] = [
   },
 ];
 
-function termRoutes(path: string, one: string, many: string, fields: Record<string, RestField>): RestRoute[] {
+function termRoutes(path: string, one: string, many: string): RestRoute[] {
   const kind = one.toLowerCase();
   return [
     {
@@ -164,7 +154,6 @@ function termRoutes(path: string, one: string, many: string, fields: Record<stri
       operation: `Mutation.tecCreate${one}`,
       status: 201,
       bodyArgument: 'input',
-      bodyFields: fields,
       locationFrom: 'urls.self',
       description: `Creates an event ${kind} (editors and administrators)`,
     },
@@ -180,7 +169,7 @@ function termRoutes(path: string, one: string, many: string, fields: Record<stri
       path: `/${path}/:id`,
       operation: `Mutation.tecUpdate${one}`,
       bodyArgument: 'input',
-      bodyFields: optional(fields),
+      bodyOptional: true,
       description: `Updates an event ${kind} (editors and administrators)`,
     },
     {
@@ -192,12 +181,7 @@ function termRoutes(path: string, one: string, many: string, fields: Record<stri
   ];
 }
 
-function linkedPostRoutes(
-  path: string,
-  one: string,
-  kind: 'venue' | 'organizer',
-  fields: Record<string, RestField>,
-): RestRoute[] {
+function linkedPostRoutes(path: string, one: string, kind: 'venue' | 'organizer'): RestRoute[] {
   const many = `${one}s`;
   const removal = `Moves the ${kind} to the trash and returns it (unlinked from its events); force=true deletes it for good (editors)`;
   return [
@@ -216,7 +200,8 @@ function linkedPostRoutes(
       operation: `Mutation.tecCreate${one}`,
       status: 201,
       bodyArgument: 'input',
-      bodyFields: fields,
+      // A post's own password is taken by the by-id update only.
+      bodyOmits: ['password'],
       description: `Creates a ${kind}, or returns the existing one with the same name (and description, when given)`,
     },
     {
@@ -231,7 +216,7 @@ function linkedPostRoutes(
       path: `/${path}/:id`,
       operation: `Mutation.tecUpdate${one}`,
       bodyArgument: 'input',
-      bodyFields: { ...optional(fields), ...POST_PASSWORD },
+      bodyOptional: true,
       description: `Updates a ${kind}; empty strings clear fields`,
     },
     {
@@ -252,7 +237,8 @@ function linkedPostRoutes(
       path: `/${path}/by-slug/:slug`,
       operation: `Mutation.tecUpdate${one}BySlug`,
       bodyArgument: 'input',
-      bodyFields: optional(fields),
+      bodyOptional: true,
+      bodyOmits: ['password'],
       description: `Updates a ${kind} by its slug; empty strings clear fields`,
     },
     {

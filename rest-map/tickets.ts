@@ -1,6 +1,4 @@
 import type { RestRoute } from '../src/core/rest/route-table.js';
-import { bodyDoc } from '../src/core/rest/body-fields.js';
-import { CHECK_IN_BODY, RSVP_BODY, RSVP_CHANGE_BODY } from '../src/tickets/rest/bodies.js';
 
 // The tickets route table (`/calendar/tickets/v1`), Event Tickets' REST API v1 paths where it has them.
 // No route declares `dependsOn`: their anonymous answers are dropped by any committed write, which a
@@ -49,7 +47,6 @@ export const ticketRoutes: RestRoute[] = [
     operation: 'Mutation.tecRsvp',
     status: 201,
     bodyArgument: 'input',
-    bodyFields: bodyDoc(RSVP_BODY),
     locationFrom: 'rest_url',
     description:
       'Reserves places (an RSVP); the answer holds the token that changes or cancels it, shown once',
@@ -73,7 +70,6 @@ export const ticketRoutes: RestRoute[] = [
     path: '/qr',
     operation: 'Mutation.tecCheckIn',
     bodyArgument: 'input',
-    bodyFields: bodyDoc(CHECK_IN_BODY),
     description: 'Checks an attendee in by the security code of their ticket (editors and administrators)',
   },
   {
@@ -89,7 +85,6 @@ export const ticketRoutes: RestRoute[] = [
     operation: 'Mutation.tecUpdateRsvp',
     headerArguments: TOKEN_HEADER,
     bodyArgument: 'input',
-    bodyFields: bodyDoc(RSVP_CHANGE_BODY),
     description: 'Changes your reservation by its token: its name, its places, or whether you come',
   },
   {

@@ -33,8 +33,8 @@ import type { NestedParamNames, ParamNames } from '../core/rest/param-names.js';
 // The flat TEC event body (docs/reference.md §S2.1) read into the domain's `EventInput`. Each body
 // field is declared once below: the domain field it fills, how its WordPress forms are read (numbers
 // as text, boolean words, comma lists, names or ids) and its documentation. The body's input type
-// (`TecEventBody`), the namespace index and `/doc` come from the same table (`EVENT_BODY`,
-// `EVENT_FIELDS`), and errors are renamed back through it (`EVENT_PARAMS`).
+// (`TecEventBody`) comes from the same table (`EVENT_BODY`), the namespace index and `/doc` from that type,
+// and errors are renamed back through it (`EVENT_PARAMS`).
 
 const PATTERN_UNREADABLE =
   'Invalid parameter: an object of frequency, interval, by_day, by_month_day, by_month, by_set_pos, week_start, count, until, rdates and exdates.';
@@ -437,14 +437,6 @@ export const EVENT_BODY: BodyTable<EventInput, EventBodyField> = placed<EventBod
   HAND_BODY,
   declaredEntries('body', declaredBodyField),
 );
-
-const docs = (names: string[]): Record<string, RestField> =>
-  Object.fromEntries(names.map((name) => [name, EVENT_BODY[name]!.doc]));
-
-/** The body fields of the event routes, as the namespace index and `/doc` describe them. */
-export const EVENT_FIELDS = docs(Object.keys(EVENT_BODY).filter((name) => name !== 'password'));
-/** Accepted on the by-id event routes only. */
-export const EVENT_PASSWORD = docs(['password']);
 
 /** Domain field → REST parameter, for the errors of the event routes. */
 export const EVENT_PARAMS: ParamNames = paramNames(EVENT_BODY);

@@ -1,3 +1,4 @@
+import type { GraphQLInputField } from 'graphql';
 import { z } from 'zod';
 import type { RestField } from './route-table.js';
 import type { ParamNames } from './param-names.js';
@@ -119,9 +120,12 @@ export function readBody<Domain>(
   return { input: input as Domain, unreadable };
 }
 
-/** The documentation of the body (`required` as declared: create routes). */
-export function bodyDoc<Domain>(table: BodyTable<Domain>): Record<string, RestField> {
-  return Object.fromEntries(Object.entries(table).map(([param, field]) => [param, field.doc]));
+/** The extensions of a body field's input field: its documentation, read back by the discovery. */
+export const documentedAs = (doc: RestField): { rest: RestField } => ({ rest: doc });
+
+/** A body type's field as the namespace index and `/doc` describe it (`required` as declared: creates). */
+export function documentationOf(field: GraphQLInputField): RestField | undefined {
+  return (field.extensions as { rest?: RestField }).rest;
 }
 
 /** Domain field → REST parameter, for renaming the services' errors (`../param-names.ts`). */

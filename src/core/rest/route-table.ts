@@ -50,8 +50,13 @@ export interface RestRoute {
   headerArguments?: Record<string, string>;
   /** The argument that receives the flat request body (mutations), e.g. `input`. */
   bodyArgument?: string;
-  /** The fields of the flat body `bodyArgument` receives, for the namespace index and `/doc`. */
-  bodyFields?: Record<string, RestField>;
+  /**
+   * An update: every field of the body is optional, whatever the body type's documentation requires
+   * (the namespace index and `/doc` describe the body from its input type, `core/rest/body-fields.ts`).
+   */
+  bodyOptional?: true;
+  /** Fields of the body type this route does not take (its service ignores or refuses them): undocumented. */
+  bodyOmits?: string[];
   /** Query parameters an empty value makes invalid (400), as the reference's `is_string` validators. */
   nonEmpty?: string[];
   /** Header `Location` is set to this key of the result (a dotted path reaches nested keys: `urls.self`). */

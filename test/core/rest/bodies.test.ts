@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { restRoutes } from '../../../rest-map/routes.js';
 import type { RestField } from '../../../src/core/rest/route-table.js';
+import { documentedBody } from '../../../src/core/rest/discovery/paths.js';
+import { restSchema } from '../../../src/schema.js';
 import { type BodyTable, parseBody, readBody } from '../../../src/core/rest/body-fields.js';
 import { ORGANIZER_BODY, POST_PASSWORD_BODY, VENUE_BODY } from '../../../src/places/rest-body.js';
 import { CATEGORY_BODY, TAG_BODY } from '../../../src/terms/rest-body.js';
+import { EVENT_BODY } from '../../../src/events/rest-body.js';
 
 // Every body field the REST API documents (namespace index, `/doc`) is one the route reads into its
 // domain input: documentation and validation come from one table per resource.
@@ -32,13 +35,28 @@ const BODIES: Array<[string, BodyTable<object>]> = [
 describe('REST body tables', () => {
   it.each(BODIES)('%s documents exactly the fields it reads', (operation, table) => {
     const route = restRoutes.find((candidate) => candidate.operation === operation);
-    expect(route?.bodyFields).toBeDefined();
-    expect(Object.keys(route!.bodyFields!)).toEqual(Object.keys(table));
+    expect(route?.bodyArgument).toBeDefined();
+    expect(Object.keys(documentedBody(restSchema, route!))).toEqual(Object.keys(table));
+  });
+
+  it('documents the event body on every event write, its password on the by-id routes only', () => {
+    const documented = (operation: string) =>
+      Object.keys(
+        documentedBody(
+          restSchema,
+          restRoutes.find((route) => route.operation === operation)!,
+        ),
+      );
+    const fields = Object.keys(EVENT_BODY);
+    expect(fields).toContain('password');
+    expect(documented('Mutation.tecCreateEvent')).toEqual(fields);
+    expect(documented('Mutation.tecUpdateEvent')).toEqual(fields);
+    expect(documented('Mutation.tecUpdateEventBySlug')).toEqual(fields.filter((name) => name !== 'password'));
   });
 
   it.each(BODIES)('%s reads every documented field into its domain field', (operation, table) => {
     const route = restRoutes.find((candidate) => candidate.operation === operation)!;
-    for (const [param, field] of Object.entries(route.bodyFields!)) {
+    for (const [param, field] of Object.entries(documentedBody(restSchema, route))) {
       const { input, unreadable } = readBody(table, parseBody(table, { [param]: sample(field) }));
       expect(unreadable, `${operation} ${param}`).toEqual([]);
       expect(Object.keys(input), `${operation} ${param}`).toEqual([table[param]!.to]);

@@ -7,6 +7,7 @@ import {
   type BodyTable,
   type BodyValue,
   type ParsedBody,
+  documentedAs,
   parseBodyValue,
 } from '../../rest/body-fields.js';
 
@@ -61,7 +62,11 @@ export function restBodyType<Domain, Field extends BodyField<Domain>>(
       Object.fromEntries(
         Object.entries(table).map(([param, field]) => [
           param,
-          t.field({ type: scalarOf(field.read), description: field.doc.description }),
+          t.field({
+            type: scalarOf(field.read),
+            description: field.doc.description,
+            extensions: documentedAs(field.doc),
+          }),
         ]),
       ),
   });

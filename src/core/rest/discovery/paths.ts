@@ -12,6 +12,7 @@ import {
 import type { OpenAPIV3 } from 'openapi-types';
 import type { HttpMethod, RestField, RestFieldType, RestRoute } from '../route-table.js';
 import { API_PREFIX } from '../../rules/urls.js';
+import { documentationOf } from '../body-fields.js';
 import { SERVICE } from '../../ops/version.js';
 
 // How the REST API describes itself, generated from the rest-map and the rest GraphQL schema (never a
@@ -265,11 +266,8 @@ export function documentedPaths(
         };
       })
       .sort((a, b) => Number(b.in === 'path') - Number(a.in === 'path'));
-    const accepted = bodyParameters(field, route);
-    for (const [name, bodyField] of Object.entries(route.bodyFields ?? {})) {
+    for (const [name, bodyField] of Object.entries(documentedBody(schema, route))) {
       if (documented.some((arg) => arg.name === name)) continue;
-      if (accepted && !accepted.has(name))
-        throw new Error(`rest-map: ${route.operation} documents ${name}, which its body type drops`);
       const { required = false, ...keywords } = bodyField;
       const entry: IndexArg = { ...keywords, required };
       documented.push({ name, in: 'body', arg: entry, schema: schemaOfArg(entry) });
@@ -282,11 +280,30 @@ export function documentedPaths(
   return paths;
 }
 
-/** The parameters the route's body type declares (the edge drops the others); none without one. */
-function bodyParameters(field: GraphQLField<unknown, unknown>, route: RestRoute): Set<string> | undefined {
+/**
+ * The flat body a route takes, as its input type documents it (`documentationOf`), but for the fields
+ * the route omits; an update requires none. Empty for a route without a body or with an untyped one.
+ */
+export function documentedBody(schema: GraphQLSchema, route: RestRoute): Record<string, RestField> {
+  if (!route.bodyArgument) return {};
+  const field = fieldOf(schema, route.operation);
   const body = field.args.find((arg) => arg.name === route.bodyArgument);
   const type = body && getNullableType(body.type);
-  return type && isInputObjectType(type) ? new Set(Object.keys(type.getFields())) : undefined;
+  if (!type) throw new Error(`rest-map: ${route.operation} has no argument ${route.bodyArgument}`);
+  // A body of a scalar (JSON) has no fields to document (the rest schema types every body).
+  if (!isInputObjectType(type)) return {};
+  const fields = type.getFields();
+  const unknown = (route.bodyOmits ?? []).filter((name) => !(name in fields));
+  if (unknown.length)
+    throw new Error(`rest-map: ${route.operation} omits ${unknown}, which its body type lacks`);
+  const documented: Record<string, RestField> = {};
+  for (const input of Object.values(fields)) {
+    if (route.bodyOmits?.includes(input.name)) continue;
+    const doc = documentationOf(input);
+    if (!doc) throw new Error(`rest-map: ${route.operation}'s body field ${input.name} is undocumented`);
+    documented[input.name] = route.bodyOptional ? { ...doc, required: false } : doc;
+  }
+  return documented;
 }
 
 /** SOFA's schema of an argument, with its GraphQL default (a reference takes no siblings in OpenAPI 3.0). */

@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import {
   GraphQLBoolean,
   GraphQLEnumType,
+  GraphQLInputObjectType,
   GraphQLInt,
   GraphQLList,
   GraphQLNonNull,
@@ -19,6 +20,7 @@ import type { Context } from '../../../../src/core/context/context.js';
 import { siteUrls } from '../../../../src/core/rules/urls.js';
 import { createLogger } from '../../../../src/core/ops/logger.js';
 import { createRestRouter } from '../../../../src/core/rest/router.js';
+import { documentedAs } from '../../../../src/core/rest/body-fields.js';
 import { API } from '../../../helpers/harness.js';
 
 // The index and /doc are generated, not written: a throw-away schema and route table come out
@@ -48,6 +50,37 @@ const ThingText = new GraphQLObjectType({
 });
 const Order = new GraphQLEnumType({ name: 'ThingOrder', values: { asc: {}, desc: {} } });
 const thing = { id: 1, label: null, rest_url: 'http://x/things/1' };
+// A flat body: each field carries the documentation the index and /doc print.
+const ThingBody = new GraphQLInputObjectType({
+  name: 'ThingBody',
+  fields: {
+    label: {
+      type: JSONResolver,
+      extensions: documentedAs({ type: 'string', description: 'The label', required: true }),
+    },
+    flags: {
+      type: JSONResolver,
+      extensions: documentedAs({
+        type: 'array',
+        items: { type: 'integer' },
+        description: 'Flags',
+        default: null,
+      }),
+    },
+    owner: {
+      type: JSONResolver,
+      extensions: documentedAs({ type: ['integer', 'object'], description: 'An owner ID or owner fields' }),
+    },
+    parent: {
+      type: JSONResolver,
+      extensions: documentedAs({
+        type: ['integer', 'string'],
+        description: 'A parent ID or slug',
+        default: null,
+      }),
+    },
+  },
+});
 
 const schema = new GraphQLSchema({
   query: new GraphQLObjectType({
@@ -81,7 +114,7 @@ const schema = new GraphQLSchema({
     fields: {
       createThing: {
         type: new GraphQLNonNull(Thing),
-        args: { input: { type: JSONResolver } },
+        args: { input: { type: ThingBody } },
         resolve: () => thing,
       },
       updateThing: {
@@ -89,7 +122,7 @@ const schema = new GraphQLSchema({
         args: {
           id: { type: new GraphQLNonNull(GraphQLInt) },
           password: { type: GraphQLString, description: 'The thing password' },
-          input: { type: JSONResolver },
+          input: { type: ThingBody },
         },
         resolve: () => thing,
       },
@@ -112,12 +145,6 @@ const routes: RestRoute[] = [
     status: 201,
     bodyArgument: 'input',
     locationFrom: 'rest_url',
-    bodyFields: {
-      label: { type: 'string', description: 'The label', required: true },
-      flags: { type: 'array', items: { type: 'integer' }, description: 'Flags', default: null },
-      owner: { type: ['integer', 'object'], description: 'An owner ID or owner fields' },
-      parent: { type: ['integer', 'string'], description: 'A parent ID or slug', default: null },
-    },
     description: 'Create a thing',
   },
   {
@@ -134,7 +161,8 @@ const routes: RestRoute[] = [
     path: '/things/:id',
     operation: 'Mutation.updateThing',
     bodyArgument: 'input',
-    bodyFields: { label: { type: 'string', description: 'The label' } },
+    bodyOptional: true,
+    bodyOmits: ['flags', 'owner', 'parent'],
     description: 'Update a thing',
   },
 ];

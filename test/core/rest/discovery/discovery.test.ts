@@ -5,6 +5,8 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../../../../rest-map/routes.js';
 import { routeRegex } from '../../../../src/core/rest/discovery/discovery.js';
+import { documentedBody } from '../../../../src/core/rest/discovery/paths.js';
+import { restSchema } from '../../../../src/schema.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../../../helpers/fixtures.js';
 import { createUser } from '../../../helpers/users.js';
 import { API, API_ROOT, type Harness, SITE_URL, startHarness } from '../../../helpers/harness.js';
@@ -321,7 +323,7 @@ describe('GET /calendar/events/v1/doc (OpenAPI)', () => {
       );
       for (const route of creates) {
         const body = Object.fromEntries(
-          Object.entries(route.bodyFields ?? {})
+          Object.entries(documentedBody(restSchema, route))
             .filter(([, field]) => field.required)
             .map(([name]) => [name, samples[name] ?? `Doc check ${name}`]),
         );
