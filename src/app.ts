@@ -123,7 +123,6 @@ export function buildApp({
     config,
     writes,
     changes,
-    keep: cache.keep.bind(cache),
     // Rows kept by id and version, where the cache keeps them (otherwise a read is one statement less).
     ...(cache.keepsRecords && { keepRecords: cache.keepRecords.bind(cache) }),
     ...(shapes && { shapes }),

@@ -49,13 +49,12 @@ export const LIST_FACTS: readonly EventFact[] = ['span', 'order', 'status', 'hid
 export type StartKey = readonly [localStart: string, id: number];
 
 /**
- * How much of a list's order an answer shows: `members` — none, only who is in it (a total); a `page`
- * of the default order (local start, then id) — the keys of its first and last rows, so that an event
+ * How much of a list's order an answer shows: a `page` of the default order (local start, then id) — the keys of its first and last rows, so that an event
  * moving on the calendar wholly before or wholly after the page leaves it as it was; `full`: it holds
  * as many rows as a page can, so an event joining or leaving after its last row changes the list's
  * total but none of its rows (on a page that is not full it would join it). Absent: all of it.
  */
-export type ListExtent = 'members' | { first: StartKey; last: StartKey; full?: boolean };
+export type ListExtent = { first: StartKey; last: StartKey; full?: boolean };
 
 /**
  * An event list: the wall-clock bounds it applies to its events' local start and end (`null`:
@@ -350,9 +349,7 @@ function moveMeets(move: EventMove, window: EventWindow): ListMeeting {
   const read = facts.filter(
     (fact) =>
       window.facts.includes(fact) &&
-      // A total does not read the order (publication dates order the lists of `include`)...
-      !(fact === 'order' && window.extent === 'members') &&
-      // ...and texts its search judges alike before and after change neither who is in nor the order.
+      // Texts its search judges alike before and after change neither who is in nor the order.
       !(fact === 'text' && window.search && textsJudgedAlike(window.search, before, after)),
   );
   if (!read.length || !admitted()) return false;
@@ -362,7 +359,7 @@ function moveMeets(move: EventMove, window: EventWindow): ListMeeting {
   // before: it joins or leaves when the dates decide differently, else it moves within the list.
   const wasIn = withinDates(window, before);
   if (wasIn !== withinDates(window, after)) return rowsOrTotal(move, window);
-  if (!wasIn || window.extent === 'members') return false;
+  if (!wasIn) return false;
   if (move.id === undefined) return 'rows';
   const from: StartKey = [before.localStart, move.id];
   const to: StartKey = [after.localStart, move.id];
@@ -398,14 +395,6 @@ function textsJudgedAlike(terms: readonly SearchTerm[], before: EventSpan, after
 function compareKeys(a: StartKey, b: StartKey): number {
   if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
   return a[1] - b[1];
-}
-
-/** The same dependencies for a number that reads only who is in each list (a total). */
-export function membersOnly(dependencies: Dependencies): Dependencies {
-  return {
-    ...dependencies,
-    windows: dependencies.windows.map((window) => ({ ...window, extent: 'members' as const })),
-  };
 }
 
 /** The effect without the events' texts: what is sent to other instances, or remembered a while. */

@@ -21,7 +21,6 @@ import {
   type CacheEvent,
   type CountRewrite,
   type Entry,
-  KEPT_SHARE,
   RECORD_SHARE,
   type RowRewrite,
   SLOT_BYTES,
@@ -31,7 +30,7 @@ import {
   isStale,
 } from './engine/entries.js';
 import { aliasHeaders, conditional, entryHeaders, followHeaders, sendRepresentation } from './engine/http.js';
-import { KeptValues } from './engine/kept.js';
+import { KeptRecords } from './engine/kept.js';
 import { WriteMarks } from './engine/write-marks.js';
 
 export type { ReadTermCounts } from './engine/answers.js';
@@ -53,7 +52,7 @@ export type {
 // exactly the entries it meets (`invalidate`, one path for both APIs, called by the write pipeline's
 // afterCommit hook and by the invalidation bus with the effects of other instances' writes). By job
 // (`core/cache/engine/`): what it keeps and what that costs (`entries.ts`), the stored answers, their
-// refreshes and recoding (`answers.ts`), the kept numbers and records (`kept.ts`), where the writes
+// refreshes and recoding (`answers.ts`), the kept records (`kept.ts`), where the writes
 // stand (`write-marks.ts`), the headers it keeps and sends (`http.ts`).
 
 /** What an answer's storing and validators depend on, returned with it by the work that made it. */
@@ -119,17 +118,16 @@ export class ResponseCache {
   /** Where the writes stand (an answer computed across one that meets it is not stored), suspension. */
   private readonly writes = new WriteMarks();
   private readonly listeners: Array<(effect: WriteEffect) => void> = [];
-  /** The kept numbers (a list's total) and records, under the same invalidation (`keep`, `keepRecords`). */
-  private readonly kept: KeptValues;
+  /** The kept records, under the same invalidation (`keepRecords`). */
+  private readonly kept: KeptRecords;
   /** Answers being computed, by key: concurrent misses of one key wait for the first (single flight). */
   private readonly computing = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: ResponseCacheOptions) {
     const aliasBytes = Math.max(1, Math.floor(options.maxBytes * ALIAS_SHARE));
-    const keptBytes = Math.max(1, Math.floor(options.maxBytes * KEPT_SHARE));
     const recordBytes = options.recordMaxBytes ?? Math.floor(options.maxBytes * RECORD_SHARE);
-    // The bound less the aliases' and kept numbers' shares: the answers and their plain copies.
-    const answerBytes = Math.max(1, options.maxBytes - aliasBytes - keptBytes);
+    // The bound less the aliases' share: the answers and their plain copies.
+    const answerBytes = Math.max(1, options.maxBytes - aliasBytes);
     this.answers = new Answers(options, answerBytes, this.writes, this.computing, () => this.today());
     this.entries = this.answers.entries;
     this.aliases = options.enabled
@@ -138,7 +136,7 @@ export class ResponseCache {
           sizeCalculation: (alias, key) => SLOT_BYTES + stringBytes(key) + heldBytes(alias),
         })
       : null;
-    this.kept = new KeptValues(this.writes, options.enabled ? keptBytes : null, recordBytes, options);
+    this.kept = new KeptRecords(this.writes, options.enabled, recordBytes, options);
     this.now = options.now ?? Date.now;
   }
 
@@ -155,9 +153,9 @@ export class ResponseCache {
     return this.entries?.size ?? 0;
   }
 
-  /** Bytes held (entries, aliases and kept numbers), as counted against the bound. */
+  /** Bytes held (entries and aliases), as counted against the bound. */
   get bytes(): number {
-    return this.answers.bytes + (this.aliases?.calculatedSize ?? 0) + this.kept.keptBytes;
+    return this.answers.bytes + (this.aliases?.calculatedSize ?? 0);
   }
 
   /**
@@ -199,16 +197,6 @@ export class ResponseCache {
     this.writes.emptied();
     this.clear();
     this.writes.suspended = false;
-  }
-
-  /**
-   * A number answers are made of (a list's total), worked out once and kept until a write meets its
-   * dependencies, for the answers the cache does not hold (another page or page size, a viewer's own
-   * list). Worked out every time while the cache is off or suspended; one worked out across a write
-   * that meets it is not kept.
-   */
-  keep(key: string, dependencies: Dependencies, compute: () => Promise<number>): Promise<number> {
-    return this.kept.keep(key, dependencies, compute);
   }
 
   /**

@@ -1,6 +1,6 @@
 // The response cache's mechanisms that can be turned off one at a time (`CALENDAR_CACHE_WITHOUT`), to
 // measure what each pays for its code (`npm run bench -- --mix --without …`, issue #51). Each falls back
-// to what is always exact: a refresh in place becomes a drop, a verdict "it may meet", a kept number or
+// to what is always exact: a refresh in place becomes a drop, a verdict "it may meet", a kept
 // record a read, a plain copy an inflate. Set once per process at start-up (`src/server.ts`), never by
 // a request: tests that need one off set it and set it back.
 
@@ -11,8 +11,6 @@ export const CACHE_MECHANISMS = [
   'total-refresh',
   /** A REST list whose rows changed but not its members is given those rows again in place. */
   'row-refresh',
-  /** A list's total is counted once per filter and kept under the invalidation (`ResponseCache.keep`). */
-  'kept-totals',
   /** Event rows as a read selected them, kept under the invalidation (`ResponseCache.keepRecords`). */
   'kept-records',
   /** REST shapes of events, kept by version (`shape-cache.ts`). */

@@ -5,17 +5,16 @@ import { siteUrls } from '../rules/urls.js';
 import type { IfMatch } from '../rules/versions.js';
 import type { ReadLog } from '../cache/read-log.js';
 import type { ShapeCache } from '../cache/shape-cache.js';
-import type { Context, Keep, KeepRecords, RoomServices } from './scope.js';
+import type { Context, KeepRecords, RoomServices } from './scope.js';
 import type { WritePipeline } from '../db/transactions.js';
 import { limitedClient } from '../config/client-address.js';
 
-export type { Context, Keep, KeepRecords, Scope } from './scope.js';
+export type { Context, KeepRecords, Scope } from './scope.js';
 
 export interface AppDeps extends RoomServices {
   db: Db;
   config: Config;
   writes: WritePipeline;
-  keep?: Keep;
   keepRecords?: KeepRecords;
   shapes?: ShapeCache;
 }
@@ -33,7 +32,7 @@ export interface RequestInfo {
 
 /** The request's context, made once by the edge that received it (REST router, GraphQL endpoint). */
 export function createContext(
-  { db, config, writes, changes, keep, keepRecords, shapes }: AppDeps,
+  { db, config, writes, changes, keepRecords, shapes }: AppDeps,
   request: RequestInfo = {},
 ): Context {
   const viewer = request.viewer ?? ANONYMOUS;
@@ -42,7 +41,6 @@ export function createContext(
     config,
     writes,
     ...(changes ? { changes } : {}),
-    ...(keep ? { keep } : {}),
     ...(keepRecords ? { keepRecords } : {}),
     ...(shapes ? { shapes } : {}),
     client:

@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import type { Dependencies, ReadRecord } from '../cache/dependencies.js';
+import type { ReadRecord } from '../cache/dependencies.js';
 import type { Db } from '../db/client.js';
 import type { Viewer } from '../rules/permissions.js';
 import type { SiteUrls } from '../rules/urls.js';
@@ -30,8 +30,6 @@ export interface Context extends RoomServices {
   client?: string;
   /** The version an update or delete requires of its record (REST `If-Match`, GraphQL `ifMatch`). */
   ifMatch?: IfMatch | null;
-  /** Keeps a number (a list's total) under the response cache's invalidation; absent: worked out each time. */
-  keep?: Keep;
   /** Keeps records (rows as a read selects them) under the response cache's invalidation; absent: read each time. */
   keepRecords?: KeepRecords;
   /** Where the services note what an answer's reads depended on (the edge that caches it reads it back). */
@@ -45,13 +43,6 @@ export interface KeptShapes {
   /** The shape kept under `key`, or the one `compute` makes. Callers must not mutate it. */
   shaped<T extends object>(key: string, compute: () => T): T;
 }
-
-/** A number kept until a write meets `dependencies`; worked out by `compute` when not kept. */
-export type Keep = (
-  key: string,
-  dependencies: Dependencies,
-  compute: () => Promise<number>,
-) => Promise<number>;
 
 /**
  * The records kept under `keys` (frozen: shared by every read), those not kept read together by `read`

@@ -1,11 +1,9 @@
-import { hash } from 'node:crypto';
 import type { Context } from '../../core/context/scope.js';
 import {
   type Dependencies,
   type EventFact,
   type EventWindow,
   LIST_FACTS,
-  membersOnly,
 } from '../../core/cache/dependencies.js';
 import { searchTerms } from '../../core/rules/search.js';
 import { FILTER_NAMES, filterDeclaration } from '../model/filter-catalog.js';
@@ -49,9 +47,7 @@ export async function eventArchive(
   const pageNotFound = () =>
     new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
   const ordered = query.distances ? await nearestEventIds(ctx, query, radiusName(options)) : null;
-  const count = ordered
-    ? async () => (ordered as number[]).length
-    : () => countEvents(ctx, query.total, dependencies, options.password);
+  const count = ordered ? async () => (ordered as number[]).length : () => countEvents(ctx, query.total);
   const archive = await archivePage(query, paging, count, pageNotFound);
   const narrowable = defaultOrder && !ordered ? dependencies.windows[0]! : null;
   return {
@@ -62,8 +58,8 @@ export async function eventArchive(
     ids: ordered ? ordered.slice(archive.skip, archive.skip + archive.take) : null,
     /** The list as logged, when a page of it in the default order may narrow it to its rows' keys. */
     narrowable,
-    /** How a narrowable page's total is counted again (the kept total), for an answer that shows it. */
-    recount: narrowable && !options.password ? recountOf(ctx, query.total, dependencies) : null,
+    /** How a narrowable page's total is counted again, for a kept answer that shows it. */
+    recount: narrowable && !options.password ? recountOf(ctx, query.total) : null,
   };
 }
 
@@ -72,39 +68,26 @@ export async function eventArchive(
  * condition as it is then (an index asked again names the events it finds then).
  */
 function recountOf(
-  { db, keep, config }: Pick<Context, 'db' | 'keep' | 'config'>,
+  { db, config }: Pick<Context, 'db' | 'config'>,
   { where, through, whereAgain, buckets }: ListTotal,
-  dependencies: Dependencies,
 ): { recount: () => Promise<number>; holds: unknown } {
   return {
-    recount: async () =>
-      countEvents({ db, keep, config }, { where: await whereAgain(), through, buckets }, dependencies),
+    recount: async () => countEvents({ db, config }, { where: await whereAgain(), through, buckets }),
     // What `whereAgain` keeps is this read's condition without the events it named: `where` bounds it.
-    holds: [where, dependencies],
+    holds: [where],
   };
 }
 
 export type EventArchive = Awaited<ReturnType<typeof eventArchive>>;
 
-/**
- * The list's total: counted once per filter, then kept under the response cache's invalidation (never
- * a filter holding a password, which nothing keeps).
- */
+/** The list's total, counted by the index (a bucketed default window counts its buckets). */
 function countEvents(
-  ctx: Pick<Context, 'db' | 'keep' | 'config'>,
+  ctx: Pick<Context, 'db' | 'config'>,
   { where, through, buckets }: Pick<ListTotal, 'where' | 'through' | 'buckets'>,
-  dependencies: Dependencies,
-  password?: string | null,
 ): Promise<number> {
-  const count = () =>
-    buckets
-      ? countListed(ctx.db, ctx.config.databaseProvider, buckets)
-      : countEventsWhere(ctx.db, where, through);
-  if (!ctx.keep || password) return count();
-  // The link counted over is part of the condition. Hashed: a search names the (up to thousands of)
-  // events its index found.
-  const counted = JSON.stringify([where, through && [through.link.key, through.id]]);
-  return ctx.keep(`events ${hash('sha1', counted, 'base64url')}`, membersOnly(dependencies), count);
+  return buckets
+    ? countListed(ctx.db, ctx.config.databaseProvider, buckets)
+    : countEventsWhere(ctx.db, where, through);
 }
 
 /**
@@ -214,7 +197,7 @@ export async function eventConnection<T extends ListedEvent>(
   }
   return {
     ...connectionPage(keys, window, rows, (row) => judged(row, ctx.viewer, options.password)),
-    totalCount: () => countEvents(ctx, query.total, dependencies, options.password),
+    totalCount: () => countEvents(ctx, query.total),
   };
 }
 

@@ -50,11 +50,9 @@ function generator(seed: number) {
       ...(next() < 0.9 && { organizers: some(() => int(8), 1) }),
     };
   };
-  /** A list's whole order, its members only, or a page of it (full or the last one). */
+  /** A list's whole order, or a page of it (full or the last one). */
   const extent = (): EventWindow['extent'] => {
-    const roll = next();
-    if (roll < 0.4) return undefined;
-    if (roll < 0.5) return 'members';
+    if (next() < 0.4) return undefined;
     const [a, b] = [day(), day()].sort();
     return {
       first: [`${a} 10:00:00`, int(60)],

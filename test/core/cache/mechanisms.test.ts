@@ -163,7 +163,7 @@ const SCENARIOS: Partial<Record<CacheMechanism, Scenario>> = {
 
 describe("the cache's mechanisms, on and off", () => {
   it('has a scenario or a check below for every mechanism', () => {
-    const checkedBelow: CacheMechanism[] = ['kept-totals', 'kept-records', 'kept-shapes', 'plain-copies'];
+    const checkedBelow: CacheMechanism[] = ['kept-records', 'kept-shapes', 'plain-copies'];
     expect([...Object.keys(SCENARIOS), ...checkedBelow].sort()).toEqual([...CACHE_MECHANISMS].sort());
   });
 
@@ -173,22 +173,6 @@ describe("the cache's mechanisms, on and off", () => {
       turnOffMechanisms([mechanism]);
       expect(await scenario.run(cachedAndFresh(h), year++)).toBe(scenario.off);
     });
-
-  it('kept-totals: a total is counted once per list, or every time when off', async () => {
-    const cache = new ResponseCache({ enabled: true, maxBytes: 1 << 20, siteTimezone: 'UTC' });
-    const dependencies = { records: [], kinds: ['events' as const], windows: [] };
-    let counted = 0;
-    const count = async () => ++counted;
-    expect([
-      await cache.keep('total', dependencies, count),
-      await cache.keep('total', dependencies, count),
-    ]).toEqual([1, 1]);
-    turnOffMechanisms(['kept-totals']);
-    expect([
-      await cache.keep('total', dependencies, count),
-      await cache.keep('total', dependencies, count),
-    ]).toEqual([2, 3]);
-  });
 
   it('kept-records and kept-shapes: turned off, their bounds are none', () => {
     const env = { DATABASE_URL: 'file:./unused.db', LOG_LEVEL: 'silent' };

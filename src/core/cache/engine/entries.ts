@@ -105,12 +105,10 @@ export interface Mark {
 }
 
 // One byte bound (CALENDAR_CACHE_MB) covers everything the cache keeps: the entries, the aliases that
-// lead to them and the kept numbers, each counted as what it holds in memory (`held-bytes.ts`): a body's
+// lead to them, each counted as what it holds in memory (`held-bytes.ts`): a body's
 // whole backing store, its key, headers and dependencies, and the slots of the LRU that holds it.
 /** The share of the bound the aliases may use (a URL and a few headers each, one per spelling). */
 export const ALIAS_SHARE = 1 / 8;
-/** The share of the bound the kept numbers may use (a number and its dependencies each). */
-export const KEPT_SHARE = 1 / 64;
 /** The kept records' bound when none is given, as a share of the answers' (`recordMaxBytes`). */
 export const RECORD_SHARE = 1 / 8;
 /** An LRU slot (its key map entry and five parallel arrays) and the record around a held value. */
@@ -190,7 +188,7 @@ export interface ServedEntry {
 export type CacheEvent = 'hit' | 'miss' | 'refreshed' | 'eviction' | 'invalidation' | 'dropped' | 'shared';
 
 /**
- * A byte-bounded LRU of values kept under the invalidation (kept numbers, kept records), each counted
+ * A byte-bounded LRU of values kept under the invalidation (kept records), each counted
  * with its key and its dependencies' index slots; one that goes (evicted, deleted, cleared) leaves
  * `index` too (a replacement: `storeIndexed`).
  */

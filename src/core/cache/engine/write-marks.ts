@@ -5,7 +5,7 @@ import type { Mark } from './entries.js';
 const RECENT_EFFECTS = 512;
 
 /**
- * Where the cache's writes stand, for whatever it keeps (answers, kept numbers, kept records): the
+ * Where the cache's writes stand, for whatever it keeps (answers, kept records): the
  * effects applied lately, the last one numbered `applied`. A value computed while one of them arrived
  * is kept only if none of those meets its dependencies (read-during-write race).
  */

@@ -11,7 +11,7 @@ import { type Credentials, type Users, withRoles } from '../../../helpers/users.
 // answers exactly what the app without one answers on the same data at the same moment. Reads name
 // many distinct filters (date windows over several months, categories, tags, venue, organizer, search,
 // featured, pages and page sizes) and come mostly from anonymous visitors (the shared entries), some
-// from signed-in users (the kept totals); writes move dates, change terms, venues and organizers, set
+// from signed-in users (computed, with kept records); writes move dates, change terms, venues and organizers, set
 // passwords and statuses, trash, create, and rename venues and terms, through either app and either API.
 
 /** Operations in the run; a failure names its step, and the seed replays it. */
@@ -337,7 +337,7 @@ describe('cache on and cache off answer the same', () => {
         ? popular[Math.floor(popular.length * next() ** 2)]!
         : randomRead(next, events);
       // Mostly anonymous visitors; some signed-in users, whose answers are never shared but whose
-      // lists use the kept totals.
+      // lists use the kept records.
       const as = chance(next, 0.04)
         ? pick(next, [users.administrator, users.author, users.subscriber])
         : undefined;
