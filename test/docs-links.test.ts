@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // Every relative link of the README and of docs/ leads somewhere: the file or folder exists, and a
-// `#anchor` names a heading of the Markdown file it points into (GitHub's anchors).
+// `#anchor` names a heading of the Markdown file it points into (GitHub's anchors). So does every
+// repository path they name in code (`src/app.ts`, `migrations/{sqlite,postgres}/…/`), and every
+// `npm run <script>` they show is a script of package.json: a file that moves fails here until the
+// docs follow it.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -53,7 +56,42 @@ function linksOf(markdown: string): string[] {
   return [...inline, ...references];
 }
 
+/** The top-level folders whose paths the docs name in code spans. */
+const REPOSITORY_PATH = /^(?:src|test|scripts|rest-map|docs|web|migrations|examples|bin|deploy)\//;
+
+/** Paths that only running something makes (gitignored): named as where output lands. */
+const MADE_BY_RUNNING = ['test/artifacts/'];
+
+/** `a/{b,c}/d` → `a/b/d`, `a/c/d` (one brace group, as the docs write both providers' folders). */
+function expandBraces(path: string): string[] {
+  const group = /\{([^{}]*)\}/.exec(path);
+  if (!group) return [path];
+  return group[1]!
+    .split(',')
+    .flatMap((part) =>
+      expandBraces(path.slice(0, group.index) + part + path.slice(group.index + group[0].length)),
+    );
+}
+
+/** The repository paths named in the code spans outside fenced blocks; placeholders (`<name>`, `…`, `*`) left out. */
+function repositoryPathsOf(markdown: string): string[] {
+  const spans = [...withoutFences(markdown).matchAll(/`([^`\n]+)`/g)].map((match) => match[1]!);
+  return spans
+    .flatMap((span) => span.split(/\s+/))
+    .map((word) => word.replace(/[.,;:)]+$/, ''))
+    .filter((word) => REPOSITORY_PATH.test(word) && !/[<>*…]/.test(word))
+    .flatMap(expandBraces);
+}
+
+/** The scripts `npm run` is shown running, fenced blocks included (`npm run --silent x` names `x`). */
+function npmScriptsOf(markdown: string): string[] {
+  return [...markdown.matchAll(/\bnpm run (?:--?[\w-]+ )*([\w][\w:-]*)/g)].map((match) => match[1]!);
+}
+
 const files = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))];
+const scripts = new Set(
+  Object.keys((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: object }).scripts),
+);
 
 describe('documentation links', () => {
   it('finds the README and the docs tree', () => {
@@ -78,6 +116,39 @@ describe('documentation links', () => {
       expect(broken).toEqual([]);
     },
   );
+
+  it.each(files.map((file) => [relative(ROOT, file), file]))(
+    '%s: every repository path it names exists, every npm script it runs is declared',
+    (_, file) => {
+      const markdown = readFileSync(file, 'utf8');
+      const missing = repositoryPathsOf(markdown)
+        .filter((path) => !MADE_BY_RUNNING.some((made) => path.startsWith(made)))
+        .filter((path) => !existsSync(join(ROOT, path)))
+        .map((path) => `${path}: no such file or folder`);
+      const unknown = npmScriptsOf(markdown)
+        .filter((script) => !scripts.has(script))
+        .map((script) => `npm run ${script}: not a script of package.json`);
+      expect([...new Set([...missing, ...unknown])]).toEqual([]);
+    },
+  );
+
+  it('reads repository paths and npm scripts as the docs write them', () => {
+    const markdown = [
+      'See `src/app.ts` and `migrations/{sqlite,postgres}/x/`, `npx tsx scripts/a.ts --n 2`,',
+      '`src/<room>/rest-schema.ts`, `src/terms/…`, `schema.prisma` and [a link](src/b.ts).',
+      '```sh',
+      'npm run --silent schema:changes && npm run lint',
+      '`src/in-a-fence.ts`',
+      '```',
+    ].join('\n');
+    expect(repositoryPathsOf(markdown)).toEqual([
+      'src/app.ts',
+      'migrations/sqlite/x/',
+      'migrations/postgres/x/',
+      'scripts/a.ts',
+    ]);
+    expect(npmScriptsOf(markdown)).toEqual(['schema:changes', 'lint']);
+  });
 
   it('computes anchors as GitHub does', () => {
     const anchors = anchorsOf(
