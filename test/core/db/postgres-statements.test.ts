@@ -37,4 +37,21 @@ describe('PostgreSQL statements kept by their text', () => {
       expect(await preparedOn(tx)).not.toContain(long);
     });
   });
+
+  it('leaves a pattern match or a filter through a link unnamed: planned for its values each time', async () => {
+    await db.$transaction(async (tx) => {
+      const search = `SELECT 'Jazz night' ILIKE $1 AS found`;
+      for (const pattern of ['%jazz%', '%zzyzx%', '%night%', '%a%', '%b%', '%c%', '%jazz%'])
+        expect(await tx.$queryRawUnsafe(search, pattern)).toHaveLength(1);
+      expect(await tx.$queryRawUnsafe(search, '%JAZZ%')).toEqual([{ found: true }]);
+      expect(await preparedOn(tx)).not.toContain(search);
+      const like = `SELECT 'Jazz' LIKE $1 AS found`;
+      expect(await tx.$queryRawUnsafe(like, 'J%')).toEqual([{ found: true }]);
+      expect(await preparedOn(tx)).not.toContain(like);
+      // A filter through a link: which record it names decides how many rows it keeps.
+      const linked = `SELECT EXISTS (SELECT 1 FROM generate_series(1, 3) AS n WHERE n = $1::int) AS found`;
+      expect(await tx.$queryRawUnsafe(linked, 2)).toEqual([{ found: true }]);
+      expect(await preparedOn(tx)).not.toContain(linked);
+    });
+  });
 });
