@@ -39,7 +39,7 @@ import { writeEffectOf } from './core/db/write-effects.js';
 import { TICKETS_PREFIX } from './tickets/rest/shapes.js';
 import { RsvpLimits, useRsvpLimits } from './tickets/reservations/limits.js';
 
-export interface AppOptions {
+interface AppOptions {
   db: Db;
   config: Config;
   logger: Logger;

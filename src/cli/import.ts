@@ -26,7 +26,7 @@ import { clipOf } from '../imports/vanished.js';
 // the summary is printed for people; otherwise stdout gets one JSON line, the summary.
 
 /** Runs `work` as an administrator against DATABASE_URL (calendar.ts owns the connection). */
-export type AsAdministrator = <T>(work: (scope: Scope) => Promise<T>) => Promise<T>;
+type AsAdministrator = <T>(work: (scope: Scope) => Promise<T>) => Promise<T>;
 
 interface CommonOptions {
   dryRun?: boolean;

@@ -173,7 +173,7 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
   return placed<unknown>(fields, declaredObjectFields(t, true, deprecationReason)) as typeof fields;
 }
 
-export const EventContent = builder.prismaObject('Event', {
+const EventContent = builder.prismaObject('Event', {
   variant: 'EventContent',
   description:
     "An event's content as this request may see it: withheld (`withheld: true`, empty fields) for a " +

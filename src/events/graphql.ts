@@ -163,7 +163,7 @@ const FILTER_ENUMS = {
   AttendanceMode: choiceEnum('attendanceMode'),
 } satisfies Record<FilterEnum, unknown>;
 
-export const EventFilter = builder.inputType('EventFilter', {
+const EventFilter = builder.inputType('EventFilter', {
   description:
     'The filters of the REST list `GET /events`. Without any date filter the list shows events ' +
     'starting from yesterday 00:00 and ending within 24 months (site time zone).',

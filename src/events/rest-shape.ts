@@ -208,14 +208,14 @@ const shaped =
   };
 
 /** An event as the REST shape reads it, for what a room adds to it. */
-export type TecEventRow = ShapedRow;
+type TecEventRow = ShapedRow;
 
 /**
  * What a room adds to a single event's JSON-LD, as Event Tickets filters TEC's
  * (`tribe_json_ld_event_object`): keys replacing or following the shape's (the tickets' `offers`).
  * It reads what `shapeKey` does not spell, so it runs for each request, after the kept shape.
  */
-export type JsonLdPart = (
+type JsonLdPart = (
   event: TecEventRow,
   jsonLd: Readonly<Record<string, unknown>>,
   ctx: Context,

@@ -17,25 +17,25 @@ const MAX_ROW_CHARS = 1_000_000;
 /** What a guess falls back to: what Excel writes in Western Europe and the Americas. */
 const FALLBACK_ENCODING = 'windows-1252';
 
-export const SEPARATORS = [',', ';', '\t'] as const;
-export type Separator = (typeof SEPARATORS)[number];
+const SEPARATORS = [',', ';', '\t'] as const;
+type Separator = (typeof SEPARATORS)[number];
 
 /** A file's text or bytes, or a way to stream them (a file on disk: opened when read). */
 export type CsvBytes = string | Uint8Array | (() => AsyncIterable<Uint8Array>);
 
-export interface Detected {
+interface Detected {
   encoding: string;
   /** How: named by the caller, by a byte-order mark, by UTF-16's zero bytes, valid UTF-8, or guessed. */
   by: 'given' | 'bom' | 'zero-bytes' | 'utf-8' | 'guess';
 }
 
-export interface CsvRow {
+interface CsvRow {
   /** The line the row starts on (1 is the header's). */
   line: number;
   cells: string[];
 }
 
-export interface CsvFile extends Detected {
+interface CsvFile extends Detected {
   separator: Separator;
   /** The rows with a cell that is not blank, the header first; a broken row throws `UnreadableCsv`. */
   rows: AsyncIterable<CsvRow>;

@@ -121,7 +121,7 @@ const list = (value: string | undefined) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
-export interface CsvOptions {
+interface CsvOptions {
   siteTimezone: string;
   batchSize?: number;
   /** The file's encoding (`windows-1252`, `utf-16le`, …); detected when absent. */

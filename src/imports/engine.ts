@@ -33,7 +33,7 @@ import { BULK_ROWS, refreshStatistics } from '../core/db/statistics.js';
 export const CONFLICT_POLICIES = ['overwrite', 'retain', 'preserve-changes'] as const;
 export type ConflictPolicy = (typeof CONFLICT_POLICIES)[number];
 
-export interface ImportOptions {
+interface ImportOptions {
   dryRun?: boolean;
   /**
    * A record changed at the source and edited here since its import: `overwrite` writes the source's
@@ -58,7 +58,7 @@ export interface Progress {
   checkpoint: string;
 }
 
-export interface Counts {
+interface Counts {
   created: number;
   updated: number;
   unchanged: number;
@@ -163,7 +163,7 @@ function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export class ImportRun {
+class ImportRun {
   private readonly counts: Counts;
   private readonly summary: ImportSummary;
   private readonly policy: ConflictPolicy;

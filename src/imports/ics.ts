@@ -11,7 +11,7 @@ import type { Batch, EventFields, LinkSpec, Problem, Reader, SourceRecord } from
 // Keys: the UID, and the RECURRENCE-ID of an override; TEC's own feeds put the dates in the UID
 // (`{postId}-{start}-{end}@host`), so those are keyed on the post id and a rescheduled event updates.
 
-export interface IcsOptions {
+interface IcsOptions {
   /** The zone of times given without one when the feed names none. */
   siteTimezone: string;
   batchSize?: number;

@@ -8,8 +8,7 @@ import type { VenueInput } from '../places/service/venues.js';
 // each with its source key and where it was read (a page and item, a line, a row), handed over in
 // batches whose `checkpoint` a resumed run starts after. The engine (`engine.ts`) writes them.
 
-export const IMPORT_KINDS = ['category', 'tag', 'venue', 'organizer', 'event'] as const;
-export type ImportKind = (typeof IMPORT_KINDS)[number];
+export type ImportKind = 'category' | 'tag' | 'venue' | 'organizer' | 'event';
 
 /**
  * A link to another record: by its source key (a record of this import), else by name (a venue,

@@ -21,8 +21,8 @@ export const IMPORT_TYPES = ['tec', 'ics', 'csv'] as const;
 export type ImportType = (typeof IMPORT_TYPES)[number];
 
 /** The largest feed or file read (bytes). */
-export const MAX_SOURCE_BYTES = 50 * 1024 * 1024;
-export const SOURCE_TIMEOUT_MS = 60_000;
+const MAX_SOURCE_BYTES = 50 * 1024 * 1024;
+const SOURCE_TIMEOUT_MS = 60_000;
 const MAX_REDIRECTS = 5;
 
 export interface SourceSpec {
@@ -37,12 +37,12 @@ export interface SourceSpec {
   encoding?: string;
 }
 
-export interface Validators {
+interface Validators {
   etag?: string | null;
   lastModified?: string | null;
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   /** The validators of the last answer: a source that did not change answers 304. */
   validators?: Validators;
   /** Private, loopback and link-local targets (the operator's own command line allows them). */
@@ -52,14 +52,14 @@ export interface LoadOptions {
   timeoutMs?: number;
 }
 
-export type Loaded = { changed: false } | { changed: true; text: string; validators: Validators };
+type Loaded = { changed: false } | { changed: true; text: string; validators: Validators };
 /** The bytes as read: a CSV file's encoding is its reader's to find. */
-export type LoadedBody = { changed: false } | { changed: true; body: Buffer; validators: Validators };
+type LoadedBody = { changed: false } | { changed: true; body: Buffer; validators: Validators };
 
 export const isUrl = (location: string) => /^(https?|webcal):\/\//i.test(location);
 
 /** A source that could not be read (refused address, error status, too large, too slow). */
-export function unreadable(location: string, why: string): ApiError {
+function unreadable(location: string, why: string): ApiError {
   return new ApiError(502, 'import_source_unreadable', `${location}: ${why}`);
 }
 

@@ -29,7 +29,7 @@ import { clipOf } from './vanished.js';
 /** The shortest interval a source may be read at. */
 export const MIN_EVERY_SECONDS = 300;
 /** The longest: a source read less often than yearly is not a subscription. */
-export const MAX_EVERY_SECONDS = 366 * 86_400;
+const MAX_EVERY_SECONDS = 366 * 86_400;
 /** A WordPress login is at most 60 characters; application passwords are 24 (longer ones are refused). */
 const MAX_LOGIN_LENGTH = 60;
 const MAX_APP_PASSWORD_LENGTH = 256;
@@ -40,7 +40,7 @@ export const MAX_RUNS_LISTED = 100;
 /** Who writes what the scheduler reads (the import writes as an administrator, as the CLI does). */
 const SCHEDULER: Viewer = { userId: null, login: 'import-scheduler', role: 'administrator' };
 
-export interface SubscriptionInput {
+interface SubscriptionInput {
   type: ImportType;
   location: string;
   /** null: the interval given could not be read (`parseInterval`). */
@@ -107,7 +107,7 @@ function optionsOf(source: ImportSource): StoredOptions {
   return JSON.parse(source.options) as StoredOptions;
 }
 
-export function viewOf(source: ImportSource, now = new Date()): ImportSourceView {
+function viewOf(source: ImportSource, now = new Date()): ImportSourceView {
   const options = optionsOf(source);
   return {
     id: source.id,

@@ -22,14 +22,14 @@ import { assembleSeries } from './tec/series.js';
 // hidden events are never listed, so they cannot be imported (each run says so). Items become records
 // in `tec/item-records.ts`, a source series' occurrences one series in `tec/series.ts`.
 
-export interface TecOptions {
+interface TecOptions {
   user?: string;
   appPassword?: string;
   /** Per request, in milliseconds. */
   timeoutMs?: number;
 }
 
-export const TEC_PER_PAGE = 50;
+const TEC_PER_PAGE = 50;
 const PHASES = ['categories', 'tags', 'venues', 'organizers', 'events'] as const;
 type Phase = (typeof PHASES)[number];
 /** Tries of one page before the run stops (it can be resumed). */
@@ -52,7 +52,7 @@ const PROTECTED_UNREAD =
   'password-protected at the source: without credentials only its blanked copy is readable, so it is not imported (import with --user and --app-password to bring it in, protected here too)';
 
 /** `https://site/wp-json/tribe/events/v1` however it was typed (a trailing slash, `/events` at the end). */
-export function normaliseApiRoot(root: string): string {
+function normaliseApiRoot(root: string): string {
   return root
     .trim()
     .replace(/\/+$/, '')

@@ -17,7 +17,7 @@ import type { Problem, SourceRecord } from './records.js';
 export const VANISHED = 'vanished';
 
 /** Instants; `end` excluded. */
-export interface Period {
+interface Period {
   start: Date;
   end: Date;
 }

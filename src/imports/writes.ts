@@ -80,7 +80,7 @@ class MappedWrites extends WritePipeline {
   }
 }
 
-export async function saveMapping(db: Db | Tx, values: MappingValues, localId: number): Promise<void> {
+async function saveMapping(db: Db | Tx, values: MappingValues, localId: number): Promise<void> {
   const hash = (await localHash(db, values.kind, localId)) ?? '';
   const { source, kind, sourceKey, ...rest } = values;
   await db.importRecord.upsert({
@@ -154,7 +154,7 @@ const idField = (result: unknown) => (result as { id: number }).id;
 const linkedRecordId = (result: unknown) => (result as { record: { id: number } }).record.id;
 
 /** The local ids of this source's records, by key. */
-export async function mappedIds(
+async function mappedIds(
   db: Db,
   source: string,
   kind: ImportKind,

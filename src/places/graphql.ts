@@ -44,7 +44,7 @@ interface LinkedPage {
 /** Prisma's query of a selection (what `prismaField` resolvers pass to the client). */
 type Query = object;
 
-export interface LinkedSchemaResource<Input extends LinkedPostInput, Own extends InputFieldMap> {
+interface LinkedSchemaResource<Input extends LinkedPostInput, Own extends InputFieldMap> {
   kind: LinkedKind;
   model: LinkedModel;
   /** `Venue`, `Venues`; `a venue`. */

@@ -47,11 +47,7 @@ type Archive = Pick<
 /** A page and its records in the list representation. */
 type ListPage = Archive & { items(): Promise<Array<Record<string, unknown>>> };
 
-export interface LinkedRestResource<
-  Row extends LinkedRow,
-  Page extends Archive,
-  Input extends LinkedPostInput,
-> {
+interface LinkedRestResource<Row extends LinkedRow, Page extends Archive, Input extends LinkedPostInput> {
   kind: LinkedKind;
   /** Type-name stem and collection path: `Venue`, `Venues`, `venues`. */
   one: string;

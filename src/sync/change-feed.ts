@@ -17,7 +17,7 @@ import type { Change, ChangeOperation } from '../core/db/transactions.js';
 
 /** `tickets`: the ticket types or attendees of the event `id` changed. */
 export type FeedKind = 'event' | 'venue' | 'organizer' | 'term' | 'tickets';
-export const FEED_KINDS: readonly FeedKind[] = ['event', 'venue', 'organizer', 'term', 'tickets'];
+const FEED_KINDS: readonly FeedKind[] = ['event', 'venue', 'organizer', 'term', 'tickets'];
 
 /** A change as the feed carries it: which record, what happened (users: to end their streams). */
 export interface FeedChange {
@@ -44,14 +44,14 @@ const OPERATIONS: ReadonlySet<string> = new Set<ChangeOperation>([
 /** Changes a subscriber has not consumed yet; past this it is too slow and its stream ends. */
 const MAX_PENDING = 1000;
 
-export interface ChangeFeedLimits {
+interface ChangeFeedLimits {
   /** Open subscriptions on this instance. */
   maxSubscriptions: number;
   /** Open subscriptions of one client (a user, or an address for anonymous ones). */
   maxPerClient: number;
 }
 
-export interface ChangeFeedOptions extends ChangeFeedLimits {
+interface ChangeFeedOptions extends ChangeFeedLimits {
   logger: Logger;
   /** The other instances; without it, this process only. */
   bus?: InstanceBus;

@@ -24,14 +24,14 @@ import { CATEGORY, TAG } from '../terms/terms.js';
 // insert and the commit. SQLite runs one write transaction at a time: nothing to do.
 
 /** The records a sync reader reads: each readable by its own rule. */
-export const RECORD_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
+const RECORD_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
 /** Ticket types and attendees: readable by whoever may see their event, its tickets included. */
-export const TICKET_TYPES = ['ticket', 'attendee'] as const;
+const TICKET_TYPES = ['ticket', 'attendee'] as const;
 export const SYNC_TYPES = [...RECORD_TYPES, ...TICKET_TYPES] as const;
 export type SyncType = (typeof SYNC_TYPES)[number];
 type RecordType = (typeof RECORD_TYPES)[number];
 type TicketType = (typeof TICKET_TYPES)[number];
-export type ChangeType = SyncType | 'user';
+type ChangeType = SyncType | 'user';
 
 /** Any constant; the key of the one advisory lock appends take (hashtext of a fixed name). */
 const APPEND_LOCK = 'calendar:change-log';
@@ -68,7 +68,7 @@ async function typesOf(changes: readonly Change[], tx: Tx): Promise<Array<Change
 }
 
 /** Appends the write's changes to the log, inside its transaction (see above for the lock). */
-export async function appendChanges(
+async function appendChanges(
   changes: readonly Change[],
   tx: Tx,
   provider: Config['databaseProvider'],
@@ -120,7 +120,7 @@ export function recordChanges(writes: WritePipeline, config: Pick<Config, 'datab
  * to read (they were written after it), so a token older than the retention window is refused even if
  * no row it needs was pruned yet.
  */
-export interface SyncPosition {
+interface SyncPosition {
   sequence: number;
   time: Date;
 }
@@ -131,14 +131,14 @@ export function encodeToken({ sequence, time }: SyncPosition): string {
   return Buffer.from(`${TOKEN_PREFIX}.${sequence}.${time.getTime()}`).toString('base64url');
 }
 
-export function decodeToken(token: string): SyncPosition {
+function decodeToken(token: string): SyncPosition {
   const text = /^[A-Za-z0-9_-]{1,100}$/.test(token) ? Buffer.from(token, 'base64url').toString() : '';
   const match = /^v1\.(\d{1,15})\.(\d{1,15})$/.exec(text);
   if (!match) throw invalidParams({ since: 'Invalid sync token.' });
   return { sequence: Number(match[1]), time: new Date(Number(match[2])) };
 }
 
-export function syncTokenExpired(): ApiError {
+function syncTokenExpired(): ApiError {
   return new ApiError(
     410,
     'sync_token_expired',
@@ -153,7 +153,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 const lastPruned = new WeakMap<Db, number>();
 
 /** Deletes the rows no valid token can need any more; at most once an hour per client. */
-export async function pruneChangeLog(db: Db, retentionDays: number, now = Date.now()): Promise<number> {
+async function pruneChangeLog(db: Db, retentionDays: number, now = Date.now()): Promise<number> {
   if (now - (lastPruned.get(db) ?? 0) < PRUNE_EVERY_MS) return 0;
   lastPruned.set(db, now);
   const cutoff = new Date(now - retentionDays * DAY_MS - PRUNE_MARGIN_MS);

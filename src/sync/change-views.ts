@@ -24,13 +24,13 @@ export interface ChangeView {
 }
 
 /** The event subscription's filter: some of the list's own filters (`SUBSCRIPTION_FILTERS`), and ids. */
-export type EventChangeFilter = { ids?: number[] | null } & Pick<
+type EventChangeFilter = { ids?: number[] | null } & Pick<
   EventListFilter,
   (typeof SUBSCRIPTION_FILTERS)[number]
 >;
 
 /** Size limits of an id or slug list (the list filters' own), before any query. */
-export function checkSizes(lists: Record<string, readonly unknown[] | null | undefined>): void {
+function checkSizes(lists: Record<string, readonly unknown[] | null | undefined>): void {
   const reasons: Record<string, string> = {};
   for (const [name, values] of Object.entries(lists)) if (exceeds(values)) reasons[name] = tooManyValues();
   if (Object.keys(reasons).length) throw invalidParams(reasons);

@@ -21,7 +21,7 @@ import { isPrivateAddress, wants } from './webhooks.js';
 // succeeds when no live claim exists) before its turn, and a crashed instance's claim runs out.
 // The rows of a grouped write (a series edit, an import run) go as one summary (`webhook-groups.ts`).
 
-export interface WebhookSettings {
+interface WebhookSettings {
   /** Every instance polls this often for changes other instances committed (its own wake it at once). */
   pollMs: number;
   timeoutMs: number;
@@ -56,7 +56,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
-export interface AttemptResult {
+interface AttemptResult {
   status: number | null;
   error: string | null;
 }

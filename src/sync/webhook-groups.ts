@@ -18,9 +18,9 @@ import { IMPORT_RUN_SUMMARY, SERIES_SUMMARY } from './webhooks.js';
 // after its last change, so that a stalled or killed run still gets its summary).
 
 /** Rows one summary covers at most, so that a payload stays a few hundred kilobytes. */
-export const MAX_SUMMARISED = 10_000;
+const MAX_SUMMARISED = 10_000;
 /** How long the latest changes of an import run still running wait for more of it. */
-export const RUN_QUIET_MS = 30_000;
+const RUN_QUIET_MS = 30_000;
 
 /**
  * The kind of an import run's group (`core/db/write-groups.ts`), written by `imports/engine.ts`: declared
@@ -37,7 +37,7 @@ function summarisedGroup(label: string | null): WriteGroup | null {
 const OPERATIONS: readonly RecordOperation[] = ['created', 'updated', 'trashed', 'deleted'];
 
 /** Rows delivered together. */
-export interface Unit {
+interface Unit {
   rows: ChangeLogRow[];
   /** A group's rows that end the log as read: more of the group may still come. */
   open: boolean;
@@ -81,7 +81,7 @@ export async function awaitsMore(db: Db, unit: Unit, now: Date): Promise<boolean
 }
 
 /** The endpoint a delivery goes to, as its payload depends on it. */
-export interface DeliveryTarget {
+interface DeliveryTarget {
   id: number;
   /** Whether attendee deliveries carry personal data (`WebhookEndpoint.personalData`). */
   personalData: boolean;
@@ -114,7 +114,7 @@ const REST_PATH: Record<string, string> = {
 /** Ticket types and attendees are served by the tickets namespace. */
 const TICKETS_PATH: Record<string, string> = { ticket: 'tickets', attendee: 'attendees' };
 
-export function restUrl(siteUrl: string, kind: string, id: number): string {
+function restUrl(siteUrl: string, kind: string, id: number): string {
   const urls = siteUrls(siteUrl);
   const tickets = TICKETS_PATH[kind];
   if (tickets) return `${ticketsRoot(urls)}/${tickets}/${id}`;

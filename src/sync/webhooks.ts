@@ -51,7 +51,7 @@ export function wants(events: string, type: string, covers: readonly string[]): 
   return subscribes(events, type) || covers.some((covered) => subscribes(events, covered));
 }
 
-export function parseEventTypes(events: readonly string[]): string {
+function parseEventTypes(events: readonly string[]): string {
   const list = [...new Set(events.flatMap((entry) => entry.split(',')).map((entry) => entry.trim()))].filter(
     Boolean,
   );
@@ -157,7 +157,7 @@ function endpointNotFound(): ApiError {
 }
 
 /** A signing secret in the Standard Webhooks form: `whsec_` and base64 of 24 random bytes. */
-export function newSecret(): string {
+function newSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 

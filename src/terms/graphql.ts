@@ -63,7 +63,7 @@ export async function termUrl(
   return `${ctx.urls.site}/${TAXONOMY_PATH[term.taxonomy as Taxonomy].site}/${slugs.join('/')}/`;
 }
 
-export const SortOrder = builder.enumType('SortOrder', {
+const SortOrder = builder.enumType('SortOrder', {
   description: 'Sort direction',
   values: {
     asc: { description: 'Ascending: A to Z, smallest first' },
@@ -71,7 +71,7 @@ export const SortOrder = builder.enumType('SortOrder', {
   } as const,
 });
 
-export const TermOrderField = builder.enumType('TermOrderField', {
+const TermOrderField = builder.enumType('TermOrderField', {
   description: 'What a category or tag list is sorted by',
   values: {
     id: { value: 'id', description: 'The numeric id' },
@@ -83,7 +83,7 @@ export const TermOrderField = builder.enumType('TermOrderField', {
   } as const,
 });
 
-export interface TaxonomyResource {
+interface TaxonomyResource {
   taxonomy: Taxonomy;
   /** `Category`, `Categories`; `category`, `categories`. */
   one: string;

@@ -23,9 +23,9 @@ import { type TermSelection, visibleTerms } from './term-reads.js';
 
 const INVALID = 'Invalid parameter.';
 
-export const TERM_ORDER_FIELDS = ['id', 'name', 'slug', 'count', 'term_group', 'description'] as const;
-export type TermOrderField = (typeof TERM_ORDER_FIELDS)[number];
-export type SortOrder = 'asc' | 'desc';
+const TERM_ORDER_FIELDS = ['id', 'name', 'slug', 'count', 'term_group', 'description'] as const;
+type TermOrderField = (typeof TERM_ORDER_FIELDS)[number];
+type SortOrder = 'asc' | 'desc';
 
 type Reader = Pick<Scope, 'db' | 'viewer'>;
 /** The list filters both APIs share. */
@@ -45,7 +45,7 @@ export interface TermListFilter {
 }
 
 /** The filters as applied, echoed in `rest_url` and the paging links (D2). */
-export interface EffectiveTermFilter {
+interface EffectiveTermFilter {
   search: string | null;
   include: number[];
   exclude: number[];
@@ -204,7 +204,7 @@ function listSql(
 }
 
 /** One page of categories or tags: validates the filters, counts the matches, picks the page's ids. */
-export async function listTerms(
+async function listTerms(
   reader: Reader,
   taxonomy: Taxonomy,
   filter: TermListFilter,

@@ -21,7 +21,7 @@ export const TAG: Taxonomy = 'post_tag';
 const INVALID = 'Invalid parameter.';
 const MAX_NAME_LENGTH = 200;
 
-export function termNotFound(): ApiError {
+function termNotFound(): ApiError {
   return new ApiError(404, 'term-not-found', 'The requested term does not exist');
 }
 

@@ -87,7 +87,7 @@ const EMAIL =
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-export interface ReservationInput {
+interface ReservationInput {
   name: string;
   email: string;
   guests: number;

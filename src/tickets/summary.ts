@@ -13,13 +13,13 @@ import { onSale } from './reservations/sales.js';
 // and their attendees' counts in one more each when it has any (`Places.count`), whatever its size.
 
 /** What of an event its tickets' summary reads (the row its REST shape was made from). */
-export type EventOfTickets = Pick<
+type EventOfTickets = Pick<
   Event,
   'id' | 'endsAt' | 'status' | 'eventStatus' | 'timezone' | 'password' | 'authorId' | 'currencyCode'
 > & { contentWithheld?: boolean };
 
 /** An event's types with their places; null: none, or none the viewer may see. */
-export interface EventTickets {
+interface EventTickets {
   types: TypeRow[];
   places: Places;
 }
@@ -81,7 +81,7 @@ export function ticketedProviders(tickets: EventTickets | null): string[] | fals
 }
 
 /** The `tickets` extension of the REST event (null when it has no type, or none the viewer may see). */
-export interface TicketsSummary {
+interface TicketsSummary {
   /** How many ticket types it has. */
   types: number;
   /** Whether at least one can be reserved now (the `ticketed` filter's rule). */

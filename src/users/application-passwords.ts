@@ -16,7 +16,7 @@ export function generateApplicationPassword(): string {
   return chars.match(/.{4}/g)!.join(' ');
 }
 
-export function normalizeApplicationPassword(password: string): string {
+function normalizeApplicationPassword(password: string): string {
   return password.replace(/\s+/g, '');
 }
 

@@ -8,7 +8,7 @@ import {
   capabilitiesOf,
 } from '../core/rules/permissions.js';
 
-export const Role = builder.enumType('Role', {
+const Role = builder.enumType('Role', {
   description: "A user's WordPress role: what they may read and write (see `Viewer.capabilities`)",
   values: {
     administrator: { description: 'Everything, including webhooks and other users' },

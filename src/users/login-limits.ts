@@ -40,7 +40,7 @@ export const LOGIN_LIMITS = {
 } as const;
 
 /** One password check under way: its outcome adjusts the counts. */
-export interface LoginAttempt {
+interface LoginAttempt {
   /**
    * The right password: the pair's failures are forgotten, the address's point given back, and the
    * pair is a known sign-in from now on. The login's count stays: clearing it would hand a guesser its

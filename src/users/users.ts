@@ -27,7 +27,7 @@ function write<T>(admin: UserAdmin, work: (w: WriteScope) => Promise<T>): Promis
 
 export class UserAdminError extends Error {}
 
-export function assertRole(role: string): Role {
+function assertRole(role: string): Role {
   if (!isRole(role))
     throw new UserAdminError(
       `Unknown role "${role}". Use one of: administrator, editor, author, contributor, subscriber.`,

@@ -7,7 +7,7 @@ import { adjacencyGraphs, dictionary } from '@zxcvbn-ts/language-common';
 // be long and far from the common passwords, words, keyboard rows, repeats and dates zxcvbn knows. Its
 // score estimates the guesses needed: 3 (10^8 and more) is zxcvbn's "safely unguessable" online.
 
-export const CHOSEN_PASSWORD_RULE = { minLength: 12, minScore: 3 } as const;
+const CHOSEN_PASSWORD_RULE = { minLength: 12, minScore: 3 } as const;
 
 /** zxcvbn's warnings, said in words (it ships keys only; language packages add their own). */
 const WARNINGS: TranslationKeys['warnings'] = {

@@ -19,7 +19,7 @@ export interface AppDeps extends RoomServices {
   shapes?: ShapeCache;
 }
 
-export interface RequestInfo {
+interface RequestInfo {
   languageSegment?: string;
   viewer?: Viewer;
   /** The client's address (the per-client subscription limit of anonymous viewers). */

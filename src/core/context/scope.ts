@@ -39,7 +39,7 @@ export interface Context extends RoomServices {
 }
 
 /** Representations kept by a key that spells every input (`core/cache/shape-cache.ts` keeps them, bounded). */
-export interface KeptShapes {
+interface KeptShapes {
   /** The shape kept under `key`, or the one `compute` makes. Callers must not mutate it. */
   shaped<T extends object>(key: string, compute: () => T): T;
 }

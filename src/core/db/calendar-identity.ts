@@ -13,7 +13,7 @@ import type { Logger } from '../ops/logger.js';
 const IDENTITY_ID = 1;
 
 /** How often a running instance says it is still there. */
-export const HEARTBEAT_MS = 60_000;
+const HEARTBEAT_MS = 60_000;
 
 /**
  * An instance not seen for this long (three heartbeats) is gone: it crashed, or lost the database. One
@@ -43,14 +43,14 @@ export async function calendarNamespace(db: Db): Promise<string> {
 }
 
 /** This instance as one of the calendar's running instances. */
-export interface CalendarMembership {
+interface CalendarMembership {
   /** The calendar's namespace (`calendarNamespace`). */
   namespace: string;
   /** Stops the heartbeat and removes this instance's record (at shutdown). */
   leave(): Promise<void>;
 }
 
-export interface JoinOptions {
+interface JoinOptions {
   /** How often the record is refreshed and the others' URLs looked at again (tests shorten it). */
   heartbeatMs?: number;
 }

@@ -35,7 +35,7 @@ export const SQLITE_WRITER_PAGE_CACHE_KIB = 1_024;
  * better-sqlite3's build), told to Prisma, which otherwise assumes SQLite's old default of 999 and
  * refuses (or splits) a statement naming more. Searches name the events their index found (`id IN`).
  */
-export function sqliteBindLimit(client: { pragma(source: string): unknown }): number {
+function sqliteBindLimit(client: { pragma(source: string): unknown }): number {
   const options = client.pragma('compile_options') as Array<{ compile_options: string }>;
   const limit = options
     .map((row) => /^MAX_VARIABLE_NUMBER=(\d+)$/.exec(row.compile_options)?.[1])

@@ -19,7 +19,7 @@ export type { DiffTarget, MigrationList, SchemaEngine } from '@prisma/schema-eng
 type Glue = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
 
 /** The migration history of each provider lives in its own folder (the SQL differs). */
-export const migrationsRoot = fileURLToPath(new URL('../../../migrations/', import.meta.url));
+const migrationsRoot = fileURLToPath(new URL('../../../migrations/', import.meta.url));
 
 export function migrationsDir(provider: DatabaseProvider): string {
   return join(migrationsRoot, provider === 'postgresql' ? 'postgres' : 'sqlite');

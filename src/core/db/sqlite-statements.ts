@@ -103,7 +103,7 @@ type Query = Parameters<Adapter['queryRaw']>[0];
 const GATHERS_STATISTICS = /^\s*(ANALYZE|PRAGMA\s+optimize)\b/i;
 
 /** The reads of an adapter on a connection of their own (`readingCommitted`). */
-export interface CommittedReads {
+interface CommittedReads {
   /** The writer gathered statistics: the reader is opened again to plan with them. */
   statisticsGathered(): void;
   close(): void;

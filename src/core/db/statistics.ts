@@ -41,10 +41,10 @@ export const BULK_ROWS = 1000;
  * those this connection has read; 0x2: analyze). A few milliseconds when nothing changed; 0.25 s the
  * first time at 100,000 events.
  */
-export const SQLITE_OPTIMIZE = 'optimize = 0x10002';
+const SQLITE_OPTIMIZE = 'optimize = 0x10002';
 
 /** How often an open SQLite connection checks its statistics again (SQLite advises every few hours). */
-export const SQLITE_OPTIMIZE_EVERY_MS = 60 * 60 * 1000;
+const SQLITE_OPTIMIZE_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Checks a SQLite connection's statistics now, then every `everyMs` while it is open, so that a

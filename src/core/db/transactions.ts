@@ -15,7 +15,7 @@ import { Prisma } from '../../generated/sqlite/client.js';
 export type Tx = Prisma.TransactionClient;
 
 /** `ticket`: a ticket type; `attendee`: a reservation (both of one event, `Change.event`). */
-export type ChangeKind = 'event' | 'venue' | 'organizer' | 'term' | 'user' | 'ticket' | 'attendee';
+type ChangeKind = 'event' | 'venue' | 'organizer' | 'term' | 'user' | 'ticket' | 'attendee';
 /** What happens to a record (an attendee aside). */
 export type RecordOperation = 'created' | 'updated' | 'trashed' | 'deleted';
 /** What happens to an attendee: a status it cannot leave, or its personal data removed, has its own name. */
@@ -32,7 +32,7 @@ export const TICKET_OPERATIONS: readonly TicketOperation[] = ['created', 'update
 export type ChangeOperation = RecordOperation | AttendeeOperation;
 
 /** The event a ticket type or attendee belongs to, as the lists see it (its span does not change). */
-export interface ChangedEvent {
+interface ChangedEvent {
   id: number;
   span: EventSpan;
 }
@@ -59,7 +59,7 @@ export interface Change {
 }
 
 /** What a writer may say of a change beyond its kind, id and operation. */
-export type ChangeDetails = Pick<Change, 'taxonomy' | 'countOnly' | 'move' | 'event'>;
+type ChangeDetails = Pick<Change, 'taxonomy' | 'countOnly' | 'move' | 'event'>;
 
 /** What a listener learns of the write beyond its changes. */
 export interface WriteFacts {
@@ -68,9 +68,9 @@ export interface WriteFacts {
 }
 
 /** Runs inside the transaction, after the write: what it writes commits (or rolls back) with it. */
-export type BeforeCommitListener = (changes: readonly Change[], tx: Tx, write: WriteFacts) => Promise<void>;
+type BeforeCommitListener = (changes: readonly Change[], tx: Tx, write: WriteFacts) => Promise<void>;
 /** Awaited after the commit, before the write answers. */
-export type AfterCommitListener = (changes: readonly Change[]) => Promise<void> | void;
+type AfterCommitListener = (changes: readonly Change[]) => Promise<void> | void;
 
 /** Who writes, and the settings writes depend on. */
 export interface WriteRequest {
@@ -82,7 +82,7 @@ export interface WriteRequest {
 }
 
 /** Rows a write may lock for the rest of its transaction. */
-export type LockableTable = 'Event' | 'Venue' | 'Organizer' | 'Term' | 'User';
+type LockableTable = 'Event' | 'Venue' | 'Organizer' | 'Term' | 'User';
 
 /** What a writer works with inside the transaction. */
 export interface WriteScope {
@@ -137,7 +137,7 @@ function isLostRace(error: unknown): boolean {
   return code === 'P2002' || code === 'P2034';
 }
 
-export function writeConflict(code = 'write-conflict'): ApiError {
+function writeConflict(code = 'write-conflict'): ApiError {
   return new ApiError(
     409,
     code,
@@ -148,7 +148,7 @@ export function writeConflict(code = 'write-conflict'): ApiError {
 const pause = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
 
-export interface WritePipelineOptions {
+interface WritePipelineOptions {
   /** Told about an `afterCommit` listener that failed: the write is committed, so it still succeeds. */
   onListenerError?: (error: unknown) => void;
 }

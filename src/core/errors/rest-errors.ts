@@ -30,7 +30,7 @@ export const INTERNAL_ERROR = () =>
   );
 
 /** The error as sent: its `data` names the request (`request_id`), so a client report leads to the logs. */
-export function withRequestId(ctx: KoaContext, error: WordPressError): WordPressError {
+function withRequestId(ctx: KoaContext, error: WordPressError): WordPressError {
   const requestId = ctx.state.requestId;
   return requestId ? { ...error, data: { ...error.data, request_id: requestId } } : error;
 }

@@ -1,7 +1,7 @@
 // Costs are stored as the sorted numeric values ("0,20,30") plus the currency symbol and position;
 // the reference formats them for display.
 
-export const DEFAULT_CURRENCY_SYMBOL = '$';
+const DEFAULT_CURRENCY_SYMBOL = '$';
 
 export interface StoredCost {
   cost: string;

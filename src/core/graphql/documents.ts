@@ -9,9 +9,9 @@ import { DEFAULT_GRAPHQL_LIMITS, parseDocument } from './limits.js';
 // yoga's default (1,024 documents and 1,024 parse errors whatever their size) could hold gigabytes.
 
 /** What the parsed documents may keep, syntax trees and texts. */
-export const DOCUMENT_CACHE_BYTES = 8 * 1024 * 1024;
+const DOCUMENT_CACHE_BYTES = 8 * 1024 * 1024;
 /** What the parse errors may keep (an error holds its document's text). */
-export const PARSE_ERROR_CACHE_BYTES = 1024 * 1024;
+const PARSE_ERROR_CACHE_BYTES = 1024 * 1024;
 /** An error's own objects beside the texts it holds (message, locations, stack). */
 const ERROR_BYTES = 2048;
 

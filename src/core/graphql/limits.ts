@@ -39,7 +39,7 @@ import { deadlineIn, pastDeadline } from './deadline.js';
 // its fragments are spread. Errors carry `extensions.code` (and the 400 status in `extensions.http`),
 // never "Syntax Error".
 
-export interface GraphqlLimits {
+interface GraphqlLimits {
   maxTokens: number;
   maxDepth: number;
   maxCost: number;
@@ -204,7 +204,7 @@ class Meter {
 }
 
 /** The first limit this operation breaks, or null. */
-export function checkLimits(
+function checkLimits(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,

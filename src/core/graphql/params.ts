@@ -17,7 +17,7 @@ export interface GraphqlParams {
 }
 
 /** Why a request's parameters are refused (400 `BAD_REQUEST`). */
-export interface GraphqlParamsError {
+interface GraphqlParamsError {
   message: string;
 }
 

@@ -26,14 +26,14 @@ import { documentHash, normaliseId } from '../config/trusted-documents.js';
  * The parameters of a GraphQL request that name its document, once read and checked
  * (src/core/graphql/params.ts: a GET's `extensions` is parsed, and a map, before anything looks inside).
  */
-export interface PersistedParams {
+interface PersistedParams {
   query?: unknown;
   extensions?: unknown;
   documentId?: unknown;
 }
 
 /** The id a request names its document by, normalised; null when it names none. */
-export function persistedIdOf(params: PersistedParams): string | null {
+function persistedIdOf(params: PersistedParams): string | null {
   if (typeof params.documentId === 'string' && params.documentId !== '')
     return normaliseId(params.documentId);
   const persistedQuery = (
@@ -43,7 +43,7 @@ export function persistedIdOf(params: PersistedParams): string | null {
   return typeof hash === 'string' && hash !== '' ? normaliseId(hash) : null;
 }
 
-export interface PersistedDocumentsOptions {
+interface PersistedDocumentsOptions {
   /** The trusted documents by id: when given, nothing else runs (but the service's own documents). */
   trusted?: ReadonlyMap<string, string>;
   /** The service's own documents by id (`<calendar-view>`'s, src/core/http/embed.ts): run by id in any mode. */
@@ -54,7 +54,7 @@ export interface PersistedDocumentsOptions {
 }
 
 /** What a request's document is before it runs. */
-export interface ResolvedDocument {
+interface ResolvedDocument {
   /** Its text, when the request sent it or names one known here. */
   text?: string;
   /**

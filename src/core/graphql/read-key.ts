@@ -8,14 +8,14 @@ import { MAX_JSON_DEPTH, hasNul, jsonTooDeep } from '../rules/texts/request-text
 import { type GraphqlParams, checkGraphqlParams, graphqlSearchParams } from './params.js';
 import type { PersistedDocuments } from './persisted.js';
 
-export interface GraphqlBodyError {
+interface GraphqlBodyError {
   status: 400 | 413 | 415;
   code: string;
   message: string;
 }
 
 /** How the service reads a GraphQL request before yoga runs it. */
-export type GraphqlRead =
+type GraphqlRead =
   /**
    * A query (`key`: its shared cache entry, null when not shared) or a subscription, with its body and,
    * once they passed the checks yoga applies, its parameters as yoga's own request parser gives them.

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
 
 /** Answers a request by itself (true), hands it on (false), or says so once it has read its body. */
-export type RawHandler = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
+type RawHandler = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 
 /**
  * Puts `first` in front of the app's request handler, before Koa builds its context: what it answers

@@ -20,14 +20,14 @@ import { sendError, wordPressError } from '../errors/rest-errors.js';
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const API_PATH = new RegExp(`^(?:/[^/]+)?${API_PREFIX}(?:/|$)`);
 
-export const CROSS_SITE_REQUEST = () =>
+const CROSS_SITE_REQUEST = () =>
   wordPressError(
     403,
     'rest_cross_site_request',
     'Writes from a page of another site are not allowed: its origin is not one this site allows.',
   );
 
-export interface CrossSiteOptions {
+interface CrossSiteOptions {
   /** The site's public URL (CALENDAR_SITE_URL). */
   siteUrl: string;
   /** CALENDAR_CORS_ORIGINS, lower-cased. */

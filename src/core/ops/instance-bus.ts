@@ -46,7 +46,7 @@ function wireName(address: BusAddress, channel: string): string {
   return address.namespace ? `${address.namespace}.${channel}` : channel;
 }
 
-export interface ChannelListener {
+interface ChannelListener {
   /** A message another instance (or another process, as the CLI) published on the channel. */
   message(message: unknown): void;
   /** The channel is listened to (again): other instances are heard from now on. */
@@ -81,7 +81,7 @@ export function connectInstanceBus(address: BusAddress, logger: Logger): Instanc
 }
 
 /** Redis pub/sub: one connection publishes, a second (in subscriber mode) listens. */
-export function redisBus(url: string, logger: Logger): InstanceBus {
+function redisBus(url: string, logger: Logger): InstanceBus {
   const channels = new Channels(logger);
   const publisher = connectRedis(url, logger);
   const subscriber = connectRedis(url, logger);
@@ -121,7 +121,7 @@ export function redisBus(url: string, logger: Logger): InstanceBus {
 }
 
 /** PostgreSQL LISTEN/NOTIFY on a dedicated connection, reconnected after a loss. */
-export function postgresBus(url: string, logger: Logger): InstanceBus {
+function postgresBus(url: string, logger: Logger): InstanceBus {
   const channels = new Channels(logger);
   let client: pg.Client | null = null;
   let listening = false;

@@ -3,7 +3,7 @@
  * dependencies must answer before it takes traffic. Closers run once, in reverse order of registration,
  * when the process shuts down.
  */
-export type ReadinessCheck = () => Promise<void>;
+type ReadinessCheck = () => Promise<void>;
 
 export class Lifecycle {
   private draining = false;

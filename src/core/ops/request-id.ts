@@ -8,10 +8,6 @@ export const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
-export function requestIdOf(ctx: KoaContext): string | undefined {
-  return ctx.state.requestId as string | undefined;
-}
-
 /** The request's own logger: every line it writes carries the request id. */
 export function loggerOf(ctx: KoaContext, fallback: Logger): Logger {
   return (ctx.state.log as Logger | undefined) ?? fallback;

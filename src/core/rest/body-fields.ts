@@ -63,7 +63,7 @@ export const FLAG = bodyReader(
 export type BodyTable<Domain, Field extends BodyField<Domain> = BodyField<Domain>> = Record<string, Field>;
 
 /** The mark of a wire value its reader could not read. */
-export const UNREADABLE: { readonly unreadable: true } = Object.freeze({ unreadable: true });
+const UNREADABLE: { readonly unreadable: true } = Object.freeze({ unreadable: true });
 
 /**
  * A body field's wire value as its scalar parsed it: what its reader read (boxed, since GraphQL takes
@@ -93,7 +93,7 @@ export function parseBody<Domain>(table: BodyTable<Domain>, body: unknown): Pars
 }
 
 /** A body read into the domain: fields that could not be read are listed, for the service's one 400. */
-export interface ReadBody<Domain> {
+interface ReadBody<Domain> {
   input: Domain;
   unreadable: Array<keyof Domain & string>;
 }

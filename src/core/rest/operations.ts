@@ -42,7 +42,7 @@ interface RestOperation {
 }
 
 /** A run's outcome: the answer's value and its serialisation, or the error to send. */
-export type OperationOutcome =
+type OperationOutcome =
   { value: unknown; json: string; version: string | undefined } | { error: WordPressError };
 
 export interface RestOperations {

@@ -77,7 +77,7 @@ function knownFields(body: Record<string, unknown>, type: GraphQLInputType): { [
  * Picks each argument from the raw request (path > body > query, as WordPress) and normalises it.
  * Returns the variables and, per bad parameter, WordPress' reason.
  */
-export function argumentsFromRequest(
+function argumentsFromRequest(
   args: readonly GraphQLArgument[],
   sources: {
     path: Record<string, string>;

@@ -49,7 +49,7 @@ function isLanguageTag(tag: string): boolean {
 }
 
 /** The request's context: made once, with the precondition an update or delete names (`If-Match`). */
-export type CreateRestContext = (
+type CreateRestContext = (
   koa: KoaContext,
   request: { languageSegment: string | undefined; ifMatch: ReturnType<typeof parseIfMatch>; reads?: ReadLog },
 ) => Context;

@@ -29,7 +29,7 @@ interface FieldTree {
 }
 
 /** `a,b.c,b.d` → `{ a: true, b: { c: true, d: true } }` (a whole field wins over its parts). */
-export function fieldTree(list: string): FieldTree {
+function fieldTree(list: string): FieldTree {
   const tree: FieldTree = {};
   for (const path of list
     .split(',')
@@ -47,7 +47,7 @@ export function fieldTree(list: string): FieldTree {
 }
 
 /** The value with only the fields of `tree`; arrays keep their items, each filtered. */
-export function pickFields(value: unknown, tree: FieldTree): unknown {
+function pickFields(value: unknown, tree: FieldTree): unknown {
   if (Array.isArray(value)) return value.map((item) => pickFields(item, tree));
   if (value === null || typeof value !== 'object') return value;
   const picked: Record<string, unknown> = {};

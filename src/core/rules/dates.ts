@@ -67,7 +67,7 @@ export function postDateOf(post: { publishedAt: Date; postDate: string | null },
   return post.postDate ?? wallClock(post.publishedAt, siteZone);
 }
 
-export interface DateDetails {
+interface DateDetails {
   year: string;
   month: string;
   day: string;

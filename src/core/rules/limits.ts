@@ -7,8 +7,8 @@ export const MAX_LIST_VALUES = 100;
 /** Venues or organizers one event write may link. */
 export const MAX_LINKED_PER_WRITE = 20;
 /** Characters and words of a `search`. */
-export const MAX_SEARCH_LENGTH = 200;
-export const MAX_SEARCH_WORDS = 20;
+const MAX_SEARCH_LENGTH = 200;
+const MAX_SEARCH_WORDS = 20;
 
 export const tooManyValues = (max = MAX_LIST_VALUES) => `At most ${max} values.`;
 export const SEARCH_TOO_LONG = `At most ${MAX_SEARCH_LENGTH} characters and ${MAX_SEARCH_WORDS} words.`;

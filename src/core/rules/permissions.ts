@@ -6,7 +6,7 @@ import { ApiError, invalidParams } from '../errors/errors.js';
 export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
 export type Role = (typeof ROLES)[number];
 
-export type Capability =
+type Capability =
   | 'read'
   | 'edit_posts'
   | 'edit_others_posts'
@@ -41,7 +41,7 @@ const EDITOR: Capability[] = [
   'manage_terms',
 ];
 
-export const ROLE_CAPABILITIES: Record<Role, ReadonlySet<Capability>> = {
+const ROLE_CAPABILITIES: Record<Role, ReadonlySet<Capability>> = {
   administrator: new Set([...EDITOR, 'manage_users']),
   editor: new Set(EDITOR),
   author: new Set(AUTHOR),
@@ -113,7 +113,7 @@ export interface PostWhere {
 
 /** Matches every row / no row (compare by identity: Prisma reads `{}` inside an `OR` oddly). */
 export const EVERY_POST: PostWhere = {};
-export const NO_POST: PostWhere = { id: { in: [] } };
+const NO_POST: PostWhere = { id: { in: [] } };
 
 export function editableWhere(viewer: Viewer): PostWhere {
   if (!can(viewer, 'edit_posts') || viewer.userId === null) return NO_POST;
@@ -183,7 +183,7 @@ export function forbidden(viewer: Viewer): ApiError {
  * act on every record of the type (editors and up). Anyone else is answered as for an existing record
  * they may not touch, so that no write tells ids (or slugs) apart.
  */
-export function mayLearnMissing(viewer: Viewer, action: 'edit' | 'delete'): boolean {
+function mayLearnMissing(viewer: Viewer, action: 'edit' | 'delete'): boolean {
   return can(viewer, action === 'edit' ? 'edit_others_posts' : 'delete_others_posts');
 }
 
@@ -211,7 +211,7 @@ export function assertAllowed(viewer: Viewer, allowed: boolean): void {
   if (!allowed) throw forbidden(viewer);
 }
 
-export const LISTABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'] as const;
+const LISTABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'] as const;
 
 /**
  * The statuses a list may show. Without `edit_posts` only `publish` may be asked for (anything else is

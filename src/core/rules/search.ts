@@ -9,7 +9,7 @@ export interface SearchTerm {
 }
 
 /** More terms than this and WordPress searches the whole input as one phrase (which bounds the SQL). */
-export const MAX_SEARCH_TERMS = 9;
+const MAX_SEARCH_TERMS = 9;
 
 /** WordPress's English stopwords (`get_search_stopwords`): dropped from a search of several terms. */
 const STOPWORDS = new Set(

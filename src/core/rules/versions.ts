@@ -7,8 +7,6 @@ import { ApiError } from '../errors/errors.js';
 // posts by their modification time (every write sets it), terms by their own fields (they have no
 // such date). Changes to linked records (a venue renamed) alter a representation, not the version.
 
-export type VersionedKind = 'event' | 'venue' | 'organizer' | 'term';
-
 /** What a version is computed from: posts carry `modifiedAt`, terms their own fields. */
 export type VersionedRow =
   { modifiedAt: Date } | { name: string; slug: string; description: string; parentId: number | null };
@@ -58,7 +56,7 @@ export function parseIfMatch(value: string | null | undefined): IfMatch | null {
   return versions.length ? versions : ['\u0000'];
 }
 
-export function preconditionFailed(): ApiError {
+function preconditionFailed(): ApiError {
   return new ApiError(
     412,
     'precondition_failed',

@@ -19,7 +19,7 @@ import type { Event } from '../../generated/sqlite/client.js';
 // layers, each list checked by the compiler against `EventInput` (`HandField`).
 
 /** Where a field goes in an ordered layer: after this key; absent → after the previous declared field. */
-export interface Anchor {
+interface Anchor {
   /** The REST shape's key. */
   rest: string;
   /** The REST body's parameter (documentation order). */
@@ -89,7 +89,7 @@ export interface ChoiceField<V extends string = string> extends Common {
 }
 
 /** Free text of a bounded length, "" for none; `valid` says which texts are accepted. */
-export interface TextField extends Common {
+interface TextField extends Common {
   kind: 'text';
   /** A text it accepts (its GraphQL and `/doc` description says the same in words). */
   example: string;
@@ -108,7 +108,7 @@ const choice = <const V extends string>(field: Omit<ChoiceField<V>, 'kind' | 'in
 });
 
 export const ATTENDANCE_MODES = ['offline', 'online', 'mixed'] as const;
-export type AttendanceMode = (typeof ATTENDANCE_MODES)[number];
+type AttendanceMode = (typeof ATTENDANCE_MODES)[number];
 
 /** A stored mode as one of the words (a row written before the column had its check reads as offline). */
 export const attendanceMode = (stored: string): AttendanceMode =>
@@ -240,15 +240,15 @@ export type DeclaredName = keyof Declared;
 export const DECLARED_NAMES = Object.keys(EVENT_FIELDS) as DeclaredName[];
 
 /** The domain value of a field of this declaration (as written and as stored). */
-export type ValueOf<F> = F extends FlagField ? boolean : F extends ChoiceField<infer V> ? V : string;
+type ValueOf<F> = F extends FlagField ? boolean : F extends ChoiceField<infer V> ? V : string;
 /** What a write may say for it, before it is checked. */
-export type InputOf<F> = F extends FlagField ? boolean : string;
+type InputOf<F> = F extends FlagField ? boolean : string;
 
 export type DeclaredInput = { [K in DeclaredName]?: InputOf<Declared[K]> };
 export type DeclaredValues = { [K in DeclaredName]?: ValueOf<Declared[K]> };
 
 /** The fields of a declaration whose column (of the same name) is missing or of another type. */
-export type ColumnMismatch<D> = {
+type ColumnMismatch<D> = {
   [K in keyof D]: K extends keyof Event ? (ValueOf<D[K]> extends Event[K] ? never : K) : K;
 }[keyof D];
 /** `true` when every column matches; else the names of those that do not (a compile error). */
@@ -264,7 +264,7 @@ export type Unlisted<Union, Listed> = [Exclude<Union, Listed>] extends [never]
 export const declaration = (name: DeclaredName): FieldDeclaration => EVENT_FIELDS[name];
 
 /** A value checked: the stored value, or why it is refused. */
-export type Checked<V> = { ok: true; value: V } | { ok: false; reason: string };
+type Checked<V> = { ok: true; value: V } | { ok: false; reason: string };
 
 const INVALID = 'Invalid parameter.';
 
@@ -308,7 +308,7 @@ export function columnDefault(field: FieldDeclaration): boolean | string {
 }
 
 /** How a source's dialect reads a flag and a text (each importer has its own words for yes). */
-export interface SourceReaders {
+interface SourceReaders {
   flag: (value: unknown) => boolean;
   text: (value: unknown) => string;
 }

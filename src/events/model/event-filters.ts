@@ -144,7 +144,7 @@ interface Point {
 }
 
 /** An events condition whose rule another room owns: `ticketed` (whether a ticket type is on sale). */
-export type TicketedCondition = (ticketed: boolean, now: Date) => Prisma.EventWhereInput;
+type TicketedCondition = (ticketed: boolean, now: Date) => Prisma.EventWhereInput;
 
 // The tickets room builds on events, so events may not import its rule: the wiring hands it in
 // (src/schema.ts, loaded by every app) before any list runs.

@@ -5,16 +5,16 @@ import type { Checked, EchoValue, FilterDeclaration, FilterKind, Near } from './
 // domain and effective filter types, REST's parameter names and echoes, the GraphQL prices, the term
 // and subscription filters; derived once here so every reader agrees.
 
-export type EventFilters = typeof EVENT_FILTERS;
+type EventFilters = typeof EVENT_FILTERS;
 export type FilterName = keyof EventFilters;
 export const FILTER_NAMES = Object.keys(EVENT_FILTERS) as FilterName[];
 export const filterDeclaration = (name: FilterName): FilterDeclaration => EVENT_FILTERS[name];
 
 /** The filters errors are reported for: the domain names, `near.*` for the point's. */
-export type FilterParam = Exclude<FilterName, 'near'> | 'near.lat' | 'near.lng' | 'near.radius';
+type FilterParam = Exclude<FilterName, 'near'> | 'near.lat' | 'near.lng' | 'near.radius';
 
 /** The domain value of a filter of this kind. */
-export type FilterValue<K extends FilterKind> = {
+type FilterValue<K extends FilterKind> = {
   string: string;
   boolean: boolean;
   int: number;
@@ -27,7 +27,7 @@ export type FilterValue<K extends FilterKind> = {
 export type EventListFilter = { [K in FilterName]?: FilterValue<EventFilters[K]['kind']> | null };
 
 /** A filter's value as the list applied it: what its lookup, else its check, makes of it; term tokens as given. */
-export type EffectiveValue<K extends FilterName> = EventFilters[K] extends {
+type EffectiveValue<K extends FilterName> = EventFilters[K] extends {
   lookup: (...args: never[]) => Promise<Checked<infer E>>;
 }
   ? E
@@ -55,12 +55,6 @@ export const FILTER_PRICES: Readonly<Record<string, number>> = Object.fromEntrie
     return price ? [[name, price]] : [];
   }),
 );
-
-/** The filters whose given value is a list (bounded in size before any lookup). */
-export const LIST_FILTERS: readonly FilterName[] = FILTER_NAMES.filter((name) => {
-  const kind = filterDeclaration(name).kind;
-  return kind === 'stringList' || kind === 'intList';
-});
 
 /** Whether a filter, as the list applied it, looks at withheld content (D21). */
 export function onWithheld(name: FilterName, effective: unknown): boolean {

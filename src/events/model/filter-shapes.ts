@@ -77,7 +77,7 @@ export interface FilterRequest {
 export type EchoValue = string | number | boolean | readonly (string | number)[];
 
 /** What a lookup may use of the request's scope. */
-export type LookupScope = Pick<Context, 'db' | 'viewer'>;
+type LookupScope = Pick<Context, 'db' | 'viewer'>;
 
 interface FilterCommon<K extends FilterKind> {
   kind: K;
@@ -124,7 +124,7 @@ interface FilterCommon<K extends FilterKind> {
  * Term slugs or ids of a taxonomy (any of them), each of which must exist: the term filters are looked
  * up together, in one query (`resolveTerms`, `events/service/events-query.ts`); echoed as given.
  */
-export interface TermFilter extends FilterCommon<'stringList'> {
+interface TermFilter extends FilterCommon<'stringList'> {
   term: { taxonomy: Taxonomy };
 }
 

@@ -38,7 +38,7 @@ import { copyToNew, templatesFor } from './occurrence-records.js';
 // announces every row it touches; the edits through one event (split, end, exclusion) are
 // `series-edits.ts`. A refused set throws a 400 naming `recurrence`, so nothing is written.
 
-export interface SyncOptions {
+interface SyncOptions {
   now: Date;
   settings: SeriesSettings;
   /**

@@ -18,7 +18,7 @@ export interface NewOccurrence {
   from: { id: number; localStart: string };
 }
 
-export type OccurrenceCopier = (w: WriteScope, created: readonly NewOccurrence[]) => Promise<void>;
+type OccurrenceCopier = (w: WriteScope, created: readonly NewOccurrence[]) => Promise<void>;
 
 const copiers: OccurrenceCopier[] = [];
 

@@ -14,7 +14,7 @@ const FREQUENCY_DESCRIPTIONS: Record<Frequency, string> = {
   HOURLY: 'Every hour (not for an all-day series)',
 };
 
-export const RecurrenceFrequency = builder.enumType('RecurrenceFrequency', {
+const RecurrenceFrequency = builder.enumType('RecurrenceFrequency', {
   description: "How often a series' rule repeats (RFC 5545 FREQ; SECONDLY and MINUTELY are refused)",
   values: Object.fromEntries(
     FREQUENCIES.map((frequency) => [frequency, { description: FREQUENCY_DESCRIPTIONS[frequency] }]),
@@ -31,7 +31,7 @@ const WEEKDAY_NAMES: Record<Weekday, string> = {
   SU: 'Sunday',
 };
 
-export const RecurrenceWeekday = builder.enumType('RecurrenceWeekday', {
+const RecurrenceWeekday = builder.enumType('RecurrenceWeekday', {
   description: 'A day of the week as RFC 5545 spells it',
   values: Object.fromEntries(WEEKDAYS.map((day) => [day, { description: WEEKDAY_NAMES[day] }])) as Record<
     Weekday,

@@ -34,7 +34,7 @@ const isLines = (sent: readonly string[] | RecurrencePattern): sent is readonly 
   Array.isArray(sent);
 
 /** The lines a client sent, checked against the series' zone and all-day flag, in canonical form. */
-export function checkedLines(lines: readonly string[], kind: SeriesKind): string[] {
+function checkedLines(lines: readonly string[], kind: SeriesKind): string[] {
   return formatRecurrence(orRefuse(parseRecurrence(lines, kind)));
 }
 

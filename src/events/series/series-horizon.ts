@@ -13,7 +13,7 @@ import { syncSeries } from './event-series.js';
 // gets its own copies of the records other rooms keep per event (ticket types) in the same write.
 
 /** The first events of every series still running (trashed ones are not extended). */
-export async function seriesToExtend(tx: Tx | Prisma.TransactionClient): Promise<number[]> {
+async function seriesToExtend(tx: Tx | Prisma.TransactionClient): Promise<number[]> {
   return (
     await tx.event.findMany({
       where: { recurrence: { not: null }, originalStart: null, status: { not: 'trash' } },

@@ -7,7 +7,7 @@ import type { EventSelection } from '../service/event-reads.js';
 // on its own), its lines and the scopes a write to one occurrence may take. Read by the APIs and the
 // series writers alike; nothing here writes.
 
-export const RECURRENCE_SCOPES = ['this', 'following', 'all'] as const;
+const RECURRENCE_SCOPES = ['this', 'following', 'all'] as const;
 /** Which events of a series a write to one occurrence changes (Google Calendar's three choices). */
 export type RecurrenceScope = (typeof RECURRENCE_SCOPES)[number];
 

@@ -77,7 +77,7 @@ const FIRST_SELECT = {
   startExcluded: true,
 } as const;
 
-export type SeriesValues = Pick<Prisma.EventUncheckedCreateInput, (typeof COPIED_NAMES)[number]>;
+type SeriesValues = Pick<Prisma.EventUncheckedCreateInput, (typeof COPIED_NAMES)[number]>;
 export interface FirstEvent extends SeriesValues {
   id: number;
   slug: string | null;

@@ -28,7 +28,7 @@ import type { VenueInput } from '../../places/service/venues.js';
 // them for its clients.
 
 /** A date as a client writes it: ISO 8601, "Y-m-d H:i:s", a Unix timestamp or an English phrase. */
-export type DateExpression = string | number;
+type DateExpression = string | number;
 
 /**
  * A venue or organizer named by id, or given as its own domain input to create (or match,
@@ -132,7 +132,7 @@ const FIELD_ORDER = Object.keys(
   ),
 ) as EventField[];
 
-export const REQUIRED_ON_CREATE: readonly EventField[] = ['title', 'startDate', 'endDate'];
+const REQUIRED_ON_CREATE: readonly EventField[] = ['title', 'startDate', 'endDate'];
 
 export const INVALID = 'Invalid parameter.';
 const INVALID_TIMEZONE = 'Invalid parameter: a time zone is an IANA name (America/New_York) or UTC±H[:MM].';

@@ -137,7 +137,7 @@ async function resolveTerms(w: WriteScope, taxonomy: Taxonomy, refs: TermRef[]):
   return [...new Set(ids)];
 }
 
-export interface ResolvedLinks {
+interface ResolvedLinks {
   venues?: number[];
   organizers?: number[];
   categories?: number[];

@@ -16,7 +16,7 @@ import { type Event, Prisma } from '../../generated/sqlite/client.js';
 // not kept. A write's transaction reads without them (its `EventReader` has no `keepRecords`).
 
 /** What reading events needs: the database (or a write's transaction) and its provider. */
-export type EventReader = Pick<Context, 'db' | 'config'>;
+type EventReader = Pick<Context, 'db' | 'config'>;
 
 type Tree = Record<string, unknown>;
 export interface EventSelection {
@@ -386,14 +386,14 @@ export async function findEvent(
 }
 
 /** The ids an event links to, by family, in link order. */
-export interface LinkedIds {
+interface LinkedIds {
   terms: number[];
   venues: number[];
   organizers: number[];
 }
 
 /** An event as a write reads it before writing: see `findEventToWrite`. */
-export interface EventToWrite {
+interface EventToWrite {
   /** Every scalar of the event. */
   event: Event;
   links: LinkedIds;

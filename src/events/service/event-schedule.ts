@@ -6,7 +6,7 @@ import type { EventValues } from './event-input.js';
 // When an event takes place and when it is published: the rules WordPress and TEC apply to the dates
 // of a write.
 
-export interface StoredSchedule {
+interface StoredSchedule {
   timezone: string;
   localStart: string;
   localEnd: string;

@@ -23,7 +23,7 @@ export function freeSlug(
 }
 
 /** What the slug rules read of a stored event. */
-export interface SluggedEvent {
+interface SluggedEvent {
   id: number;
   slug: string | null;
   desiredSlug: string | null;

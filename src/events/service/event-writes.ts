@@ -56,13 +56,13 @@ import type { Tx, WriteScope } from '../../core/db/transactions.js';
  * given, is what it reads: an update that changes only the event's own columns then answers with what
  * it read before writing and the row the update returned, instead of reading the event again.
  */
-export type EventLoader<T extends LoadedEvent> = ((tx: Tx, id: number) => Promise<T>) & {
+type EventLoader<T extends LoadedEvent> = ((tx: Tx, id: number) => Promise<T>) & {
   readonly selection?: EventSelection;
 };
 /** What the content verdict needs of a loaded event. */
 type LoadedEvent = { status: string; password: string | null; authorId: number | null };
 
-export interface WriteOptions {
+interface WriteOptions {
   /** `password` is accepted on create and on the by-id update route (docs/reference.md §S2.1), not by slug */
   passwordAllowed?: boolean;
   /** The clock relative dates ("tomorrow 9am") and scheduling count from. */

@@ -8,7 +8,7 @@ import { nextTurn } from '../../core/db/turns.js';
 
 /** Geo lists: default radius (km), and the most events a radius may hold (they are sorted in memory). */
 export const DEFAULT_GEO_RADIUS_KM = 50;
-export const GEO_MAX_EVENTS = 10_000;
+const GEO_MAX_EVENTS = 10_000;
 /** Events of a radius read per step (the event loop gets a turn between steps). */
 const GEO_READ_BATCH = 1000;
 const GEO_MAX_VENUES = 10_000;

@@ -138,7 +138,7 @@ async function resolveTerms(
 }
 
 /** The declared filters as a request applied them. */
-export interface AppliedFilters {
+interface AppliedFilters {
   effective: EffectiveEventFilter;
   /** Their conditions (D21's included): an event must meet each. */
   where: Prisma.EventWhereInput[];

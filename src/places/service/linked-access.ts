@@ -14,13 +14,13 @@ import type { Tx } from '../../core/db/transactions.js';
 // of them spells the visibility rule. A protected record's content is blanked by the fields
 // (`passwordHides`), not here.
 
-export interface LinkedModels {
+interface LinkedModels {
   venue: Venue;
   organizer: Organizer;
 }
 
 /** What the APIs select of a record: Prisma's `include` or `select`. */
-export interface LinkedSelection {
+interface LinkedSelection {
   include?: object;
   select?: object;
 }

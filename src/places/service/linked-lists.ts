@@ -43,7 +43,7 @@ interface LinkedEventLink {
 }
 
 /** A condition valid for both `Prisma.VenueWhereInput` and `Prisma.OrganizerWhereInput`. */
-export interface LinkedWhere {
+interface LinkedWhere {
   AND?: LinkedWhere[];
   id?: { in: number[] };
   OR?: LinkedWhere[];
@@ -87,7 +87,7 @@ function protectedSearchable(viewer: Viewer): LinkedWhere | null {
  * The list conditions shared by both kinds; `withSearch` adds `search` over each kind's own fields.
  * `event` must name an existing event (else 400).
  */
-export async function linkedListQuery(
+async function linkedListQuery(
   db: Db,
   scope: Pick<Context, 'viewer' | 'config' | 'reads'>,
   filter: LinkedListFilter,
@@ -152,7 +152,7 @@ const LINKED_ORDER = [{ publishedAt: 'desc' as const }, { id: 'desc' as const }]
 const LINKED_SORT_KEYS = sortKeysOf(LINKED_ORDER, { publishedAt: 'date', id: 'int' });
 
 /** One cursor page of a venue or organizer list (GraphQL `venuesConnection`, `organizersConnection`). */
-export async function linkedConnection<Where, Row extends object>(
+async function linkedConnection<Where, Row extends object>(
   where: Where,
   args: CursorArgs,
   find: (args: { where: Where; orderBy: object[]; take: number }) => Promise<Row[]>,
@@ -169,7 +169,7 @@ export async function linkedConnection<Where, Row extends object>(
 }
 
 /** One page of a venue or organizer list; `count` runs the kind's own query. */
-export async function linkedArchive<Where>(
+async function linkedArchive<Where>(
   kind: LinkedKind,
   where: Where,
   paging: { page: number | null | undefined; perPage: number | null | undefined },
@@ -203,7 +203,7 @@ export function linkedArchiveParams(
 }
 
 /** The list conditions, plus `search` over `fields` (each kind names its own), as WordPress matches it. */
-export function withSearch<Field extends string>(
+function withSearch<Field extends string>(
   query: { where: LinkedWhere; search: SearchText | null },
   fields: readonly Field[],
 ): LinkedWhere | { AND: [LinkedWhere, SearchWhere<Field>] } {
@@ -216,7 +216,7 @@ export function withSearch<Field extends string>(
 type LinkedListWhere<Field extends string> = LinkedWhere | { AND: [LinkedWhere, SearchWhere<Field>] };
 
 /** What a kind's lists differ by: its name, the columns `search` looks in, its table's queries. */
-export interface LinkedListSource<Row extends object, Field extends string> {
+interface LinkedListSource<Row extends object, Field extends string> {
   kind: LinkedKind;
   searched: readonly Field[];
   count(db: Db, where: LinkedListWhere<Field>): Promise<number>;

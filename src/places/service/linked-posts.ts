@@ -153,7 +153,7 @@ async function checkInput<Input extends LinkedPostInput, Own>(
 // ---- Writes ----------------------------------------------------------------------------------------
 
 /** The shared columns of a write; the kind adds its own from `LinkedInput.own`. */
-export interface CommonData {
+interface CommonData {
   name?: string;
   description?: string;
   status?: string;
@@ -237,7 +237,7 @@ async function findDuplicate<Row extends LinkedRow>(
  * Creates a venue or organizer, or returns the existing duplicate unchanged. Usable inside an event
  * write (same transaction, same validation). `unreadable`: fields the API could not read.
  */
-export async function createOrMatch<Row extends LinkedRow, Input extends LinkedPostInput, Own>(
+async function createOrMatch<Row extends LinkedRow, Input extends LinkedPostInput, Own>(
   w: WriteScope,
   store: LinkedStore<Row, Input, Own>,
   given: Input,
@@ -298,7 +298,7 @@ async function existing<Row extends LinkedRow>(
 }
 
 /** Applies the fields sent; empty strings clear them; omitted ones (status included) stay. */
-export async function updateLinked<Row extends LinkedRow, Input extends LinkedPostInput, Own>(
+async function updateLinked<Row extends LinkedRow, Input extends LinkedPostInput, Own>(
   w: WriteScope,
   store: LinkedStore<Row, Input, Own>,
   key: LinkedKey,
@@ -330,7 +330,7 @@ export async function updateLinked<Row extends LinkedRow, Input extends LinkedPo
  * Trashes the record (unlinking it from its events) and returns it as `load` reads it; a second
  * trash is a 410. `force` deletes it permanently (D4, editors and above) and returns what it was.
  */
-export async function deleteLinked<Row extends LinkedRow, T>(
+async function deleteLinked<Row extends LinkedRow, T>(
   w: WriteScope,
   store: LinkedStore<Row, never, unknown>,
   key: LinkedKey,

@@ -24,7 +24,7 @@ function organizerColumns(input: OrganizerInput) {
 
 type OrganizerColumns = ReturnType<typeof organizerColumns>['data'];
 
-export const organizerStore: LinkedStore<Organizer, OrganizerInput, OrganizerColumns> = {
+const organizerStore: LinkedStore<Organizer, OrganizerInput, OrganizerColumns> = {
   kind: 'organizer',
   fields: ['phone', 'website', 'email'],
   own: organizerColumns,

@@ -79,7 +79,7 @@ function venueColumns(input: VenueInput) {
 
 type VenueColumns = ReturnType<typeof venueColumns>['data'];
 
-export const venueStore: LinkedStore<Venue, VenueInput, VenueColumns> = {
+const venueStore: LinkedStore<Venue, VenueInput, VenueColumns> = {
   kind: 'venue',
   fields: VENUE_FIELDS,
   own: venueColumns,

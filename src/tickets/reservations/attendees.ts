@@ -7,7 +7,7 @@ import { csvDocument } from '../rest/csv.js';
 // The attendee list: editors and administrators only (names and e-mails are personal data). Anyone
 // else is refused before anything is read, so the refusal says nothing about who has reserved.
 
-export interface AttendeePage {
+interface AttendeePage {
   total: number;
   attendees: Attendee[];
 }
@@ -16,7 +16,7 @@ function assertManager(ctx: Context): void {
   if (!managesTickets(ctx.viewer)) throw ticketsForbidden(ctx.viewer);
 }
 
-export interface AttendeeFilter {
+interface AttendeeFilter {
   eventId?: number | null;
   ticketTypeId?: number | null;
   status?: AttendeeStatus | null;
@@ -74,7 +74,7 @@ export async function kindsOf(
 /** Rows an export reads at a time: memory stays bounded whatever the event's size. */
 const EXPORT_BATCH = 1_000;
 
-export const ATTENDEE_CSV_COLUMNS = [
+const ATTENDEE_CSV_COLUMNS = [
   'id',
   'ticket_type',
   'name',

@@ -13,9 +13,9 @@ import type { Context } from '../../core/context/scope.js';
 // e-mail was tried, never whether it holds a reservation. The counts are the login limits' machinery:
 // in Redis when the instances share one, in each process's memory otherwise (and while Redis is away).
 
-export type RsvpLimitSettings = Config['rsvpLimits'];
+type RsvpLimitSettings = Config['rsvpLimits'];
 
-export const rateLimited = (retryAfter: number) =>
+const rateLimited = (retryAfter: number) =>
   new ApiError(
     429,
     'RATE_LIMITED',

@@ -151,7 +151,7 @@ export async function lockType(scope: WriteScope, typeId: number): Promise<TypeR
  * connection each while they wait on that lock (the pool would run dry and the waits time out): a
  * burst waits in memory instead, and each instance keeps at most one transaction per type open.
  */
-export class TypeQueue {
+class TypeQueue {
   private readonly tails = new Map<number, Promise<unknown>>();
 
   run<T>(typeId: number, work: () => Promise<T>): Promise<T> {
@@ -176,7 +176,7 @@ export function typeQueueOf(writes: object): TypeQueue {
 }
 
 /** A write whose turn came after its request's deadline: refused, nothing written. */
-export const turnMissed = () =>
+const turnMissed = () =>
   new ApiError(
     503,
     'request_timeout',

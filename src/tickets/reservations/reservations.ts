@@ -54,7 +54,7 @@ const changedEvent = (event: EventOfChange) => ({
  * showing tickets drop (nothing the event lists read changed), and who may read it is who may see the
  * event (`write-effects.ts`, `services/sync/`).
  */
-export function attendeeChanged(
+function attendeeChanged(
   scope: WriteScope,
   event: EventOfChange,
   attendeeId: number,
@@ -184,7 +184,7 @@ async function promote(
   }
 }
 
-export interface RsvpChange {
+interface RsvpChange {
   name?: string | null;
   guests?: number | null;
   /** false: not going (the places are released); true: going again (a place, or the waitlist). */

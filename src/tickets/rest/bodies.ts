@@ -14,7 +14,7 @@ const TEXT_IF_ANY = bodyReader(
   z.unknown().transform((value) => (typeof value === 'string' ? value : undefined)),
 );
 
-export interface RsvpBody {
+interface RsvpBody {
   ticket_id?: number;
   full_name?: string;
   email?: string;
@@ -52,7 +52,7 @@ export const RSVP_BODY: BodyTable<RsvpBody> = {
   },
 };
 
-export interface RsvpChangeBody {
+interface RsvpChangeBody {
   full_name?: string;
   quantity?: number;
   attending?: boolean;
@@ -83,7 +83,7 @@ export const RSVP_CHANGE_BODY: BodyTable<RsvpChangeBody> = {
   },
 };
 
-export interface CheckInBody {
+interface CheckInBody {
   security_code?: string;
   ticket_id?: number;
 }

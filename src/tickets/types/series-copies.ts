@@ -26,7 +26,7 @@ const keyOf = (type: Pick<TicketType, 'id' | 'seriesKey'>) => type.seriesKey ?? 
  * their zone: "10:00, a week before" stays 10:00 a week before across a DST change (its UTC hour moves).
  * A wall-clock the zone skips moves forward by the gap.
  */
-export function shiftedBound(bound: Date | null, zone: string, from: string, to: string): Date | null {
+function shiftedBound(bound: Date | null, zone: string, from: string, to: string): Date | null {
   if (!bound || from === to) return bound;
   const naive = (wall: string) => DateTime.fromFormat(wall, WALL_CLOCK, { zone: 'utc' });
   const wall = naive(wallClock(bound, zone)).plus(naive(to).diff(naive(from)));

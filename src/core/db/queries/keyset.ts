@@ -5,7 +5,7 @@ import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../rules/paging.js';
 // next page is "the records after that key" — so records inserted or removed between two page loads
 // neither skip nor repeat the others, unlike an offset. Every order ends with the unique `id`.
 
-export type Direction = 'asc' | 'desc';
+type Direction = 'asc' | 'desc';
 /** One column of a list's order, and how its values travel in a cursor. */
 export interface SortKey {
   field: string;
@@ -25,7 +25,7 @@ export type Value = number | string | Date;
 type Condition = Record<string, unknown>;
 
 /** What to fetch for one connection page: the bound conditions, the order and how many rows. */
-export interface KeysetWindow {
+interface KeysetWindow {
   /** `after`/`before` as conditions to AND with the list's own `where` (empty: none). */
   bounds: Condition[];
   orderBy: Array<Record<string, Direction>>;
@@ -39,7 +39,7 @@ export interface KeysetWindow {
   beforeKey: Value[] | null;
 }
 
-export interface Edge<T> {
+interface Edge<T> {
   cursor: string;
   node: T;
 }
@@ -71,7 +71,7 @@ export function sortKeysOf(
 
 export const flip = (direction: Direction): Direction => (direction === 'asc' ? 'desc' : 'asc');
 
-export function encodeCursor(keys: readonly SortKey[], row: object): string {
+function encodeCursor(keys: readonly SortKey[], row: object): string {
   const values = keys.map(({ field, kind }) => {
     const value = (row as Record<string, unknown>)[field];
     return kind === 'date' ? (value as Date).toISOString() : value;
@@ -80,7 +80,7 @@ export function encodeCursor(keys: readonly SortKey[], row: object): string {
 }
 
 /** The sort key a cursor holds, checked against the list's order: anything else is a 400 naming `param`. */
-export function decodeCursor(keys: readonly SortKey[], cursor: string, param: string): Value[] {
+function decodeCursor(keys: readonly SortKey[], cursor: string, param: string): Value[] {
   const refuse = () => invalidParams({ [param]: 'Not a cursor of this list.' });
   let values: unknown;
   try {

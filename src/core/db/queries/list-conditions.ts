@@ -49,7 +49,7 @@ export function namedIds(ids: readonly number[]): number[] {
  * On SQLite, a statement selecting (as `id`) the events that meet a condition, from an index, and
  * the part of the condition it does not answer, which those events must still meet.
  */
-export interface IndexedSelect {
+interface IndexedSelect {
   sql: string;
   values: readonly unknown[];
   rest?: Prisma.EventWhereInput;
@@ -108,7 +108,7 @@ export const EVENT_LINKS = {
   terms: { relation: 'terms', model: 'eventTerm', table: 'EventTerm', key: 'termId' },
 } as const;
 
-export type EventLink = (typeof EVENT_LINKS)[keyof typeof EVENT_LINKS];
+type EventLink = (typeof EVENT_LINKS)[keyof typeof EVENT_LINKS];
 
 /**
  * Linked events a read names at most (`linkCondition` on SQLite): past it, the window's events are tested in list order,

@@ -38,7 +38,7 @@ export async function compactListCounts(db: RawClient, provider: DatabaseProvide
 }
 
 /** How often the server folds the deltas (`ListCountsCompaction`). */
-export const COMPACT_LIST_COUNTS_EVERY_MS = 60_000;
+const COMPACT_LIST_COUNTS_EVERY_MS = 60_000;
 
 /**
  * Runs `compactListCounts` every `everyMs` until stopped (PostgreSQL; SQLite's buckets are single rows

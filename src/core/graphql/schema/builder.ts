@@ -17,7 +17,7 @@ import { decodeGlobalId, encodeGlobalId } from './global-ids.js';
  * TEC-shaped (snake_case) types and root fields that SOFA turns into the REST routes. Both resolve
  * through the same services, so nothing is computed twice.
  */
-export type SubGraph = 'public' | 'rest';
+type SubGraph = 'public' | 'rest';
 
 /** The options of a type or root field that only the REST routes reach (SOFA's sub-graph). */
 export const REST: { subGraphs: SubGraph[] } = { subGraphs: ['rest'] };

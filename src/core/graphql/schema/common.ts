@@ -19,7 +19,7 @@ export const PostStatus = builder.enumType('PostStatus', {
 });
 export type PostStatusValue = (typeof PostStatus)['$inferType'];
 
-export const CurrencyPosition = builder.enumType('CurrencyPosition', {
+const CurrencyPosition = builder.enumType('CurrencyPosition', {
   description: 'Where the currency symbol goes around a price',
   values: {
     prefix: { description: 'Before the number, e.g. "$23"' },
@@ -60,7 +60,7 @@ interface Paged {
   totalPages: number;
 }
 
-export const PageInfo = builder.objectRef<Paged>('PageInfo').implement({
+const PageInfo = builder.objectRef<Paged>('PageInfo').implement({
   description: 'Where a page/perPage list page stands (the REST X-WP-Total and X-WP-TotalPages)',
   fields: (t) => ({
     page: t.int({ description: 'This page number, from 1', resolve: (page) => page.paging.page }),
@@ -157,7 +157,7 @@ export function withIfMatch<C extends Context>(ctx: C, ifMatch: string | null | 
   return { ...ctx, ifMatch: parseIfMatch(ifMatch) };
 }
 
-export type WithoutNulls<T> = { [K in keyof T]?: Exclude<T[K], null> };
+type WithoutNulls<T> = { [K in keyof T]?: Exclude<T[K], null> };
 
 /** A GraphQL input as a domain input: a null field is an absent one (left unchanged). */
 export function withoutNulls<T extends object>(input: T): WithoutNulls<T> {
@@ -175,7 +175,7 @@ export const LOOKUPS = [
   { by: 'slug', suffix: 'BySlug' },
 ] as const;
 export type Lookup = (typeof LOOKUPS)[number];
-export type RecordKey = { id: number } | { slug: string };
+type RecordKey = { id: number } | { slug: string };
 
 /** The required argument a lookup names its record by: `id: Int!` or `slug: String!`. */
 export function lookupArgs(lookup: Lookup, description: string) {

@@ -6,8 +6,8 @@ import { isRecordId } from '../../rules/ids.js';
 // never a database error.
 
 /** The object types that implement `Node` (their ids decode; any other type name is refused). */
-export const NODE_TYPES = ['Event', 'Venue', 'Organizer', 'Category', 'Tag'] as const;
-export type NodeType = (typeof NODE_TYPES)[number];
+const NODE_TYPES = ['Event', 'Venue', 'Organizer', 'Category', 'Tag'] as const;
+type NodeType = (typeof NODE_TYPES)[number];
 
 const isNodeType = (name: string): name is NodeType => (NODE_TYPES as readonly string[]).includes(name);
 

@@ -27,7 +27,7 @@ export const schemaComponent = (name: string, schema: OpenAPIV3.SchemaObject) =>
   new SchemaComponent(name, schema);
 
 /** A shape as `/doc` prints it: plain references, and the named components they reach. */
-export interface DeclaredShape {
+interface DeclaredShape {
   schema: RestSchema;
   components: Record<string, OpenAPIV3.SchemaObject>;
 }

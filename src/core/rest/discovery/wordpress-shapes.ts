@@ -20,7 +20,7 @@ export const WORDPRESS_EMPTY_ARRAY = schemaComponent('WordPressEmptyArray', {
   items: { not: {} },
 });
 
-export const TEC_IMAGE = schemaComponent('TecImage', {
+const TEC_IMAGE = schemaComponent('TecImage', {
   type: 'object',
   description: 'A featured image (falsy values left out)',
   required: ['url', 'id'],
