@@ -1,11 +1,5 @@
 import type { OpenAPIV3 } from 'openapi-types';
-import {
-  constantSchema as constant,
-  listSchema as listOf,
-  schemaComponent,
-  stringSchema as str,
-  uriSchema as uri,
-} from '../core/rest/discovery/json-shapes.js';
+import { constant, listOf, schemaComponent, str, uri } from '../core/rest/discovery/json-shapes.js';
 import { WORDPRESS_EMPTY_ARRAY } from '../core/rest/discovery/wordpress-shapes.js';
 import { TEC_ORGANIZER, TEC_PERSON, TEC_PLACE, TEC_VENUE } from '../places/rest-doc-shapes.js';
 import { TEC_EVENT_TERM } from '../terms/rest-doc-shapes.js';

@@ -1,27 +1,35 @@
 import {
   type RestSchema,
-  constantSchema as constant,
-  integerSchema as int,
-  listSchema as listOf,
+  constant,
+  int,
+  listOf,
   schemaComponent,
-  stringSchema as str,
-  uriSchema as uri,
+  str,
+  uri,
 } from '../core/rest/discovery/json-shapes.js';
 import { IMAGE_OR_FALSE } from '../core/rest/discovery/wordpress-shapes.js';
 
 // How `/doc` describes venues and organizers as the REST answers give them (their JSON fields name
 // these shapes: `extensions: jsonShape(TEC_VENUE)`), and in JSON-LD.
 
+/** The JSON-LD of a venue or organizer: the fields both carry around its type's own, all present. */
+function jsonLd(type: string, own: Record<string, RestSchema>) {
+  const properties: Record<string, RestSchema> = {
+    '@type': constant(type),
+    name: { type: 'string' },
+    description: str('The rendered description, HTML-escaped'),
+    url: { type: 'string' },
+    ...own,
+    sameAs: { type: 'string' },
+  };
+  return { required: Object.keys(properties), properties };
+}
+
 /** A venue in JSON-LD (schema.org Place). */
 export const TEC_PLACE = schemaComponent('TecPlace', {
   type: 'object',
   description: 'A venue in JSON-LD (schema.org Place); blank but for its name when withheld',
-  required: ['@type', 'name', 'description', 'url', 'address', 'telephone', 'sameAs'],
-  properties: {
-    '@type': constant('Place'),
-    name: { type: 'string' },
-    description: str('The rendered description, HTML-escaped'),
-    url: { type: 'string' },
+  ...jsonLd('Place', {
     address: {
       type: 'object',
       description: 'Empty parts are left out',
@@ -36,24 +44,17 @@ export const TEC_PLACE = schemaComponent('TecPlace', {
       },
     },
     telephone: { type: 'string' },
-    sameAs: { type: 'string' },
-  },
+  }),
 });
 
 /** An organizer in JSON-LD (schema.org Person). */
 export const TEC_PERSON = schemaComponent('TecPerson', {
   type: 'object',
   description: 'An organizer in JSON-LD (schema.org Person); blank but for its name when withheld',
-  required: ['@type', 'name', 'description', 'url', 'telephone', 'email', 'sameAs'],
-  properties: {
-    '@type': constant('Person'),
-    name: { type: 'string' },
-    description: str('The rendered description, HTML-escaped'),
-    url: { type: 'string' },
+  ...jsonLd('Person', {
     telephone: { type: 'string' },
     email: str('The e-mail address as HTML entities (obfuscated)'),
-    sameAs: { type: 'string' },
-  },
+  }),
 });
 
 /** The keys venues and organizers share, in the reference's order; falsy ones are left out (TEC). */

@@ -1,12 +1,5 @@
 import type { OpenAPIV3 } from 'openapi-types';
-import {
-  constantSchema as constant,
-  integerSchema as int,
-  listSchema as listOf,
-  schemaComponent,
-  stringSchema as str,
-  uriSchema as uri,
-} from '../core/rest/discovery/json-shapes.js';
+import { constant, int, listOf, schemaComponent, str, uri } from '../core/rest/discovery/json-shapes.js';
 import { LINK_LIST, WORDPRESS_EMPTY_ARRAY } from '../core/rest/discovery/wordpress-shapes.js';
 
 // How `/doc` describes categories and tags where the REST answers give them as JSON: a term embedded

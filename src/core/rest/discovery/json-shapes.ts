@@ -91,21 +91,21 @@ export function declaredShape(
 
 // Builders of the small schemas the shapes are made of.
 
-export const stringSchema = (description: string): OpenAPIV3.SchemaObject => ({
+export const str = (description: string): OpenAPIV3.SchemaObject => ({
   type: 'string',
   description,
 });
-export const uriSchema = (description: string): OpenAPIV3.SchemaObject => ({
+export const uri = (description: string): OpenAPIV3.SchemaObject => ({
   type: 'string',
   format: 'uri',
   description,
 });
-export const integerSchema = (description: string): OpenAPIV3.SchemaObject => ({
+export const int = (description: string): OpenAPIV3.SchemaObject => ({
   type: 'integer',
   description,
 });
-export const constantSchema = (value: string): OpenAPIV3.SchemaObject => ({ type: 'string', enum: [value] });
-export const listSchema = (items: RestSchema, description?: string): OpenAPIV3.SchemaObject => ({
+export const constant = (value: string): OpenAPIV3.SchemaObject => ({ type: 'string', enum: [value] });
+export const listOf = (items: RestSchema, description?: string): OpenAPIV3.SchemaObject => ({
   type: 'array',
   items,
   ...(description ? { description } : {}),

@@ -1,11 +1,11 @@
 import type { OpenAPIV3 } from 'openapi-types';
-import { integerSchema, listSchema, schemaComponent, stringSchema, uriSchema } from './json-shapes.js';
+import { int, listOf, schemaComponent, str, uri } from './json-shapes.js';
 
 // The WordPress shapes any resource's answer may use (links, PHP's empty array, a featured image);
 // each resource's own shapes are declared in its room (`rest-doc-shapes.ts`).
 
 /** WordPress' `_links` relation: a list of `{href}` (HAL-like, as `WP_REST_Response::get_links`). */
-export const LINK_LIST: OpenAPIV3.SchemaObject = listSchema({
+export const LINK_LIST: OpenAPIV3.SchemaObject = listOf({
   type: 'object',
   required: ['href'],
   properties: { href: { type: 'string', format: 'uri' } },
@@ -25,12 +25,12 @@ const TEC_IMAGE = schemaComponent('TecImage', {
   description: 'A featured image (falsy values left out)',
   required: ['url', 'id'],
   properties: {
-    url: uriSchema('The URL of the full-size image'),
-    id: integerSchema('The image ID'),
-    extension: stringSchema('The file extension'),
-    width: integerSchema('The natural width in pixels'),
-    height: integerSchema('The natural height in pixels'),
-    filesize: integerSchema('The file size in bytes'),
+    url: uri('The URL of the full-size image'),
+    id: int('The image ID'),
+    extension: str('The file extension'),
+    width: int('The natural width in pixels'),
+    height: int('The natural height in pixels'),
+    filesize: int('The file size in bytes'),
   },
 });
 
