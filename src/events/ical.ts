@@ -4,6 +4,7 @@ import { DateTime } from 'luxon';
 import type { Context } from '../core/context/scope.js';
 import { type ApiError, invalidParams } from '../core/errors/errors.js';
 import { canRead } from '../core/rules/permissions.js';
+import { inIdOrder } from '../core/rules/ids.js';
 import { permalink } from '../core/rules/urls.js';
 import { wallClock } from '../core/rules/dates.js';
 import { assertReadable, contentWithheld, judged, passwordHides } from '../core/rules/visibility.js';
@@ -43,14 +44,13 @@ const FEED_BATCH = 200;
 
 /** These events, in this order, with what the feed shows of them. */
 async function feedEvents(ctx: Context, ids: number[]): Promise<FeedEvent[]> {
-  const byId = new Map<number, FeedEvent>();
+  const events: FeedEvent[] = [];
   for (let start = 0; start < ids.length; start += FEED_BATCH) {
     if (start > 0) await nextTurn();
     const batch = ids.slice(start, start + FEED_BATCH);
-    for (const event of await ctx.db.event.findMany({ where: { id: { in: batch } }, include: feedInclude }))
-      byId.set(event.id, event);
+    events.push(...(await ctx.db.event.findMany({ where: { id: { in: batch } }, include: feedInclude })));
   }
-  return ids.map((id) => byId.get(id)).filter((event): event is FeedEvent => event !== undefined);
+  return inIdOrder(ids, events);
 }
 
 export interface Feed {

@@ -1,4 +1,5 @@
 import type { Context } from '../core/context/scope.js';
+import { inIdOrder } from '../core/rules/ids.js';
 import { visibleEvents } from '../events/service/event-access.js';
 import { type TicketTypeView, ticketTypesOf } from '../tickets/types/ticket-types.js';
 
@@ -34,10 +35,7 @@ export async function changedTicketTypes(ctx: Context, ids: readonly number[]): 
     ctx,
     rows.map((row) => row.eventId),
   );
-  const byId = new Map(
-    [...(await ticketTypesOf(ctx, events)).values()].flat().map((type) => [type.id, type]),
-  );
-  return ids.flatMap((id) => byId.get(id) ?? []);
+  return inIdOrder(ids, [...(await ticketTypesOf(ctx, events)).values()].flat());
 }
 
 /** These attendees (in the order of `ids`), those of events the viewer may not see left out. */
@@ -55,8 +53,10 @@ export async function changedAttendees(ctx: Context, ids: readonly number[]): Pr
       )
     ).map((e) => e.id),
   );
-  const byId = new Map(rows.filter((row) => shown.has(row.eventId)).map((row) => [row.id, row]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
+  return inIdOrder(
+    ids,
+    rows.filter((row) => shown.has(row.eventId)),
+  );
 }
 
 /** The types of one event for a subscriber, or null when it may no longer see the event's tickets. */

@@ -3,6 +3,7 @@ import type { Prisma, Term } from '../generated/sqlite/client.js';
 import type { Taxonomy } from '../core/rules/urls.js';
 import type { Tx } from '../core/db/transactions.js';
 import { CATEGORY } from './terms.js';
+import { inIdOrder } from '../core/rules/ids.js';
 
 // What a category or tag read may show, decided here: list pages, cursor pages, the change stream and
 // the subscriptions' re-reads load their terms through these functions. Terms have no status and no
@@ -34,11 +35,7 @@ export async function visibleTerms<T = Term>(
     ...selection,
     where: { id: { in: [...ids] }, ...termsVisibleTo(taxonomy) },
   } as Prisma.TermFindManyArgs);
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [row as T] : [];
-  });
+  return inIdOrder(ids, rows) as T[];
 }
 
 /** One term of `taxonomy`, or null. */

@@ -7,3 +7,10 @@ export const MAX_RECORD_ID = 2_147_483_647;
 export function isRecordId(value: number): boolean {
   return Number.isInteger(value) && value > 0 && value <= MAX_RECORD_ID;
 }
+
+/** These records in the order of `ids`, those missing left out. */
+export function inIdOrder<T extends { id: number }>(ids: readonly number[], rows: Iterable<T>): T[] {
+  const byId = new Map<number, T>();
+  for (const row of rows) byId.set(row.id, row);
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}

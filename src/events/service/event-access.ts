@@ -6,6 +6,7 @@ import { type EventSelection, findEvent, findEvents } from './event-reads.js';
 import { SLUGLESS } from './event-slugs.js';
 import type { Tx } from '../../core/db/transactions.js';
 import type { Db } from '../../core/db/client.js';
+import { inIdOrder } from '../../core/rules/ids.js';
 
 // What an event read outside the lists may show, decided here: single reads, the change stream, the
 // subscriptions' re-reads and the writes' answers take their events from these functions, so none of
@@ -31,11 +32,7 @@ export async function visibleEvents(
   const rows = await findEvents<Event>(ctx, selection, {
     where: { AND: [{ id: { in: [...ids] } }, eventsVisibleTo(ctx.viewer)] },
   });
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [judged(row, ctx.viewer, password)] : [];
-  });
+  return inIdOrder(ids, rows).map((row) => judged(row, ctx.viewer, password));
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ArchivePage } from '../../core/db/queries/archive.js';
 import type { LinkedKind } from './linked-lists.js';
 import type { LinkedKey, LinkedRow } from './linked-posts.js';
 import type { Tx } from '../../core/db/transactions.js';
+import { inIdOrder } from '../../core/rules/ids.js';
 
 // What a venue or organizer read may show, decided here for both kinds: single reads (by id, by slug),
 // the rows of a list page, the change stream and the subscriptions' re-reads, and the writes' answers.
@@ -82,11 +83,7 @@ export async function visibleLinked<K extends LinkedKind, T = LinkedModels[K]>(
     ...selection,
     where: { id: { in: [...ids] }, AND: [linkedVisibleTo(ctx.viewer)] },
   });
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [row as T] : [];
-  });
+  return inIdOrder(ids, rows) as T[];
 }
 
 /**
