@@ -36,6 +36,20 @@ function checkSizes(lists: Record<string, readonly unknown[] | null | undefined>
   if (Object.keys(reasons).length) throw invalidParams(reasons);
 }
 
+/** The events among some ids that meet all `conditions`. */
+function eventView(ctx: Context, conditions: Prisma.EventWhereInput[]): ChangeView {
+  return {
+    key: JSON.stringify(conditions),
+    visibleIds: async (wanted) =>
+      (
+        await ctx.db.event.findMany({
+          where: { AND: [{ id: { in: wanted } }, ...conditions] },
+          select: { id: true },
+        })
+      ).map((row) => row.id),
+  };
+}
+
 /**
  * The events a subscription sees: readable by its viewer and matching its filter, validated as the
  * list validates its own (unknown ids → 400). Filters on what a protected event's listing blanks never
@@ -55,16 +69,7 @@ export async function eventChangeView(
   // The list's filters, checked, looked up and matched as the list applies them (D21 included).
   const applied = await applyFilters(ctx, filter, { password, only: SUBSCRIPTION_FILTERS });
   conditions.push(...applied.where);
-  return {
-    key: JSON.stringify(conditions),
-    visibleIds: async (wanted) =>
-      (
-        await ctx.db.event.findMany({
-          where: { AND: [{ id: { in: wanted } }, ...conditions] },
-          select: { id: true },
-        })
-      ).map((row) => row.id),
-  };
+  return eventView(ctx, conditions);
 }
 
 /** The venues or organizers a subscription sees: readable by its viewer, only `named` when given. */
@@ -121,14 +126,5 @@ export function ticketsChangeView(ctx: Context, password: string | null): Change
     eventsVisibleTo(ctx.viewer),
     contentOpenWhere(ctx.viewer, password) as Prisma.EventWhereInput,
   ];
-  return {
-    key: JSON.stringify(conditions),
-    visibleIds: async (wanted) =>
-      (
-        await ctx.db.event.findMany({
-          where: { AND: [{ id: { in: wanted } }, ...conditions] },
-          select: { id: true },
-        })
-      ).map((row) => row.id),
-  };
+  return eventView(ctx, conditions);
 }
