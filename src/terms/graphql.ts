@@ -203,51 +203,46 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
     }),
   });
 
-  builder.queryFields((t) => ({
-    [label]: t.prismaField({
-      type: Term,
-      nullable: true,
-      description: `A ${label} by id; null (with an error entry saying why) when it does not exist or you may not read it`,
-      args: { id: t.arg.int({ required: true, description: `The ${label} id` }) },
-      resolve: (query, _root, { id }, ctx) => findTerm(ctx.db, taxonomy, id, query),
-    }),
-    [plural]: t.field({
-      type: Page,
-      description: `${many}, by name unless ordered otherwise`,
-      args: {
-        filter: t.arg({
-          type: Filter,
-          description: `Which ${plural}; all (non-empty by default) when absent`,
-        }),
-        orderBy: t.arg({ type: TermOrderField, defaultValue: 'name', description: 'The sort key' }),
-        order: t.arg({ type: SortOrder, defaultValue: 'asc', description: 'The sort direction' }),
-        page: t.arg.int({ description: PAGE_DESCRIPTION }),
-        perPage: t.arg.int({ description: PER_PAGE_DESCRIPTION }),
-      },
-      resolve: (_root, { filter, orderBy, order, page, perPage }, ctx) =>
-        termArchive(ctx, taxonomy, { ...filter, orderby: orderBy, order }, page, perPage),
-    }),
-    [`${plural}Connection`]: t.connection(
-      {
+  builder.queryFields((t) => {
+    const listArgs = () => ({
+      filter: t.arg({ type: Filter, description: `Which ${plural}; all (non-empty by default) when absent` }),
+      orderBy: t.arg({ type: TermOrderField, defaultValue: 'name', description: 'The sort key' }),
+      order: t.arg({ type: SortOrder, defaultValue: 'asc', description: 'The sort direction' }),
+    });
+    return {
+      [label]: t.prismaField({
         type: Term,
-        description: `The ${plural} of \`${plural}\` (same filters and order) as a Relay connection, paged by cursor`,
+        nullable: true,
+        description: `A ${label} by id; null (with an error entry saying why) when it does not exist or you may not read it`,
+        args: { id: t.arg.int({ required: true, description: `The ${label} id` }) },
+        resolve: (query, _root, { id }, ctx) => findTerm(ctx.db, taxonomy, id, query),
+      }),
+      [plural]: t.field({
+        type: Page,
+        description: `${many}, by name unless ordered otherwise`,
         args: {
-          filter: t.arg({
-            type: Filter,
-            description: `Which ${plural}; all (non-empty by default) when absent`,
-          }),
-          orderBy: t.arg({ type: TermOrderField, defaultValue: 'name', description: 'The sort key' }),
-          order: t.arg({ type: SortOrder, defaultValue: 'asc', description: 'The sort direction' }),
+          ...listArgs(),
+          page: t.arg.int({ description: PAGE_DESCRIPTION }),
+          perPage: t.arg.int({ description: PER_PAGE_DESCRIPTION }),
         },
-        resolve: (_root, { filter, orderBy, order, ...cursorArgs }, ctx, info) => {
-          const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'], typeName: one });
-          return termConnection(ctx, taxonomy, { ...filter, orderby: orderBy, order }, cursorArgs, query);
+        resolve: (_root, { filter, orderBy, order, page, perPage }, ctx) =>
+          termArchive(ctx, taxonomy, { ...filter, orderby: orderBy, order }, page, perPage),
+      }),
+      [`${plural}Connection`]: t.connection(
+        {
+          type: Term,
+          description: `The ${plural} of \`${plural}\` (same filters and order) as a Relay connection, paged by cursor`,
+          args: listArgs(),
+          resolve: (_root, { filter, orderBy, order, ...cursorArgs }, ctx, info) => {
+            const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'], typeName: one });
+            return termConnection(ctx, taxonomy, { ...filter, orderby: orderBy, order }, cursorArgs, query);
+          },
         },
-      },
-      { name: `${one}Connection`, description: `A page of ${plural} with cursors` },
-      { name: `${one}Edge`, description: `A ${label} and its cursor` },
-    ),
-  }));
+        { name: `${one}Connection`, description: `A page of ${plural} with cursors` },
+        { name: `${one}Edge`, description: `A ${label} and its cursor` },
+      ),
+    };
+  });
 
   builder.mutationFields((t) => ({
     [`create${one}`]: t.prismaField({
