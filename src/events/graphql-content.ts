@@ -52,6 +52,24 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
       extensions: showing('password', key),
       resolve: (event) => (contentWithheld(event) ? null : event[key]),
     });
+  // Categories and tags read the same `terms` selection (one query for the page); differing filters
+  // would make Pothos load one of them per event.
+  const termsField = (type: typeof Category, taxonomy: string) =>
+    t.field({
+      type: [type],
+      description: 'Empty when withheld',
+      deprecationReason,
+      extensions: showing('password'),
+      select: (_args, _ctx, nested) => ({
+        terms: { orderBy: { position: 'asc' }, select: { term: nested(true) } },
+      }),
+      resolve: (event) =>
+        contentWithheld(event)
+          ? []
+          : links(event)
+              .terms.map((link) => link.term)
+              .filter((term) => term.taxonomy === taxonomy),
+    });
   const fields = {
     contentWithheld: t.boolean({
       description: 'True when the event is password-protected and its content is withheld',
@@ -137,38 +155,8 @@ export function withheldEventFields<Shape extends EventModel['Shape']>(
               links(event).organizers.map((link) => link.organizer),
             ),
     }),
-    // Both read the same `terms` selection (one query for the page); differing filters would make
-    // Pothos load one of them per event.
-    categories: t.field({
-      type: [Category],
-      description: 'Empty when withheld',
-      deprecationReason,
-      extensions: showing('password'),
-      select: (_args, _ctx, nested) => ({
-        terms: { orderBy: { position: 'asc' }, select: { term: nested(true) } },
-      }),
-      resolve: (event) =>
-        contentWithheld(event)
-          ? []
-          : links(event)
-              .terms.map((link) => link.term)
-              .filter((term) => term.taxonomy === 'tribe_events_cat'),
-    }),
-    tags: t.field({
-      type: [Tag],
-      description: 'Empty when withheld',
-      deprecationReason,
-      extensions: showing('password'),
-      select: (_args, _ctx, nested) => ({
-        terms: { orderBy: { position: 'asc' }, select: { term: nested(true) } },
-      }),
-      resolve: (event) =>
-        contentWithheld(event)
-          ? []
-          : links(event)
-              .terms.map((link) => link.term)
-              .filter((term) => term.taxonomy === 'post_tag'),
-    }),
+    categories: termsField(Category, 'tribe_events_cat'),
+    tags: termsField(Tag, 'post_tag'),
   };
   return placed<unknown>(fields, declaredObjectFields(t, true, deprecationReason)) as typeof fields;
 }
