@@ -27,7 +27,7 @@ import { categoryTree, writtenTerm } from './term-reads.js';
 import type { Context } from '../core/context/context.js';
 
 // Categories and tags are one table (WordPress terms) exposed as two GraphQL types, declared once here:
-// `category.ts` and `tag.ts` each call `defineTaxonomySchema` with what differs.
+// `graphql-category.ts` and `graphql-tag.ts` each call `defineTaxonomySchema` with what differs.
 
 type CategoryTree = Map<number, { slug: string; parentId: number | null }>;
 const categoryTrees = new WeakMap<Context, Promise<CategoryTree>>();

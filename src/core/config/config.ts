@@ -128,7 +128,7 @@ export interface Config {
    * event rows' own bound, beside it (`ResponseCache.keepRecords`).
    */
   cache: { enabled: boolean; maxBytes: number; recordMaxBytes?: number };
-  /** The cache's mechanisms turned off, to measure what each pays (`core/cache/mechanisms.ts`). */
+  /** The cache's mechanisms turned off, to measure what each pays (`core/config/cache-mechanisms.ts`). */
   cacheWithout: readonly CacheMechanism[];
   /** Kept REST shapes of events (`core/cache/shape-cache.ts`); 0 bytes, or the cache off, keeps none. */
   shapeCache: { maxBytes: number };

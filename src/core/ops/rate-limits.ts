@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 // Counts against a limit, shared by the instances through Redis when there is one: the failed logins
-// (users/login-limits.ts) and the RSVP limits (tickets/limits.ts) count with them.
+// (users/login-limits.ts) and the RSVP limits (tickets/reservations/limits.ts) count with them.
 
 /** Every instance's counts: a Redis, and the calendar's namespace in it (`calendarNamespace`). */
 export interface SharedCounts {

@@ -128,7 +128,7 @@ export function documentationOf(field: GraphQLInputField): RestField | undefined
   return (field.extensions as { rest?: RestField }).rest;
 }
 
-/** Domain field → REST parameter, for renaming the services' errors (`../param-names.ts`). */
+/** Domain field → REST parameter, for renaming the services' errors (`param-names.ts`). */
 export function paramNames<Domain>(table: BodyTable<Domain>): ParamNames {
   return Object.fromEntries(Object.entries(table).map(([param, field]) => [field.to, param]));
 }

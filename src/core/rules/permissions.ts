@@ -216,7 +216,7 @@ const LISTABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'] a
 /**
  * The statuses a list may show. Without `edit_posts` only `publish` may be asked for (anything else is
  * a 400, as the reference); editors get every non-trashed status by default; authors and contributors
- * get published posts plus their own (`ownOnly` marks the non-published part as theirs only).
+ * get published posts plus their own (`ownOnlyBeyondPublish` marks the non-published part as theirs only).
  */
 export function listableStatuses(
   viewer: Viewer,

@@ -6,7 +6,7 @@ import type { TypeRow } from './places.js';
 // Whether a ticket type sells: the one rule behind reservations, `onSale`/`is_available`/`on_sale` and
 // the events list's `ticketed` filter (declared in src/events/model/event-filters.ts), in code and as SQL.
 // A type sells inside its sales window, before its event ends, while its event is not trashed and
-// takes place: a canceled event (TEC's event status, `domain/event-status.ts`) sells nothing, a
+// takes place: a canceled event (TEC's event status, `events/model/event-status.ts`) sells nothing, a
 // postponed one goes on selling — its reservations stand for the date it is moved to
 // (docs/reference/compatibility.md D37).
 
