@@ -10,7 +10,7 @@ import { organizerJsonLd, presentImage, venueJsonLd } from '../places/rest-prese
 // An event's embedded terms and its JSON-LD; the venues' and organizers' shapes are the places room's
 // (re-exported here for the event shapes that embed them).
 export { type Representation, presentImage, presentOrganizer, presentVenue } from '../places/rest-present.js';
-export { renderedText, texturize } from '../core/rules/texts/rendered.js';
+export { texturize } from '../core/rules/texts/rendered.js';
 
 /** Term shape (a): the WordPress term object embedded in an event. */
 export function presentEmbeddedTerm(term: Term, count: number, urls: SiteUrls) {

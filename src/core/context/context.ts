@@ -9,7 +9,7 @@ import type { Context, KeepRecords, RoomServices } from './scope.js';
 import type { WritePipeline } from '../db/transactions.js';
 import { limitedClient } from '../config/client-address.js';
 
-export type { Context, KeepRecords, Scope } from './scope.js';
+export type { Context, Scope } from './scope.js';
 
 export interface AppDeps extends RoomServices {
   db: Db;

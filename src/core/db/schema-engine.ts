@@ -14,7 +14,7 @@ import pg from 'pg';
 import type { MigrationList, SchemaEngine, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { DatabaseProvider } from '../config/config.js';
 
-export type { DiffTarget, MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm/schema_engine_bg';
+export type { DiffTarget } from '@prisma/schema-engine-wasm/schema_engine_bg';
 
 type Glue = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
 

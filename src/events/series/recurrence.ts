@@ -5,41 +5,20 @@
 // naming `recurrence` (recurrenceInvalid) before anything is written. docs/reference/recurrence.md.
 // This is the set's one entry point for the room; each job is a file of ./recurrence/.
 
-export {
-  FREQUENCIES,
-  type Frequency,
-  type RecurrenceRule,
-  WEEKDAYS,
-  type Weekday,
-  type WeekdayNum,
-} from './recurrence/rule.js';
+export { FREQUENCIES, type Frequency, WEEKDAYS, type Weekday } from './recurrence/rule.js';
 export {
   MAX_RECURRENCE_DATES,
   MAX_RECURRENCE_LINES,
-  MAX_RECURRENCE_LINE_LENGTH,
   MAX_SERIES_OCCURRENCES,
   type Occurrence,
   type Recurrence,
-  type RecurrenceDate,
-  type RecurrenceProblem,
   type RecurrenceProblemCode,
   type RecurrenceResult,
   type SeriesKind,
-  type SeriesStart,
   recurrenceInvalid,
 } from './recurrence/set.js';
 export { canonicalRecurrence, parseRecurrence } from './recurrence/read-lines.js';
 export { formatRecurrence } from './recurrence/write-lines.js';
-export {
-  type ExpandOptions,
-  MAX_RECURRENCE_PERIODS,
-  excludesFirstStart,
-  expandRecurrence,
-} from './recurrence/expand.js';
-export { continueFrom, endBefore, excludeOccurrence, exdateFor } from './recurrence/edits.js';
-export {
-  type RecurrencePattern,
-  patternLine,
-  patternLines,
-  recurrenceFromPattern,
-} from './recurrence/pattern-lines.js';
+export { excludesFirstStart, expandRecurrence } from './recurrence/expand.js';
+export { continueFrom, endBefore, excludeOccurrence } from './recurrence/edits.js';
+export { type RecurrencePattern, recurrenceFromPattern } from './recurrence/pattern-lines.js';

@@ -30,8 +30,6 @@ import type { Tx, WriteScope } from '../../core/db/transactions.js';
 // detection on create, and the trash / permanent-delete rules. `venues.ts` and `organizers.ts` supply
 // their own fields and Prisma calls through a `LinkedStore`; the lists are in `linked-lists.ts`.
 
-export type { LinkedKind };
-
 /** The columns both models share. */
 export interface LinkedRow {
   id: number;
@@ -152,7 +150,7 @@ async function checkInput<Input extends LinkedPostInput, Own>(
 
 // ---- Writes ----------------------------------------------------------------------------------------
 
-/** The shared columns of a write; the kind adds its own from `LinkedInput.own`. */
+/** The shared columns of a write; the kind adds its own from `LinkedStore.own`. */
 interface CommonData {
   name?: string;
   description?: string;

@@ -18,13 +18,7 @@ import { buildOpenApi } from './openapi.js';
 // swagger-ui.ts; what callers import is re-exported here.
 
 export {
-  type Discovery,
-  type IndexArg,
-  type IndexEndpoint,
-  type IndexRoute,
   NAMESPACE,
-  type NamespaceIndex,
-  type ServiceRoot,
   type SofaDocument,
   discoveryHeaders,
   routeRegex,

@@ -24,25 +24,25 @@ import { SERVICE } from '../../ops/version.js';
 export const NAMESPACE = API_PREFIX.slice(1);
 
 /** One route argument as WordPress lists it: JSON-schema keywords plus `required`. */
-export type IndexArg = Omit<RestField, 'description' | 'required'> & {
+type IndexArg = Omit<RestField, 'description' | 'required'> & {
   description?: string;
   required: boolean;
 };
 
-export interface IndexEndpoint {
+interface IndexEndpoint {
   methods: HttpMethod[];
   /** WordPress serialises an empty argument list as `[]`. */
   args: Record<string, IndexArg> | [];
 }
 
-export interface IndexRoute {
+interface IndexRoute {
   namespace: string;
   methods: HttpMethod[];
   endpoints: IndexEndpoint[];
   _links?: { self: Array<{ href: string }> };
 }
 
-export interface NamespaceIndex {
+interface NamespaceIndex {
   namespace: string;
   routes: Record<string, IndexRoute>;
   _links: { up: Array<{ href: string }> };
@@ -75,7 +75,7 @@ export interface DocumentedPath {
 }
 
 /** `GET /`: where everything is (WordPress' `/wp-json/` lists its namespaces the same way). */
-export interface ServiceRoot {
+interface ServiceRoot {
   name: string;
   description: string;
   version: string;

@@ -32,7 +32,7 @@ function isBefore(value: RecurrenceDate, occurrence: Occurrence, kind: SeriesKin
  * or its UTC instant where that wall clock would name another instant (the second pass of a repeated
  * hour) or the zone is a fixed offset.
  */
-export function exdateFor(occurrence: Occurrence, kind: SeriesKind): RecurrenceDate {
+function exdateFor(occurrence: Occurrence, kind: SeriesKind): RecurrenceDate {
   const wall = plainFromWall(occurrence.localStart);
   if (kind.allDay) return { type: 'date', date: wall.toPlainDate() };
   const instant = Temporal.Instant.fromEpochMilliseconds(occurrence.startsAt.getTime());

@@ -88,9 +88,9 @@ const PERIODS_PER_DAY: Record<Frequency, number> = {
  * Periods the engine may walk (days of a daily rule: 137 years): enough for any series of events, and
  * a bound on the work a sparse rule started long ago costs (about a second here at the worst).
  */
-export const MAX_RECURRENCE_PERIODS = 50_000;
+const MAX_RECURRENCE_PERIODS = 50_000;
 
-export interface ExpandOptions {
+interface ExpandOptions {
   /** Occurrences starting before this instant are returned (the series' materialisation horizon). */
   horizon: Date;
   /** More occurrences than this before the horizon is a problem, not a truncation. */

@@ -31,7 +31,7 @@ export interface RecurrencePattern {
 }
 
 /** The RRULE line of a pattern (unchecked: parseRecurrence checks it). */
-export function patternLine(pattern: RecurrencePattern): RecurrenceResult<string> {
+function patternLine(pattern: RecurrencePattern): RecurrenceResult<string> {
   const parts = [`FREQ=${pattern.frequency.trim().toUpperCase()}`];
   const add = (name: string, value: number | string | readonly (number | string)[] | null | undefined) => {
     if (value === null || value === undefined) return;
@@ -79,9 +79,7 @@ function patternDateLine(name: 'RDATE' | 'EXDATE', text: string): string | null 
  * The lines of a pattern: its RRULE, then an RDATE or EXDATE line per date (unchecked: parseRecurrence
  * checks them), each labelled by the pattern's own name for the problems found in it.
  */
-export function patternLines(
-  pattern: RecurrencePattern,
-): RecurrenceResult<Array<{ line: string; label: string }>> {
+function patternLines(pattern: RecurrencePattern): RecurrenceResult<Array<{ line: string; label: string }>> {
   const rule = patternLine(pattern);
   if (!rule.ok) return rule;
   const lines = [{ line: rule.value, label: '' }];

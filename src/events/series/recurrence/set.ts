@@ -54,7 +54,7 @@ export interface Occurrence {
 export type RecurrenceProblemCode =
   'malformed' | 'unsupported' | 'unknown-zone' | 'too-many-dates' | 'too-many-occurrences' | 'too-complex';
 
-export interface RecurrenceProblem {
+interface RecurrenceProblem {
   code: RecurrenceProblemCode;
   message: string;
   /** The index of the line at fault in what the client sent, when one is. */
