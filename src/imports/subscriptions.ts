@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../core/db/client.js';
 import { ApiError, invalidParams } from '../core/errors/errors.js';
-import { type Viewer, assertAllowed, can } from '../core/rules/permissions.js';
+import { type Viewer, assertAdministrator } from '../core/rules/permissions.js';
 import type { ImportSource } from '../generated/sqlite/client.js';
 import type { Logger } from '../core/ops/logger.js';
 import type { Scope } from '../core/context/scope.js';
@@ -99,10 +99,6 @@ export function parseInterval(text: string): number | null {
   return Number(match[1]) * unit;
 }
 
-function assertAdministrator(scope: Pick<Scope, 'viewer'>) {
-  assertAllowed(scope.viewer, can(scope.viewer, 'manage_users'));
-}
-
 function optionsOf(source: ImportSource): StoredOptions {
   return JSON.parse(source.options) as StoredOptions;
 }
@@ -159,7 +155,7 @@ function checkInput(input: SubscriptionInput): number {
 
 /** Records (or changes) a subscription; the server reads it at once, then every `everySeconds`. */
 export async function addImportSource(scope: Scope, input: SubscriptionInput): Promise<ImportSourceView> {
-  assertAdministrator(scope);
+  assertAdministrator(scope.viewer);
   const everySeconds = checkInput(input);
   let location: string;
   try {
@@ -190,14 +186,14 @@ export async function addImportSource(scope: Scope, input: SubscriptionInput): P
 }
 
 export async function listImportSources(scope: Scope): Promise<ImportSourceView[]> {
-  assertAdministrator(scope);
+  assertAdministrator(scope.viewer);
   const now = new Date();
   return (await scope.db.importSource.findMany({ orderBy: { id: 'asc' } })).map((row) => viewOf(row, now));
 }
 
 /** Stops reading a source; what it imported stays, and so do its runs (no longer linked to it). */
 export async function removeImportSource(scope: Scope, id: number): Promise<ImportSourceView> {
-  assertAdministrator(scope);
+  assertAdministrator(scope.viewer);
   const found = await scope.db.importSource.findUnique({ where: { id } });
   if (!found) throw sourceNotFound();
   return viewOf(await scope.db.importSource.delete({ where: { id } }));
@@ -209,7 +205,7 @@ export async function importRuns(
   sourceId: number | null,
   limit = 20,
 ): Promise<ImportRunView[]> {
-  assertAdministrator(scope);
+  assertAdministrator(scope.viewer);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RUNS_LISTED)
     throw invalidParams({ first: `From 1 to ${MAX_RUNS_LISTED}.` });
   if (sourceId !== null && !(await scope.db.importSource.findUnique({ where: { id: sourceId } })))
@@ -235,7 +231,7 @@ export async function importRuns(
  * when it answered that nothing changed. Refused (409) while an instance is reading it.
  */
 export async function runImportSourceNow(scope: Scope, id: number): Promise<ImportSummary | null> {
-  assertAdministrator(scope);
+  assertAdministrator(scope.viewer);
   const source = await scope.db.importSource.findUnique({ where: { id } });
   if (!source) throw sourceNotFound();
   const holder = randomUUID();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { Scope } from '../core/context/scope.js';
 import { ApiError, invalidParams } from '../core/errors/errors.js';
-import { assertAllowed, can } from '../core/rules/permissions.js';
+import { assertAdministrator, assertAllowed } from '../core/rules/permissions.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../generated/sqlite/client.js';
 import { managesTickets } from '../tickets/model.js';
 import { subscribes } from '../core/rules/subscribed-types.js';
@@ -148,10 +148,6 @@ const VIEW = {
   personalData: true,
 } as const;
 
-function assertAdministrator(scope: Pick<Scope, 'viewer'>): void {
-  assertAllowed(scope.viewer, can(scope.viewer, 'manage_users'));
-}
-
 function endpointNotFound(): ApiError {
   return new ApiError(404, 'webhook_not_found', 'No webhook endpoint has this id.');
 }
@@ -176,7 +172,7 @@ export async function addWebhookEndpoint(
     personalData?: boolean | null;
   },
 ): Promise<{ endpoint: EndpointView; secret: string }> {
-  assertAdministrator(scope);
+  assertAdministrator(scope.viewer);
   const personalData = input.personalData === true;
   if (personalData) assertAllowed(scope.viewer, managesTickets(scope.viewer));
   const url = checkWebhookUrl(input.url, scope.config.webhooks.allowPrivate);
@@ -202,12 +198,12 @@ export async function addWebhookEndpoint(
 }
 
 export async function listWebhookEndpoints(scope: Scope): Promise<EndpointView[]> {
-  assertAdministrator(scope);
+  assertAdministrator(scope.viewer);
   return scope.db.webhookEndpoint.findMany({ orderBy: { id: 'asc' }, select: VIEW });
 }
 
 export async function removeWebhookEndpoint(scope: Scope, id: number): Promise<EndpointView> {
-  assertAdministrator(scope);
+  assertAdministrator(scope.viewer);
   return scope.writes.run(scope, async ({ tx }) => {
     const endpoint = await tx.webhookEndpoint.findUnique({ where: { id }, select: VIEW });
     if (!endpoint) throw endpointNotFound();
@@ -222,7 +218,7 @@ export async function setWebhookEndpointEnabled(
   id: number,
   enabled: boolean,
 ): Promise<EndpointView> {
-  assertAdministrator(scope);
+  assertAdministrator(scope.viewer);
   return scope.writes.run(scope, async ({ tx }) => {
     const found = await tx.webhookEndpoint.findUnique({ where: { id }, select: { id: true } });
     if (!found) throw endpointNotFound();
@@ -238,7 +234,7 @@ export async function setWebhookEndpointEnabled(
 
 /** The endpoint's latest delivery attempts, newest first. */
 export async function webhookDeliveries(scope: Scope, id: number, limit = 50): Promise<WebhookDelivery[]> {
-  assertAdministrator(scope);
+  assertAdministrator(scope.viewer);
   if (!Number.isInteger(limit) || limit < 1 || limit > 500)
     throw invalidParams({ limit: 'Must be between 1 and 500.' });
   const found = await scope.db.webhookEndpoint.findUnique({ where: { id }, select: { id: true } });

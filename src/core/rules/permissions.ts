@@ -211,6 +211,16 @@ export function assertAllowed(viewer: Viewer, allowed: boolean): void {
   if (!allowed) throw forbidden(viewer);
 }
 
+export function assertAdministrator(viewer: Viewer): void {
+  assertAllowed(viewer, can(viewer, 'manage_users'));
+}
+
+/** Only editors may attribute a post to someone else. */
+export function assertMayAttribute(viewer: Viewer, authorId: number | undefined): void {
+  if (authorId !== undefined && authorId !== viewer.userId && !can(viewer, 'edit_others_posts'))
+    throw forbidden(viewer);
+}
+
 const LISTABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'] as const;
 
 /**

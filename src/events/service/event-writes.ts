@@ -1,6 +1,7 @@
 import type { Scope } from '../../core/context/scope.js';
 import { ApiError } from '../../core/errors/errors.js';
 import {
+  assertMayAttribute,
   canCreate,
   canDelete,
   canDeletePermanently,
@@ -25,7 +26,7 @@ import type { EventSelection } from './event-reads.js';
 import { publicationStatus, scheduleOf } from './event-schedule.js';
 import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
 import { type EventKey, type EventRow, findEvent, findEventToUpdate } from './writes/locked-event.js';
-import { assertMayAttribute, eventStatusColumns, plainColumns, validate } from './writes/written-columns.js';
+import { eventStatusColumns, plainColumns, validate } from './writes/written-columns.js';
 import { spanOf, textsAfter, textsOf } from './writes/change-moves.js';
 import { recordImage } from '../../core/db/media.js';
 import { recurrenceInvalid } from '../series/recurrence.js';

@@ -7,8 +7,8 @@ import { parseDateInput, publicationDates } from '../../core/rules/dates.js';
 import { ApiError, invalidParams, missingParams } from '../../core/errors/errors.js';
 import { isRecordId } from '../../core/rules/ids.js';
 import {
+  assertMayAttribute,
   type Viewer,
-  can,
   canCreate,
   canDelete,
   canDeletePermanently,
@@ -195,12 +195,6 @@ function couldNot(kind: LinkedKind, action: 'create' | 'update'): ApiError {
 
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'P2002';
-}
-
-/** Only editors may attribute a post to someone else. */
-function assertMayAttribute(viewer: Viewer, authorId: number | undefined): void {
-  if (authorId !== undefined && authorId !== viewer.userId && !can(viewer, 'edit_others_posts'))
-    throw forbidden(viewer);
 }
 
 const accentSensitive = new Intl.Collator('en', { sensitivity: 'accent' });

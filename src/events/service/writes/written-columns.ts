@@ -1,6 +1,6 @@
 import type { Tx } from '../../../core/db/transactions.js';
 import { invalidParams } from '../../../core/errors/errors.js';
-import { type Viewer, can, forbidden } from '../../../core/rules/permissions.js';
+import type { Viewer } from '../../../core/rules/permissions.js';
 import { DEFAULT_EVENT_STATUS, keepsReason } from '../../model/event-status.js';
 import { declaredColumns } from '../../model/event-fields.js';
 import {
@@ -29,12 +29,6 @@ export async function validate(
   const image = await checkReferences(tx, viewer, values, eventId, bad);
   if (Object.keys(bad).length) throw invalidParams(bad);
   return { values, image };
-}
-
-/** Only editors may attribute an event to someone else. */
-export function assertMayAttribute(viewer: Viewer, authorId: number | undefined): void {
-  if (authorId !== undefined && authorId !== viewer.userId && !can(viewer, 'edit_others_posts'))
-    throw forbidden(viewer);
 }
 
 /** The columns every write may set from the input (absent fields are left out; declared ones as declared). */
