@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import ical, { type VEvent } from 'node-ical';
 import { isValidTimezone } from '../core/rules/dates.js';
 import { declaredFromSource } from '../events/model/event-fields.js';
+import { chunks } from '../events/series/series-batches.js';
 import type { Batch, EventFields, LinkSpec, Problem, Reader, SourceRecord } from './records.js';
 
 // An RFC 5545 feed (Google, Outlook, Meetup, TEC, this service) read with node-ical. The text is first
@@ -159,12 +160,6 @@ interface Entry {
   override?: { at: Dated; floating: boolean; cancelled: boolean };
 }
 
-function chunk<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 /** A line's `TZID=<from>` as `TZID=<to>`. */
 function withZone(line: string, from: string, to: string): string {
   const colon = line.indexOf(':');
@@ -250,7 +245,7 @@ export class IcsReader implements Reader {
     const { entries, overrides } = seriesOf(events.map((block) => this.event(block, zones, calendarZone)));
     // The overrides after every other entry, in batches of their own: each series' first event is
     // written (and its occurrences made) before its overrides are matched to them.
-    const batches = [...chunk(entries, size), ...chunk(overrides, size)];
+    const batches = [...chunks(entries, size), ...chunks(overrides, size)];
     const skip = after ? Number(after.replace(/^ics:/, '')) : 0;
     for (let batch = skip; batch < batches.length; batch++) {
       const read = batches[batch]!;

@@ -2,6 +2,7 @@ import type { RowRewrite } from '../../cache/response-cache.js';
 import { type Dependencies, recordTag } from '../../cache/dependencies.js';
 import { recordsShown } from './records-shown.js';
 import { countsShown } from './shown-counts.js';
+import { isRecord } from '../envelope.js';
 
 // The rows of a REST event list as the cache can render them again: the list's `events`, each an
 // event in its list representation. A write to one event that leaves the list around it as it was
@@ -84,8 +85,4 @@ const familyOf = (tag: string): string => {
 
 function idOf(row: unknown): number | undefined {
   return isRecord(row) && typeof row.id === 'number' ? row.id : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
