@@ -10,7 +10,7 @@ import {
   type WriteEffect,
 } from './dependencies.js';
 import { acceptsGzip, gzipped } from './content-coding.js';
-import { answerHash, bytesHash } from './answer-hash.js';
+import { answerHash } from './answer-hash.js';
 import { lendToResponse } from './lent-bodies.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
 import { Answers, type ReadTermCounts } from './engine/answers.js';
@@ -33,14 +33,11 @@ import { aliasHeaders, conditional, entryHeaders, followHeaders, sendRepresentat
 import { KeptRecords } from './engine/kept.js';
 import { WriteMarks } from './engine/write-marks.js';
 
-export type { ReadTermCounts } from './engine/answers.js';
 export type { CountRuns } from './answer-hash.js';
 export type {
-  Alias,
   AliasHit,
   CacheEvent,
   CountRewrite,
-  Representation,
   RowRewrite,
   ServedEntry,
   TotalRewrite,
@@ -103,10 +100,6 @@ export interface ResponseCacheOptions {
   recodeDelayMs?: number;
 }
 
-export function strongEtag(body: Buffer | string): string {
-  return `"${bytesHash(body)}"`;
-}
-
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry> | null;
   /** The entries with their plain copies, refreshes and recoding, within the answers' bound. */
@@ -136,7 +129,7 @@ export class ResponseCache {
           sizeCalculation: (alias, key) => SLOT_BYTES + stringBytes(key) + heldBytes(alias),
         })
       : null;
-    this.kept = new KeptRecords(this.writes, options.enabled, recordBytes, options);
+    this.kept = new KeptRecords(this.writes, options.enabled ? recordBytes : 0, options);
     this.now = options.now ?? Date.now;
   }
 
@@ -214,17 +207,17 @@ export class ResponseCache {
 
   /** Whether records are kept (`keepRecords` reads every one when not). */
   get keepsRecords(): boolean {
-    return this.kept.keepsRecords;
+    return this.kept.records !== null;
   }
 
   /** Bytes the kept records hold, as counted against their own bound (`recordMaxBytes`). */
   get recordBytes(): number {
-    return this.kept.recordBytes;
+    return this.kept.records?.calculatedSize ?? 0;
   }
 
   /** The app that serves through this cache gives it its database's term counts. */
   readCountsWith(read: ReadTermCounts): void {
-    this.answers.readCountsWith(read);
+    this.answers.readTermCounts = read;
   }
 
   /** Told about every local invalidation (the bus publishes them to other instances). */

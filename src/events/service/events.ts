@@ -94,7 +94,7 @@ function countEvents(
  * What a list's membership depends on: its date window (an event outside it, before and after a
  * write, changes nothing in it), the records its filters name and the families its lookups read.
  */
-export function listDependencies({ effective, termIds }: EventQuery): Dependencies {
+function listDependencies({ effective, termIds }: EventQuery): Dependencies {
   const records: string[] = [];
   for (const id of effective.venues ?? []) records.push(`venue:${id}`);
   for (const id of effective.organizers ?? []) records.push(`organizer:${id}`);
