@@ -299,13 +299,7 @@ export class ResponseCache {
       refreshed = this.entries?.peek(alias.key);
       if (refreshed && !isStale(refreshed)) this.options.onEvent?.('shared');
     } else {
-      const work = this.answers.refreshed(alias.key, stale, alias.acceptsGzip);
-      this.computing.set(alias.key, work);
-      try {
-        refreshed = await work;
-      } finally {
-        if (this.computing.get(alias.key) === work) this.computing.delete(alias.key);
-      }
+      refreshed = await this.inFlight(alias.key, this.answers.refreshed(alias.key, stale, alias.acceptsGzip));
     }
     const stored = refreshed && this.entries?.peek(alias.key) === refreshed;
     // A refresh keeps the entry's dependencies (the very object); a recomputed answer has its own, and
@@ -370,19 +364,23 @@ export class ResponseCache {
         this.options.onEvent?.('hit');
         return this.answer(ctx, key, entry, 'hit');
       }
-      if (!this.computing.has(key)) {
-        const work = entry
-          ? this.refresh(ctx, key, entry, compute)
-          : this.computeAndStore(ctx, key, compute, 'miss');
-        this.computing.set(key, work);
-        try {
-          return await work;
-        } finally {
-          if (this.computing.get(key) === work) this.computing.delete(key);
-        }
-      }
+      if (!this.computing.has(key))
+        return this.inFlight(
+          key,
+          entry ? this.refresh(ctx, key, entry, compute) : this.computeAndStore(ctx, key, compute, 'miss'),
+        );
     }
     return this.computeAndStore(ctx, key, compute, key !== null && this.entries ? 'miss' : null);
+  }
+
+  /** `work` awaited as the one computation of `key` (what concurrent misses of it wait for). */
+  private async inFlight<T>(key: string, work: Promise<T>): Promise<T> {
+    this.computing.set(key, work);
+    try {
+      return await work;
+    } finally {
+      if (this.computing.get(key) === work) this.computing.delete(key);
+    }
   }
 
   private answer(ctx: KoaContext, key: string, entry: Entry, as: 'hit' | 'refresh'): void {
