@@ -11,7 +11,7 @@ import { ownBytes } from './held-bytes.js';
 // first dot, and ignores the suffix.
 
 /** Bodies this small are sent and kept as they are: gzip's framing would outweigh what it saves. */
-export const MIN_CODED_BYTES = 1024;
+const MIN_CODED_BYTES = 1024;
 
 /** The fastest level: a list already shrinks about tenfold, at a fifth of the default level's time. */
 const LEVEL = constants.Z_BEST_SPEED;

@@ -46,13 +46,14 @@ export type EventFact =
 export const LIST_FACTS: readonly EventFact[] = ['span', 'order', 'status', 'hidden'];
 
 /** An event's place in the default list order: its local start, then its id. */
-export type StartKey = readonly [localStart: string, id: number];
+type StartKey = readonly [localStart: string, id: number];
 
 /**
- * How much of a list's order an answer shows: a `page` of the default order (local start, then id) — the keys of its first and last rows, so that an event
- * moving on the calendar wholly before or wholly after the page leaves it as it was; `full`: it holds
- * as many rows as a page can, so an event joining or leaving after its last row changes the list's
- * total but none of its rows (on a page that is not full it would join it). Absent: all of it.
+ * How much of a list's order an answer shows: a page of the default order (local start, then id), by
+ * the keys of its first and last rows, so that an event moving on the calendar wholly before or wholly
+ * after the page leaves it as it was; `full`: it holds as many rows as a page can, so an event joining
+ * or leaving after its last row changes the list's total but none of its rows (on a page that is not
+ * full it would join it). Absent: all of it.
  */
 export type ListExtent = { first: StartKey; last: StartKey; full?: boolean };
 
@@ -102,7 +103,7 @@ export interface EventMove {
  * How a write meets an event list an answer holds: not at all; in the `rows` it shows (or its order, or
  * a whole list's members); or only in its `total` — who is in the list after the page's last row.
  */
-export type ListMeeting = false | 'rows' | 'total';
+type ListMeeting = false | 'rows' | 'total';
 
 /** Families of records whose any write an answer depends on (a lookup by slug, a list of them). */
 export type DependencyKind = 'venue' | 'organizer' | 'term' | 'term-counts' | 'events';
@@ -169,7 +170,7 @@ function withinDates(window: EventWindow, span: EventSpan): boolean {
 }
 
 /** Whether the list of `window` could hold an event at `span`. */
-export function windowAdmits(window: EventWindow, span: EventSpan | null): boolean {
+function windowAdmits(window: EventWindow, span: EventSpan | null): boolean {
   return (
     span !== null &&
     withinDates(window, span) &&
@@ -190,7 +191,7 @@ export const affects = (effect: WriteEffect, dependencies: Dependencies): boolea
   effectTest(effect).affects(dependencies);
 
 /** One write's effect, ready to be judged against many answers' dependencies (a cache's every entry). */
-export interface EffectTest {
+interface EffectTest {
   /** Whether the write can change an answer with these dependencies. */
   affects(dependencies: Dependencies): boolean;
   /**

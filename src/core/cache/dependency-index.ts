@@ -37,7 +37,7 @@ export function indexBytes(dependencies: Dependencies): number {
  * What one write does to the answers indexed (a write that changes everything is not asked): answers
  * in `countsOnly`, `totalsOnly` or `rowsOnly` (possibly several) are changed in nothing else.
  */
-export interface Verdicts {
+interface Verdicts {
   /** Changed beyond what can be rewritten in place: recomputed (`EffectTest.beyondRefresh`). */
   beyond: Set<string>;
   /** Changed in the term counts they show (`Dependencies.counts`): refreshable in place. */

@@ -20,7 +20,7 @@ import type { AliasHit, ResponseCache } from './response-cache.js';
 
 const GRAPHQL_PATH = '/graphql';
 /** A GraphQL body the normal path reads (the limit of any GraphQL POST). */
-export const GRAPHQL_BODY_LIMIT = '1mb';
+const GRAPHQL_BODY_LIMIT = '1mb';
 /** Larger GraphQL bodies are not aliased (they still use the normal path's cache). */
 const MAX_ALIASED_BODY = 16 * 1024;
 const PASSWORD = /password/i;

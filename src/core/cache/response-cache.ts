@@ -10,7 +10,7 @@ import {
   type WriteEffect,
 } from './dependencies.js';
 import { acceptsGzip, gzipped } from './content-coding.js';
-import { answerHash, bytesHash } from './answer-hash.js';
+import { answerHash } from './answer-hash.js';
 import { lendToResponse } from './lent-bodies.js';
 import { heldBytes, ownBytes, stringBytes } from './held-bytes.js';
 import { Answers, type ReadTermCounts } from './engine/answers.js';
@@ -33,14 +33,11 @@ import { aliasHeaders, conditional, entryHeaders, followHeaders, sendRepresentat
 import { KeptRecords } from './engine/kept.js';
 import { WriteMarks } from './engine/write-marks.js';
 
-export type { ReadTermCounts } from './engine/answers.js';
 export type { CountRuns } from './answer-hash.js';
 export type {
-  Alias,
   AliasHit,
   CacheEvent,
   CountRewrite,
-  Representation,
   RowRewrite,
   ServedEntry,
   TotalRewrite,
@@ -103,10 +100,6 @@ export interface ResponseCacheOptions {
   recodeDelayMs?: number;
 }
 
-export function strongEtag(body: Buffer | string): string {
-  return `"${bytesHash(body)}"`;
-}
-
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry> | null;
   /** The entries with their plain copies, refreshes and recoding, within the answers' bound. */
@@ -136,7 +129,7 @@ export class ResponseCache {
           sizeCalculation: (alias, key) => SLOT_BYTES + stringBytes(key) + heldBytes(alias),
         })
       : null;
-    this.kept = new KeptRecords(this.writes, options.enabled, recordBytes, options);
+    this.kept = new KeptRecords(this.writes, options.enabled ? recordBytes : 0, options);
     this.now = options.now ?? Date.now;
   }
 
@@ -214,17 +207,17 @@ export class ResponseCache {
 
   /** Whether records are kept (`keepRecords` reads every one when not). */
   get keepsRecords(): boolean {
-    return this.kept.keepsRecords;
+    return this.kept.records !== null;
   }
 
   /** Bytes the kept records hold, as counted against their own bound (`recordMaxBytes`). */
   get recordBytes(): number {
-    return this.kept.recordBytes;
+    return this.kept.records?.calculatedSize ?? 0;
   }
 
   /** The app that serves through this cache gives it its database's term counts. */
   readCountsWith(read: ReadTermCounts): void {
-    this.answers.readCountsWith(read);
+    this.answers.readTermCounts = read;
   }
 
   /** Told about every local invalidation (the bus publishes them to other instances). */
@@ -306,13 +299,7 @@ export class ResponseCache {
       refreshed = this.entries?.peek(alias.key);
       if (refreshed && !isStale(refreshed)) this.options.onEvent?.('shared');
     } else {
-      const work = this.answers.refreshed(alias.key, stale, alias.acceptsGzip);
-      this.computing.set(alias.key, work);
-      try {
-        refreshed = await work;
-      } finally {
-        if (this.computing.get(alias.key) === work) this.computing.delete(alias.key);
-      }
+      refreshed = await this.inFlight(alias.key, this.answers.refreshed(alias.key, stale, alias.acceptsGzip));
     }
     const stored = refreshed && this.entries?.peek(alias.key) === refreshed;
     // A refresh keeps the entry's dependencies (the very object); a recomputed answer has its own, and
@@ -377,19 +364,23 @@ export class ResponseCache {
         this.options.onEvent?.('hit');
         return this.answer(ctx, key, entry, 'hit');
       }
-      if (!this.computing.has(key)) {
-        const work = entry
-          ? this.refresh(ctx, key, entry, compute)
-          : this.computeAndStore(ctx, key, compute, 'miss');
-        this.computing.set(key, work);
-        try {
-          return await work;
-        } finally {
-          if (this.computing.get(key) === work) this.computing.delete(key);
-        }
-      }
+      if (!this.computing.has(key))
+        return this.inFlight(
+          key,
+          entry ? this.refresh(ctx, key, entry, compute) : this.computeAndStore(ctx, key, compute, 'miss'),
+        );
     }
     return this.computeAndStore(ctx, key, compute, key !== null && this.entries ? 'miss' : null);
+  }
+
+  /** `work` awaited as the one computation of `key` (what concurrent misses of it wait for). */
+  private async inFlight<T>(key: string, work: Promise<T>): Promise<T> {
+    this.computing.set(key, work);
+    try {
+      return await work;
+    } finally {
+      if (this.computing.get(key) === work) this.computing.delete(key);
+    }
   }
 
   private answer(ctx: KoaContext, key: string, entry: Entry, as: 'hit' | 'refresh'): void {

@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 // a write gives the record a new version and so a new key, and the old entry ages out of the LRU.
 // Nothing here is invalidated; what is kept is bounded in bytes.
 
-export interface ShapeCacheOptions {
+interface ShapeCacheOptions {
   /** The bound on what is kept, in bytes as `sizeOf` estimates them; 0 keeps nothing. */
   maxBytes: number;
 }

@@ -41,8 +41,7 @@ export async function eventArchive(
 ) {
   const paging = normalizePaging(page, perPage);
   const query = await resolveEventQuery(ctx, filter, options);
-  const dependencies = listDependencies(query);
-  logList(ctx, dependencies);
+  const dependencies = loggedDependencies(ctx, query);
   const defaultOrder = query.orderBy === DEFAULT_EVENT_ORDER;
   const pageNotFound = () =>
     new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
@@ -91,23 +90,26 @@ function countEvents(
 }
 
 /**
- * What a list's membership depends on: its date window (an event outside it, before and after a
- * write, changes nothing in it), the records its filters name and the families its lookups read.
+ * What a list's membership depends on, noted in the read log: its date window (an event outside it,
+ * before and after a write, changes nothing in it), the records its filters name and the families its
+ * lookups read.
  */
-export function listDependencies({ effective, termIds }: EventQuery): Dependencies {
-  const records: string[] = [];
-  for (const id of effective.venues ?? []) records.push(`venue:${id}`);
-  for (const id of effective.organizers ?? []) records.push(`organizer:${id}`);
-  if (effective.postParent !== null) records.push(`event:${effective.postParent}`);
-  return {
-    records,
-    // Term filters name terms by slug or id; a geo filter reads every venue's coordinates.
-    kinds: [
-      ...(effective.categories || effective.tags ? (['term'] as const) : []),
-      ...(effective.near || effective.geoloc ? (['venue'] as const) : []),
-    ],
-    windows: [windowOf(effective, termIds)],
-  };
+function loggedDependencies(ctx: Context, { effective, termIds }: EventQuery): Dependencies {
+  const window = windowOf(effective, termIds);
+  // Term filters name terms by slug or id; a geo filter reads every venue's coordinates.
+  const kinds = [
+    ...(effective.categories || effective.tags ? (['term'] as const) : []),
+    ...(effective.near || effective.geoloc ? (['venue'] as const) : []),
+  ];
+  const named = [
+    ...(effective.venues ?? []).map((id) => ['venue', id] as const),
+    ...(effective.organizers ?? []).map((id) => ['organizer', id] as const),
+    ...(effective.postParent !== null ? [['event', effective.postParent] as const] : []),
+  ];
+  ctx.reads?.eventList(window);
+  for (const kind of kinds) ctx.reads?.family(kind);
+  for (const [kind, id] of named) ctx.reads?.named(kind, id);
+  return { records: named.map(([kind, id]) => `${kind}:${id}`), kinds, windows: [window] };
 }
 
 /** What the list's membership and order read: every list's facts, its filters', and D21's `password`. */
@@ -142,17 +144,6 @@ function windowOf(effective: EffectiveEventFilter, termIds: number[][]): EventWi
   };
 }
 
-function logList(ctx: Context, dependencies: Dependencies): void {
-  const log = ctx.reads;
-  if (!log) return;
-  log.eventList(dependencies.windows[0]!);
-  for (const kind of dependencies.kinds) log.family(kind);
-  for (const tag of dependencies.records) {
-    const [kind, id] = tag.split(':') as ['event' | 'venue' | 'organizer', string];
-    log.named(kind, Number(id));
-  }
-}
-
 /** The columns the event list orders by (start, or publication with `include`), as cursors carry them. */
 const EVENT_SORT_KINDS = { localStart: 'text', publishedAt: 'date', id: 'int' } as const;
 
@@ -173,8 +164,7 @@ export async function eventConnection<T extends ListedEvent>(
   }) => Promise<T[]>,
 ) {
   const query = await resolveEventQuery(ctx, filter, options);
-  const dependencies = listDependencies(query);
-  logList(ctx, dependencies);
+  const dependencies = loggedDependencies(ctx, query);
   if (query.distances) throw invalidParams({ near: 'Not with cursors: page a list near a point by number.' });
   const keys = sortKeysOf(query.orderBy, EVENT_SORT_KINDS);
   const window = keysetWindow(keys, args);

@@ -43,7 +43,7 @@ const MAX_RECODING = 8;
 const RECODE_DELAY_MS = 5_000;
 
 /** What the stored answers read of the cache's options (`ResponseCacheOptions`). */
-export interface AnswersOptions {
+interface AnswersOptions {
   enabled: boolean;
   onEvent?: (event: CacheEvent) => void;
   recodeDelayMs?: number;
@@ -65,8 +65,11 @@ export class Answers {
    * event's row alike, and each would otherwise read and shape it again. Forgotten at every write.
    */
   private readonly rowReads = new Map<string, Promise<readonly unknown[] | null>>();
-  /** Where refreshed counts come from (`readCountsWith`); until given, an answer whose counts move drops. */
-  private readTermCounts: ReadTermCounts | null = null;
+  /**
+   * Where refreshed counts come from (`ResponseCache.readCountsWith`); until given, an answer whose
+   * counts move drops.
+   */
+  readTermCounts: ReadTermCounts | null = null;
   /**
    * Term counts read since the last write that moved them, so that the answers one write made stale
    * are refreshed with one read of its terms' counts, not one each. Forgotten under the same
@@ -168,11 +171,6 @@ export class Answers {
     storeIndexed(this.entries, this.entryIndex, key, entry, size);
     if (plain) this.keepPlain(entry.serial, plain);
     this.trimPlain();
-  }
-
-  /** The app that serves through this cache gives it its database's term counts. */
-  readCountsWith(read: ReadTermCounts): void {
-    this.readTermCounts = read;
   }
 
   private refreshable(entry: Entry): boolean {

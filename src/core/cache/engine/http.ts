@@ -8,39 +8,35 @@ import type { Alias, Entry } from './entries.js';
 /** Headers an entry never keeps: they belong to one exchange. */
 const EXCHANGE_HEADERS = new Set(['content-length', 'date', 'connection', 'set-cookie', 'x-request-id']);
 
+/** Headers of a computed answer that an entry never keeps: its plain representation's are kept. */
+const ENTRY_SKIPPED = new Set([...EXCHANGE_HEADERS, 'x-cache', 'content-encoding']);
+
 /** Headers of a final answer that an alias never keeps: they are set per exchange. */
 const ALIAS_SKIPPED = new Set([...EXCHANGE_HEADERS, 'x-cache', 'vary']);
 
-/** The headers an entry keeps from a computed answer: its plain representation's, for any exchange. */
-export function entryHeaders(ctx: KoaContext): Record<string, string> {
-  const headers: Record<string, string> = {};
+/** The answer's headers but `skipped`, each as one value. */
+function keptHeaders(ctx: KoaContext, skipped: ReadonlySet<string>): Array<[string, string]> {
+  const headers: Array<[string, string]> = [];
   for (const [name, value] of Object.entries(ctx.response.headers)) {
     // CORS headers answer the requesting origin: the policy sets them on every request, hit or miss.
-    if (
-      value === undefined ||
-      EXCHANGE_HEADERS.has(name) ||
-      name === 'x-cache' ||
-      name === 'content-encoding' ||
-      name.startsWith('access-control-')
-    )
-      continue;
-    headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    if (value === undefined || skipped.has(name) || name.startsWith('access-control-')) continue;
+    headers.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
   }
   return headers;
 }
 
+/** The headers an entry keeps from a computed answer: its plain representation's, for any exchange. */
+export function entryHeaders(ctx: KoaContext): Record<string, string> {
+  return Object.fromEntries(keptHeaders(ctx, ENTRY_SKIPPED));
+}
+
 /** The headers and `Vary` fields an alias keeps from a final answer (`Origin` aside: CORS sets it). */
 export function aliasHeaders(ctx: KoaContext): Pick<Alias, 'headers' | 'vary'> {
-  const headers: Array<[string, string]> = [];
-  for (const [name, value] of Object.entries(ctx.response.headers)) {
-    if (value === undefined || ALIAS_SKIPPED.has(name) || name.startsWith('access-control-')) continue;
-    headers.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
-  }
   const vary = String(ctx.response.get('vary') || '')
     .split(',')
     .map((field) => field.trim())
     .filter((field) => field !== '' && field.toLowerCase() !== 'origin');
-  return { headers, vary };
+  return { headers: keptHeaders(ctx, ALIAS_SKIPPED), vary };
 }
 
 /**

@@ -25,27 +25,16 @@ export class KeptRecords {
   /** The kept records by what they depend on: a write judges only those it may meet. */
   private readonly recordIndex = new DependencyIndex();
   /** Records as reads selected them (null: none kept). */
-  private readonly records: LRUCache<string, KeptRecord> | null;
+  readonly records: LRUCache<string, KeptRecord> | null;
 
-  /** `recordBytes` 0 keeps no records (and neither does a cache that is off). */
+  /** `recordBytes` 0 keeps no records (a cache that is off gives 0). */
   constructor(
     private readonly writes: WriteMarks,
-    enabled: boolean,
     recordBytes: number,
     /** Told how many records each `keepRecords` took from those kept and how many it read. */
     private readonly options: { onRecords?: (kept: number, read: number) => void },
   ) {
-    this.records = enabled && recordBytes > 0 ? indexedLru<KeptRecord>(recordBytes, this.recordIndex) : null;
-  }
-
-  /** Whether records are kept (`keepRecords` reads every one when not). */
-  get keepsRecords(): boolean {
-    return this.records !== null;
-  }
-
-  /** Bytes the kept records hold, as counted against their own bound (`recordMaxBytes`). */
-  get recordBytes(): number {
-    return this.records?.calculatedSize ?? 0;
+    this.records = recordBytes > 0 ? indexedLru<KeptRecord>(recordBytes, this.recordIndex) : null;
   }
 
   /** Drops what a write with `effect` meets (not one wholesale: `clear`). */
@@ -57,12 +46,8 @@ export class KeptRecords {
   clear(): void {
     this.records?.clear();
   }
-  /**
-   * Records (rows as one selection reads them) by `keys`, those not kept read together by `read` (given
-   * their indexes in `keys`, it answers in that order; undefined: the record is gone). A record is kept
-   * frozen, shared by every read of it until a write meets its dependencies; one read across such a
-   * write is not kept. Read every time while the cache is off or suspended.
-   */
+
+  /** `ResponseCache.keepRecords`. */
   async keepRecords<T extends object>(
     keys: readonly string[],
     read: (missing: readonly number[]) => Promise<ReadonlyArray<ReadRecord<T> | undefined>>,
