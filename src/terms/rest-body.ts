@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import type { TermInput } from './terms.js';
-import { type BodyTable, STRING, bodyReader } from '../core/rest/body-fields.js';
+import { type BodyTable, ID, STRING, bodyReader } from '../core/rest/body-fields.js';
 
 // Category and tag bodies as WordPress clients send them (docs/reference.md §S2.5): one table per
 // taxonomy names each parameter's domain field, its wire reading and its documentation.
@@ -11,7 +10,7 @@ const text = STRING;
 const parent = bodyReader(
   'TermParent',
   'A term id as a number or its digits; null for the top level',
-  z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number), z.null()]),
+  ID.schema.nullable(),
 );
 
 function termFields(label: string): BodyTable<TermInput> {
