@@ -4,8 +4,6 @@ import { type BodyTable, ID, STRING, bodyReader } from '../core/rest/body-fields
 // Category and tag bodies as WordPress clients send them (docs/reference.md §S2.5): one table per
 // taxonomy names each parameter's domain field, its wire reading and its documentation.
 
-/** Term texts are strings only (WordPress' `string` arguments). */
-const text = STRING;
 /** A category id as a number or its digits; `null` (as `0`) is the top level. */
 const parent = bodyReader(
   'TermParent',
@@ -13,21 +11,22 @@ const parent = bodyReader(
   ID.schema.nullable(),
 );
 
+/** Term texts are strings only (WordPress' `string` arguments). */
 function termFields(label: string): BodyTable<TermInput> {
   return {
     name: {
       to: 'name',
-      read: text,
+      read: STRING,
       doc: { type: 'string', description: `The ${label} name`, required: true },
     },
     description: {
       to: 'description',
-      read: text,
+      read: STRING,
       doc: { type: 'string', description: `The ${label} description`, required: false },
     },
     slug: {
       to: 'slug',
-      read: text,
+      read: STRING,
       doc: { type: 'string', description: `The ${label} slug`, required: false },
     },
   };
