@@ -31,47 +31,41 @@ const imageValue = bodyReader(
   z.union([z.string(), z.number(), z.literal(false).transform(() => '')]),
 );
 
-/** A field documented with a `null` default. */
-function orNull<Input>(
+/** An optional field. */
+function optional<Input>(
+  to: keyof Input & string,
+  read: BodyReader,
+  doc: RestField,
+): BodyTable<Input>[string] {
+  return { to, read, doc: { ...doc, required: false } };
+}
+
+/** An optional field documented with a `null` default. */
+const orNull = <Input>(
   to: keyof Input & string,
   read: BodyReader,
   type: RestField['type'],
   description: string,
-): BodyTable<Input>[string] {
-  return { to, read, doc: { type, default: null, description, required: false } };
-}
+) => optional<Input>(to, read, { type, default: null, description });
 
 const text = <Input>(to: keyof Input & string, description: string) =>
   orNull<Input>(to, TEXT, 'string', description);
 
 function postFields<Input extends LinkedPostInput>(kind: 'venue' | 'organizer'): BodyTable<Input> {
   return {
-    author: {
-      to: 'authorId',
-      read: ID,
-      doc: { type: 'integer', description: `The ${kind} author ID`, required: false },
-    },
-    date: {
-      to: 'date',
-      read: dateValue,
-      doc: { type: 'string', description: `The ${kind} publication date`, required: false },
-    },
-    date_utc: {
-      to: 'dateUtc',
-      read: dateValue,
-      doc: { type: 'string', description: `The ${kind} publication date (UTC time zone)`, required: false },
-    },
+    author: optional('authorId', ID, { type: 'integer', description: `The ${kind} author ID` }),
+    date: optional('date', dateValue, { type: 'string', description: `The ${kind} publication date` }),
+    date_utc: optional('dateUtc', dateValue, {
+      type: 'string',
+      description: `The ${kind} publication date (UTC time zone)`,
+    }),
     [kind]: {
       to: 'name',
       read: TEXT,
       doc: { type: 'string', description: `The ${kind} name`, required: true },
     },
     description: text('description', `The ${kind} description`),
-    status: {
-      to: 'status',
-      read: STRING,
-      doc: { type: 'string', description: `The ${kind} post status`, required: false },
-    },
+    status: optional('status', STRING, { type: 'string', description: `The ${kind} post status` }),
   };
 }
 
@@ -121,11 +115,7 @@ export const ORGANIZER_BODY: BodyTable<OrganizerInput> = {
 
 /** A venue's or an organizer's own password: by-id update routes only (an extension of the reference). */
 export const POST_PASSWORD_BODY: BodyTable<LinkedPostInput> = {
-  password: {
-    to: 'password',
-    read: TEXT,
-    doc: { type: 'string', description: 'The post password ("" removes it)', required: false },
-  },
+  password: optional('password', TEXT, { type: 'string', description: 'The post password ("" removes it)' }),
 };
 
 /** The table of a body: `password` is known on the by-id update routes only (elsewhere ignored). */
