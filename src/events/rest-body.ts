@@ -232,19 +232,19 @@ interface EventBodyField<K extends EventField = EventField> extends BodyField<Ev
   reason?: string;
 }
 
-/** One body field: its domain field, how it reads, and how it is documented. */
+/** One body field: its domain field, how it reads, and how it is documented (optional unless required). */
 function bodyField<K extends EventField>(
   to: K,
   read: BodyReader<EventInput[K]>,
   doc: RestField,
   options: Pick<EventBodyField, 'reason' | 'keepNull'> = {},
 ): EventBodyField<K> {
-  return { to, read, doc, ...options };
+  return { to, read, doc: { ...doc, required: doc.required ?? false }, ...options };
 }
 
 /** A declared field (`events/model/event-fields.ts`): read and documented as its kind says. */
 function declaredBodyField(name: DeclaredName, field: FieldDeclaration): EventBodyField {
-  const doc = { description: field.restDescription ?? field.description, required: false };
+  const doc = { description: field.restDescription ?? field.description };
   switch (field.kind) {
     case 'flag':
       return bodyField(name, FLAG, { type: 'boolean', ...doc });
@@ -257,50 +257,36 @@ function declaredBodyField(name: DeclaredName, field: FieldDeclaration): EventBo
         name,
         STRING,
         { type: 'string', enum: [...field.values, ''], ...doc },
-        {
-          reason: field.invalid,
-        },
+        { reason: field.invalid },
       );
   }
 }
 
 /** The fields written by hand, in the order the reference documents them. */
 const HAND_BODY = {
-  author: bodyField('authorId', ID, { type: 'integer', description: 'The event author ID', required: false }),
-  date: bodyField('date', date, {
-    type: 'string',
-    description: 'The event publication date',
-    required: false,
-  }),
+  author: bodyField('authorId', ID, { type: 'integer', description: 'The event author ID' }),
+  date: bodyField('date', date, { type: 'string', description: 'The event publication date' }),
   date_utc: bodyField('dateUtc', date, {
     type: 'string',
     description: 'The event publication date (UTC time zone)',
-    required: false,
   }),
   title: bodyField('title', TEXT, { type: 'string', description: 'The event title', required: true }),
-  description: bodyField('description', TEXT, {
-    type: 'string',
-    description: 'The event description',
-    required: false,
-  }),
-  slug: bodyField('slug', TEXT, { type: 'string', description: 'The event slug', required: false }),
-  excerpt: bodyField('excerpt', TEXT, { type: 'string', description: 'The event excerpt', required: false }),
+  description: bodyField('description', TEXT, { type: 'string', description: 'The event description' }),
+  slug: bodyField('slug', TEXT, { type: 'string', description: 'The event slug' }),
+  excerpt: bodyField('excerpt', TEXT, { type: 'string', description: 'The event excerpt' }),
   status: bodyField('status', STRING, {
     type: 'string',
     enum: ['publish', 'future', 'draft', 'pending', 'private'],
     description: 'The event post status',
-    required: false,
   }),
   timezone: bodyField('timezone', STRING, {
     type: 'string',
     description: 'The event time zone (an IANA name or UTC±H[:MM])',
-    required: false,
   }),
   all_day: bodyField('allDay', FLAG, {
     type: 'boolean',
     default: false,
     description: 'Whether the event lasts the whole day or not',
-    required: false,
   }),
   start_date: bodyField('startDate', date, {
     type: 'string',
@@ -315,20 +301,17 @@ const HAND_BODY = {
   image: bodyField('image', anyValue, {
     type: ['integer', 'string'],
     description: 'The event featured image ID or URL',
-    required: false,
   }),
   cost: bodyField('cost', anyValue, {
     type: ['string', 'array'],
     items: { type: ['number', 'string'] },
     description: 'The event cost',
-    required: false,
   }),
   website: bodyField('website', TEXT, {
     type: 'string',
     format: 'uri',
     default: null,
     description: 'The event website URL',
-    required: false,
   }),
   event_status: bodyField(
     'eventStatus',
@@ -337,28 +320,24 @@ const HAND_BODY = {
       type: 'string',
       enum: [...EVENT_STATUSES, ''],
       description: 'Whether the event takes place as listed ("" resets it to scheduled)',
-      required: false,
     },
     { reason: INVALID_EVENT_STATUS },
   ),
   event_status_reason: bodyField('eventStatusReason', TEXT, {
     type: 'string',
     description: 'Why the event is canceled or postponed (kept only while it is)',
-    required: false,
   }),
   categories: bodyField('categories', terms, {
     type: ['array', 'string'],
     items: { type: ['integer', 'string', 'object'] },
     default: null,
     description: 'The event category IDs or names (an array or a comma list)',
-    required: false,
   }),
   tags: bodyField('tags', terms, {
     type: ['array', 'string'],
     items: { type: ['integer', 'string', 'object'] },
     default: null,
     description: 'The event tag IDs or names (an array or a comma list)',
-    required: false,
   }),
   venue: bodyField(
     'venues',
@@ -370,7 +349,6 @@ const HAND_BODY = {
       items: { type: ['integer', 'string', 'object'] },
       default: null,
       description: 'The event venue ID, or an object of venue fields',
-      required: false,
     },
     { keepNull: true },
   ),
@@ -386,14 +364,12 @@ const HAND_BODY = {
       items: { type: ['integer', 'string', 'object'] },
       default: null,
       description: 'The event organizer IDs or data',
-      required: false,
     },
     { keepNull: true },
   ),
   post_parent: bodyField('postParentId', parent, {
     type: 'integer',
     description: 'The parent event ID (0 removes it)',
-    required: false,
   }),
   // An extension (Google Calendar's `recurrence`): not in the reference's body.
   recurrence: bodyField(
@@ -405,7 +381,6 @@ const HAND_BODY = {
       default: null,
       description:
         "Extension: RFC 5545 lines (RRULE, RDATE, EXDATE) making the event the first of a series, or its series' new set; [] or null ends the series",
-      required: false,
     },
     { keepNull: true },
   ),
@@ -418,7 +393,6 @@ const HAND_BODY = {
       default: null,
       description:
         'Extension: the series as a form gives it, instead of recurrence: {frequency (DAILY, WEEKLY, MONTHLY, YEARLY, HOURLY), interval, by_day (TU, -1FR), by_month_day, by_month, by_set_pos, week_start, count or until (YYYY-MM-DD or an instant), rdates, exdates (YYYY-MM-DD, a wall clock YYYY-MM-DDTHH:MM or an instant)}',
-      required: false,
     },
     { reason: PATTERN_UNREADABLE },
   ),
@@ -426,7 +400,6 @@ const HAND_BODY = {
   password: bodyField('password', TEXT, {
     type: 'string',
     description: 'The event password ("" removes it)',
-    required: false,
   }),
 };
 const everyHandField: Unlisted<HandField, (typeof HAND_BODY)[keyof typeof HAND_BODY]['to']> = true;

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { LinkedPostInput } from './service/linked-posts.js';
 import type { OrganizerInput } from './service/organizers.js';
 import type { VenueInput } from './service/venues.js';
-import { type BodyTable, ID, STRING, TEXT, bodyReader } from '../core/rest/body-fields.js';
+import type { RestField } from '../core/rest/route-table.js';
+import { type BodyReader, type BodyTable, ID, STRING, TEXT, bodyReader } from '../core/rest/body-fields.js';
 import { readBoolean } from '../core/rest/booleans.js';
 
 // Venue and organizer bodies as WordPress clients send them (docs/reference.md §S2.3, §S2.4): one table
@@ -30,83 +31,61 @@ const imageValue = bodyReader(
   z.union([z.string(), z.number(), z.literal(false).transform(() => '')]),
 );
 
+/** An optional field. */
+function optional<Input>(
+  to: keyof Input & string,
+  read: BodyReader,
+  doc: RestField,
+): BodyTable<Input>[string] {
+  return { to, read, doc: { ...doc, required: false } };
+}
+
+/** An optional field documented with a `null` default. */
+const orNull = <Input>(
+  to: keyof Input & string,
+  read: BodyReader,
+  type: RestField['type'],
+  description: string,
+) => optional<Input>(to, read, { type, default: null, description });
+
+const text = <Input>(to: keyof Input & string, description: string) =>
+  orNull<Input>(to, TEXT, 'string', description);
+
 function postFields<Input extends LinkedPostInput>(kind: 'venue' | 'organizer'): BodyTable<Input> {
   return {
-    author: {
-      to: 'authorId',
-      read: ID,
-      doc: { type: 'integer', description: `The ${kind} author ID`, required: false },
-    },
-    date: {
-      to: 'date',
-      read: dateValue,
-      doc: { type: 'string', description: `The ${kind} publication date`, required: false },
-    },
-    date_utc: {
-      to: 'dateUtc',
-      read: dateValue,
-      doc: { type: 'string', description: `The ${kind} publication date (UTC time zone)`, required: false },
-    },
+    author: optional('authorId', ID, { type: 'integer', description: `The ${kind} author ID` }),
+    date: optional('date', dateValue, { type: 'string', description: `The ${kind} publication date` }),
+    date_utc: optional('dateUtc', dateValue, {
+      type: 'string',
+      description: `The ${kind} publication date (UTC time zone)`,
+    }),
     [kind]: {
       to: 'name',
       read: TEXT,
       doc: { type: 'string', description: `The ${kind} name`, required: true },
     },
-    description: {
-      to: 'description',
-      read: TEXT,
-      doc: { type: 'string', default: null, description: `The ${kind} description`, required: false },
-    },
-    status: {
-      to: 'status',
-      read: STRING,
-      doc: { type: 'string', description: `The ${kind} post status`, required: false },
-    },
+    description: text('description', `The ${kind} description`),
+    status: optional('status', STRING, { type: 'string', description: `The ${kind} post status` }),
   };
 }
 
-function imageField<Input extends LinkedPostInput>(kind: 'venue' | 'organizer'): BodyTable<Input> {
-  return {
-    image: {
-      to: 'image',
-      read: imageValue,
-      doc: {
-        type: ['integer', 'string'],
-        default: null,
-        description: `The ${kind} featured image ID or URL`,
-        required: false,
-      },
-    },
-  };
-}
-
-/** A text field documented with a `null` default. */
-function text<Input>(to: keyof Input & string, description: string): BodyTable<Input>[string] {
-  return { to, read: TEXT, doc: { type: 'string', default: null, description, required: false } };
-}
+const imageField = <Input extends LinkedPostInput>(kind: 'venue' | 'organizer') =>
+  orNull<Input>('image', imageValue, ['integer', 'string'], `The ${kind} featured image ID or URL`);
 
 export const VENUE_BODY: BodyTable<VenueInput> = {
   ...postFields<VenueInput>('venue'),
-  show_map: {
-    to: 'showMap',
-    read: truthy,
-    doc: {
-      type: ['boolean', 'string'],
-      default: null,
-      description: 'Whether events linked to the venue should show a map or not',
-      required: false,
-    },
-  },
-  show_map_link: {
-    to: 'showMapLink',
-    read: truthy,
-    doc: {
-      type: ['boolean', 'string'],
-      default: null,
-      description: 'Whether events linked to the venue should show a map link or not',
-      required: false,
-    },
-  },
+  show_map: orNull(
+    'showMap',
+    truthy,
+    ['boolean', 'string'],
+    'Whether events linked to the venue should show a map or not',
+  ),
+  show_map_link: orNull(
+    'showMapLink',
+    truthy,
+    ['boolean', 'string'],
+    'Whether events linked to the venue should show a map link or not',
+  ),
   address: text('address', 'The venue address'),
   city: text('city', 'The venue city'),
   country: text('country', 'The venue country'),
@@ -116,27 +95,14 @@ export const VENUE_BODY: BodyTable<VenueInput> = {
   phone: text('phone', 'The venue phone number'),
   stateprovince: text('stateProvince', 'The venue state and province'),
   website: text('website', 'The venue website URL'),
-  ...imageField<VenueInput>('venue'),
-  geo_lat: {
-    to: 'geoLat',
-    read: coordinate,
-    doc: {
-      type: ['number', 'string'],
-      default: null,
-      description: 'The venue latitude, -90 to 90 ("" clears it)',
-      required: false,
-    },
-  },
-  geo_lng: {
-    to: 'geoLng',
-    read: coordinate,
-    doc: {
-      type: ['number', 'string'],
-      default: null,
-      description: 'The venue longitude, -180 to 180 ("" clears it)',
-      required: false,
-    },
-  },
+  image: imageField('venue'),
+  geo_lat: orNull('geoLat', coordinate, ['number', 'string'], 'The venue latitude, -90 to 90 ("" clears it)'),
+  geo_lng: orNull(
+    'geoLng',
+    coordinate,
+    ['number', 'string'],
+    'The venue longitude, -180 to 180 ("" clears it)',
+  ),
 };
 
 export const ORGANIZER_BODY: BodyTable<OrganizerInput> = {
@@ -144,16 +110,12 @@ export const ORGANIZER_BODY: BodyTable<OrganizerInput> = {
   phone: text('phone', 'The organizer phone number'),
   website: text('website', 'The organizer website'),
   email: text('email', 'The organizer e-mail address'),
-  ...imageField<OrganizerInput>('organizer'),
+  image: imageField('organizer'),
 };
 
 /** A venue's or an organizer's own password: by-id update routes only (an extension of the reference). */
 export const POST_PASSWORD_BODY: BodyTable<LinkedPostInput> = {
-  password: {
-    to: 'password',
-    read: TEXT,
-    doc: { type: 'string', description: 'The post password ("" removes it)', required: false },
-  },
+  password: optional('password', TEXT, { type: 'string', description: 'The post password ("" removes it)' }),
 };
 
 /** The table of a body: `password` is known on the by-id update routes only (elsewhere ignored). */

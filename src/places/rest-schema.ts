@@ -16,9 +16,8 @@ import {
 import { WITH_IMAGE, linkedPageRows, readLinked, writtenLinked } from './service/linked-access.js';
 import { type LinkedKey, type LinkedPostInput, type LinkedRow, writeLinked } from './service/linked-posts.js';
 import type { Tx, WriteScope } from '../core/db/transactions.js';
-import { type BodyTable, type ParsedBody, paramNames, readBody } from '../core/rest/body-fields.js';
+import { type BodyTable, type ParsedBody, writingBody } from '../core/rest/body-fields.js';
 import { restBodyType } from '../core/graphql/schema/rest-bodies.js';
-import { namingParams } from '../core/rest/param-names.js';
 import { linkedBody } from './rest-body.js';
 import { type SchemaComponent, jsonShape } from '../core/rest/discovery/json-shapes.js';
 import { TEC_ORGANIZER, TEC_VENUE } from './rest-doc-shapes.js';
@@ -90,13 +89,12 @@ export function defineLinkedRestFields<
     body: ParsedBody,
     passwordAllowed: boolean,
     run: (w: WriteScope, input: Input, unreadable: readonly string[]) => Promise<{ id: number }>,
-  ) => {
-    const table = linkedBody(resource.body, passwordAllowed);
-    const { input, unreadable } = readBody(table, body);
-    return writeLinked(ctx, kind, (w) =>
-      namingParams(paramNames(table), async () => presented(ctx)(w.tx, (await run(w, input, unreadable)).id)),
+  ) =>
+    writeLinked(ctx, kind, (w) =>
+      writingBody(linkedBody(resource.body, passwordAllowed), body, async (input, unreadable) =>
+        presented(ctx)(w.tx, (await run(w, input, unreadable)).id),
+      ),
     );
-  };
 
   const links = (page: Archive, ctx: Context) =>
     archiveLinks(

@@ -1,34 +1,32 @@
-import { z } from 'zod';
 import type { TermInput } from './terms.js';
-import { type BodyTable, STRING, bodyReader } from '../core/rest/body-fields.js';
+import { type BodyTable, ID, STRING, bodyReader } from '../core/rest/body-fields.js';
 
 // Category and tag bodies as WordPress clients send them (docs/reference.md §S2.5): one table per
 // taxonomy names each parameter's domain field, its wire reading and its documentation.
 
-/** Term texts are strings only (WordPress' `string` arguments). */
-const text = STRING;
 /** A category id as a number or its digits; `null` (as `0`) is the top level. */
 const parent = bodyReader(
   'TermParent',
   'A term id as a number or its digits; null for the top level',
-  z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number), z.null()]),
+  ID.schema.nullable(),
 );
 
+/** Term texts are strings only (WordPress' `string` arguments). */
 function termFields(label: string): BodyTable<TermInput> {
   return {
     name: {
       to: 'name',
-      read: text,
+      read: STRING,
       doc: { type: 'string', description: `The ${label} name`, required: true },
     },
     description: {
       to: 'description',
-      read: text,
+      read: STRING,
       doc: { type: 'string', description: `The ${label} description`, required: false },
     },
     slug: {
       to: 'slug',
-      read: text,
+      read: STRING,
       doc: { type: 'string', description: `The ${label} slug`, required: false },
     },
   };

@@ -3,9 +3,8 @@ import { termUrl } from './graphql.js';
 import { archiveLinks } from '../core/rules/paging.js';
 import { can } from '../core/rules/permissions.js';
 import { TAXONOMY_PATH, type Taxonomy } from '../core/rules/urls.js';
-import { type BodyTable, type ParsedBody, paramNames, readBody } from '../core/rest/body-fields.js';
+import { type BodyTable, writingBody } from '../core/rest/body-fields.js';
 import { restBodyType } from '../core/graphql/schema/rest-bodies.js';
-import { namingParams } from '../core/rest/param-names.js';
 import { CATEGORY_BODY, TAG_BODY } from './rest-body.js';
 import { jsonShape } from '../core/rest/discovery/json-shapes.js';
 import { TEC_TERM_LINKS, TEC_TERM_URLS, TERM_META } from './rest-doc-shapes.js';
@@ -148,16 +147,6 @@ const filterOf = (args: RestListArgs): TermListFilter => ({
   slug: args.slug,
 });
 
-/** A create or update from a REST body, the service's errors under REST names. */
-function writeTerm<T>(
-  table: BodyTable<TermInput>,
-  body: ParsedBody | null | undefined,
-  run: (input: TermInput, unreadable: readonly string[]) => Promise<T>,
-): Promise<T> {
-  const { input, unreadable } = readBody(table, body);
-  return namingParams(paramNames(table), () => run(input, unreadable));
-}
-
 /** What a taxonomy's REST routes differ by; categories (hierarchical) also carry `parent`. */
 interface TaxonomyRest {
   taxonomy: Taxonomy;
@@ -256,7 +245,7 @@ function defineTaxonomyRest({ taxonomy, one, plural, body }: TaxonomyRest) {
       type: SingleTerm,
       args: input,
       resolve: (query, _root, args, ctx) =>
-        writeTerm(body, args.input, (fields, unreadable) =>
+        writingBody(body, args.input, (fields, unreadable) =>
           createTerm(ctx, taxonomy, fields, writtenTerm(query), unreadable),
         ),
     }),
@@ -265,7 +254,7 @@ function defineTaxonomyRest({ taxonomy, one, plural, body }: TaxonomyRest) {
       type: SingleTerm,
       args: { ...byId, ...input },
       resolve: (query, _root, args, ctx) =>
-        writeTerm(body, args.input, (fields, unreadable) =>
+        writingBody(body, args.input, (fields, unreadable) =>
           updateTerm(ctx, taxonomy, args.id, fields, writtenTerm(query), unreadable),
         ),
     }),

@@ -1,7 +1,7 @@
 import type { GraphQLInputField } from 'graphql';
 import { z } from 'zod';
 import type { RestField } from './route-table.js';
-import type { ParamNames } from './param-names.js';
+import { type ParamNames, namingParams } from './param-names.js';
 import { readBoolean } from './booleans.js';
 
 // A REST write body declared once per resource: each WordPress parameter names the domain field it
@@ -131,4 +131,14 @@ export function documentationOf(field: GraphQLInputField): RestField | undefined
 /** Domain field → REST parameter, for renaming the services' errors (`param-names.ts`). */
 export function paramNames<Domain>(table: BodyTable<Domain>): ParamNames {
   return Object.fromEntries(Object.entries(table).map(([param, field]) => [field.to, param]));
+}
+
+/** A create or update from a REST body read with its table, the service's errors under REST names. */
+export function writingBody<Domain, T>(
+  table: BodyTable<Domain>,
+  body: ParsedBody | null | undefined,
+  run: (input: Domain, unreadable: ReadBody<Domain>['unreadable']) => Promise<T>,
+): Promise<T> {
+  const { input, unreadable } = readBody(table, body);
+  return namingParams(paramNames(table), () => run(input, unreadable));
 }

@@ -62,7 +62,20 @@ function statusOf(value: string | null | undefined): AttendeeStatus | undefined 
 }
 
 const ATTENDEE_STATUS_ARG = `Only those with this status: ${ATTENDEE_STATUSES.join(', ').toLowerCase()}`;
-const TOKEN_ARG = 'The token of the reservation (header X-RSVP-Token)';
+const TOKEN = builder.args((t) => ({
+  token: t.string({ description: 'The token of the reservation (header X-RSVP-Token)' }),
+}));
+
+/** A read or change by an attendee through their reservation's token, answered with the attendee. */
+const byToken = (change: (ctx: Context, token: string) => Promise<Parameters<typeof presentAttendee>[0]>) =>
+  ({
+    ...REST,
+    type: 'JSON',
+    extensions: TICKET_SHAPES.attendee,
+    args: TOKEN,
+    resolve: async (_root: unknown, { token }: { token?: string | null }, ctx: Context) =>
+      presentAttendeeOf(ctx, await change(ctx, token ?? '')),
+  }) as const;
 
 const archiveUrl = (ctx: Context, path: string, params: Record<string, unknown>) => {
   const query = new URLSearchParams(
@@ -167,13 +180,7 @@ builder.queryFields((t) => ({
       return { csv, filename: `attendees-${args.post_id}.csv` };
     },
   }),
-  tecRsvpByToken: t.field({
-    ...REST,
-    type: 'JSON',
-    extensions: TICKET_SHAPES.attendee,
-    args: { token: t.arg.string({ description: TOKEN_ARG }) },
-    resolve: async (_root, { token }, ctx) => presentAttendeeOf(ctx, await attendeeByToken(ctx, token ?? '')),
-  }),
+  tecRsvpByToken: t.field(byToken(attendeeByToken)),
 }));
 
 const TecRsvpBody = restBodyType('TecRsvpBody', 'A reservation (an RSVP)', RSVP_BODY);
@@ -211,7 +218,7 @@ builder.mutationFields((t) => ({
     type: 'JSON',
     extensions: TICKET_SHAPES.attendee,
     args: {
-      token: t.arg.string({ description: TOKEN_ARG }),
+      ...TOKEN,
       input: t.arg({ type: TecRsvpChangeBody, required: true }),
     },
     resolve: async (_root, { token, input }, ctx) => {
@@ -228,22 +235,8 @@ builder.mutationFields((t) => ({
       return presentAttendeeOf(ctx, changed);
     },
   }),
-  tecCancelRsvp: t.field({
-    ...REST,
-    type: 'JSON',
-    extensions: TICKET_SHAPES.attendee,
-    args: { token: t.arg.string({ description: TOKEN_ARG }) },
-    resolve: async (_root, { token }, ctx) =>
-      presentAttendeeOf(ctx, await cancelReservation(ctx, token ?? '')),
-  }),
-  tecEraseRsvp: t.field({
-    ...REST,
-    type: 'JSON',
-    extensions: TICKET_SHAPES.attendee,
-    args: { token: t.arg.string({ description: TOKEN_ARG }) },
-    resolve: async (_root, { token }, ctx) =>
-      presentAttendeeOf(ctx, await eraseAttendee(ctx, { token: token ?? '' })),
-  }),
+  tecCancelRsvp: t.field(byToken(cancelReservation)),
+  tecEraseRsvp: t.field(byToken((ctx, token) => eraseAttendee(ctx, { token }))),
   tecCheckIn: t.field({
     ...REST,
     type: 'JSON',
