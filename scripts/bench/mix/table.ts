@@ -63,7 +63,9 @@ export function printMix(rows: MixRow[], singleCachedList: { rps: number } | und
     console.log(`\n${row.name}: answers dropped per write of each kind (writes alone): ${kinds.join(', ')}`);
   }
   const rps = (name: string) => rows.find((row) => row.name === name)?.rps ?? Number.NaN;
-  const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
+  // A ratio whose row did not run (`--mix-only` skips the single URLs) is no figure.
+  const percent = (value: number) =>
+    Number.isFinite(value) ? `${(value * 100).toFixed(1)} %` : 'not measured';
   const readOnlyRows = [rps('read-only mix'), rps(READ_ONLY_AGAIN)].filter((value) => !Number.isNaN(value));
   const readOnly = readOnlyRows.reduce((sum, value) => sum + value, 0) / readOnlyRows.length;
   console.log(
