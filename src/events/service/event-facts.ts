@@ -54,12 +54,18 @@ const COLUMN_FACTS: Record<Prisma.EventScalarFieldEnum, EventFact | null> = {
   >),
 };
 
-const LINK_FACTS = {
-  categories: 'terms',
-  tags: 'terms',
+/** The ids an event links to, in link order. */
+export interface EventLinks {
+  terms: readonly number[];
+  venues: readonly number[];
+  organizers: readonly number[];
+}
+
+const LINK_FACTS: Record<keyof EventLinks, EventFact> = {
+  terms: 'terms',
   venues: 'venues',
   organizers: 'organizers',
-} as const;
+};
 
 /**
  * The columns nothing reads but the fields showing them: no list's membership or order, no lookup, no
@@ -81,31 +87,35 @@ const SHOWN_ONLY: ReadonlySet<string> = new Set<Prisma.EventScalarFieldEnum>([
   ...DECLARED_NAMES.filter((name) => declaration(name).cache.shownOnly),
 ]);
 
+const differ = (a: unknown, b: unknown) =>
+  a instanceof Date && b instanceof Date ? a.getTime() !== b.getTime() : a !== b;
+const sameIds = (a: readonly number[], b: readonly number[]) =>
+  a.length === b.length && a.every((id, index) => id === b[index]);
+
 /**
- * The columns a write of these columns and these links changed, when they are all `SHOWN_ONLY`
- * (`EventMove.shown`); undefined otherwise.
+ * The facts that differ between two states of one event: its columns (one a row did not read counts
+ * as changed) and its links. `shown`: the changed columns, when each is `SHOWN_ONLY` and no link changed.
  */
-export function shownColumnsOnly(columns: Iterable<string>, links: Iterable<string>): string[] | undefined {
-  if ([...links].length) return undefined;
-  const written = [...columns];
-  return written.every((column) => SHOWN_ONLY.has(column)) ? written : undefined;
-}
-
-/** The facts a write of these columns and these links (those it replaces) may change. */
-export function factsWritten(columns: Iterable<string>, links: Iterable<string> = []): EventFact[] {
+export function changedFacts(
+  before: { row: object; links: EventLinks },
+  after: { row: object; links: EventLinks },
+): { facts: EventFact[]; shown?: string[] } {
+  const rowBefore = before.row as Readonly<Record<string, unknown>>;
+  const rowAfter = after.row as Readonly<Record<string, unknown>>;
   const facts = new Set<EventFact>();
-  for (const column of columns) {
-    const fact = COLUMN_FACTS[column as Prisma.EventScalarFieldEnum];
-    if (fact === undefined) return ALL_FACTS;
+  const columns: string[] = [];
+  for (const [column, fact] of Object.entries(COLUMN_FACTS)) {
+    const [was, is] = [rowBefore[column], rowAfter[column]];
+    if (was !== undefined && is !== undefined && !differ(was, is)) continue;
+    columns.push(column);
     if (fact) facts.add(fact);
   }
-  for (const link of links) {
-    const fact = LINK_FACTS[link as keyof typeof LINK_FACTS];
-    if (fact) facts.add(fact);
+  let relinked = false;
+  for (const [link, fact] of Object.entries(LINK_FACTS) as Array<[keyof EventLinks, EventFact]>) {
+    if (sameIds(before.links[link], after.links[link])) continue;
+    facts.add(fact);
+    relinked = true;
   }
-  return [...facts];
+  const shownOnly = !relinked && columns.every((column) => SHOWN_ONLY.has(column));
+  return { facts: [...facts], ...(shownOnly && { shown: columns }) };
 }
-
-const ALL_FACTS = [...new Set(Object.values(COLUMN_FACTS).filter((fact) => fact !== null))].concat(
-  Object.values(LINK_FACTS),
-) as EventFact[];

@@ -21,13 +21,12 @@ import {
   sentSeries,
 } from './event-input.js';
 import { linkedIds, linkedTermIds, recount, resolveLinks, writeLinks } from './event-links.js';
-import { factsWritten, shownColumnsOnly } from './event-facts.js';
 import type { EventSelection } from './event-reads.js';
 import { publicationStatus, scheduleOf } from './event-schedule.js';
 import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
 import { type EventKey, type EventRow, findEvent, findEventToUpdate } from './writes/locked-event.js';
 import { eventStatusColumns, plainColumns, validate } from './writes/written-columns.js';
-import { spanOf, textsAfter, textsOf } from './writes/change-moves.js';
+import { eventMove } from './writes/change-moves.js';
 import { recordImage } from '../../core/db/media.js';
 import { recurrenceInvalid } from '../series/recurrence.js';
 import { type RecurrenceScope, type SeriesPlace, seriesRole } from '../series/series-place.js';
@@ -108,11 +107,10 @@ export function createEvent<T extends LoadedEvent>(
       const links = await resolveLinks(w, values);
       const publishedAt = values.publishedAt ?? now;
       const status = publicationStatus(effectiveStatus(viewer, values.status), publishedAt, now);
-      // Its plain columns, written and told to the caches (the texts `search` reads are among them).
-      const created = { title: values.title!, ...plainColumns(values) };
       const event = await tx.event.create({
         data: {
-          ...created,
+          title: values.title!,
+          ...plainColumns(values),
           ...eventStatusColumns(values, null),
           ...schedule,
           slug:
@@ -127,24 +125,12 @@ export function createEvent<T extends LoadedEvent>(
           postDate: values.postDate ?? null,
           ...(image ? { imageId: await recordImage(tx, viewer, image) } : {}),
         },
-        select: { id: true },
       });
-      w.changed('event', event.id, 'created', {
-        move: {
-          before: null,
-          after: {
-            ...spanOf(schedule),
-            ...textsAfter(created, null),
-            status,
-            terms: [...(links.categories ?? []), ...(links.tags ?? [])],
-            venues: links.venues ?? [],
-            organizers: links.organizers ?? [],
-          },
-          facts: 'all',
-        },
-      });
+      const terms = [...(links.categories ?? []), ...(links.tags ?? [])];
+      const linked = { terms, venues: links.venues ?? [], organizers: links.organizers ?? [] };
+      w.changed('event', event.id, 'created', { move: eventMove(null, { row: event, links: linked }) });
       await writeLinks(tx, event.id, links, false);
-      await recount(w, [...(links.categories ?? []), ...(links.tags ?? [])]);
+      await recount(w, terms);
       const sent = sentSeries(values);
       if (makesSeries(sent)) {
         await setLines(w, event.id, sent.set);
@@ -244,42 +230,31 @@ export function updateEvent<T extends LoadedEvent>(
       }
       const countsChange =
         data.status !== undefined || links.categories !== undefined || links.tags !== undefined;
-      // The links before and after, so that the caches keep the lists filtered by other terms,
-      // venues and organizers (terms are unknown after a write of only categories or only tags).
-      const termsBefore = linksBefore.terms;
-      const termsAfter =
-        links.categories === undefined && links.tags === undefined
-          ? termsBefore
-          : links.categories !== undefined && links.tags !== undefined
-            ? [...links.categories, ...links.tags]
-            : undefined;
       // Always written, so that `modifiedAt` (the version) and the revision (the feeds' SEQUENCE) move
       // even when only links change.
-      const written = {
-        ...data,
-        modifiedAt: nextModified(existing.modifiedAt, now),
-        revision: { increment: 1 },
-      };
-      const updated = await tx.event.update({ where: { id: existing.id }, data: written });
-      const shown = shownColumnsOnly(Object.keys(written), Object.keys(links));
-      w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated', {
-        move: {
-          before: { ...spanOf(existing), ...textsOf(existing), status: existing.status, ...linksBefore },
-          after: {
-            ...spanOf(schedule ?? existing),
-            ...textsAfter(data, existing),
-            status: (data.status as string | undefined) ?? existing.status,
-            ...(termsAfter && { terms: termsAfter }),
-            venues: links.venues ?? linksBefore.venues,
-            organizers: links.organizers ?? linksBefore.organizers,
-          },
-          facts: factsWritten(Object.keys(data), Object.keys(links)),
-          ...(shown && { shown }),
-        },
+      const updated = await tx.event.update({
+        where: { id: existing.id },
+        data: { ...data, modifiedAt: nextModified(existing.modifiedAt, now), revision: { increment: 1 } },
       });
       const relink = Object.values(links).some((ids) => ids !== undefined);
       await writeLinks(tx, existing.id, links, true);
-      if (countsChange) await recount(w, [...termsBefore, ...(await linkedTermIds(tx, existing.id))]);
+      // The links after it, so that the caches keep the lists filtered by other terms, venues and
+      // organizers: the terms are read again after a write of only categories or only tags.
+      const termsAfter =
+        links.categories === undefined && links.tags === undefined
+          ? linksBefore.terms
+          : links.categories !== undefined && links.tags !== undefined
+            ? [...links.categories, ...links.tags]
+            : await linkedTermIds(tx, existing.id);
+      const linksAfter = {
+        terms: termsAfter,
+        venues: links.venues ?? linksBefore.venues,
+        organizers: links.organizers ?? linksBefore.organizers,
+      };
+      w.changed('event', existing.id, data.status === 'trash' ? 'trashed' : 'updated', {
+        move: eventMove({ row: existing, links: linksBefore }, { row: updated, links: linksAfter }),
+      });
+      if (countsChange) await recount(w, [...linksBefore.terms, ...termsAfter]);
       const sent = sentSeries(values);
       await seriesAfterUpdate(w, existing, sent, { now, settings: config.series, relink });
       // Only the event's own columns written (no links, image, term counts or series): what the answer
@@ -341,17 +316,11 @@ export function deleteEvent<T extends LoadedEvent>(
       if (force) {
         const before = judged(await load(tx, existing.id), viewer);
         await tx.event.delete({ where: { id: existing.id } });
-        w.changed('event', existing.id, 'deleted', {
-          move: {
-            before: { ...spanOf(existing), ...textsOf(existing), status: existing.status, ...links },
-            after: null,
-            facts: 'all',
-          },
-        });
+        w.changed('event', existing.id, 'deleted', { move: eventMove({ row: existing, links }, null) });
         await recount(w, terms);
         return before;
       }
-      await tx.event.update({
+      const trashed = await tx.event.update({
         where: { id: existing.id },
         data: {
           status: 'trash',
@@ -361,11 +330,7 @@ export function deleteEvent<T extends LoadedEvent>(
         },
       });
       w.changed('event', existing.id, 'trashed', {
-        move: {
-          before: { ...spanOf(existing), ...textsOf(existing), status: existing.status, ...links },
-          after: { ...spanOf(existing), ...textsOf(existing), status: 'trash', ...links },
-          facts: 'all',
-        },
+        move: eventMove({ row: existing, links }, { row: trashed, links }),
       });
       await recount(w, terms);
       return judged(await load(tx, existing.id), viewer);

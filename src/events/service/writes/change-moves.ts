@@ -1,32 +1,33 @@
-import type { EventSpan } from '../../../core/cache/dependencies.js';
+import type { EventMove, EventSpan } from '../../../core/cache/dependencies.js';
 import { SEARCHED_FIELDS, eventSearchTexts } from '../../../core/rules/search.js';
+import { type EventLinks, changedFacts } from '../event-facts.js';
 
-// What an event write (`event-writes.ts`) tells the caches of the event before and after it: where it
-// is on the calendar and the texts `search` reads, for cached lists and searches to be judged against.
-
-/** Where an event is on the calendar, as the change it makes tells the caches. */
-export const spanOf = ({ localStart, localEnd }: EventSpan): EventSpan => ({ localStart, localEnd });
+// What an event write (`event-writes.ts`) tells the caches, derived from the event's rows before and after
+// it: where it was and is on the calendar, the texts `search` reads, its status and links (for cached
+// lists and searches to be judged against), and which of its facts the write changed.
 
 type SearchedTexts = Record<(typeof SEARCHED_FIELDS.Event)[number], string>;
 
-/**
- * The texts `search` reads once `data` is written over `existing` (null: a creation, the columns'
- * defaults), as the change tells the caches; unknown when `data` writes one other than as a string.
- */
-export function textsAfter(
-  data: Partial<Record<keyof SearchedTexts, unknown>>,
-  existing: SearchedTexts | null,
-) {
-  const texts: Partial<SearchedTexts> = {};
-  for (const field of SEARCHED_FIELDS.Event) {
-    const written = data[field] === undefined ? (existing?.[field] ?? '') : data[field];
-    if (typeof written !== 'string') return {};
-    texts[field] = written;
-  }
-  return textsOf(texts as SearchedTexts);
+/** An event as a write read or wrote it: its row (the columns read; those it lacks count as changed) and links. */
+export interface EventState {
+  row: EventSpan & SearchedTexts & { status: string };
+  links: EventLinks;
 }
 
-export const textsOf = (event: SearchedTexts) => {
-  const texts = eventSearchTexts(event);
-  return texts ? { texts } : {};
-};
+function placeOf({ row, links }: EventState): EventSpan {
+  const texts = eventSearchTexts(row);
+  return {
+    localStart: row.localStart,
+    localEnd: row.localEnd,
+    ...(texts && { texts }),
+    status: row.status,
+    ...links,
+  };
+}
+
+/** The move of an event from `before` to `after` (null: it was created, or deleted: every fact moved). */
+export function eventMove(before: EventState | null, after: EventState | null): EventMove {
+  const places = { before: before && placeOf(before), after: after && placeOf(after) };
+  if (!before || !after) return { ...places, facts: 'all' };
+  return { ...places, ...changedFacts(before, after) };
+}

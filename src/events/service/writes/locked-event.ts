@@ -1,7 +1,6 @@
-import { Prisma } from '../../../generated/sqlite/client.js';
+import { type Event, Prisma } from '../../../generated/sqlite/client.js';
 import { NOT_FOUND } from '../../../core/rules/visibility.js';
 import type { WriteScope } from '../../../core/db/transactions.js';
-import { type SeriesPlace, SERIES_COLUMNS } from '../../series/series-place.js';
 import { type EventSelection, findEventToWrite } from '../event-reads.js';
 
 // The event a write starts from (`event-writes.ts`): its row locked for the rest of the transaction, so
@@ -9,49 +8,8 @@ import { type EventSelection, findEventToWrite } from '../event-reads.js';
 
 export type EventKey = { id: number } | { slug: string };
 
-export interface EventRow extends SeriesPlace {
-  id: number;
-  title: string;
-  slug: string | null;
-  desiredSlug: string | null;
-  status: string;
-  authorId: number | null;
-  publishedAt: Date;
-  timezone: string;
-  localStart: string;
-  localEnd: string;
-  allDay: boolean;
-  eventStatus: string;
-  eventStatusReason: string;
-  excerpt: string;
-  description: string;
-  modifiedAt: Date;
-  startsAt: Date;
-  endsAt: Date;
-}
-
-const EVENT_ROW = {
-  id: true,
-  title: true,
-  slug: true,
-  desiredSlug: true,
-  status: true,
-  authorId: true,
-  publishedAt: true,
-  timezone: true,
-  localStart: true,
-  localEnd: true,
-  allDay: true,
-  eventStatus: true,
-  eventStatusReason: true,
-  // What `search` reads, for the caches to judge the write against cached searches.
-  excerpt: true,
-  description: true,
-  modifiedAt: true,
-  startsAt: true,
-  endsAt: true,
-  ...SERIES_COLUMNS,
-} as const;
+/** An event row as a write reads it: every column. */
+export type EventRow = Event;
 
 const missing = (key: EventKey) => NOT_FOUND.event('id' in key ? key.id : key.slug);
 
@@ -71,10 +29,13 @@ async function lockEvent(w: WriteScope, key: EventKey): Promise<EventKey | null>
   return row ? { id: Number(row.id) } : null;
 }
 
-/** The event, its row locked for the rest of the transaction (`lockEvent`). */
+/**
+ * The event (every column: the caches are told what a write changed by comparing rows), its row locked
+ * for the rest of the transaction (`lockEvent`).
+ */
 export async function findEvent(w: WriteScope, key: EventKey): Promise<EventRow> {
   const locked = await lockEvent(w, key);
-  const event = locked && (await w.tx.event.findUnique({ where: locked, select: EVENT_ROW }));
+  const event = locked && (await w.tx.event.findUnique({ where: locked }));
   if (!event) throw missing(key);
   return event;
 }
