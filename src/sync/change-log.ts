@@ -9,6 +9,7 @@ import { eventsVisibleTo } from '../events/service/event-access.js';
 import { linkedVisibleTo } from '../places/service/linked-access.js';
 import { termsVisibleTo } from '../terms/term-reads.js';
 import { CATEGORY, TAG } from '../terms/terms.js';
+import { insertRows } from '../core/db/insert-rows.js';
 
 // The change stream. Every committed write appends one row per change to `ChangeLog` inside its own
 // transaction (a `beforeCommit` listener of the write pipeline, the same change list the response
@@ -93,7 +94,11 @@ async function appendChanges(
   // The time the row is written (not the transaction's start): tokens and retention compare with it.
   const createdAt = new Date();
   if (provider !== 'postgresql') {
-    await tx.changeLog.createMany({ data: data.map((row) => ({ ...row, createdAt })) });
+    await insertRows(
+      tx,
+      'ChangeLog',
+      data.map((row) => ({ ...row, createdAt })),
+    );
     return;
   }
   // The lock and the rows in one statement: its rows (and the ids they draw) are made from the lock's

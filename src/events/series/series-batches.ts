@@ -1,6 +1,7 @@
 import type { EventSpan } from '../../core/cache/dependencies.js';
 import { Prisma } from '../../generated/sqlite/client.js';
 import type { ChangeOperation, Tx, WriteScope } from '../../core/db/transactions.js';
+import { insertRows } from '../../core/db/insert-rows.js';
 
 // The statements a series write runs over its rows, and the announcement of each row it writes. A series
 // writes hundreds of rows: one statement per batch, in SQL, where Prisma would plan a query per row
@@ -147,18 +148,16 @@ export async function copyLinks(tx: Tx, firstId: number, ids: readonly number[],
       await tx.eventOrganizer.deleteMany({ where });
       await tx.eventTerm.deleteMany({ where });
     }
-    if (links.venues.length)
-      await tx.eventVenue.createMany({
-        data: part.flatMap((eventId) => links.venues.map((link) => ({ eventId, ...link }))),
-      });
-    if (links.organizers.length)
-      await tx.eventOrganizer.createMany({
-        data: part.flatMap((eventId) => links.organizers.map((link) => ({ eventId, ...link }))),
-      });
-    if (links.terms.length)
-      await tx.eventTerm.createMany({
-        data: part.flatMap((eventId) => links.terms.map((link) => ({ eventId, ...link }))),
-      });
+    for (const [table, rows] of [
+      ['EventVenue', links.venues],
+      ['EventOrganizer', links.organizers],
+      ['EventTerm', links.terms],
+    ] as const)
+      await insertRows(
+        tx,
+        table,
+        part.flatMap((eventId) => rows.map((link) => ({ eventId, ...link }))),
+      );
   }
   return [...before, ...links.terms.map((link) => link.termId)];
 }

@@ -11,6 +11,7 @@ import { type VenueInput, createOrMatchVenue } from '../../places/service/venues
 import { refreshTermCounts } from '../../terms/term-counts.js';
 import { CATEGORY, TAG, insertTerm, termNameKey } from '../../terms/terms.js';
 import type { Tx, WriteScope } from '../../core/db/transactions.js';
+import { insertRows } from '../../core/db/insert-rows.js';
 
 // An event's venues, organizers, categories and tags: the references of a write resolved to ids
 // (creating what is given by fields or by an unknown name), the link rows written in order, and the
@@ -163,17 +164,21 @@ export async function writeLinks(
   if (links.venues) {
     if (replacing) await tx.eventVenue.deleteMany({ where: { eventId } });
     if (links.venues.length) {
-      await tx.eventVenue.createMany({
-        data: links.venues.map((venueId, position) => ({ eventId, venueId, position })),
-      });
+      await insertRows(
+        tx,
+        'EventVenue',
+        links.venues.map((venueId, position) => ({ eventId, venueId, position })),
+      );
     }
   }
   if (links.organizers) {
     if (replacing) await tx.eventOrganizer.deleteMany({ where: { eventId } });
     if (links.organizers.length) {
-      await tx.eventOrganizer.createMany({
-        data: links.organizers.map((organizerId, position) => ({ eventId, organizerId, position })),
-      });
+      await insertRows(
+        tx,
+        'EventOrganizer',
+        links.organizers.map((organizerId, position) => ({ eventId, organizerId, position })),
+      );
     }
   }
   for (const [key, taxonomy] of [
@@ -184,7 +189,11 @@ export async function writeLinks(
     if (!ids) continue;
     if (replacing) await tx.eventTerm.deleteMany({ where: { eventId, term: { taxonomy } } });
     if (ids.length)
-      await tx.eventTerm.createMany({ data: ids.map((termId, position) => ({ eventId, termId, position })) });
+      await insertRows(
+        tx,
+        'EventTerm',
+        ids.map((termId, position) => ({ eventId, termId, position })),
+      );
   }
 }
 

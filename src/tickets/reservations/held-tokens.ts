@@ -1,6 +1,7 @@
 import type { Db } from '../../core/db/client.js';
 import type { Tx } from '../../core/db/transactions.js';
 import { subscribes } from '../../core/rules/subscribed-types.js';
+import { insertRows } from '../../core/db/insert-rows.js';
 
 // A new attendee's token for the webhook endpoints that asked for personal data. The database keeps
 // only a token's hash (`tickets/reservations/tokens.ts`); deliveries are built from the change log when they are
@@ -25,7 +26,7 @@ export async function holdTokenForWebhooks(
   const data = endpoints
     .filter((endpoint) => subscribes(endpoint.events, ATTENDEE_CREATED))
     .map((endpoint) => ({ endpointId: endpoint.id, ...held }));
-  if (data.length) await tx.webhookHeldToken.createMany({ data });
+  await insertRows(tx, 'WebhookHeldToken', data);
 }
 
 /** Forgets an attendee's held tokens (its erasure). */
