@@ -16,15 +16,6 @@ function dropFalsy(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => Boolean(value)));
 }
 
-function postDates(post: { publishedAt: Date; postDate: string | null; modifiedAt: Date }, siteZone: string) {
-  return {
-    date: postDateOf(post, siteZone),
-    date_utc: wallClock(post.publishedAt, 'UTC'),
-    modified: wallClock(post.modifiedAt, siteZone),
-    modified_utc: wallClock(post.modifiedAt, 'UTC'),
-  };
-}
-
 export function presentImage(media: Media | null): Record<string, unknown> | false {
   if (!media) return false;
   const extension = new URL(media.url).pathname.split('.').pop()?.toLowerCase() ?? '';
@@ -36,6 +27,30 @@ export function presentImage(media: Media | null): Record<string, unknown> | fal
     height: media.height,
     filesize: media.filesize,
   });
+}
+
+/** The keys a venue and an organizer open with, in the reference's order; the name's key is the kind. */
+function postHead(
+  post: WithImage<Venue> | WithImage<Organizer>,
+  kind: 'venue' | 'organizer',
+  urls: SiteUrls,
+  siteZone: string,
+) {
+  return {
+    id: post.id,
+    author: post.authorId ? String(post.authorId) : '',
+    status: post.status,
+    date: postDateOf(post, siteZone),
+    date_utc: wallClock(post.publishedAt, 'UTC'),
+    modified: wallClock(post.modifiedAt, siteZone),
+    modified_utc: wallClock(post.modifiedAt, 'UTC'),
+    url: permalink(urls, kind, post),
+    [kind]: texturize(post.name),
+    description: renderedText(post.description),
+    excerpt: texturize(post.excerpt),
+    slug: post.slug,
+    image: presentImage(post.image),
+  };
 }
 
 /** Blanks a protected venue's or organizer's content (docs/reference.md §4.3); its name stays (D6). */
@@ -125,16 +140,7 @@ export function presentVenue(
   const hidden = passwordHides(viewer, venue);
   const record = {
     ...dropFalsy({
-      id: venue.id,
-      author: venue.authorId ? String(venue.authorId) : '',
-      status: venue.status,
-      ...postDates(venue, siteZone),
-      url: permalink(urls, 'venue', venue),
-      venue: texturize(venue.name),
-      description: renderedText(venue.description),
-      excerpt: texturize(venue.excerpt),
-      slug: venue.slug,
-      image: presentImage(venue.image),
+      ...postHead(venue, 'venue', urls, siteZone),
       address: venue.address,
       city: venue.city,
       country: venue.country,
@@ -171,16 +177,7 @@ export function presentOrganizer(
 ) {
   const hidden = passwordHides(viewer, organizer);
   const record = dropFalsy({
-    id: organizer.id,
-    author: organizer.authorId ? String(organizer.authorId) : '',
-    status: organizer.status,
-    ...postDates(organizer, siteZone),
-    url: permalink(urls, 'organizer', organizer),
-    organizer: texturize(organizer.name),
-    description: renderedText(organizer.description),
-    excerpt: texturize(organizer.excerpt),
-    slug: organizer.slug,
-    image: presentImage(organizer.image),
+    ...postHead(organizer, 'organizer', urls, siteZone),
     phone: organizer.phone,
     website: organizer.website,
     email: organizer.email,
