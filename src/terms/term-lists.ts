@@ -338,12 +338,3 @@ export function termListParams(archive: TermArchive, taxonomy: Taxonomy): Array<
   if (f.slug) params.push(['slug', f.slug]);
   return params;
 }
-
-/** The page's terms in list order, loaded with the selection the API asks for. */
-export function termsOfPage<T = Term>(
-  reader: Reader,
-  archive: TermArchive,
-  selection: TermSelection = {},
-): Promise<T[]> {
-  return visibleTerms<T>(reader, archive.ids, selection);
-}

@@ -168,26 +168,6 @@ async function linkedConnection<Where, Row extends object>(
   return { ...connectionPage(LINKED_SORT_KEYS, window, rows, (row) => row), totalCount: () => count(where) };
 }
 
-/** One page of a venue or organizer list; `count` runs the kind's own query. */
-async function linkedArchive<Where>(
-  kind: LinkedKind,
-  where: Where,
-  paging: { page: number | null | undefined; perPage: number | null | undefined },
-  count: (where: Where) => Promise<number>,
-) {
-  return archivePage(
-    { where, orderBy: [...LINKED_ORDER] },
-    normalizePaging(paging.page, paging.perPage),
-    count,
-    () =>
-      new ApiError(
-        404,
-        `${kind}-archive-page-not-found`,
-        `The requested ${kind} archive page does not exist`,
-      ),
-  );
-}
-
 /** The effective filters as the reference echoes them after `page` (D2: every filter, so paging keeps them). */
 export function linkedArchiveParams(
   perPage: number,
@@ -245,7 +225,17 @@ export function linkedLists<Stored extends object, Field extends string>(
       perPage: number | null | undefined,
     ) {
       const { where, effective } = await list(db, scope, filter);
-      const archive = await linkedArchive(kind, where, { page, perPage }, (w) => source.count(db, w));
+      const archive = await archivePage(
+        { where, orderBy: [...LINKED_ORDER] },
+        normalizePaging(page, perPage),
+        (w) => source.count(db, w),
+        () =>
+          new ApiError(
+            404,
+            `${kind}-archive-page-not-found`,
+            `The requested ${kind} archive page does not exist`,
+          ),
+      );
       return { ...archive, effective };
     },
     /**
