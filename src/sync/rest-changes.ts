@@ -11,8 +11,7 @@ import { visibleTerms } from '../terms/term-reads.js';
 import { CATEGORY, TAG } from '../terms/terms.js';
 import { changedAttendees, changedTicketTypes } from './ticket-changes.js';
 import { TICKET_SHAPES } from '../tickets/rest/docs.js';
-import { presentTicket, ticketsRoot } from '../tickets/rest/shapes.js';
-import { availabilityOf } from '../tickets/types/ticket-types.js';
+import { presentTickets, ticketsRoot } from '../tickets/rest/shapes.js';
 
 // `GET /changes?since=<token>`: the REST form of GraphQL `changes(since:)`, each record in the
 // representation its own list route gives it; ticket types as `/calendar/tickets/v1/tickets` shows
@@ -92,13 +91,9 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
       resolve: async (page, _a, ctx) => {
         const types = await changedTicketTypes(ctx, page.changed.ticket);
         if (!types.length) return [];
-        const availability = await availabilityOf(ctx, types);
         // `is_available` reads the minute: such a page is not shared.
         ctx.reads?.readClock();
-        const now = new Date();
-        return types.map((type) =>
-          presentTicket(type, availability.get(type.id)!, ctx.urls, ctx.config.siteTimezone, now),
-        );
+        return presentTickets(ctx, types);
       },
     }),
     attendees: t.field({
