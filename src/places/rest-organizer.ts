@@ -17,8 +17,7 @@ defineLinkedRestFields({
   many: 'Organizers',
   path: 'organizers',
   archive: (ctx, filter, page, perPage) => organizerArchive(ctx.db, ctx, filter, page, perPage),
-  present: (organizer, ctx, as) =>
-    presentOrganizer(organizer, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
+  present: presentOrganizer,
   body: ORGANIZER_BODY,
   create: createOrMatchOrganizer,
   update: updateOrganizer,

@@ -12,7 +12,7 @@ defineLinkedRestFields({
   many: 'Venues',
   path: 'venues',
   archive: (ctx, filter, page, perPage) => venueArchive(ctx.db, ctx, filter, page, perPage),
-  present: (venue, ctx, as) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
+  present: presentVenue,
   body: VENUE_BODY,
   create: createOrMatchVenue,
   update: updateVenue,

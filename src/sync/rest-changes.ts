@@ -58,7 +58,7 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
       extensions: jsonShape(TEC_VENUE),
       resolve: async (page, _a, ctx) =>
         (await visibleLinked<'venue', WithImage<'venue'>>(ctx, 'venue', page.changed.venue, WITH_IMAGE)).map(
-          (venue) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, 'list', ctx.viewer),
+          (venue) => presentVenue(venue, ctx, 'list'),
         ),
     }),
     organizers: t.field({
@@ -72,9 +72,7 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
             page.changed.organizer,
             WITH_IMAGE,
           )
-        ).map((organizer) =>
-          presentOrganizer(organizer, ctx.urls, ctx.config.siteTimezone, 'list', ctx.viewer),
-        ),
+        ).map((organizer) => presentOrganizer(organizer, ctx, 'list')),
     }),
     categories: t.prismaField({
       type: [TecCategory],
