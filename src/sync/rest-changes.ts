@@ -141,7 +141,6 @@ builder.queryField('tecChanges', (t) =>
         defaultValue: SYNC_PAGE_DEFAULT,
       }),
     },
-    resolve: (_root, { since, per_page }, ctx) =>
-      readChanges(ctx.db, ctx.viewer, ctx.config, since, per_page ?? SYNC_PAGE_DEFAULT),
+    resolve: (_root, { since, per_page }, ctx) => readChanges(ctx, since, per_page ?? SYNC_PAGE_DEFAULT),
   }),
 );
