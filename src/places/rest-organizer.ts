@@ -16,7 +16,7 @@ defineLinkedRestFields({
   one: 'Organizer',
   many: 'Organizers',
   path: 'organizers',
-  archive: (ctx, filter, page, perPage) => organizerArchive(ctx.db, ctx, filter, page, perPage),
+  archive: organizerArchive,
   present: presentOrganizer,
   body: ORGANIZER_BODY,
   create: createOrMatchOrganizer,

@@ -11,7 +11,7 @@ defineLinkedRestFields({
   one: 'Venue',
   many: 'Venues',
   path: 'venues',
-  archive: (ctx, filter, page, perPage) => venueArchive(ctx.db, ctx, filter, page, perPage),
+  archive: venueArchive,
   present: presentVenue,
   body: VENUE_BODY,
   create: createOrMatchVenue,
