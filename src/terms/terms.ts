@@ -55,14 +55,8 @@ export interface TermInput {
   parentId?: number | null;
 }
 
-/** The fields a write sets, validated. */
-interface TermChanges {
-  name?: string;
-  description?: string;
-  slug?: string;
-  /** `null` = top level (categories only). */
-  parentId?: number | null;
-}
+/** The fields a write sets: the input's, validated (`parentId`: `null` for the top level, never `0`). */
+type TermChanges = TermInput;
 
 const nonBlank = (text: string | undefined) => text === undefined || text.trim() !== '';
 
