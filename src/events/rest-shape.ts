@@ -114,7 +114,7 @@ function eventShape(e: ShapedRow, ctx: Context, as: Representation) {
     ctx.viewer,
     e.organizers.map((link) => link.organizer),
   );
-  const shownVenues = venues.map((venue) => presentVenue(venue, urls, zone, as, ctx.viewer));
+  const shownVenues = venues.map((venue) => presentVenue(venue, ctx, as));
   return {
     global_id: globalId(urls, e.id),
     global_id_lineage: [globalId(urls, e.id)],
@@ -150,9 +150,7 @@ function eventShape(e: ShapedRow, ctx: Context, as: Representation) {
     categories: withheld ? [] : embeddedTerms(e.terms, 'tribe_events_cat', urls),
     tags: withheld ? [] : embeddedTerms(e.terms, 'post_tag', urls),
     venue: withheld ? [] : shownVenues.length === 1 ? shownVenues[0] : shownVenues,
-    organizer: withheld
-      ? []
-      : organizers.map((organizer) => presentOrganizer(organizer, urls, zone, as, ctx.viewer)),
+    organizer: withheld ? [] : organizers.map((organizer) => presentOrganizer(organizer, ctx, as)),
     recurrence: seriesLines(e),
     // A password-protected event has no JSON-LD, even for whoever gave the password (as the reference);
     // nor has a series' first event whose start its set excludes: it does not happen then.

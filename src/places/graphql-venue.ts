@@ -1,20 +1,7 @@
 import { builder } from '../core/graphql/schema/builder.js';
 import { recordIdOf } from '../core/graphql/schema/global-ids.js';
-import {
-  Author,
-  ID_DESCRIPTION,
-  Image,
-  PostStatus,
-  type PostStatusValue,
-  VERSION_DESCRIPTION,
-  withoutNulls,
-} from '../core/graphql/schema/common.js';
-import { recordVersion } from '../core/rules/versions.js';
-import { permalink } from '../core/rules/urls.js';
-import { passwordHides } from '../core/rules/visibility.js';
-import type { Context } from '../core/context/context.js';
-import type { Venue as VenueRow } from '../generated/sqlite/client.js';
-import { defineLinkedPostSchema } from './graphql.js';
+import { Image, withoutNulls } from '../core/graphql/schema/common.js';
+import { HIDDEN, defineLinkedPostSchema, hides, linkedPostFields } from './graphql.js';
 import {
   type VenueInput,
   createOrMatchVenue,
@@ -24,22 +11,7 @@ import {
   venueConnection,
 } from './service/venues.js';
 
-const HIDDEN = '; "" while password-protected (unless you may edit it)';
-
-/** A password-protected venue shows only its name and ids to those who may not edit it (D6). */
-const hides = (venue: VenueRow, ctx: Context) => passwordHides(ctx.viewer, venue);
-
-type VenueText =
-  | 'description'
-  | 'excerpt'
-  | 'address'
-  | 'city'
-  | 'country'
-  | 'province'
-  | 'state'
-  | 'stateprovince'
-  | 'zip'
-  | 'phone';
+type VenueText = 'address' | 'city' | 'country' | 'province' | 'state' | 'stateprovince' | 'zip' | 'phone';
 
 export const Venue = builder.prismaNode('Venue', {
   id: { field: 'id' },
@@ -66,21 +38,7 @@ export const Venue = builder.prismaNode('Venue', {
         resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue[field]),
       });
     return {
-      databaseId: t.exposeInt('id', { description: ID_DESCRIPTION }),
-      version: t.string({ description: VERSION_DESCRIPTION, resolve: (row) => recordVersion(row) }),
-      slug: t.exposeString('slug', { description: 'The URL-friendly name, unique among venues' }),
-      name: t.exposeString('name', { description: 'The name' }),
-      description: text('description', 'The description (HTML)'),
-      excerpt: text('excerpt', 'A short summary (HTML)'),
-      status: t.field({
-        type: PostStatus,
-        description: 'The post status: who may see it',
-        resolve: (venue) => venue.status as PostStatusValue,
-      }),
-      url: t.string({
-        description: "The absolute URL of the venue's page on the website",
-        resolve: (venue, _args, ctx) => permalink(ctx.urls, 'venue', venue),
-      }),
+      ...linkedPostFields(t, 'venue'),
       address: text('address', 'The street address'),
       city: text('city', 'The city'),
       country: text('country', 'The country, as entered (e.g. "United States")'),
@@ -89,19 +47,10 @@ export const Venue = builder.prismaNode('Venue', {
       stateProvince: text('stateprovince', 'The state or province, whichever applies'),
       zip: text('zip', 'The postal code'),
       phone: text('phone', 'The phone number, as entered'),
-      website: t.string({
-        nullable: true,
-        description: 'The website URL; null when none is set or while password-protected',
-        resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue.website || null),
-      }),
       showMap: flag('showMap', 'Whether the website shows a map of the venue'),
       showMapLink: flag('showMapLink', "Whether the website shows a link to the venue's map"),
       geoLat: coordinate('geoLat', 'Latitude in decimal degrees'),
       geoLng: coordinate('geoLng', 'Longitude in decimal degrees'),
-      passwordProtected: t.boolean({
-        description: 'Whether it has a password (its content is then hidden from those who may not edit it)',
-        resolve: (venue) => Boolean(venue.password),
-      }),
       image: t.field({
         type: Image,
         nullable: true,
@@ -109,13 +58,6 @@ export const Venue = builder.prismaNode('Venue', {
         select: (_args, _ctx, nested) => ({ image: nested(true) }),
         resolve: (venue, _a, ctx) => (hides(venue, ctx) ? null : venue.image),
       }),
-      author: t.relation('author', {
-        nullable: true,
-        type: Author,
-        description: 'The user who created it; null when it has no author',
-      }),
-      publishedAt: t.expose('publishedAt', { type: 'DateTime', description: 'Publication date (UTC)' }),
-      modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: 'When it was last changed (UTC)' }),
     };
   },
 });
@@ -148,8 +90,8 @@ export const { CreateInput: CreateVenueInput } = defineLinkedPostSchema({
     geoLng: t.float({ description: 'Longitude, -180 to 180; null clears it' }),
   }),
   toInput: venueInput,
-  archive: (ctx, filter, page, perPage) => venueArchive(ctx.db, ctx, filter, page, perPage),
-  connection: (ctx, filter, args, query) => venueConnection(ctx.db, ctx, filter, args, query),
+  archive: venueArchive,
+  connection: venueConnection,
   create: createOrMatchVenue,
   update: updateVenue,
   remove: deleteVenue,

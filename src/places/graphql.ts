@@ -1,6 +1,9 @@
 import type { InputFieldMap } from '@pothos/core';
+import type { PrismaModelTypes } from '@pothos/plugin-prisma';
 import { builder } from '../core/graphql/schema/builder.js';
 import {
+  Author,
+  ID_DESCRIPTION,
   type InputFieldBuilder,
   IF_MATCH_DESCRIPTION,
   keyOf,
@@ -10,10 +13,15 @@ import {
   PER_PAGE_DESCRIPTION,
   pageInfoField,
   PostStatus,
+  type PostStatusValue,
+  VERSION_DESCRIPTION,
   withIfMatch,
 } from '../core/graphql/schema/common.js';
 import type { Context } from '../core/context/context.js';
-import { NOT_FOUND } from '../core/rules/visibility.js';
+import { NOT_FOUND, passwordHides } from '../core/rules/visibility.js';
+import { recordVersion } from '../core/rules/versions.js';
+import { permalink } from '../core/rules/urls.js';
+import type { Organizer as OrganizerRow, Venue as VenueRow } from '../generated/sqlite/client.js';
 import { hidingMissing } from '../core/rules/permissions.js';
 import type { ConnectionPage, CursorArgs } from '../core/db/queries/keyset.js';
 import type { LinkedKind, LinkedListFilter } from './service/linked-lists.js';
@@ -27,6 +35,76 @@ import type { Tx, WriteScope } from '../core/db/transactions.js';
 // resource file defines its object type and calls `defineLinkedPostSchema`.
 
 type LinkedModel = 'Venue' | 'Organizer';
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+type PlaceRow = VenueRow | OrganizerRow;
+type PlaceModel = PrismaModelTypes & Types['PrismaTypes'][LinkedModel];
+
+export const HIDDEN = '; "" while password-protected (unless you may edit it)';
+
+/** A password-protected venue or organizer shows only its name and ids to those who may not edit it (D6). */
+export const hides = (post: PlaceRow, ctx: Context) => passwordHides(ctx.viewer, post);
+
+/**
+ * The object fields venues and organizers share (the schema sorts fields, so each kind's own and its
+ * `image`, whose Prisma selection is typed by model, are simply added beside them).
+ */
+export function linkedPostFields(
+  t: Pick<
+    PothosSchemaTypes.PrismaObjectFieldBuilder<Types, PlaceModel, PlaceRow>,
+    'int' | 'string' | 'field' | 'boolean' | 'relation'
+  >,
+  kind: LinkedKind,
+) {
+  const text = (field: 'description' | 'excerpt', description: string) =>
+    t.string({
+      description: `${description}${HIDDEN}`,
+      resolve: (post, _a, ctx) => (hides(post, ctx) ? '' : post[field]),
+    });
+  return {
+    databaseId: t.int({ description: ID_DESCRIPTION, resolve: (post) => post.id }),
+    version: t.string({ description: VERSION_DESCRIPTION, resolve: (post) => recordVersion(post) }),
+    slug: t.string({
+      description: `The URL-friendly name, unique among ${kind}s`,
+      resolve: (post) => post.slug,
+    }),
+    name: t.string({ description: 'The name', resolve: (post) => post.name }),
+    description: text('description', 'The description (HTML)'),
+    excerpt: text('excerpt', 'A short summary (HTML)'),
+    status: t.field({
+      type: PostStatus,
+      description: 'The post status: who may see it',
+      resolve: (post) => post.status as PostStatusValue,
+    }),
+    url: t.string({
+      description: `The absolute URL of the ${kind}'s page on the website`,
+      resolve: (post, _args, ctx) => permalink(ctx.urls, kind, post),
+    }),
+    website: t.string({
+      nullable: true,
+      description: 'The website URL; null when none is set or while password-protected',
+      resolve: (post, _a, ctx) => (hides(post, ctx) ? null : post.website || null),
+    }),
+    passwordProtected: t.boolean({
+      description: 'Whether it has a password (its content is then hidden from those who may not edit it)',
+      resolve: (post) => Boolean(post.password),
+    }),
+    author: t.relation('author', {
+      nullable: true,
+      type: Author,
+      description: 'The user who created it; null when it has no author',
+    }),
+    publishedAt: t.field({
+      type: 'DateTime',
+      description: 'Publication date (UTC)',
+      resolve: (post) => post.publishedAt,
+    }),
+    modifiedAt: t.field({
+      type: 'DateTime',
+      description: 'When it was last changed (UTC)',
+      resolve: (post) => post.modifiedAt,
+    }),
+  };
+}
 
 const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 

@@ -16,9 +16,8 @@ defineLinkedRestFields({
   one: 'Organizer',
   many: 'Organizers',
   path: 'organizers',
-  archive: (ctx, filter, page, perPage) => organizerArchive(ctx.db, ctx, filter, page, perPage),
-  present: (organizer, ctx, as) =>
-    presentOrganizer(organizer, ctx.urls, ctx.config.siteTimezone, as, ctx.viewer),
+  archive: organizerArchive,
+  present: presentOrganizer,
   body: ORGANIZER_BODY,
   create: createOrMatchOrganizer,
   update: updateOrganizer,

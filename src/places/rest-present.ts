@@ -1,7 +1,7 @@
 import type { Media, Organizer, Venue } from '../generated/sqlite/client.js';
 import { postDateOf, wallClock } from '../core/rules/dates.js';
-import { type SiteUrls, globalId, permalink } from '../core/rules/urls.js';
-import { ANONYMOUS, type Viewer } from '../core/rules/permissions.js';
+import { globalId, permalink } from '../core/rules/urls.js';
+import type { Context } from '../core/context/context.js';
 import { passwordHides } from '../core/rules/visibility.js';
 import { jsonLdDescription, renderedText, texturize } from '../core/rules/texts/rendered.js';
 
@@ -12,17 +12,11 @@ export type Representation = 'list' | 'single';
 
 type WithImage<T> = T & { image: Media | null };
 
+/** What a representation reads of the request: the site's addresses and zone, and who asks. */
+type Reader = Pick<Context, 'urls' | 'config' | 'viewer'>;
+
 function dropFalsy(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => Boolean(value)));
-}
-
-function postDates(post: { publishedAt: Date; postDate: string | null; modifiedAt: Date }, siteZone: string) {
-  return {
-    date: postDateOf(post, siteZone),
-    date_utc: wallClock(post.publishedAt, 'UTC'),
-    modified: wallClock(post.modifiedAt, siteZone),
-    modified_utc: wallClock(post.modifiedAt, 'UTC'),
-  };
 }
 
 export function presentImage(media: Media | null): Record<string, unknown> | false {
@@ -36,6 +30,30 @@ export function presentImage(media: Media | null): Record<string, unknown> | fal
     height: media.height,
     filesize: media.filesize,
   });
+}
+
+/** The keys a venue and an organizer open with, in the reference's order; the name's key is the kind. */
+function postHead(
+  post: WithImage<Venue> | WithImage<Organizer>,
+  kind: 'venue' | 'organizer',
+  { urls, config }: Reader,
+) {
+  const siteZone = config.siteTimezone;
+  return {
+    id: post.id,
+    author: post.authorId ? String(post.authorId) : '',
+    status: post.status,
+    date: postDateOf(post, siteZone),
+    date_utc: wallClock(post.publishedAt, 'UTC'),
+    modified: wallClock(post.modifiedAt, siteZone),
+    modified_utc: wallClock(post.modifiedAt, 'UTC'),
+    url: permalink(urls, kind, post),
+    [kind]: texturize(post.name),
+    description: renderedText(post.description),
+    excerpt: texturize(post.excerpt),
+    slug: post.slug,
+    image: presentImage(post.image),
+  };
 }
 
 /** Blanks a protected venue's or organizer's content (docs/reference.md §4.3); its name stays (D6). */
@@ -112,29 +130,14 @@ export function organizerJsonLd(organizer: Organizer, hidden = Boolean(organizer
 
 /**
  * The reference's venue (docs/reference.md §1.2): falsy fields dropped, coordinates when known, `json_ld` in
- * the single representation, then `show_map`, `show_map_link` and the global ids. `viewer` decides whether a
- * password-protected venue is scrubbed (everyone who may not edit it); anonymous by default.
+ * the single representation, then `show_map`, `show_map_link` and the global ids. The viewer decides whether a
+ * password-protected venue is scrubbed (everyone who may not edit it).
  */
-export function presentVenue(
-  venue: WithImage<Venue>,
-  urls: SiteUrls,
-  siteZone: string,
-  as: Representation,
-  viewer: Viewer = ANONYMOUS,
-) {
-  const hidden = passwordHides(viewer, venue);
+export function presentVenue(venue: WithImage<Venue>, ctx: Reader, as: Representation) {
+  const hidden = passwordHides(ctx.viewer, venue);
   const record = {
     ...dropFalsy({
-      id: venue.id,
-      author: venue.authorId ? String(venue.authorId) : '',
-      status: venue.status,
-      ...postDates(venue, siteZone),
-      url: permalink(urls, 'venue', venue),
-      venue: texturize(venue.name),
-      description: renderedText(venue.description),
-      excerpt: texturize(venue.excerpt),
-      slug: venue.slug,
-      image: presentImage(venue.image),
+      ...postHead(venue, 'venue', ctx),
       address: venue.address,
       city: venue.city,
       country: venue.country,
@@ -152,8 +155,8 @@ export function presentVenue(
     ...(as === 'single' && !venue.password ? { json_ld: venueJsonLd(venue, hidden) } : {}),
     show_map: venue.showMap,
     show_map_link: venue.showMapLink,
-    global_id: globalId(urls, venue.id),
-    global_id_lineage: [globalId(urls, venue.id)],
+    global_id: globalId(ctx.urls, venue.id),
+    global_id_lineage: [globalId(ctx.urls, venue.id)],
   };
   return hidden ? scrub(record) : record;
 }
@@ -162,31 +165,16 @@ export function presentVenue(
  * The reference's organizer (docs/reference.md §1.3): every falsy field dropped; `json_ld` in the single
  * representation.
  */
-export function presentOrganizer(
-  organizer: WithImage<Organizer>,
-  urls: SiteUrls,
-  siteZone: string,
-  as: Representation,
-  viewer: Viewer = ANONYMOUS,
-) {
-  const hidden = passwordHides(viewer, organizer);
+export function presentOrganizer(organizer: WithImage<Organizer>, ctx: Reader, as: Representation) {
+  const hidden = passwordHides(ctx.viewer, organizer);
   const record = dropFalsy({
-    id: organizer.id,
-    author: organizer.authorId ? String(organizer.authorId) : '',
-    status: organizer.status,
-    ...postDates(organizer, siteZone),
-    url: permalink(urls, 'organizer', organizer),
-    organizer: texturize(organizer.name),
-    description: renderedText(organizer.description),
-    excerpt: texturize(organizer.excerpt),
-    slug: organizer.slug,
-    image: presentImage(organizer.image),
+    ...postHead(organizer, 'organizer', ctx),
     phone: organizer.phone,
     website: organizer.website,
     email: organizer.email,
     json_ld: as === 'single' ? organizerJsonLd(organizer, hidden) : null,
-    global_id: globalId(urls, organizer.id),
-    global_id_lineage: [globalId(urls, organizer.id)],
+    global_id: globalId(ctx.urls, organizer.id),
+    global_id_lineage: [globalId(ctx.urls, organizer.id)],
   });
   return hidden ? scrub(record) : record;
 }

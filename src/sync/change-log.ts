@@ -236,11 +236,9 @@ async function existingIds(db: Tx, type: TicketType, ids: number[]): Promise<Set
  * them. Each record appears once per page, as it is now; a later change to it comes in a later page.
  */
 export async function readChanges(
-  db: Db,
-  viewer: Viewer,
-  config: Pick<Config, 'changesRetentionDays'>,
+  { db, viewer, config }: { db: Db; viewer: Viewer; config: Pick<Config, 'changesRetentionDays'> },
   since: string | null | undefined,
-  limit: number = SYNC_PAGE_DEFAULT,
+  limit: number,
 ): Promise<ChangePage> {
   if (!Number.isInteger(limit) || limit < 1 || limit > SYNC_PAGE_MAX)
     throw invalidParams({ per_page: `Must be between 1 and ${SYNC_PAGE_MAX}.` });

@@ -118,7 +118,6 @@ builder.queryField('changes', (t) =>
         defaultValue: SYNC_PAGE_DEFAULT,
       }),
     },
-    resolve: (_root, { since, perPage }, ctx) =>
-      readChanges(ctx.db, ctx.viewer, ctx.config, since, perPage ?? SYNC_PAGE_DEFAULT),
+    resolve: (_root, { since, perPage }, ctx) => readChanges(ctx, since, perPage ?? SYNC_PAGE_DEFAULT),
   }),
 );

@@ -19,6 +19,7 @@ import { TicketType } from '../tickets/graphql.js';
 import { eventForTickets } from '../tickets/reservations/reservations.js';
 import { visibleEvent } from '../events/service/event-access.js';
 import { visibleLinked } from '../places/service/linked-access.js';
+import type { LinkedKind } from '../places/service/linked-lists.js';
 import { visibleTerm } from '../terms/term-reads.js';
 import { CATEGORY, TAG } from '../terms/terms.js';
 import type { InputFieldRef } from '@pothos/core';
@@ -198,33 +199,41 @@ const EventChange = builder.objectRef<Delivery>('EventChange').implement({
   }),
 });
 
-const VenueChange = builder.objectRef<Delivery>('VenueChange').implement({
-  description: 'A committed change to a venue you may see',
-  fields: (t) => ({
-    ...changeFields(t),
-    venue: t.prismaField({
-      type: Venue,
-      nullable: true,
-      description: `The venue as it is now; ${LEFT_VIEW}`,
-      resolve: async (query, change, _args, ctx) =>
-        change.visible ? ((await visibleLinked(ctx, 'venue', [change.id], query))[0] ?? null) : null,
+/** The change type and subscription of venues or organizers (`type`: the kind's object type). */
+function linkedChanges(
+  kind: LinkedKind,
+  name: string,
+  article: string,
+  type: typeof Venue | typeof Organizer,
+) {
+  const Change = builder.objectRef<Delivery>(`${name}Change`).implement({
+    description: `A committed change to ${article} you may see`,
+    fields: (t) => ({
+      ...changeFields(t),
+      [kind]: t.prismaField({
+        type,
+        nullable: true,
+        description: `The ${kind} as it is now; ${LEFT_VIEW}`,
+        resolve: async (query, change, _args, ctx) =>
+          change.visible ? ((await visibleLinked(ctx, kind, [change.id], query))[0] ?? null) : null,
+      }),
     }),
-  }),
-});
-
-const OrganizerChange = builder.objectRef<Delivery>('OrganizerChange').implement({
-  description: 'A committed change to an organizer you may see',
-  fields: (t) => ({
-    ...changeFields(t),
-    organizer: t.prismaField({
-      type: Organizer,
-      nullable: true,
-      description: `The organizer as it is now; ${LEFT_VIEW}`,
-      resolve: async (query, change, _args, ctx) =>
-        change.visible ? ((await visibleLinked(ctx, 'organizer', [change.id], query))[0] ?? null) : null,
+  });
+  builder.subscriptionField(`${kind}Changed`, (t) =>
+    t.field({
+      type: Change,
+      description: `${name}s created, changed, trashed or deleted from now on, as you may see them`,
+      args: { ids: t.arg.intList({ description: `Only these ${kind}s` }) },
+      subscribe: async (_root, args, ctx) => {
+        feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
+        return watch(ctx, kind, linkedChangeView(ctx, kind, args.ids), args.ids ?? null, null);
+      },
+      resolve: (change) => change,
     }),
-  }),
-});
+  );
+}
+linkedChanges('venue', 'Venue', 'a venue', Venue);
+linkedChanges('organizer', 'Organizer', 'an organizer', Organizer);
 
 const TermChange = builder.objectRef<Delivery>('TermChange').implement({
   description: 'A committed change to a category or tag',
@@ -287,26 +296,6 @@ builder.subscriptionFields((t) => ({
           ? delivery
           : null,
       );
-    },
-    resolve: (change) => change,
-  }),
-  venueChanged: t.field({
-    type: VenueChange,
-    description: 'Venues created, changed, trashed or deleted from now on, as you may see them',
-    args: { ids: t.arg.intList({ description: 'Only these venues' }) },
-    subscribe: async (_root, args, ctx) => {
-      feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
-      return watch(ctx, 'venue', linkedChangeView(ctx, 'venue', args.ids), args.ids ?? null, null);
-    },
-    resolve: (change) => change,
-  }),
-  organizerChanged: t.field({
-    type: OrganizerChange,
-    description: 'Organizers created, changed, trashed or deleted from now on, as you may see them',
-    args: { ids: t.arg.intList({ description: 'Only these organizers' }) },
-    subscribe: async (_root, args, ctx) => {
-      feedOf(ctx).assertRoom(ctx.client ?? 'unknown');
-      return watch(ctx, 'organizer', linkedChangeView(ctx, 'organizer', args.ids), args.ids ?? null, null);
     },
     resolve: (change) => change,
   }),

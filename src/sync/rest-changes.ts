@@ -11,8 +11,7 @@ import { visibleTerms } from '../terms/term-reads.js';
 import { CATEGORY, TAG } from '../terms/terms.js';
 import { changedAttendees, changedTicketTypes } from './ticket-changes.js';
 import { TICKET_SHAPES } from '../tickets/rest/docs.js';
-import { presentTicket, ticketsRoot } from '../tickets/rest/shapes.js';
-import { availabilityOf } from '../tickets/types/ticket-types.js';
+import { presentTickets, ticketsRoot } from '../tickets/rest/shapes.js';
 
 // `GET /changes?since=<token>`: the REST form of GraphQL `changes(since:)`, each record in the
 // representation its own list route gives it; ticket types as `/calendar/tickets/v1/tickets` shows
@@ -59,7 +58,7 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
       extensions: jsonShape(TEC_VENUE),
       resolve: async (page, _a, ctx) =>
         (await visibleLinked<'venue', WithImage<'venue'>>(ctx, 'venue', page.changed.venue, WITH_IMAGE)).map(
-          (venue) => presentVenue(venue, ctx.urls, ctx.config.siteTimezone, 'list', ctx.viewer),
+          (venue) => presentVenue(venue, ctx, 'list'),
         ),
     }),
     organizers: t.field({
@@ -73,9 +72,7 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
             page.changed.organizer,
             WITH_IMAGE,
           )
-        ).map((organizer) =>
-          presentOrganizer(organizer, ctx.urls, ctx.config.siteTimezone, 'list', ctx.viewer),
-        ),
+        ).map((organizer) => presentOrganizer(organizer, ctx, 'list')),
     }),
     categories: t.prismaField({
       type: [TecCategory],
@@ -92,13 +89,9 @@ const TecChanges = builder.objectRef<ChangePage>('TecChanges').implement({
       resolve: async (page, _a, ctx) => {
         const types = await changedTicketTypes(ctx, page.changed.ticket);
         if (!types.length) return [];
-        const availability = await availabilityOf(ctx, types);
         // `is_available` reads the minute: such a page is not shared.
         ctx.reads?.readClock();
-        const now = new Date();
-        return types.map((type) =>
-          presentTicket(type, availability.get(type.id)!, ctx.urls, ctx.config.siteTimezone, now),
-        );
+        return presentTickets(ctx, types);
       },
     }),
     attendees: t.field({
@@ -148,7 +141,6 @@ builder.queryField('tecChanges', (t) =>
         defaultValue: SYNC_PAGE_DEFAULT,
       }),
     },
-    resolve: (_root, { since, per_page }, ctx) =>
-      readChanges(ctx.db, ctx.viewer, ctx.config, since, per_page ?? SYNC_PAGE_DEFAULT),
+    resolve: (_root, { since, per_page }, ctx) => readChanges(ctx, since, per_page ?? SYNC_PAGE_DEFAULT),
   }),
 );

@@ -12,7 +12,7 @@ import {
 } from '../core/graphql/schema/common.js';
 import { recordVersion } from '../core/rules/versions.js';
 import { TAXONOMY_PATH, type Taxonomy } from '../core/rules/urls.js';
-import { type TermArchive, termArchive, termConnection, termsOfPage } from './term-lists.js';
+import { type TermArchive, termArchive, termConnection } from './term-lists.js';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import {
   CATEGORY,
@@ -23,7 +23,7 @@ import {
   isHierarchical,
   updateTerm,
 } from './terms.js';
-import { categoryTree, writtenTerm } from './term-reads.js';
+import { categoryTree, visibleTerms, writtenTerm } from './term-reads.js';
 import type { Context } from '../core/context/context.js';
 
 // Categories and tags are one table (WordPress terms) exposed as two GraphQL types, declared once here:
@@ -153,7 +153,7 @@ export function defineTaxonomySchema(resource: TaxonomyResource) {
       items: t.prismaField({
         type: [Term],
         description: `The ${plural} of this page, in the order asked for`,
-        resolve: (query, page, _args, ctx) => termsOfPage(ctx, page, query),
+        resolve: (query, page, _args, ctx) => visibleTerms(ctx, page.ids, query),
       }),
       pageInfo: pageInfoField(t),
     }),

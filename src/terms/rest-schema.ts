@@ -10,13 +10,7 @@ import { jsonShape } from '../core/rest/discovery/json-shapes.js';
 import { TEC_TERM_LINKS, TEC_TERM_URLS, TERM_META } from './rest-doc-shapes.js';
 import { RECORD_VERSION_KEY } from '../core/rest/route-table.js';
 import { recordVersion } from '../core/rules/versions.js';
-import {
-  type TermArchive,
-  type TermListFilter,
-  termArchive,
-  termListParams,
-  termsOfPage,
-} from './term-lists.js';
+import { type TermArchive, type TermListFilter, termArchive, termListParams } from './term-lists.js';
 import {
   CATEGORY,
   TAG,
@@ -27,7 +21,7 @@ import {
   isHierarchical,
   updateTerm,
 } from './terms.js';
-import { writtenTerm } from './term-reads.js';
+import { visibleTerms, writtenTerm } from './term-reads.js';
 import type { Context } from '../core/context/context.js';
 
 // Categories and tags as The Events Calendar's term endpoints return them (docs/reference.md §1.4(b)): the
@@ -203,7 +197,7 @@ function defineTaxonomyRest({ taxonomy, one, plural, body }: TaxonomyRest) {
       total_pages: t.int({ resolve: (page) => page.totalPages }),
       [plural]: t.prismaField({
         type: [Term],
-        resolve: (query, page, _a, ctx) => termsOfPage(ctx, page, query),
+        resolve: (query, page, _a, ctx) => visibleTerms(ctx, page.ids, query),
       }),
       next_rest_url: t.string({
         nullable: true,

@@ -203,17 +203,32 @@ function listSql(
     ${tail}`;
 }
 
-/** One page of categories or tags: validates the filters, counts the matches, picks the page's ids. */
-async function listTerms(
+/** How many terms the list's filters match. */
+async function countTerms(
   reader: Reader,
   taxonomy: Taxonomy,
-  filter: TermListFilter,
-  paging: Paging,
-): Promise<TermArchive> {
-  const effective = await resolveListFilter(reader, taxonomy, filter);
+  effective: EffectiveTermFilter,
+): Promise<number> {
   const [{ total }] = await reader.db.$queryRaw<[{ total: number | bigint }]>(
     listSql(taxonomy, effective, Prisma.sql`COUNT(*) AS total`),
   );
+  return Number(total);
+}
+
+/**
+ * One page of categories or tags, `page` and `perPage` as the client gave them: validates the
+ * filters, counts the matches, picks the page's ids.
+ */
+export async function termArchive(
+  reader: Reader,
+  taxonomy: Taxonomy,
+  filter: TermListFilter,
+  page: number | null | undefined,
+  perPage: number | null | undefined,
+): Promise<TermArchive> {
+  const paging = normalizePaging(page, perPage);
+  const effective = await resolveListFilter(reader, taxonomy, filter);
+  const total = await countTerms(reader, taxonomy, effective);
   const { skip, take } = skipTake(paging);
   const direction = Prisma.raw(effective.order === 'desc' ? 'DESC' : 'ASC');
   const orderColumn = ORDER_COLUMN[effective.orderby];
@@ -226,13 +241,7 @@ async function listTerms(
     ),
   );
   const ids = rows.map((row) => Number(row.id));
-  return {
-    ids,
-    paging,
-    total: Number(total),
-    totalPages: totalPages(Number(total), paging.perPage),
-    effective,
-  };
+  return { ids, paging, total, totalPages: totalPages(total, paging.perPage), effective };
 }
 
 /** How each sort key travels in a cursor (`term_group` orders by the id alone). */
@@ -312,12 +321,7 @@ export async function termConnection<T extends { id: number } = Term>(
       const term = byId.get(edge.node);
       return term ? [{ cursor: edge.cursor, node: term }] : [];
     }),
-    totalCount: async () => {
-      const [{ total }] = await reader.db.$queryRaw<[{ total: number | bigint }]>(
-        listSql(taxonomy, effective, Prisma.sql`COUNT(*) AS total`),
-      );
-      return Number(total);
-    },
+    totalCount: () => countTerms(reader, taxonomy, effective),
   };
 }
 
@@ -333,24 +337,4 @@ export function termListParams(archive: TermArchive, taxonomy: Taxonomy): Array<
   if (f.event !== null) params.push([f.eventParam, String(f.event)]);
   if (f.slug) params.push(['slug', f.slug]);
   return params;
-}
-
-/** One page of categories or tags, `page` and `perPage` as the client gave them. */
-export function termArchive(
-  reader: Reader,
-  taxonomy: Taxonomy,
-  filter: TermListFilter,
-  page: number | null | undefined,
-  perPage: number | null | undefined,
-): Promise<TermArchive> {
-  return listTerms(reader, taxonomy, filter, normalizePaging(page, perPage));
-}
-
-/** The page's terms in list order, loaded with the selection the API asks for. */
-export function termsOfPage<T = Term>(
-  reader: Reader,
-  archive: TermArchive,
-  selection: TermSelection = {},
-): Promise<T[]> {
-  return visibleTerms<T>(reader, archive.ids, selection);
 }

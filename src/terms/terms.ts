@@ -3,7 +3,7 @@ import type { Db } from '../core/db/client.js';
 import { Prisma, type Term } from '../generated/sqlite/client.js';
 import { ApiError, invalidParams, missingParams } from '../core/errors/errors.js';
 import { isRecordId } from '../core/rules/ids.js';
-import { type Viewer, can, forbidden } from '../core/rules/permissions.js';
+import { can, forbidden } from '../core/rules/permissions.js';
 import { toSlug } from '../core/rules/slugs.js';
 import type { Taxonomy } from '../core/rules/urls.js';
 import { claimSlug } from '../core/db/slugs.js';
@@ -55,14 +55,8 @@ export interface TermInput {
   parentId?: number | null;
 }
 
-/** The fields a write sets, validated. */
-interface TermChanges {
-  name?: string;
-  description?: string;
-  slug?: string;
-  /** `null` = top level (categories only). */
-  parentId?: number | null;
-}
+/** The fields a write sets: the input's, validated (`parentId`: `null` for the top level, never `0`). */
+type TermChanges = TermInput;
 
 const nonBlank = (text: string | undefined) => text === undefined || text.trim() !== '';
 
@@ -107,11 +101,6 @@ async function checkInput(
     throw invalidParams(Object.fromEntries(named.map((field) => [field, INVALID])));
   }
   return changes;
-}
-
-function assertManageTerms(viewer: Viewer): void {
-  // D8: categories and tags alike need an editor or above.
-  if (!can(viewer, 'manage_terms')) throw forbidden(viewer);
 }
 
 function termExists(termId: number, hierarchical: boolean): ApiError {
@@ -207,7 +196,17 @@ export async function insertTerm(
   return term;
 }
 
-const CONFLICT = { conflictCode: 'term-write-conflict' };
+/** A term write: one transaction, for editors and above only (D8: categories and tags alike). */
+function termWrite<T>(scope: Scope, work: (w: WriteScope) => Promise<T>): Promise<T> {
+  return scope.writes.run(
+    scope,
+    async (w) => {
+      if (!can(w.viewer, 'manage_terms')) throw forbidden(w.viewer);
+      return work(w);
+    },
+    { conflictCode: 'term-write-conflict' },
+  );
+}
 
 /** A term deleted by another request meanwhile is a 404, never a 500. */
 function deletedMeanwhile(error: unknown): never {
@@ -226,16 +225,11 @@ export function createTerm<T>(
   read: (tx: Tx, id: number) => Promise<T>,
   unreadable: readonly string[] = [],
 ): Promise<T> {
-  return scope.writes.run(
-    scope,
-    async (w) => {
-      assertManageTerms(w.viewer);
-      const changes = await checkInput(w.tx, taxonomy, input, unreadable, 'create');
-      const term = await insertTerm(w, taxonomy, { ...changes, name: changes.name as string });
-      return read(w.tx, term.id);
-    },
-    CONFLICT,
-  );
+  return termWrite(scope, async (w) => {
+    const changes = await checkInput(w.tx, taxonomy, input, unreadable, 'create');
+    const term = await insertTerm(w, taxonomy, { ...changes, name: changes.name as string });
+    return read(w.tx, term.id);
+  });
 }
 
 /** The term, its row locked for the rest of the write (a concurrent delete is then seen as a 404). */
@@ -253,37 +247,32 @@ export function updateTerm<T>(
   read: (tx: Tx, id: number) => Promise<T>,
   unreadable: readonly string[] = [],
 ): Promise<T> {
-  return scope.writes.run(
-    scope,
-    async (w) => {
-      const { tx } = w;
-      assertManageTerms(w.viewer);
-      const existing = await lockedTerm(w, taxonomy, id);
-      w.expectVersion(existing);
-      const changes = await checkInput(tx, taxonomy, input, unreadable, 'update');
-      const parentId = changes.parentId !== undefined ? changes.parentId : existing.parentId;
-      if (changes.parentId !== undefined) await assertNoCycle(tx, id, changes.parentId);
-      if (changes.name !== undefined || changes.parentId !== undefined) {
-        const name = changes.name ?? existing.name;
-        await w.lock([termNameKey(taxonomy, name)]);
-        await assertNameFree(tx, taxonomy, name, parentId, id);
-      }
-      if (changes.slug !== undefined && changes.slug !== existing.slug) {
-        await w.lock([`term-slug:${taxonomy}:${changes.slug}`]);
-        const owner = await tx.term.findUnique({
-          where: { taxonomy_slug: { taxonomy, slug: changes.slug } },
-          select: { id: true },
-        });
-        if (owner) throw duplicateSlug(changes.slug);
-      }
-      if (Object.keys(changes).length) {
-        await tx.term.update({ where: { id }, data: changes }).catch(deletedMeanwhile);
-        w.changed('term', id, 'updated');
-      }
-      return read(tx, id);
-    },
-    CONFLICT,
-  );
+  return termWrite(scope, async (w) => {
+    const { tx } = w;
+    const existing = await lockedTerm(w, taxonomy, id);
+    w.expectVersion(existing);
+    const changes = await checkInput(tx, taxonomy, input, unreadable, 'update');
+    const parentId = changes.parentId !== undefined ? changes.parentId : existing.parentId;
+    if (changes.parentId !== undefined) await assertNoCycle(tx, id, changes.parentId);
+    if (changes.name !== undefined || changes.parentId !== undefined) {
+      const name = changes.name ?? existing.name;
+      await w.lock([termNameKey(taxonomy, name)]);
+      await assertNameFree(tx, taxonomy, name, parentId, id);
+    }
+    if (changes.slug !== undefined && changes.slug !== existing.slug) {
+      await w.lock([`term-slug:${taxonomy}:${changes.slug}`]);
+      const owner = await tx.term.findUnique({
+        where: { taxonomy_slug: { taxonomy, slug: changes.slug } },
+        select: { id: true },
+      });
+      if (owner) throw duplicateSlug(changes.slug);
+    }
+    if (Object.keys(changes).length) {
+      await tx.term.update({ where: { id }, data: changes }).catch(deletedMeanwhile);
+      w.changed('term', id, 'updated');
+    }
+    return read(tx, id);
+  });
 }
 
 /**
@@ -297,26 +286,21 @@ export function deleteTerm<T>(
   id: number,
   read: (tx: Tx, id: number) => Promise<T>,
 ): Promise<T> {
-  return scope.writes.run(
-    scope,
-    async (w) => {
-      const { tx } = w;
-      assertManageTerms(w.viewer);
-      const existing = await lockedTerm(w, taxonomy, id);
-      w.expectVersion(existing);
-      const before = await read(tx, id);
-      if (isHierarchical(taxonomy)) {
-        const children = await tx.term.findMany({ where: { parentId: id }, select: { id: true } });
-        await tx.term.updateMany({ where: { parentId: id }, data: { parentId: existing.parentId } });
-        for (const child of children) w.changed('term', child.id, 'updated');
-      }
-      const events = await tx.eventTerm.findMany({ where: { termId: id }, select: { eventId: true } });
-      await tx.eventTerm.deleteMany({ where: { termId: id } });
-      await tx.term.delete({ where: { id } }).catch(deletedMeanwhile);
-      w.changed('term', id, 'deleted', { taxonomy });
-      for (const { eventId } of events) w.changed('event', eventId, 'updated');
-      return before;
-    },
-    CONFLICT,
-  );
+  return termWrite(scope, async (w) => {
+    const { tx } = w;
+    const existing = await lockedTerm(w, taxonomy, id);
+    w.expectVersion(existing);
+    const before = await read(tx, id);
+    if (isHierarchical(taxonomy)) {
+      const children = await tx.term.findMany({ where: { parentId: id }, select: { id: true } });
+      await tx.term.updateMany({ where: { parentId: id }, data: { parentId: existing.parentId } });
+      for (const child of children) w.changed('term', child.id, 'updated');
+    }
+    const events = await tx.eventTerm.findMany({ where: { termId: id }, select: { eventId: true } });
+    await tx.eventTerm.deleteMany({ where: { termId: id } });
+    await tx.term.delete({ where: { id } }).catch(deletedMeanwhile);
+    w.changed('term', id, 'deleted', { taxonomy });
+    for (const { eventId } of events) w.changed('event', eventId, 'updated');
+    return before;
+  });
 }

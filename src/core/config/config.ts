@@ -6,6 +6,18 @@ import { readTrustedDocuments } from './trusted-documents.js';
 import { parseTrustedProxies } from './client-address.js';
 import { CACHE_MECHANISMS, type CacheMechanism } from './cache-mechanisms.js';
 
+/** A comma-separated setting as its non-empty items, trimmed (unset: none). */
+const commaList = () =>
+  z
+    .string()
+    .default('')
+    .transform((list) =>
+      list
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    );
+
 // Every setting the service reads from the environment, validated once at start-up.
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -28,16 +40,7 @@ const EnvSchema = z.object({
   CALENDAR_CACHE_MB: z.coerce.number().min(1).max(65536).default(64),
   CALENDAR_SHAPE_CACHE_MB: z.coerce.number().min(0).max(65536).default(12),
   CALENDAR_RECORD_CACHE_MB: z.coerce.number().min(0).max(65536).default(8),
-  CALENDAR_CACHE_WITHOUT: z
-    .string()
-    .default('')
-    .transform((list) =>
-      list
-        .split(',')
-        .map((name) => name.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.enum(CACHE_MECHANISMS))),
+  CALENDAR_CACHE_WITHOUT: commaList().pipe(z.array(z.enum(CACHE_MECHANISMS))),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
@@ -75,18 +78,12 @@ const EnvSchema = z.object({
   CALENDAR_RSVP_PER_ADDRESS_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   CALENDAR_RSVP_PER_EMAIL: z.coerce.number().int().min(0).max(1_000_000).default(5),
   CALENDAR_RSVP_PER_EMAIL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
-  CALENDAR_CORS_ORIGINS: z
-    .string()
-    .default('')
-    .transform((list) =>
-      list
-        .split(',')
-        .map((origin) => origin.trim())
-        .filter(Boolean),
-    )
-    .refine((origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)), {
+  CALENDAR_CORS_ORIGINS: commaList().refine(
+    (origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)),
+    {
       message: 'must be * or a comma list of origins such as https://www.example.com (no path)',
-    }),
+    },
+  ),
 });
 
 // The only password a person chooses: judged with the login a guesser would try it with.

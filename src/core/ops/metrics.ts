@@ -47,14 +47,11 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  private cacheSize: () => number = () => 0;
-
-  readonly cacheBytes: Gauge = new Gauge({
-    name: 'calendar_response_cache_bytes',
-    help: 'Bytes held by the response cache.',
-    registers: [this.registry],
-    collect: (): void => this.cacheBytes.set(this.cacheSize()),
-  });
+  /** The cache's size, read at scrape time. */
+  readonly observeCacheSize = this.scraped(
+    'calendar_response_cache_bytes',
+    'Bytes held by the response cache.',
+  );
 
   /** Event rows a read took from the kept records (`kept`) or from the database (`read`). */
   readonly recordReads = new Counter({
@@ -64,42 +61,37 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  private recordSize: () => number = () => 0;
-
-  readonly recordBytes: Gauge = new Gauge({
-    name: 'calendar_record_cache_bytes',
-    help: 'Bytes held by the kept event rows.',
-    registers: [this.registry],
-    collect: (): void => this.recordBytes.set(this.recordSize()),
-  });
-
   /** The kept records' size, read at scrape time. */
-  observeRecordBytes(size: () => number): void {
-    this.recordSize = size;
-  }
-
-  private openSubscriptions: () => number = () => 0;
-
-  readonly subscriptions: Gauge = new Gauge({
-    name: 'calendar_subscriptions_open',
-    help: 'GraphQL subscriptions (SSE streams) open on this instance.',
-    registers: [this.registry],
-    collect: (): void => this.subscriptions.set(this.openSubscriptions()),
-  });
+  readonly observeRecordBytes = this.scraped(
+    'calendar_record_cache_bytes',
+    'Bytes held by the kept event rows.',
+  );
 
   /** The open subscriptions, counted at scrape time. */
-  observeSubscriptions(count: () => number): void {
-    this.openSubscriptions = count;
-  }
-
-  /** The cache's size, read at scrape time. */
-  observeCacheSize(size: () => number): void {
-    this.cacheSize = size;
-  }
+  readonly observeSubscriptions = this.scraped(
+    'calendar_subscriptions_open',
+    'GraphQL subscriptions (SSE streams) open on this instance.',
+  );
 
   constructor() {
     // Process CPU, memory, handles, GC and event-loop lag (nodejs_eventloop_lag_*).
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
+  }
+
+  /** A gauge whose value is read at scrape time, from the function given to the setter it returns. */
+  private scraped(name: string, help: string): (read: () => number) => void {
+    let value = () => 0;
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(value());
+      },
+    });
+    return (read) => {
+      value = read;
+    };
   }
 
   /** Pool gauges read at scrape time, so they cost nothing between scrapes. */

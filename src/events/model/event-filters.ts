@@ -159,6 +159,22 @@ function ticketedWhere(ticketed: boolean, now: Date): Prisma.EventWhereInput {
   return ticketedCondition(ticketed, now);
 }
 
+/** A relative bound (`starts_before` …): the events that start or end before or after a date. */
+const relativeBound = <Rest extends string>(
+  name: WindowBound,
+  rest: Rest,
+  verb: 'start' | 'end',
+  side: 'before' | 'after',
+) =>
+  ({
+    facts: ['span'],
+    kind: 'string',
+    rest,
+    restDescription: `Events that ${verb} ${side} the specified date`,
+    description: dates(`Events ${verb}ing ${side}`),
+    check: windowBound(name),
+  }) as const;
+
 /** The REST arguments' order (the namespace index and `/doc` list them so). */
 export const EVENT_FILTERS = {
   startDate: {
@@ -179,38 +195,10 @@ export const EVENT_FILTERS = {
     description: dates('Events ending at or before'),
     check: windowBound('endDate'),
   },
-  startsBefore: {
-    facts: ['span'],
-    kind: 'string',
-    rest: 'starts_before',
-    restDescription: 'Events that start before the specified date',
-    description: dates('Events starting before'),
-    check: windowBound('startsBefore'),
-  },
-  startsAfter: {
-    facts: ['span'],
-    kind: 'string',
-    rest: 'starts_after',
-    restDescription: 'Events that start after the specified date',
-    description: dates('Events starting after'),
-    check: windowBound('startsAfter'),
-  },
-  endsBefore: {
-    facts: ['span'],
-    kind: 'string',
-    rest: 'ends_before',
-    restDescription: 'Events that end before the specified date',
-    description: dates('Events ending before'),
-    check: windowBound('endsBefore'),
-  },
-  endsAfter: {
-    facts: ['span'],
-    kind: 'string',
-    rest: 'ends_after',
-    restDescription: 'Events that end after the specified date',
-    description: dates('Events ending after'),
-    check: windowBound('endsAfter'),
-  },
+  startsBefore: relativeBound('startsBefore', 'starts_before', 'start', 'before'),
+  startsAfter: relativeBound('startsAfter', 'starts_after', 'start', 'after'),
+  endsBefore: relativeBound('endsBefore', 'ends_before', 'end', 'before'),
+  endsAfter: relativeBound('endsAfter', 'ends_after', 'end', 'after'),
   strictDates: {
     facts: [],
     kind: 'boolean',

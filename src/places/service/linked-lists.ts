@@ -88,12 +88,11 @@ function protectedSearchable(viewer: Viewer): LinkedWhere | null {
  * `event` must name an existing event (else 400).
  */
 async function linkedListQuery(
-  db: Db,
-  scope: Pick<Context, 'viewer' | 'config' | 'reads'>,
+  scope: Pick<Context, 'db' | 'viewer' | 'config' | 'reads'>,
   filter: LinkedListFilter,
   now: Date = new Date(),
 ): Promise<{ where: LinkedWhere; search: SearchText | null; effective: EffectiveLinkedFilter }> {
-  const { viewer } = scope;
+  const { db, viewer } = scope;
   let eventLinks: ReturnType<typeof eventLinksAccess> = 'open';
   if (filter.event != null) {
     const event =
@@ -168,26 +167,6 @@ async function linkedConnection<Where, Row extends object>(
   return { ...connectionPage(LINKED_SORT_KEYS, window, rows, (row) => row), totalCount: () => count(where) };
 }
 
-/** One page of a venue or organizer list; `count` runs the kind's own query. */
-async function linkedArchive<Where>(
-  kind: LinkedKind,
-  where: Where,
-  paging: { page: number | null | undefined; perPage: number | null | undefined },
-  count: (where: Where) => Promise<number>,
-) {
-  return archivePage(
-    { where, orderBy: [...LINKED_ORDER] },
-    normalizePaging(paging.page, paging.perPage),
-    count,
-    () =>
-      new ApiError(
-        404,
-        `${kind}-archive-page-not-found`,
-        `The requested ${kind} archive page does not exist`,
-      ),
-  );
-}
-
 /** The effective filters as the reference echoes them after `page` (D2: every filter, so paging keeps them). */
 export function linkedArchiveParams(
   perPage: number,
@@ -229,23 +208,31 @@ export function linkedLists<Stored extends object, Field extends string>(
 ) {
   const { kind } = source;
   const list = async (
-    db: Db,
-    scope: Pick<Context, 'viewer' | 'config' | 'reads'>,
+    scope: Pick<Context, 'db' | 'viewer' | 'config' | 'reads'>,
     filter: LinkedListFilter,
   ) => {
-    const query = await linkedListQuery(db, scope, filter);
+    const query = await linkedListQuery(scope, filter);
     return { where: withSearch(query, source.searched), effective: query.effective };
   };
   return {
     async archive(
-      db: Db,
-      scope: Pick<Scope, 'viewer' | 'config'>,
+      scope: Pick<Scope, 'db' | 'viewer' | 'config'>,
       filter: LinkedListFilter,
       page: number | null | undefined,
       perPage: number | null | undefined,
     ) {
-      const { where, effective } = await list(db, scope, filter);
-      const archive = await linkedArchive(kind, where, { page, perPage }, (w) => source.count(db, w));
+      const { where, effective } = await list(scope, filter);
+      const archive = await archivePage(
+        { where, orderBy: [...LINKED_ORDER] },
+        normalizePaging(page, perPage),
+        (w) => source.count(scope.db, w),
+        () =>
+          new ApiError(
+            404,
+            `${kind}-archive-page-not-found`,
+            `The requested ${kind} archive page does not exist`,
+          ),
+      );
       return { ...archive, effective };
     },
     /**
@@ -253,13 +240,13 @@ export function linkedLists<Stored extends object, Field extends string>(
      * the rows loaded with the API's `selection`.
      */
     async connection<Row extends object = Stored>(
-      db: Db,
-      scope: Pick<Scope, 'viewer' | 'config'>,
+      scope: Pick<Scope, 'db' | 'viewer' | 'config'>,
       filter: LinkedListFilter,
       args: CursorArgs,
       selection: object = {},
     ) {
-      const { where } = await list(db, scope, filter);
+      const { db } = scope;
+      const { where } = await list(scope, filter);
       const find = async (window: { where: LinkedListWhere<Field>; orderBy: object[]; take: number }) =>
         // The selection picks the columns and relations the API asked for: the rows are of its shape.
         (await source.findMany(db, { ...selection, ...window })) as unknown as Row[];

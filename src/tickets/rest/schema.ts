@@ -15,13 +15,8 @@ import {
   updateReservation,
 } from '../reservations/reservations.js';
 import { TICKET_SHAPES } from './docs.js';
-import { presentAttendee, presentTicket, ticketsRoot } from './shapes.js';
-import {
-  type TicketTypeView,
-  availabilityOf,
-  ticketType,
-  visibleTicketTypes,
-} from '../types/ticket-types.js';
+import { presentAttendee, presentTickets, ticketsRoot } from './shapes.js';
+import { ticketType, visibleTicketTypes } from '../types/ticket-types.js';
 
 // The operations SOFA serves under `/calendar/tickets/v1` (rest-map/tickets.ts): Event Tickets'
 // archive and single shapes, an RSVP by POST and the check-in (`qr`); our extensions: the attendee
@@ -39,18 +34,15 @@ function paging(page: number | null | undefined, perPage: number | null | undefi
   return { page: p, perPage: n, offset: (p - 1) * n };
 }
 
-async function presentTickets(ctx: Context, types: readonly TicketTypeView[]) {
-  const availability = await availabilityOf(ctx, types);
-  const now = new Date();
-  return types.map((type) =>
-    presentTicket(type, availability.get(type.id)!, ctx.urls, ctx.config.siteTimezone, now),
+async function presentAttendees(ctx: Context, rows: ReadonlyArray<Parameters<typeof presentAttendee>[0]>) {
+  const kinds = await kindsOf(ctx, rows);
+  return rows.map((row) =>
+    presentAttendee(row, kinds.get(row.ticketTypeId) ?? 'RSVP', ctx.urls, ctx.config.siteTimezone),
   );
 }
 
-async function presentAttendeeOf(ctx: Context, row: Parameters<typeof presentAttendee>[0]) {
-  const kinds = await kindsOf(ctx, [row]);
-  return presentAttendee(row, kinds.get(row.ticketTypeId) ?? 'RSVP', ctx.urls, ctx.config.siteTimezone);
-}
+const presentAttendeeOf = async (ctx: Context, row: Parameters<typeof presentAttendee>[0]) =>
+  (await presentAttendees(ctx, [row]))[0]!;
 
 /** An `attendee_status` filter as sent (any case), or a bad parameter. */
 function statusOf(value: string | null | undefined): AttendeeStatus | undefined {
@@ -136,7 +128,6 @@ builder.queryFields((t) => ({
         { eventId: args.post_id, ticketTypeId: args.ticket_id, status: statusOf(args.attendee_status) },
         { offset, limit: perPage },
       );
-      const kinds = await kindsOf(ctx, attendees);
       return {
         rest_url: archiveUrl(ctx, '/attendees', {
           page,
@@ -147,9 +138,7 @@ builder.queryFields((t) => ({
         }),
         total,
         total_pages: Math.ceil(total / perPage),
-        attendees: attendees.map((row) =>
-          presentAttendee(row, kinds.get(row.ticketTypeId) ?? 'RSVP', ctx.urls, ctx.config.siteTimezone),
-        ),
+        attendees: await presentAttendees(ctx, attendees),
       };
     },
   }),

@@ -2,8 +2,9 @@ import type { Attendee } from '../../generated/sqlite/client.js';
 import { dateDetails, wallClock } from '../../core/rules/dates.js';
 import { API_PREFIX, type SiteUrls } from '../../core/rules/urls.js';
 import type { Availability } from '../reservations/places.js';
-import type { TicketTypeView } from '../types/ticket-types.js';
+import { type TicketTypeView, availabilityOf } from '../types/ticket-types.js';
 import { onSale } from '../reservations/sales.js';
+import type { Context } from '../../core/context/scope.js';
 
 // The representations of `/calendar/tickets/v1`, in Event Tickets' REST API v1 shapes (its
 // `tribe/tickets/v1` tickets and attendees) where it has the key, our extensions after them.
@@ -84,6 +85,15 @@ export function presentTicket(
     max_per_request: type.maxPerRequest,
     shared_capacity_id: type.sharedCapacityId ?? 0,
   };
+}
+
+/** Ticket types as the tickets routes and `/changes` show them, with their availability now. */
+export async function presentTickets(ctx: Context, types: readonly TicketTypeView[]) {
+  const availability = await availabilityOf(ctx, types);
+  const now = new Date();
+  return types.map((type) =>
+    presentTicket(type, availability.get(type.id)!, ctx.urls, ctx.config.siteTimezone, now),
+  );
 }
 
 export function presentAttendee(attendee: Attendee, kind: string, urls: SiteUrls, siteZone: string) {
