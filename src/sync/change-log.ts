@@ -9,7 +9,7 @@ import { eventsVisibleTo } from '../events/service/event-access.js';
 import { linkedVisibleTo } from '../places/service/linked-access.js';
 import { termsVisibleTo } from '../terms/term-reads.js';
 import { CATEGORY, TAG } from '../terms/terms.js';
-import { insertRows } from '../core/db/insert-rows.js';
+import { insertRows } from '../core/db/queries/insert-rows.js';
 
 // The change stream. Every committed write appends one row per change to `ChangeLog` inside its own
 // transaction (a `beforeCommit` listener of the write pipeline, the same change list the response

@@ -1,7 +1,7 @@
 import type { EventSpan } from '../../core/cache/dependencies.js';
 import { Prisma } from '../../generated/sqlite/client.js';
 import type { ChangeOperation, Tx, WriteScope } from '../../core/db/transactions.js';
-import { insertRows } from '../../core/db/insert-rows.js';
+import { insertRows } from '../../core/db/queries/insert-rows.js';
 
 // The statements a series write runs over its rows, and the announcement of each row it writes. A series
 // writes hundreds of rows: one statement per batch, in SQL, where Prisma would plan a query per row

@@ -11,7 +11,7 @@ import { type VenueInput, createOrMatchVenue } from '../../places/service/venues
 import { refreshTermCounts } from '../../terms/term-counts.js';
 import { CATEGORY, TAG, insertTerm, termNameKey } from '../../terms/terms.js';
 import type { Tx, WriteScope } from '../../core/db/transactions.js';
-import { insertRows } from '../../core/db/insert-rows.js';
+import { insertRows } from '../../core/db/queries/insert-rows.js';
 
 // An event's venues, organizers, categories and tags: the references of a write resolved to ids
 // (creating what is given by fields or by an unknown name), the link rows written in order, and the

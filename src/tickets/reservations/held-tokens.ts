@@ -1,7 +1,7 @@
 import type { Db } from '../../core/db/client.js';
 import type { Tx } from '../../core/db/transactions.js';
 import { subscribes } from '../../core/rules/subscribed-types.js';
-import { insertRows } from '../../core/db/insert-rows.js';
+import { insertRows } from '../../core/db/queries/insert-rows.js';
 
 // A new attendee's token for the webhook endpoints that asked for personal data. The database keeps
 // only a token's hash (`tickets/reservations/tokens.ts`); deliveries are built from the change log when they are

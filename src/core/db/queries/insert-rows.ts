@@ -1,5 +1,5 @@
-import { Prisma } from '../../generated/sqlite/client.js';
-import type { Tx } from './transactions.js';
+import { Prisma } from '../../../generated/sqlite/client.js';
+import type { Tx } from '../transactions.js';
 
 // Rows written by INSERT statements of their values, in place of Prisma's `createMany`: Prisma keeps no
 // query plan of a `createMany` (its shape grows with its rows), so each call compiled one on the event

@@ -1,10 +1,10 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertRows } from '../../../src/core/db/insert-rows.js';
-import { type Harness, startHarness } from '../../helpers/harness.js';
+import { insertRows } from '../../../../src/core/db/queries/insert-rows.js';
+import { type Harness, startHarness } from '../../../helpers/harness.js';
 
-// Rows written by one raw INSERT (`src/core/db/insert-rows.ts`) read back as Prisma's own writes
+// Rows written by one raw INSERT (`src/core/db/queries/insert-rows.ts`) read back as Prisma's own writes
 // would have stored them, in as many statements as the parameter bounds need; and no `createMany` left
 // in the service, whose query plan Prisma compiles on every call.
 
