@@ -1,11 +1,10 @@
-import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import type { Attendee as AttendeeRow } from '../generated/sqlite/client.js';
 import { contentWithheld } from '../core/rules/visibility.js';
 import { builder } from '../core/graphql/schema/builder.js';
 import { SHOWS_COLUMNS } from '../core/graphql/schema/common.js';
 import { Event } from '../events/graphql.js';
 import { RecurrenceScopeEnum } from '../events/graphql-writes.js';
-import { attendee, listAttendees } from './reservations/attendees.js';
+import { attendee, attendeeConnection } from './reservations/attendees.js';
 import { ATTENDEE_STATUSES, TICKET_KINDS, type AttendeeStatus, type TicketKind } from './model.js';
 import type { Availability } from './reservations/places.js';
 import {
@@ -244,19 +243,8 @@ builder.prismaObjectField(Event, 'attendees', (t) =>
         status: t.arg({ type: AttendeeStatusEnum, description: 'Only those with this status' }),
         ticketTypeId: t.arg.int({ description: 'Only those of this ticket type' }),
       },
-      resolve: async (event, { status, ticketTypeId, ...args }, ctx) => {
-        let total = 0;
-        const connection = await resolveOffsetConnection({ args }, async ({ offset, limit }) => {
-          const page = await listAttendees(
-            ctx,
-            { eventId: event.id, status, ticketTypeId },
-            { offset, limit },
-          );
-          total = page.total;
-          return page.attendees;
-        });
-        return { ...connection, totalCount: async () => total };
-      },
+      resolve: (event, { status, ticketTypeId, ...args }, ctx) =>
+        attendeeConnection(ctx, { eventId: event.id, status, ticketTypeId }, args),
     },
     AttendeeConnection,
   ),
@@ -331,7 +319,9 @@ builder.mutationFields((t) => ({
       id: t.arg.int({ description: 'The attendee id (editors and administrators)' }),
       token: t.arg.string({ description: 'The token of the confirmation (the attendee)' }),
     },
-    resolve: (_root, { id, token }, ctx) => eraseAttendee(ctx, token ? { token } : { id: id ?? 0 }),
+    // A token sent, even empty, is the attendee's path (an empty one is INVALID_TOKEN).
+    resolve: (_root, { id, token }, ctx) =>
+      eraseAttendee(ctx, token !== null && token !== undefined ? { token } : { id: id ?? 0 }),
   }),
   createTicketType: t.field({
     type: TicketType,

@@ -81,11 +81,17 @@ export const notCheckable = (status: string) =>
     attendee_status: status,
   });
 
+/** A reservation that can no longer change: it was cancelled, or its attendee is checked in. */
+export const rsvpClosed = (status: string) =>
+  new ApiError(409, 'RSVP_CLOSED', `This reservation can no longer change (status ${status}).`, {
+    attendee_status: status,
+  });
+
 const EMAIL =
   /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-// Control characters (NUL included) never reach the database.
+// Control characters (NUL and the C1 range included) never reach the database.
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 interface ReservationInput {
   name: string;
@@ -104,7 +110,7 @@ export function checkedPerson(input: {
   if (!name || name.length > LIMITS.nameLength || CONTROL.test(name))
     reasons.name = `A name of 1 to ${LIMITS.nameLength} characters is required.`;
   const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
-  if (email.length > LIMITS.emailLength || !EMAIL.test(email))
+  if (email.length > LIMITS.emailLength || !EMAIL.test(email) || CONTROL.test(email))
     reasons.email = 'A valid e-mail address is required.';
   const guests = input.guests === undefined || input.guests === null ? 1 : input.guests;
   if (typeof guests !== 'number' || !Number.isInteger(guests) || guests < 1 || guests > LIMITS.maxGuests)

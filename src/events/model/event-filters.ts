@@ -429,6 +429,8 @@ export const EVENT_FILTERS = {
     restDescription: 'Filter events with or without tickets',
     description: 'true: only events with a ticket type on sale now; false: only events without one',
     readsClock: true,
+    // A protected event's listing shows no ticket types: either way the filter would tell (D21).
+    onWithheld: true,
     check: (given: boolean | null | undefined, request): Checked<boolean> =>
       given === null || given === undefined
         ? { effective: null }

@@ -3,6 +3,7 @@ import type { Context } from '../../core/context/scope.js';
 import { eventsVisibleTo } from '../../events/service/event-access.js';
 import { type AttendeeStatus, attendeeNotFound, managesTickets, ticketsForbidden } from '../model.js';
 import { csvDocument } from '../rest/csv.js';
+import { type CursorArgs, type SortKey, connectionPage, keysetWindow } from '../../core/db/queries/keyset.js';
 
 // The attendee list: editors and administrators only (names and e-mails are personal data). Anyone
 // else is refused before anything is read, so the refusal says nothing about who has reserved.
@@ -30,24 +31,40 @@ const attendeesWhere = (ctx: Context, filter: AttendeeFilter) => ({
   event: { AND: [eventsVisibleTo(ctx.viewer)] },
 });
 
-/** Attendees in arrival order (`afterId` pages on), optionally of one event, type or status. */
+/** A page of attendees in arrival order, optionally of one event, type or status (REST `page`). */
 export async function listAttendees(
   ctx: Context,
   filter: AttendeeFilter,
-  page: { afterId?: number | null; offset?: number; limit: number },
+  page: { offset: number; limit: number },
 ): Promise<AttendeePage> {
   assertManager(ctx);
   const where = attendeesWhere(ctx, filter);
   const [total, attendees] = await Promise.all([
     ctx.db.attendee.count({ where }),
-    ctx.db.attendee.findMany({
-      where: { ...where, ...(page.afterId ? { id: { gt: page.afterId } } : {}) },
-      orderBy: { id: 'asc' },
-      ...(page.offset ? { skip: page.offset } : {}),
-      take: page.limit,
-    }),
+    ctx.db.attendee.findMany({ where, orderBy: { id: 'asc' }, skip: page.offset, take: page.limit }),
   ]);
   return { total, attendees };
+}
+
+const ARRIVAL: SortKey[] = [{ field: 'id', direction: 'asc', kind: 'int' }];
+
+/**
+ * A cursor page of attendees in arrival order (GraphQL `attendees`): the list's cursors, so one that
+ * is not this list's is a 400 and an attendee arriving between two pages neither skips nor repeats.
+ */
+export async function attendeeConnection(ctx: Context, filter: AttendeeFilter, args: CursorArgs) {
+  assertManager(ctx);
+  const where = attendeesWhere(ctx, filter);
+  const window = keysetWindow(ARRIVAL, args);
+  const rows = await ctx.db.attendee.findMany({
+    where: { AND: [where, ...window.bounds] },
+    orderBy: window.orderBy,
+    take: window.take,
+  });
+  return {
+    ...connectionPage(ARRIVAL, window, rows, (row) => row),
+    totalCount: () => ctx.db.attendee.count({ where }),
+  };
 }
 
 export async function attendee(ctx: Context, id: number): Promise<Attendee> {

@@ -4,7 +4,7 @@ import { ApiError } from '../../core/errors/errors.js';
 import type { Context } from '../../core/context/scope.js';
 import type { AttendeeOperation, TicketOperation, WriteScope } from '../../core/db/transactions.js';
 import { dropHeldTokens, holdTokenForWebhooks } from './held-tokens.js';
-import { visibleEvent } from '../../events/service/event-access.js';
+import { eventsVisibleTo, visibleEvent } from '../../events/service/event-access.js';
 import {
   type AttendeeStatus,
   HOLDING,
@@ -13,6 +13,7 @@ import {
   invalidToken,
   managesTickets,
   notCheckable,
+  rsvpClosed,
   soldOut,
   ticketTypeNotFound,
   ticketsForbidden,
@@ -165,7 +166,7 @@ export async function attendeeByToken(ctx: Context, token: string, now = new Dat
 }
 
 /** Promotes waitlisted attendees of the capacity group, first come first served, while the first fits. */
-async function promote(
+export async function promote(
   scope: WriteScope,
   places: Places,
   typeId: number,
@@ -199,39 +200,32 @@ export async function updateReservation(
   now = new Date(),
 ): Promise<Attendee> {
   const current = await byToken(ctx, token, now);
-  const person = checkedPerson({
-    name: change.name ?? current.name,
-    email: current.email,
-    guests: change.guests ?? current.guests,
-  });
   return placesWrite(ctx, current.ticketTypeId, async (scope) => {
     const type = await lockType(scope, current.ticketTypeId);
     const attendee = await scope.tx.attendee.findUnique({ where: { id: current.id } });
     if (!type || !attendee) throw invalidToken();
     if (attendee.status === 'CANCELLED' || attendee.status === 'CHECKED_IN')
-      throw new ApiError(
-        409,
-        'RSVP_CLOSED',
-        `This reservation can no longer change (status ${attendee.status}).`,
-        {
-          attendee_status: attendee.status,
-        },
-      );
+      throw rsvpClosed(attendee.status);
+    // What is not changed is the row's as read under the lock: a concurrent change is kept, not undone.
+    const person = checkedPerson({
+      name: change.name ?? attendee.name,
+      email: attendee.email,
+      guests: change.guests ?? attendee.guests,
+    });
     if (person.guests > type.maxPerRequest) throw tooMany(type.maxPerRequest);
-    const places = await Places.count(scope.tx, [type]);
     const wanted = change.attending ?? attendee.status !== 'NOT_GOING';
+    // Asking for places not already held (going again, or more guests) is a reservation: it needs sales open.
+    if (wanted && (attendee.status === 'NOT_GOING' || person.guests > attendee.guests))
+      assertOnSale(type, current.event, now);
+    const places = await Places.count(scope.tx, [type]);
     places.move(type.id, slot(attendee.status, attendee.guests), slot('NOT_GOING', 0));
     let status: AttendeeStatus;
     if (!wanted) status = 'NOT_GOING';
     else if (attendee.status === 'GOING' && places.fits(type.id, person.guests)) status = 'GOING';
     else if (attendee.status === 'WAITLISTED') status = 'WAITLISTED';
-    else if (places.waitingFor(type.id) === 0 && places.fits(type.id, person.guests)) {
-      assertOnSale(type, current.event, now);
-      status = 'GOING';
-    } else if (type.waitlist && attendee.status !== 'GOING') {
-      assertOnSale(type, current.event, now);
-      status = 'WAITLISTED';
-    } else throw soldOut();
+    else if (places.waitingFor(type.id) === 0 && places.fits(type.id, person.guests)) status = 'GOING';
+    else if (type.waitlist && attendee.status !== 'GOING') status = 'WAITLISTED';
+    else throw soldOut();
     places.move(type.id, slot('NOT_GOING', 0), slot(status, person.guests));
     // Going from the waitlist back to it keeps the place in the queue; going again joins its end.
     const updated = await scope.tx.attendee.update({
@@ -253,7 +247,7 @@ export async function cancelReservation(ctx: Context, token: string, now = new D
     const attendee = await scope.tx.attendee.findUnique({ where: { id: current.id } });
     if (!type || !attendee) throw invalidToken();
     if (attendee.status === 'CANCELLED') return attendee;
-    if (attendee.status === 'CHECKED_IN') throw notCheckable(attendee.status);
+    if (attendee.status === 'CHECKED_IN') throw rsvpClosed(attendee.status);
     const places = await Places.count(scope.tx, [type]);
     const cancelled = await scope.tx.attendee.update({
       where: { id: attendee.id },
@@ -266,12 +260,16 @@ export async function cancelReservation(ctx: Context, token: string, now = new D
   });
 }
 
-/** Checks an attendee in at the door by the code of their ticket (editors and administrators). */
-export async function checkIn(ctx: Context, code: string): Promise<Attendee> {
+/**
+ * Checks an attendee in at the door by the code of their ticket (editors and administrators), of an
+ * event the viewer may see. `attendeeId`, when sent, must be the code's attendee: checked before anything
+ * is written.
+ */
+export async function checkIn(ctx: Context, code: string, attendeeId?: number): Promise<Attendee> {
   if (!managesTickets(ctx.viewer)) throw ticketsForbidden(ctx.viewer);
   if (!isCheckInCodeShaped(code)) throw attendeeNotFound();
-  const found = await ctx.db.attendee.findUnique({ where: { checkInCode: code }, include: { event: true } });
-  if (!found) throw attendeeNotFound();
+  const found = await managedAttendee(ctx, { checkInCode: code });
+  if (attendeeId !== undefined && attendeeId !== found.id) throw attendeeNotFound();
   return placesWrite(ctx, found.ticketTypeId, async (scope) => {
     await lockType(scope, found.ticketTypeId);
     const attendee = await scope.tx.attendee.findUnique({ where: { id: found.id } });
@@ -286,21 +284,26 @@ export async function checkIn(ctx: Context, code: string): Promise<Attendee> {
   });
 }
 
+/** An attendee, with its event, of an event the (managing) viewer may see: a trashed one's are unknown. */
+async function managedAttendee(ctx: Context, where: { id: number } | { checkInCode: string }) {
+  const found = await ctx.db.attendee.findFirst({
+    where: { ...where, event: { AND: [eventsVisibleTo(ctx.viewer)] } },
+    include: { event: true },
+  });
+  if (!found) throw attendeeNotFound();
+  return found;
+}
+
 /** Removes an attendee's name and e-mail (an editor, or the attendee's link), keeping the count. */
 export async function eraseAttendee(
   ctx: Context,
   key: { id: number } | { token: string },
   now = new Date(),
 ): Promise<Attendee> {
-  const found =
-    'token' in key
-      ? await byToken(ctx, key.token, now)
-      : managesTickets(ctx.viewer)
-        ? await ctx.db.attendee.findUnique({ where: { id: key.id }, include: { event: true } })
-        : (() => {
-            throw ticketsForbidden(ctx.viewer);
-          })();
-  if (!found) throw attendeeNotFound();
+  let found: Awaited<ReturnType<typeof byToken>>;
+  if ('token' in key) found = await byToken(ctx, key.token, now);
+  else if (managesTickets(ctx.viewer)) found = await managedAttendee(ctx, { id: key.id });
+  else throw ticketsForbidden(ctx.viewer);
   return ctx.writes.run(writeRequest(ctx), async (scope) => {
     const erased = await scope.tx.attendee.update({
       where: { id: found.id },

@@ -12,8 +12,22 @@ import {
 // Each parameter fills the field of its own name; the operations check the values (schema.ts), and
 // the namespace index and `/doc` describe the bodies from these tables.
 
-/** Any value as a number (`Number`): the operation refuses what is no fitting one. */
-const NUMBER = bodyReader('Number', 'A number or its text', z.unknown().transform(Number));
+/**
+ * A number, or its decimal digits (`"2"`): a boolean, an array or `"0x7"` is no number. Whether it
+ * fits (a whole number in range) is the operation's check.
+ */
+const NUMBER = bodyReader(
+  'Number',
+  'A number or its decimal digits',
+  z.union([
+    z.number(),
+    z
+      .string()
+      .trim()
+      .regex(/^-?\d{1,16}(?:\.\d+)?$/)
+      .transform(Number),
+  ]),
+);
 /** A string; any other value counts as not sent (the operation then finds it missing). */
 const TEXT_IF_ANY = bodyReader(
   'TextIfAny',

@@ -5,7 +5,8 @@ import { readBody } from '../../core/rest/body-fields.js';
 import { CHECK_IN_BODY, RSVP_BODY, RSVP_CHANGE_BODY } from './bodies.js';
 import type { Context } from '../../core/context/scope.js';
 import { attendee, attendeesCsv, kindsOf, listAttendees } from '../reservations/attendees.js';
-import { ATTENDEE_STATUSES, type AttendeeStatus, attendeeNotFound } from '../model.js';
+import { ATTENDEE_STATUSES, type AttendeeStatus } from '../model.js';
+import { isRecordId } from '../../core/rules/ids.js';
 import {
   attendeeByToken,
   cancelReservation,
@@ -52,6 +53,10 @@ function statusOf(value: string | null | undefined): AttendeeStatus | undefined 
     throw invalidParams({ attendee_status: 'Invalid parameter.' });
   return status as AttendeeStatus;
 }
+
+/** The places a body asks for: one that is no number goes on as NaN, for the service's check to name. */
+const placesOf = (quantity: number | undefined, unreadable: readonly string[]) =>
+  unreadable.includes('quantity') ? Number.NaN : quantity;
 
 const ATTENDEE_STATUS_ARG = `Only those with this status: ${ATTENDEE_STATUSES.join(', ').toLowerCase()}`;
 const TOKEN = builder.args((t) => ({
@@ -188,15 +193,16 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: TecRsvpBody, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       // Every reader reads (the values are checked here and by the service).
-      const { input: body } = readBody(RSVP_BODY, input);
-      const ticketId = Number(body.ticket_id);
-      if (!Number.isInteger(ticketId) || ticketId < 1)
-        throw invalidParams({ ticket_id: 'A ticket id is required.' });
+      const { input: body, unreadable } = readBody(RSVP_BODY, input);
+      const reasons: Record<string, string> = {};
+      if (body.ticket_id === undefined || !isRecordId(body.ticket_id))
+        reasons.ticket_id = 'A ticket id is required.';
+      if (Object.keys(reasons).length) throw invalidParams(reasons);
       const { attendee: made, token } = await reserve(ctx, {
-        ticketTypeId: ticketId,
+        ticketTypeId: body.ticket_id!,
         name: body.full_name,
         email: body.email,
-        guests: body.quantity,
+        guests: placesOf(body.quantity, unreadable),
         password: body.password ?? null,
       });
       return { ...(await presentAttendeeOf(ctx, made)), token };
@@ -218,7 +224,7 @@ builder.mutationFields((t) => ({
       if (Object.keys(reasons).length) throw invalidParams(reasons);
       const changed = await updateReservation(ctx, token ?? '', {
         name: body.full_name,
-        guests: body.quantity,
+        guests: placesOf(body.quantity, unreadable),
         attending: body.attending,
       });
       return presentAttendeeOf(ctx, changed);
@@ -232,12 +238,13 @@ builder.mutationFields((t) => ({
     extensions: TICKET_SHAPES.checkIn,
     args: { input: t.arg({ type: TecCheckInBody, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const { input: body } = readBody(CHECK_IN_BODY, input);
+      const { input: body, unreadable } = readBody(CHECK_IN_BODY, input);
       const code = body.security_code;
       if (!code) throw invalidParams({ security_code: 'The security code of the ticket is required.' });
-      const checked = await checkIn(ctx, code);
-      // Event Tickets' `ticket_id` here is the attendee's id: when sent, it must be this attendee's.
-      if (body.ticket_id !== undefined && body.ticket_id !== checked.id) throw attendeeNotFound();
+      // Event Tickets' `ticket_id` here is the attendee's id: when sent, it must be this attendee's (a
+      // null or a non-number names no attendee).
+      const sent = unreadable.includes('ticket_id') ? 0 : body.ticket_id;
+      const checked = await checkIn(ctx, code, sent);
       return { msg: 'This ticket has been checked in.', attendee: await presentAttendeeOf(ctx, checked) };
     },
   }),

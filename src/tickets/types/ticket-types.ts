@@ -1,10 +1,10 @@
 import { wallClock } from '../../core/rules/dates.js';
-import type { Event } from '../../generated/sqlite/client.js';
+import type { Event, Prisma } from '../../generated/sqlite/client.js';
 import type { Context } from '../../core/context/scope.js';
 import { eventsVisibleTo } from '../../events/service/event-access.js';
 import type { RecurrenceScope } from '../../events/series/series-place.js';
 import { eventsInScope } from '../../events/series/occurrence-records.js';
-import { passwordWithheld } from '../../core/rules/visibility.js';
+import { contentOpenWhere } from '../../core/rules/visibility.js';
 import {
   capacityTaken,
   managesTickets,
@@ -13,7 +13,7 @@ import {
   typeHasAttendees,
 } from '../model.js';
 import { type Availability, Places, type TypeRow } from '../reservations/places.js';
-import { eventForTickets, ticketTypeChanged } from '../reservations/reservations.js';
+import { eventForTickets, promote, ticketTypeChanged } from '../reservations/reservations.js';
 import type { EventOfSale } from '../reservations/sales.js';
 import { type TicketTypeInput, checkWindow, checkedInput } from './input.js';
 import {
@@ -87,14 +87,15 @@ export async function ticketType(
   return viewOf(row, event);
 }
 
-/** The types of every event the viewer may see (protected ones it may not open left out), by id. */
+/** The types of every event the viewer may see, protected ones it may not open left out, by id. */
 export async function visibleTicketTypes(
   ctx: Context,
   page: { offset: number; limit: number; eventId?: number | null },
 ): Promise<{ total: number; types: TicketTypeView[] }> {
+  // A listing never shows, nor counts, what a password hides.
   const where = {
     ...(page.eventId ? { eventId: page.eventId } : {}),
-    event: { AND: [eventsVisibleTo(ctx.viewer)] },
+    event: { AND: [eventsVisibleTo(ctx.viewer), contentOpenWhere(ctx.viewer) as Prisma.EventWhereInput] },
   };
   const [total, rows] = await Promise.all([
     ctx.db.ticketType.count({ where }),
@@ -106,12 +107,7 @@ export async function visibleTicketTypes(
       take: page.limit,
     }),
   ]);
-  // Protected events' types are counted out too: a listing never shows what a password hides.
-  const shown = rows.filter((row) => !passwordWithheld(row.event, ctx.viewer));
-  return {
-    total: total - (rows.length - shown.length),
-    types: shown.map(({ event, ...type }) => viewOf(type, event)),
-  };
+  return { total, types: rows.map(({ event, ...type }) => viewOf(type, event)) };
 }
 
 async function managedEvent(ctx: Context, eventId: number): Promise<Event> {
@@ -197,6 +193,9 @@ export async function updateTicketType(
       });
       if (copy.id === id) updated = written;
       ticketTypeChanged(w, eventOf.get(copy.eventId)!, copy.id, 'updated');
+      // A raised capacity (or a new shared pool) makes room: the waitlist moves up in the same transaction.
+      if (data.capacity !== undefined || sharedCapacityId !== undefined)
+        await promote(w, await Places.count(w.tx, [written]), copy.id, eventOf.get(copy.eventId)!);
     }
     return updated!;
   });

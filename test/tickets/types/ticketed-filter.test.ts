@@ -3,7 +3,7 @@ import { cachedAndFresh } from '../../helpers/cached-app.js';
 import { createEvent } from '../../helpers/fixtures.js';
 import { dataOf, graphqlClient } from '../../helpers/graphql.js';
 import { API, type Harness, startHarness } from '../../helpers/harness.js';
-import { type Users, withRoles } from '../../helpers/users.js';
+import { type Credentials, type Users, basicAuth, withRoles } from '../../helpers/users.js';
 import { createType } from '../tickets-setup.js';
 
 // The events list's `ticketed` filter, on both APIs: events with a ticket type on sale now (true), or
@@ -51,6 +51,32 @@ describe('ticketed', () => {
   it('GraphQL: the same events', async () => {
     expect(await graphqlTitles(true)).toEqual(['Selling']);
     expect(await graphqlTitles(false)).toEqual(['Over', 'Plain']);
+  });
+
+  it('never tells whether a protected event has tickets, unless the viewer may open it', async () => {
+    const locked = await createEvent(h.db, {
+      title: 'Locked',
+      start: '2031-06-10 10:00:00',
+      fields: { password: 'secret' },
+    });
+    await createType(h, users.editor, locked.id, { capacity: 5 });
+    const june = 'start_date=2031-06-01&end_date=2031-06-30';
+    const titles = async (ticketed: string, as?: Credentials) => {
+      const request = h.http.get(`${API}/events?${june}&ticketed=${ticketed}`);
+      const res = await (as ? request.set('Authorization', basicAuth(as)) : request).expect(200);
+      return res.body.events.map((event: { title: string }) => event.title);
+    };
+    // Its listing shows no ticket types: to a reader without the password neither answer may tell
+    // whether it has some, so it is in neither.
+    expect([await titles('1'), await titles('0')]).toEqual([[], []]);
+    expect((await h.http.get(`${API}/events?${june}`).expect(200)).body.events).toHaveLength(1);
+    expect([await titles('1', users.editor), await titles('0', users.editor)]).toEqual([['Locked'], []]);
+    const graphql = dataOf(
+      await gql(
+        `{ events(filter: { ticketed: true, startDate: "2031-06-01", endDate: "2031-06-30" }) { items { title } } }`,
+      ),
+    );
+    expect(graphql.events.items).toEqual([]);
   });
 
   it('is never shared by the response cache: a sales window opens and closes at any minute', async () => {
