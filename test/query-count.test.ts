@@ -85,10 +85,9 @@ describe('SQL statements per list request', () => {
     expect(fifty).toBe(ten);
     const page = (await h.http.get(`${API}/events?per_page=10`).expect(200)).body.events;
     expect(page.filter((event: { tickets: unknown }) => event.tickets !== null).length).toBeGreaterThan(2);
-    // SQLite: count, page, then one joined statement per relation family (image; venues with their
-    // images; organizers with theirs; terms); PostgreSQL loads the page and its relations in one
-    // statement (relation joins): count and page. Then the page's tickets.
-    expect(ten).toBeLessThanOrEqual((postgres() ? 2 : 6) + TICKET_STATEMENTS);
+    // The count, then the page with its relations (image; venues with their images; organizers with
+    // theirs; terms) in one statement on both databases; then the page's tickets.
+    expect(ten).toBeLessThanOrEqual(2 + TICKET_STATEMENTS);
   });
 
   it('GraphQL events: the same for perPage 10 and 50', async () => {
@@ -103,9 +102,9 @@ describe('SQL statements per list request', () => {
     const ten = await countQueries(run(10));
     const fifty = await countQueries(run(50));
     expect(fifty).toBe(ten);
-    // count, page, author, then one per relation family the query asks for (image, venues with their
-    // images, organizers, terms with their parents), never one per event; PostgreSQL joins them
-    expect(ten).toBeLessThanOrEqual(postgres() ? 2 : 7);
+    // The count, then the page with its author and every relation family the query asks for (image,
+    // venues with their images, organizers, terms with their parents) in one statement
+    expect(ten).toBe(2);
   });
 
   it('GraphQL eventsConnection: the same for first 10 and 50, and for a later page', async () => {
@@ -130,16 +129,16 @@ describe('SQL statements per list request', () => {
     const later = await countQueries(run(5, endCursor));
     expect(fifty).toBe(ten);
     expect(later).toBe(ten);
-    expect(ten).toBeLessThanOrEqual(postgres() ? 2 : 7);
+    expect(ten).toBe(2);
   });
 });
 
 describe('SQL statements per single event', () => {
   it('REST /events/{id} and GraphQL event: the page of one, its relation families joined', async () => {
     const rest = await countQueries(() => h.http.get(`${API}/events/2`).expect(200));
-    // SQLite: the event, its image, venues (with images), organizers (with theirs), terms; then its
-    // tickets (event 2 has none: its types only)
-    expect(rest).toBeLessThanOrEqual((postgres() ? 1 : 5) + 1);
+    // The event with its image, venues (with images), organizers (with theirs) and terms in one
+    // statement; then its tickets (event 2 has none: its types only)
+    expect(rest).toBeLessThanOrEqual(1 + 1);
     const graphql = await countQueries(async () => {
       const res = await h.http
         .post('/graphql')
@@ -151,7 +150,7 @@ describe('SQL statements per single event', () => {
       expect(res.body.errors).toBeUndefined();
       expect(res.body.data.event.venues).toHaveLength(1);
     });
-    expect(graphql).toBeLessThanOrEqual(postgres() ? 1 : 5);
+    expect(graphql).toBe(1);
   });
 });
 

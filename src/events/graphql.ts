@@ -28,7 +28,7 @@ import {
 } from './model/filter-catalog.js';
 import { choiceEnum, declaredObjectFields } from './graphql-fields.js';
 import { REQUEST_PASSWORD_DEPRECATION, withheldEventFields } from './graphql-content.js';
-import { findEvents } from './service/event-reads.js';
+import { findEvents } from './service/reads/event-reads.js';
 import {
   type EventArchive,
   eventArchive,

@@ -2,7 +2,7 @@ import { REST, builder } from '../core/graphql/schema/builder.js';
 import { type Lookup, LOOKUPS, keyOf, lookupArgs } from '../core/graphql/schema/common.js';
 import { archiveLinks } from '../core/rules/paging.js';
 import { type EventArchive, eventArchive, eventPageItems } from './service/events.js';
-import { findEvents } from './service/event-reads.js';
+import { findEvents } from './service/reads/event-reads.js';
 import type { EventListFilter } from './service/events-query.js';
 import { ECHO_ORDER, FILTER_NAMES, REST_PARAMS, echoOf, filterDeclaration } from './model/filter-catalog.js';
 import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, type Feed, eventFeed, eventsFeed, webcalUrl } from './ical.js';

@@ -82,7 +82,7 @@ describe('one read path', () => {
     expect(MODELS).toEqual(
       expect.arrayContaining(['event', 'venue', 'organizer', 'term', 'applicationPassword']),
     );
-    expect(queried.has('src/events/service/event-reads.ts')).toBe(true);
+    expect(queried.has('src/events/service/reads/event-reads.ts')).toBe(true);
   });
 
   it("no file outside the rooms' services, the core's db and ops, and the cli queries a model directly", () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/core/context/context.js';
-import { type EventSelection, findEvent, findEvents } from '../../src/events/service/event-reads.js';
+import { type EventSelection, findEvent, findEvents } from '../../src/events/service/reads/event-reads.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { createEvent, createOrganizer, createTerm, createVenue } from '../helpers/fixtures.js';
 

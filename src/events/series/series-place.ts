@@ -1,7 +1,7 @@
 import { invalidParams } from '../../core/errors/errors.js';
 import type { Context } from '../../core/context/scope.js';
 import { visibleEvents } from '../service/event-access.js';
-import type { EventSelection } from '../service/event-reads.js';
+import type { EventSelection } from '../service/reads/event-reads.js';
 
 // What a series is as each of its events shows it: its place in the series (first event, occurrence or
 // on its own), its lines and the scopes a write to one occurrence may take. Read by the APIs and the

@@ -2,7 +2,7 @@ import type { Context } from '../../core/context/scope.js';
 import type { Event, Prisma } from '../../generated/sqlite/client.js';
 import { type Viewer, canRead, readableWhere } from '../../core/rules/permissions.js';
 import { type Judged, assertReadable, judged } from '../../core/rules/visibility.js';
-import { type EventSelection, findEvent, findEvents } from './event-reads.js';
+import { type EventSelection, findEvent, findEvents } from './reads/event-reads.js';
 import { SLUGLESS } from './event-slugs.js';
 import type { Tx } from '../../core/db/transactions.js';
 import type { Db } from '../../core/db/client.js';

@@ -21,7 +21,7 @@ import {
   sentSeries,
 } from './event-input.js';
 import { linkedIds, linkedTermIds, recount, resolveLinks, writeLinks } from './event-links.js';
-import type { EventSelection } from './event-reads.js';
+import type { EventSelection } from './reads/event-reads.js';
 import { publicationStatus, scheduleOf } from './event-schedule.js';
 import { SLUGLESS, freeSlug, slugChange } from './event-slugs.js';
 import { type EventKey, type EventRow, findEvent, findEventToUpdate } from './writes/locked-event.js';

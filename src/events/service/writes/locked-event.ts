@@ -1,7 +1,8 @@
 import { type Event, Prisma } from '../../../generated/sqlite/client.js';
 import { NOT_FOUND } from '../../../core/rules/visibility.js';
 import type { WriteScope } from '../../../core/db/transactions.js';
-import { type EventSelection, findEventToWrite } from '../event-reads.js';
+import type { EventSelection } from '../reads/event-selection.js';
+import { findEventToWrite } from '../reads/event-rows.js';
 
 // The event a write starts from (`event-writes.ts`): its row locked for the rest of the transaction, so
 // that concurrent writes of one event never undo each other, and read with what the writes decide by.
@@ -46,7 +47,7 @@ export async function findEvent(w: WriteScope, key: EventKey): Promise<EventRow>
  */
 export async function findEventToUpdate(w: WriteScope, key: EventKey, selection: EventSelection | undefined) {
   const locked = await lockEvent(w, key);
-  const found = locked && (await findEventToWrite(w.tx, locked, selection));
+  const found = locked && (await findEventToWrite(w.tx, w.config.databaseProvider, locked, selection));
   if (!found) throw missing(key);
   return found;
 }
