@@ -7,7 +7,9 @@ import {
   EVENT_SCALARS,
   EVENT_SCALAR_LIST,
   LINK_FAMILIES,
+  type LinkFamily,
   type ReadPlan,
+  type Shape,
   type Row,
   columns,
   pick,
@@ -69,17 +71,34 @@ const limits = ({ skip, take }: EventPage, provider: DatabaseProvider) => {
   return skip ? (provider === 'sqlite' ? Prisma.sql`LIMIT -1${offset}` : offset) : Prisma.empty;
 };
 
-/**
- * The page's events (see `EventRows`), in the page's order, each shown as `shows` reads it: a plan of
- * the event's scalars and families, `'row'` for every scalar, null for nothing.
- */
-export async function eventRows(
-  db: Pick<Db, '$queryRaw'>,
-  provider: DatabaseProvider,
-  page: EventPage,
-  shows: ReadPlan | 'row' | null,
-): Promise<EventRows[]> {
-  const plan = shows === 'row' || !shows?.statementReads ? null : shows;
+/** What a plan's statement selects and joins, written once per plan. */
+interface Statement {
+  plan: ReadPlan | null;
+  author: Shape | null;
+  image: Shape | null;
+  families: Array<{
+    family: LinkFamily;
+    f: number;
+    shape: Shape | null;
+    record: Shape | null;
+    nested: Shape | null;
+  }>;
+  selected: Prisma.Sql;
+  links: Prisma.Sql;
+  joins: Prisma.Sql;
+}
+
+const statements = new WeakMap<ReadPlan, Statement>();
+const WITHOUT_PLAN = statementOf(null);
+
+function statementFor(shows: ReadPlan | 'row' | null): Statement {
+  if (shows === 'row' || !shows?.statementReads) return WITHOUT_PLAN;
+  let statement = statements.get(shows);
+  if (!statement) statements.set(shows, (statement = statementOf(shows)));
+  return statement;
+}
+
+function statementOf(plan: ReadPlan | null): Statement {
   const author = plan?.author ?? null;
   const image = plan?.image ?? null;
   const families = LINK_FAMILIES.map((family, index) => {
@@ -111,20 +130,41 @@ export async function eventRows(
     ({ family, f }) =>
       `UNION ALL SELECT ${f}, l."eventId", l."${family.key}", l."position", t."o" FROM "${family.table}" l JOIN t ON l."eventId" = t."id"`,
   );
-  const rows = await db.$queryRaw<Row[]>`WITH t AS (
-      SELECT e."id", ROW_NUMBER() OVER (ORDER BY ${page.order}) AS "o" FROM "Event" e
-      WHERE ${page.where} ORDER BY ${page.order} ${limits(page, provider)})
-    SELECT ${Prisma.raw(selected)}
-    FROM (SELECT 0 AS "f", t."id" AS "eid", t."id" AS "rid", 0 AS "pos", t."o" AS "o" FROM t
-      ${Prisma.raw(links.join(' '))}) k
-    LEFT JOIN "Event" e ON k."f" = 0 AND e."id" = k."rid"
-    ${Prisma.raw(
+  return {
+    plan,
+    author,
+    image,
+    families,
+    selected: Prisma.raw(selected),
+    links: Prisma.raw(links.join(' ')),
+    joins: Prisma.raw(
       [
         ...(image ? [`LEFT JOIN "Media" m ON m."id" = e."imageId"`] : []),
         ...(author ? [`LEFT JOIN "User" a ON a."id" = e."authorId"`] : []),
         ...joins,
       ].join(' '),
-    )}
+    ),
+  };
+}
+
+/**
+ * The page's events (see `EventRows`), in the page's order, each shown as `shows` reads it: a plan of
+ * the event's scalars and families, `'row'` for every scalar, null for nothing.
+ */
+export async function eventRows(
+  db: Pick<Db, '$queryRaw'>,
+  provider: DatabaseProvider,
+  page: EventPage,
+  shows: ReadPlan | 'row' | null,
+): Promise<EventRows[]> {
+  const { plan, author, image, families, selected, links, joins } = statementFor(shows);
+  const rows = await db.$queryRaw<Row[]>`WITH t AS (
+      SELECT e."id", ROW_NUMBER() OVER (ORDER BY ${page.order}) AS "o" FROM "Event" e
+      WHERE ${page.where} ORDER BY ${page.order} ${limits(page, provider)})
+    SELECT ${selected}
+    FROM (SELECT 0 AS "f", t."id" AS "eid", t."id" AS "rid", 0 AS "pos", t."o" AS "o" FROM t ${links}) k
+    LEFT JOIN "Event" e ON k."f" = 0 AND e."id" = k."rid"
+    ${joins}
     ORDER BY k."o", k."f", k."pos", k."rid"`;
 
   const found: EventRows[] = [];

@@ -61,9 +61,21 @@ export function shapeOf(spec: unknown, of: Model): Shape | null {
   return { fields: select === undefined ? of.scalars : selected, relations };
 }
 
+/** The columns `fields` are read as under `prefix`, named once per list of fields (a page reads many rows). */
+const prefixedNames = new WeakMap<readonly string[], Map<string, readonly string[]>>();
+function prefixed(fields: readonly string[], prefix: string): readonly string[] {
+  let byPrefix = prefixedNames.get(fields);
+  if (!byPrefix) prefixedNames.set(fields, (byPrefix = new Map()));
+  let names = byPrefix.get(prefix);
+  if (!names) byPrefix.set(prefix, (names = fields.map((field) => prefix + field)));
+  return names;
+}
+
+/** `fields` of `row`, each read from its column under `prefix`. */
 export const pick = (row: Row, fields: readonly string[], prefix: string) => {
+  const names = prefix ? prefixed(fields, prefix) : fields;
   const record: Row = {};
-  for (const field of fields) record[field] = row[prefix + field];
+  for (let i = 0; i < fields.length; i++) record[fields[i]!] = row[names[i]!];
   return record;
 };
 
@@ -163,16 +175,23 @@ export interface ReadPlan {
 }
 
 export const EVENT_SCALARS = new Set<string>(Object.values(Prisma.EventScalarFieldEnum));
-const plans = new WeakMap<EventSelection, ReadPlan | null>();
+/** Plans by their selection's text: Pothos builds a new selection object for every request. */
+const plans = new Map<string, ReadPlan | null>();
+const MAX_PLANS = 500;
 
-/** The plan of a selection (null: Prisma reads it as it is), worked out once per selection object. */
+/** The plan of a selection (null: Prisma reads it as it is), worked out once per selection. */
 export function planOf(selection: EventSelection): ReadPlan | null {
-  let plan = plans.get(selection);
-  if (plan === undefined) plans.set(selection, (plan = makePlan(selection)));
+  const key = JSON.stringify(selection);
+  let plan = plans.get(key);
+  if (plan === undefined) {
+    // Selections come from queries' texts, which clients choose: the plans kept are bounded.
+    if (plans.size >= MAX_PLANS) plans.clear();
+    plans.set(key, (plan = makePlan(selection, key)));
+  }
   return plan;
 }
 
-function makePlan(selection: EventSelection): ReadPlan | null {
+function makePlan(selection: EventSelection, text: string): ReadPlan | null {
   const mode = selection.include ? 'include' : selection.select ? 'select' : null;
   if (!mode) return null;
   const tree: Tree = { ...selection[mode] };
@@ -198,7 +217,7 @@ function makePlan(selection: EventSelection): ReadPlan | null {
       keepable = false;
       if (!(key === 'author' && author)) others += 1;
     }
-  const keptAs = keepable ? hash('sha1', JSON.stringify(selection), 'base64url') : null;
+  const keptAs = keepable ? hash('sha1', text, 'base64url') : null;
   return { mode, tree, image, links, keptAs, author, statementReads: others === 0, whole: selection[mode]! };
 }
 
