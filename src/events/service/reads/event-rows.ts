@@ -16,11 +16,11 @@ import {
   planOf,
 } from './event-selection.js';
 
-// Events with every scalar, the ids they link to and the records a selection shows (the image; the
-// venues, organizers and terms with theirs), a page of them in one statement on both databases. The
-// statement lists each event, then one row per link (`k`), each joined to its own record's table: a
-// row per link, never their product, each column a table's own (so both drivers type it), in the
-// page's order. The page's conditions are the plain ones `whereSql` writes; Prisma reads the others.
+// Events with every scalar, the ids they link to and the records a selection shows (the image, the
+// author; the venues, organizers and terms with theirs), a page of them in one statement on both
+// databases: a row per event, its families as JSON arrays. A row per link instead (every column of
+// every family, mostly nulls) cost more to decode than the statements it replaced. The page's
+// conditions are the plain ones `whereSql` writes; Prisma reads the others.
 
 /** The ids an event links to, by family, in link order. */
 export interface LinkedIds {
@@ -71,136 +71,184 @@ const limits = ({ skip, take }: EventPage, provider: DatabaseProvider) => {
   return skip ? (provider === 'sqlite' ? Prisma.sql`LIMIT -1${offset}` : offset) : Prisma.empty;
 };
 
-/** What a plan's statement selects and joins, written once per plan. */
+/** What a plan's statement selects and joins, written once per plan and database. */
 interface Statement {
   plan: ReadPlan | null;
   author: Shape | null;
   image: Shape | null;
-  families: Array<{
-    family: LinkFamily;
-    f: number;
-    shape: Shape | null;
-    record: Shape | null;
-    nested: Shape | null;
-  }>;
+  /** Each family's JSON column (`f1`…): its links as the plan shows them, or their ids alone. */
+  families: Array<{ family: LinkFamily; column: string; shape: Shape | null }>;
   selected: Prisma.Sql;
-  links: Prisma.Sql;
   joins: Prisma.Sql;
 }
 
-const statements = new WeakMap<ReadPlan, Statement>();
-const WITHOUT_PLAN = statementOf(null);
+/** The JSON functions of each database. */
+const JSON_SQL = {
+  postgresql: { object: 'json_build_object', array: 'json_agg' },
+  sqlite: { object: 'json_object', array: 'json_group_array' },
+} as const;
 
-function statementFor(shows: ReadPlan | 'row' | null): Statement {
-  if (shows === 'row' || !shows?.statementReads) return WITHOUT_PLAN;
-  let statement = statements.get(shows);
-  if (!statement) statements.set(shows, (statement = statementOf(shows)));
+/** Statements by database, plan and whether they read every family's ids (`allLinks`). */
+const statements = new Map<string, WeakMap<ReadPlan, Statement>>();
+const unplanned = new Map<string, Statement>();
+
+function statementFor(
+  shows: ReadPlan | 'row' | null,
+  provider: DatabaseProvider,
+  allLinks: boolean,
+): Statement {
+  const key = `${provider} ${allLinks}`;
+  if (shows === 'row' || !shows?.statementReads) {
+    let statement = unplanned.get(key);
+    if (!statement) unplanned.set(key, (statement = statementOf(null, provider, allLinks)));
+    return statement;
+  }
+  let byPlan = statements.get(key);
+  if (!byPlan) statements.set(key, (byPlan = new WeakMap()));
+  let statement = byPlan.get(shows);
+  if (!statement) byPlan.set(shows, (statement = statementOf(shows, provider, allLinks)));
   return statement;
 }
 
-function statementOf(plan: ReadPlan | null): Statement {
+/**
+ * The statement's columns: the event's, its image's and author's (one row each: the drivers type
+ * them), and one JSON array per family, each link an object with its record (and the record's image
+ * or parent) inside, so that a page is one row per event, never a row per link. `#` carries a link's
+ * record id and `_` a nested record's (null when it has none), whatever the selection asks for.
+ */
+function statementOf(plan: ReadPlan | null, provider: DatabaseProvider, allLinks: boolean): Statement {
+  const { object, array } = JSON_SQL[provider];
   const author = plan?.author ?? null;
   const image = plan?.image ?? null;
-  const families = LINK_FAMILIES.map((family, index) => {
-    const shape = plan?.links.find((link) => link.family === family)?.shape ?? null;
-    const record = shape?.relations[family.record] ?? null;
-    return { family, f: index + 1, shape, record, nested: record?.relations[family.nested.key] ?? null };
-  });
+  const pairs = (alias: string, fields: readonly string[]) =>
+    fields.map((field) => `'${field}', ${alias}."${field}"`);
+  const families = LINK_FAMILIES.flatMap(
+    (family, index): Array<Statement['families'][number] & { sql: string }> => {
+      const shape = plan?.links.find((link) => link.family === family)?.shape ?? null;
+      if (!shape && !allLinks) return [];
+      const column = `f${index + 1}`;
+      const order = `ORDER BY l."position", l."${family.key}"`;
+      const from = `FROM "${family.table}" l`;
+      if (!shape)
+        return [
+          {
+            family,
+            column,
+            shape,
+            sql: `(SELECT ${array}(l."${family.key}" ${order}) ${from} WHERE l."eventId" = e."id") AS "${column}"`,
+          },
+        ];
+      const record = shape.relations[family.record] ?? null;
+      const nested = record?.relations[family.nested.key] ?? null;
+      const n = family.nested;
+      const recordSql = record
+        ? [
+            `'${family.record}', ${object}(${[
+              ...pairs('r', record.fields),
+              ...(nested
+                ? [`'${n.key}', ${object}(${['\'_\', n."id"', ...pairs('n', nested.fields)].join(', ')})`]
+                : []),
+            ].join(', ')})`,
+          ]
+        : [];
+      const link = `${object}(${[`'#', l."${family.key}"`, ...pairs('l', shape.fields), ...recordSql].join(', ')})`;
+      const joins = [
+        ...(record ? [`JOIN "${family.recordTable}" r ON r."id" = l."${family.key}"`] : []),
+        ...(nested ? [`LEFT JOIN "${n.table}" n ON n."id" = r."${n.column}"`] : []),
+      ].join(' ');
+      return [
+        {
+          family,
+          column,
+          shape,
+          sql: `(SELECT ${array}(${link} ${order}) ${from} ${joins} WHERE l."eventId" = e."id") AS "${column}"`,
+        },
+      ];
+    },
+  );
   const selected = [
-    `k."f" AS "k_f"`,
-    `k."eid" AS "k_eid"`,
-    `k."rid" AS "k_rid"`,
-    `k."pos" AS "k_pos"`,
     columns('e', EVENT_SCALAR_LIST, 'e_'),
     ...(image ? [`m."id" AS "m_id"`, columns('m', image.fields, 'm_')] : []),
     ...(author ? [`a."id" AS "a_id"`, columns('a', author.fields, 'a_')] : []),
-    ...families.flatMap(({ f, record, nested }) => [
-      ...(record ? [columns(`r${f}`, record.fields, `r${f}_`)] : []),
-      ...(nested ? [`n${f}."id" AS "n${f}_id"`, columns(`n${f}`, nested.fields, `n${f}_`)] : []),
-    ]),
+    ...families.map((one) => one.sql),
   ].join(', ');
-  // Each link's record (and the record's own image or parent) joins only its family's rows.
-  const joins = families.flatMap(({ family, f, record, nested }) => [
-    ...(record ? [`LEFT JOIN "${family.recordTable}" r${f} ON k."f" = ${f} AND r${f}."id" = k."rid"`] : []),
-    ...(nested
-      ? [`LEFT JOIN "${family.nested.table}" n${f} ON n${f}."id" = r${f}."${family.nested.column}"`]
-      : []),
-  ]);
-  const links = families.map(
-    ({ family, f }) =>
-      `UNION ALL SELECT ${f}, l."eventId", l."${family.key}", l."position", t."o" FROM "${family.table}" l JOIN t ON l."eventId" = t."id"`,
-  );
   return {
     plan,
     author,
     image,
-    families,
+    families: families.map(({ family, column, shape }) => ({ family, column, shape })),
     selected: Prisma.raw(selected),
-    links: Prisma.raw(links.join(' ')),
     joins: Prisma.raw(
       [
         ...(image ? [`LEFT JOIN "Media" m ON m."id" = e."imageId"`] : []),
         ...(author ? [`LEFT JOIN "User" a ON a."id" = e."authorId"`] : []),
-        ...joins,
       ].join(' '),
     ),
   };
 }
 
+/** A date as JSON gives it: PostgreSQL's text has no zone (the column holds UTC), SQLite's has one. */
+const dateOf = (value: unknown) =>
+  typeof value === 'number'
+    ? new Date(value)
+    : new Date(/(?:Z|[+-]\d\d:\d\d)$/i.test(String(value)) ? String(value) : `${String(value)}Z`);
+
+/** `shape`'s fields of a record read as JSON, in Prisma's types. */
+function fromJson(json: Row, shape: Shape): Row {
+  const record = pick(json, shape.fields, '');
+  for (const [field, kind] of Object.entries(shape.conversions)) {
+    const value = record[field];
+    if (value === null || value === undefined) continue;
+    record[field] = kind === 'date' ? dateOf(value) : value === true || value === 1;
+  }
+  for (const [key, nested] of Object.entries(shape.relations)) {
+    const inner = json[key] as Row | null;
+    record[key] = inner === null || inner._ === null ? null : fromJson(inner, nested);
+  }
+  return record;
+}
+
 /**
  * The page's events (see `EventRows`), in the page's order, each shown as `shows` reads it: a plan of
- * the event's scalars and families, `'row'` for every scalar, null for nothing.
+ * the event's scalars and families, `'row'` for every scalar, null for nothing. `allLinks`: the ids of
+ * the families not shown too (`EventRows.links`; otherwise only the shown families' are).
  */
 export async function eventRows(
   db: Pick<Db, '$queryRaw'>,
   provider: DatabaseProvider,
   page: EventPage,
   shows: ReadPlan | 'row' | null,
+  allLinks = false,
 ): Promise<EventRows[]> {
-  const { plan, author, image, families, selected, links, joins } = statementFor(shows);
+  const { plan, author, image, families, selected, joins } = statementFor(shows, provider, allLinks);
   const rows = await db.$queryRaw<Row[]>`WITH t AS (
       SELECT e."id", ROW_NUMBER() OVER (ORDER BY ${page.order}) AS "o" FROM "Event" e
       WHERE ${page.where} ORDER BY ${page.order} ${limits(page, provider)})
-    SELECT ${selected}
-    FROM (SELECT 0 AS "f", t."id" AS "eid", t."id" AS "rid", 0 AS "pos", t."o" AS "o" FROM t ${links}) k
-    LEFT JOIN "Event" e ON k."f" = 0 AND e."id" = k."rid"
-    ${joins}
-    ORDER BY k."o", k."f", k."pos", k."rid"`;
-
-  const found: EventRows[] = [];
-  let shownLinks = new Map<string, Row[]>();
-  const finish = () => {
-    const last = found.at(-1);
-    if (!last?.shown || !plan) return;
-    for (const { family } of plan.links) last.shown[family.relation] = shownLinks.get(family.relation) ?? [];
-  };
-  for (const row of rows) {
-    if (Number(row.k_f) === 0) {
-      finish();
-      shownLinks = new Map();
-      const event = pick(row, EVENT_SCALAR_LIST, 'e_') as unknown as Event;
-      found.push({ event, links: { terms: [], venues: [], organizers: [] }, shown: shownOf(event, row) });
-      continue;
+    SELECT ${selected} FROM t JOIN "Event" e ON e."id" = t."id" ${joins}
+    ORDER BY t."o"`;
+  return rows.map((row) => {
+    const event = pick(row, EVENT_SCALAR_LIST, 'e_') as unknown as Event;
+    const links: LinkedIds = { terms: [], venues: [], organizers: [] };
+    const shown = shownOf(event, row);
+    for (const { family, column, shape } of families) {
+      const value = row[column];
+      const list = (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as unknown[];
+      const ids = links[family.relation as keyof LinkedIds];
+      if (!shape) {
+        ids.push(...(list as number[]));
+        continue;
+      }
+      const record = shape.relations[family.record];
+      const shownLinks = (list as Row[]).map((json) => {
+        ids.push(json['#'] as number);
+        const link = pick(json, shape.fields, '');
+        if (record) link[family.record] = fromJson(json[family.record] as Row, record);
+        return link;
+      });
+      if (shown) shown[family.relation] = shownLinks;
     }
-    const current = found.at(-1)!;
-    const { family, f, shape, record, nested } = families[Number(row.k_f) - 1]!;
-    const id = Number(row.k_rid);
-    current.links[family.relation as keyof LinkedIds].push(id);
-    if (!shape) continue;
-    const values: Row = { eventId: current.event.id, [family.key]: id, position: Number(row.k_pos) };
-    const link = pick(values, shape.fields, '');
-    if (record) {
-      const shown = pick(row, record.fields, `r${f}_`);
-      if (nested)
-        shown[family.nested.key] = row[`n${f}_id`] === null ? null : pick(row, nested.fields, `n${f}_`);
-      link[family.record] = shown;
-    }
-    const list = shownLinks.get(family.relation);
-    if (list) list.push(link);
-    else shownLinks.set(family.relation, [link]);
-  }
-  finish();
-  return found;
+    return { event, links, shown };
+  });
 
   function shownOf(event: Event, row: Row): Row | null {
     if (shows === 'row') return { ...(event as unknown as Row) };
@@ -236,6 +284,7 @@ export async function findEventToWrite(
     provider,
     { where: target, order: Prisma.raw('e."id"'), take: 1 },
     shows,
+    true,
   );
   return found ?? null;
 }

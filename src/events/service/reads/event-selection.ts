@@ -1,5 +1,12 @@
 import { hash } from 'node:crypto';
-import { Prisma } from '../../../generated/sqlite/client.js';
+import {
+  type Media,
+  type Organizer,
+  Prisma,
+  type Term,
+  type User,
+  type Venue,
+} from '../../../generated/sqlite/client.js';
 
 // What a Pothos selection of events (Prisma's `include` or `select`) asks for, read once per selection
 // object: the event's scalars, and the relation families the event reads load by statements of their
@@ -17,30 +24,50 @@ export type Row = Record<string, unknown>;
 export const isTree = (value: unknown): value is Tree =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * The scalars a JSON copy of a row gives in another type than Prisma's: dates (text) and, on SQLite,
+ * booleans (0 or 1).
+ */
+export type Conversions = Readonly<Record<string, 'date' | 'boolean'>>;
+type FieldsOf<T, V> = { [K in keyof T]-?: NonNullable<T[K]> extends V ? K : never }[keyof T];
+/** Every date and boolean field of `T`, each with its kind: the compiler holds the list to the model. */
+type ConversionsOf<T> = {
+  [K in FieldsOf<T, Date | boolean>]: NonNullable<T[K]> extends Date ? 'date' : 'boolean';
+};
+
 /** A model as these statements read it: its scalars, and the relations they join. */
 export interface Model {
   scalars: readonly string[];
   relations: Readonly<Record<string, Model>>;
+  conversions: Conversions;
 }
 /** What a selection asks of a record: those of its scalars, and those relations. */
 export interface Shape {
   fields: readonly string[];
   relations: Record<string, Shape>;
+  conversions: Conversions;
 }
 
-const model = (fields: Record<string, string>, relations: Record<string, Model> = {}): Model => ({
-  scalars: Object.freeze(Object.values(fields)),
-  relations,
-});
-export const MEDIA = model(Prisma.MediaScalarFieldEnum);
-const USER = model(Prisma.UserScalarFieldEnum);
+const model = (
+  fields: Record<string, string>,
+  conversions: Conversions,
+  relations: Record<string, Model> = {},
+): Model => ({ scalars: Object.freeze(Object.values(fields)), relations, conversions });
+export const MEDIA = model(Prisma.MediaScalarFieldEnum, { createdAt: 'date' } satisfies ConversionsOf<Media>);
+const USER = model(Prisma.UserScalarFieldEnum, { createdAt: 'date' } satisfies ConversionsOf<User>);
+const PLACE = { publishedAt: 'date', modifiedAt: 'date' } as const;
+const VENUE_CONVERSIONS = {
+  ...PLACE,
+  showMap: 'boolean',
+  showMapLink: 'boolean',
+} as const satisfies ConversionsOf<Venue>;
 
 /**
  * The shape a Prisma selection of a record asks for (`true`, `{ select }` or `{ include }`), or null when
  * it asks for more than the model's scalars and relations (a filter, an order, another relation).
  */
 export function shapeOf(spec: unknown, of: Model): Shape | null {
-  if (spec === true) return { fields: of.scalars, relations: {} };
+  if (spec === true) return { fields: of.scalars, relations: {}, conversions: of.conversions };
   if (!isTree(spec)) return null;
   const { select, include, ...other } = spec;
   if (Object.keys(other).length || (select !== undefined && include !== undefined)) return null;
@@ -58,7 +85,7 @@ export function shapeOf(spec: unknown, of: Model): Shape | null {
     } else if (value === true && select !== undefined && of.scalars.includes(key)) selected.push(key);
     else return null;
   }
-  return { fields: select === undefined ? of.scalars : selected, relations };
+  return { fields: select === undefined ? of.scalars : selected, relations, conversions: of.conversions };
 }
 
 /** The columns `fields` are read as under `prefix`, named once per list of fields (a page reads many rows). */
@@ -106,17 +133,26 @@ function linkFamily(
     record: record.name,
     recordTable: record.table,
     nested,
-    link: { scalars: ['eventId', key, 'position'], relations: { [record.name]: record.model } },
+    link: {
+      scalars: ['eventId', key, 'position'],
+      relations: { [record.name]: record.model },
+      conversions: {},
+    },
   };
 }
 
-const TERM = model(Prisma.TermScalarFieldEnum);
+const TERM_CONVERSIONS = {} as const satisfies ConversionsOf<Term>;
+const TERM = model(Prisma.TermScalarFieldEnum, TERM_CONVERSIONS);
 export const LINK_FAMILIES: readonly LinkFamily[] = [
   linkFamily(
     'venues',
     'EventVenue',
     'venueId',
-    { name: 'venue', table: 'Venue', model: model(Prisma.VenueScalarFieldEnum, { image: MEDIA }) },
+    {
+      name: 'venue',
+      table: 'Venue',
+      model: model(Prisma.VenueScalarFieldEnum, VENUE_CONVERSIONS, { image: MEDIA }),
+    },
     { key: 'image', table: 'Media', column: 'imageId' },
   ),
   linkFamily(
@@ -126,7 +162,9 @@ export const LINK_FAMILIES: readonly LinkFamily[] = [
     {
       name: 'organizer',
       table: 'Organizer',
-      model: model(Prisma.OrganizerScalarFieldEnum, { image: MEDIA }),
+      model: model(Prisma.OrganizerScalarFieldEnum, PLACE satisfies ConversionsOf<Organizer>, {
+        image: MEDIA,
+      }),
     },
     { key: 'image', table: 'Media', column: 'imageId' },
   ),
@@ -134,7 +172,11 @@ export const LINK_FAMILIES: readonly LinkFamily[] = [
     'terms',
     'EventTerm',
     'termId',
-    { name: 'term', table: 'Term', model: model(Prisma.TermScalarFieldEnum, { parent: TERM }) },
+    {
+      name: 'term',
+      table: 'Term',
+      model: model(Prisma.TermScalarFieldEnum, TERM_CONVERSIONS, { parent: TERM }),
+    },
     { key: 'parent', table: 'Term', column: 'parentId' },
   ),
 ];
