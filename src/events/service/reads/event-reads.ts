@@ -1,30 +1,18 @@
 import type { Context, KeepRecords } from '../../../core/context/scope.js';
 import { type Dependencies, recordTag } from '../../../core/cache/dependencies.js';
 import { type Event, Prisma } from '../../../generated/sqlite/client.js';
-import {
-  ATTACHING_KEYS,
-  type EventSelection,
-  type LinkFamily,
-  type ReadPlan,
-  type Row,
-  type Shape,
-  type Tree,
-  columns,
-  ident,
-  pick,
-  planOf,
-} from './event-selection.js';
-import { eventPage, eventRows } from './event-rows.js';
+import { ATTACHING_KEYS, type EventSelection, type ReadPlan, type Row, planOf } from './event-selection.js';
+import { type EventRows, eventPage, eventRows } from './event-rows.js';
+import { inIdOrder } from '../../../core/rules/ids.js';
 
 export type { EventSelection } from './event-selection.js';
 
 // Reading events with the records they link to, as both APIs select them (a Pothos selection: Prisma's
-// `include` or `select`). A selection of the event's scalars and the families `event-selection.ts`
-// names, over a page of plain conditions (`whereSql`), is read in one statement on both databases
-// (`event-rows.ts`), whatever the page size. Otherwise Prisma finds the events: PostgreSQL joins their
-// relations into its one statement (relationJoins); without relation joins (SQLite) Prisma would send
-// one statement per relation level (nine for a list's image, venue links, venues, their images, …), so
-// each family is one joined statement of its own here.
+// `include` or `select`). A selection of the event's scalars, its image and author, and the families
+// `event-selection.ts` names is read by one statement on both databases (`event-rows.ts`), whatever the
+// page size: over the page's own conditions where `whereSql` writes them, otherwise over the ids Prisma
+// finds for them (two statements). Any other selection is Prisma's (PostgreSQL joins relations into its
+// one statement; SQLite sends one per relation level).
 // Where the response cache is on, rows of selections made only of these are kept by id and version
 // (`ResponseCache.keepRecords`): a read then sends one statement for its ids, and reads only the rows
 // not kept. A write's transaction reads without them (its `EventReader` has no `keepRecords`).
@@ -32,89 +20,37 @@ export type { EventSelection } from './event-selection.js';
 /** What reading events needs: the database (or a write's transaction) and its provider. */
 type EventReader = Pick<Context, 'db' | 'config'>;
 
-/** The links of these events as the shape asks for them, in link order, by event id. */
-async function loadLinks(ctx: EventReader, family: LinkFamily, shape: Shape, eventIds: number[]) {
-  const record = shape.relations[family.record];
-  const nested = record?.relations[family.nested.key];
-  const n = family.nested;
-  const sql = Prisma.sql`SELECT ${Prisma.raw(
-    [
-      columns('l', family.link.scalars, 'l_'),
-      ...(record ? [columns('r', record.fields, 'r_')] : []),
-      ...(nested ? [`n."id" AS "n_id"`, columns('n', nested.fields, 'n_')] : []),
-    ].join(', '),
-  )}
-    FROM ${ident(family.table)} l
-    ${record ? Prisma.sql`JOIN ${ident(family.recordTable)} r ON r."id" = l.${ident(family.key)}` : Prisma.empty}
-    ${nested ? Prisma.sql`LEFT JOIN ${ident(n.table)} n ON n."id" = r.${ident(n.column)}` : Prisma.empty}
-    WHERE l."eventId" IN (${Prisma.join(eventIds)})
-    ORDER BY l."eventId", l."position", l.${ident(family.key)}`;
-  const byEvent = new Map<number, Row[]>();
-  for (const row of await ctx.db.$queryRaw<Row[]>(sql)) {
-    const link = pick(row, shape.fields, 'l_');
-    if (record) {
-      const linked = pick(row, record.fields, 'r_');
-      if (nested) linked[n.key] = row.n_id === null ? null : pick(row, nested.fields, 'n_');
-      link[family.record] = linked;
-    }
-    const eventId = row.l_eventId as number;
-    const links = byEvent.get(eventId);
-    if (links) links.push(link);
-    else byEvent.set(eventId, [link]);
-  }
-  return byEvent;
-}
-
-/** The events' images by id (one statement). */
-async function loadImages(ctx: EventReader, shape: Shape, imageIds: number[]) {
-  if (!imageIds.length) return new Map<number, Row>();
-  const rows = await ctx.db.$queryRaw<Row[]>`SELECT ${Prisma.raw(
-    [`m."id" AS "m_id"`, columns('m', shape.fields, '')].join(', '),
-  )} FROM "Media" m WHERE m."id" IN (${Prisma.join(imageIds)})`;
-  return new Map(rows.map((row) => [row.m_id as number, pick(row, shape.fields, '')]));
-}
-
 /** The rows `args` finds, read by `plan`: with every key in `ATTACHING_KEYS`, asked for or not. */
 async function readRows(
   ctx: EventReader,
   plan: ReadPlan,
   args: Omit<Prisma.EventFindManyArgs, 'select' | 'include'>,
 ): Promise<Row[]> {
-  const page = plan.statementReads ? eventPage(args) : null;
-  if (page)
-    return (await eventRows(ctx.db, ctx.config.databaseProvider, page, plan)).map(({ event, shown }) => ({
+  const { mode } = plan;
+  if (!plan.statementReads) {
+    const tree = plan.whole;
+    const attaching =
+      mode === 'select' ? { ...tree, ...Object.fromEntries(ATTACHING_KEYS.map((key) => [key, true])) } : tree;
+    return (await ctx.db.event.findMany({ ...args, [mode]: attaching } as Prisma.EventFindManyArgs)) as Row[];
+  }
+  const provider = ctx.config.databaseProvider;
+  const asShown = (found: EventRows[]): Row[] =>
+    found.map(({ event, shown }) => ({
       ...shown,
       id: event.id,
       imageId: event.imageId,
       modifiedAt: event.modifiedAt,
     }));
-  const { mode, image, links } = plan;
-  const attaching = (tree: Tree): Tree =>
-    mode === 'select' ? { ...tree, ...Object.fromEntries(ATTACHING_KEYS.map((key) => [key, true])) } : tree;
-  // PostgreSQL joins the families into Prisma's one statement.
-  if (ctx.config.databaseProvider === 'postgresql' || (!image && !links.length))
-    return (await ctx.db.event.findMany({
-      ...args,
-      [mode]: attaching(plan.whole),
-    } as Prisma.EventFindManyArgs)) as Row[];
-  const tree = attaching(plan.tree);
-  const rows = (await ctx.db.event.findMany({ ...args, [mode]: tree } as Prisma.EventFindManyArgs)) as Row[];
-  if (!rows.length) return rows;
-  const eventIds = rows.map((row) => row.id as number);
-  const imageIds = [...new Set(rows.map((row) => row.imageId as number | null))].filter(
-    (imageId): imageId is number => imageId !== null,
+  const page = eventPage(args);
+  if (page) return asShown(await eventRows(ctx.db, provider, page, plan));
+  // Conditions the page statement does not write (a search, a link filter): Prisma finds the ids.
+  const ids = (await ctx.db.event.findMany({ ...args, select: { id: true } })).map(({ id }) => id);
+  if (!ids.length) return [];
+  const byIds = { where: Prisma.sql`e."id" IN (${Prisma.join(ids)})`, order: Prisma.raw('e."id"') };
+  return inIdOrder(
+    ids,
+    asShown(await eventRows(ctx.db, provider, byIds, plan)) as Array<Row & { id: number }>,
   );
-  const [images, ...linked] = await Promise.all([
-    image ? loadImages(ctx, image, imageIds) : null,
-    ...links.map(({ family, shape }) => loadLinks(ctx, family, shape, eventIds)),
-  ]);
-  for (const row of rows) {
-    if (images) row.image = row.imageId === null ? null : (images.get(row.imageId as number) ?? null);
-    links.forEach(({ family }, index) => {
-      row[family.relation] = linked[index]!.get(row.id as number) ?? [];
-    });
-  }
-  return rows;
 }
 
 /**

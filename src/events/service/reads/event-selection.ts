@@ -189,7 +189,6 @@ function linkShape(family: LinkFamily, spec: unknown): Shape | null {
   return shapeOf(rest, family.link);
 }
 
-export const ident = (name: string) => Prisma.raw(`"${name.replaceAll('"', '""')}"`);
 export const columns = (alias: string, scalars: readonly string[], prefix: string) =>
   scalars.map((name) => `${alias}."${name}" AS "${prefix}${name}"`).join(', ');
 
