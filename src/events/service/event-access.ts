@@ -67,7 +67,7 @@ export async function visibleEvent(
 
 /**
  * The event a write just made or changed, read inside its transaction for its answer (as a single
- * read reads it: one statement per relation family): the write's own permission checks stand for
+ * read reads it, in one statement): the write's own permission checks stand for
  * visibility here, and the write pipeline gives it its verdict.
  */
 export function writtenEvent({ config }: Pick<Context, 'config'>, selection: EventSelection) {

@@ -120,10 +120,9 @@ function recordDependencies(row: Row): Dependencies | null {
 }
 
 /**
- * `ctx.db.event.findMany({ ...selection, ...args })`, each relation family of the selection loaded by
- * one statement where Prisma would send one per level (see above). Where records are kept
- * (`ctx.keepRecords`), the rows come from them by id and version: one statement for the ids, the
- * families' statements only for the events not kept.
+ * `ctx.db.event.findMany({ ...selection, ...args })`, the page and its relation families read by one
+ * statement where the selection allows (see above). Where records are kept (`ctx.keepRecords`), the
+ * rows come from them by id and version: one statement for the ids, one more for the events not kept.
  */
 export async function findEvents<T = Event>(
   ctx: EventReader & Pick<Context, 'keepRecords'>,

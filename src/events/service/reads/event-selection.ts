@@ -106,7 +106,7 @@ export const pick = (row: Row, fields: readonly string[], prefix: string) => {
   return record;
 };
 
-/** The links of an event to one kind of record: one joined statement (link, record, its relation). */
+/** The links of an event to one kind of record: the link, the record, and the record's one relation. */
 export interface LinkFamily {
   /** The event's relation (`venues`), its link table and the key of the linked record in it. */
   relation: string;
