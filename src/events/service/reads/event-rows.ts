@@ -115,6 +115,8 @@ function statementFor(
  * them), and one JSON array per family, each link an object with its record (and the record's image
  * or parent) inside, so that a page is one row per event, never a row per link. `#` carries a link's
  * record id and `_` a nested record's (null when it has none), whatever the selection asks for.
+ * PostgreSQL's `json_build_object` takes at most 100 arguments: a record of ~27 columns takes 56
+ * (`test/events/event-reads.test.ts` reads every column of every family on both databases).
  */
 function statementOf(plan: ReadPlan | null, provider: DatabaseProvider, allLinks: boolean): Statement {
   const { object, array } = JSON_SQL[provider];
